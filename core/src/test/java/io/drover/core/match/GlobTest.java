@@ -1,0 +1,39 @@
+package io.drover.core.match;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.api.Test;
+
+class GlobTest {
+
+    @ParameterizedTest(name = "{0} ~ {1} = {2}")
+    @CsvSource({
+            "drover/inventory/*, drover/inventory/host/created, true",
+            "drover/inventory/*, drover/agent/x/heartbeat, false",
+            "*, anything/at/all, true",
+            "salt/job/*/ret/*, salt/job/20260101/ret/web-1, true",
+            "salt/job/*/ret/*, salt/job/20260101/new, false",
+            "web-?, web-1, true",
+            "web-?, web-10, false",
+            "web-[12], web-2, true",
+            "web-[12], web-3, false",
+            "web-[!12], web-3, true",
+            "web-[0-9], web-7, true",
+            "a.b, a.b, true",
+            "a.b, axb, false",
+            "(x), (x), true",
+            "[unclosed, [unclosed, true",
+    })
+    void matches(String glob, String candidate, boolean expected) {
+        assertThat(Glob.compile(glob).matches(candidate)).isEqualTo(expected);
+    }
+
+    @Test
+    void rejectsEmptyGlobAndNeverMatchesNull() {
+        assertThatThrownBy(() -> Glob.compile("")).isInstanceOf(IllegalArgumentException.class);
+        assertThat(Glob.compile("*").matches(null)).isFalse();
+    }
+}

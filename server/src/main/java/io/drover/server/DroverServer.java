@@ -1,0 +1,157 @@
+package io.drover.server;
+
+import io.drover.server.auth.AdminTokenFile;
+import io.drover.server.auth.AuditLog;
+import io.drover.server.auth.AuthRoutes;
+import io.drover.server.auth.TokenStore;
+import io.drover.server.config.ServerConfig;
+import io.drover.server.events.EventBus;
+import io.drover.server.events.EventRoutes;
+import io.drover.server.events.EventStore;
+import io.drover.server.http.HttpApi;
+import io.drover.server.inventory.InventoryRepository;
+import io.drover.server.inventory.InventoryRoutes;
+import io.drover.server.inventory.InventoryService;
+import io.drover.server.ops.OpsRoutes;
+import io.drover.server.store.Database;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** The control plane's assembly: builds every part with its constructor, starts them, stops them in reverse. */
+public final class DroverServer implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(DroverServer.class);
+
+    private final ServerConfig config;
+    private final Database database;
+    private final EventBus bus;
+    private final EventStore events;
+    private final TokenStore tokens;
+    private final InventoryService inventory;
+    private final HttpApi api;
+    private final ScheduledExecutorService housekeeping;
+    private final Path adminTokenFile;
+
+    private DroverServer(ServerConfig config) {
+        this.config = config;
+        createDataDir(config.dataDir());
+        this.database = Database.open(config.dbUrl(), config.dbUser(), config.dbPassword(), config.dbPoolSize());
+        try {
+            PrometheusMeterRegistry metrics = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+            new JvmMemoryMetrics().bindTo(metrics);
+            new JvmGcMetrics().bindTo(metrics);
+            new JvmThreadMetrics().bindTo(metrics);
+            new ProcessorMetrics().bindTo(metrics);
+
+            this.bus = new EventBus();
+            this.events = new EventStore(database.jdbi(), bus);
+            this.tokens = new TokenStore(database.jdbi());
+            AuditLog audit = new AuditLog(database.jdbi());
+            this.inventory = new InventoryService(database.jdbi(), new InventoryRepository(), events);
+
+            this.api = new HttpApi(tokens, audit, metrics);
+            new OpsRoutes(database, metrics, Version.current()).register(api);
+            new AuthRoutes(tokens, audit).register(api);
+            new InventoryRoutes(inventory).register(api);
+            new EventRoutes(bus, events).register(api);
+
+            this.adminTokenFile = AdminTokenFile.ensure(tokens, config.dataDir());
+            int republished = events.publishPending();
+            if (republished > 0) {
+                log.info("published {} event(s) left unpublished by the previous run", republished);
+            }
+            this.housekeeping = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon()
+                    .name("drover-housekeeping").factory());
+        } catch (RuntimeException e) {
+            database.close();
+            throw e;
+        }
+    }
+
+    /** Opens the database, migrates it, and serves the API. */
+    public static DroverServer start(ServerConfig config) {
+        DroverServer server = new DroverServer(config);
+        server.api.start(config.host(), config.port());
+        server.housekeeping.scheduleWithFixedDelay(server::prune, 1, 60, TimeUnit.MINUTES);
+        log.info("drover server {} listening on {}, database {}", Version.current(), server.url(),
+                server.database.isPostgres() ? "PostgreSQL" : "H2 " + config.dataDir());
+        return server;
+    }
+
+    private void prune() {
+        try {
+            int pruned = events.prune(config.eventRetentionDays());
+            if (pruned > 0) {
+                log.info("pruned {} event(s) older than {} days", pruned, config.eventRetentionDays());
+            }
+        } catch (RuntimeException e) {
+            log.warn("event pruning failed", e);
+        }
+    }
+
+    public String url() {
+        String host = config.host().equals("0.0.0.0") ? "127.0.0.1" : config.host();
+        return "http://" + host + ":" + port();
+    }
+
+    public int port() {
+        return api.port();
+    }
+
+    public ServerConfig config() {
+        return config;
+    }
+
+    public Database database() {
+        return database;
+    }
+
+    public EventBus bus() {
+        return bus;
+    }
+
+    public TokenStore tokens() {
+        return tokens;
+    }
+
+    public InventoryService inventory() {
+        return inventory;
+    }
+
+    public HttpApi api() {
+        return api;
+    }
+
+    /** The admin token file written by this start, or null when tokens existed already. */
+    public Path adminTokenFile() {
+        return adminTokenFile;
+    }
+
+    @Override
+    public void close() {
+        housekeeping.shutdownNow();
+        api.stop();
+        database.close();
+        log.info("drover server stopped");
+    }
+
+    private static void createDataDir(Path dir) {
+        try {
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create the data directory " + dir, e);
+        }
+    }
+}

@@ -1,0 +1,42 @@
+package io.drover.server.auth;
+
+import io.drover.model.api.Page;
+import io.drover.model.auth.AuditEntry;
+import io.drover.server.store.Sql;
+import java.time.OffsetDateTime;
+import java.util.List;
+import org.jdbi.v3.core.Jdbi;
+
+/** Every mutation request (accepted or refused) with who made it and how it ended. */
+public final class AuditLog {
+    private static final int MAX_DETAIL = 2000;
+    private final Jdbi jdbi;
+
+    public AuditLog(Jdbi jdbi) {
+        this.jdbi = jdbi;
+    }
+
+    public void record(String actor, String method, String path, int status, String detail) {
+        String trimmed = detail == null || detail.length() <= MAX_DETAIL ? detail : detail.substring(0, MAX_DETAIL);
+        jdbi.useHandle(h -> h.createUpdate("""
+                        INSERT INTO audit_log (at, actor, method, path, status, detail)
+                        VALUES (:at, :actor, :method, :path, :status, :detail)""")
+                .bind("at", Sql.now()).bind("actor", actor).bind("method", method)
+                .bind("path", path.length() > 1024 ? path.substring(0, 1024) : path)
+                .bind("status", status).bind("detail", trimmed).execute());
+    }
+
+    /** Newest first. */
+    public Page<AuditEntry> list(long offset, int limit) {
+        return jdbi.withHandle(h -> {
+            long total = h.createQuery("SELECT COUNT(*) FROM audit_log").mapTo(Long.class).one();
+            List<AuditEntry> items = h.createQuery("SELECT * FROM audit_log ORDER BY id DESC LIMIT :limit OFFSET :offset")
+                    .bind("limit", limit).bind("offset", offset)
+                    .map((rs, ctx) -> new AuditEntry(rs.getLong("id"), rs.getObject("at", OffsetDateTime.class),
+                            rs.getString("actor"), rs.getString("method"), rs.getString("path"), rs.getInt("status"),
+                            rs.getString("detail")))
+                    .list();
+            return new Page<>(items, total, offset, limit);
+        });
+    }
+}

@@ -1,0 +1,39 @@
+package io.drover.server.auth;
+
+import static io.drover.server.http.HttpApi.API;
+
+import io.drover.model.auth.AuditEntry;
+import io.drover.model.auth.CreatedToken;
+import io.drover.model.auth.Role;
+import io.drover.model.auth.TokenInfo;
+import io.drover.model.auth.TokenRequest;
+import io.drover.server.http.Bodies;
+import io.drover.server.http.HttpApi;
+import io.drover.server.http.Params;
+import io.drover.server.http.Route.Shape;
+
+/** Token management and the audit log: admin only. */
+public final class AuthRoutes {
+    private final TokenStore tokens;
+    private final AuditLog audit;
+
+    public AuthRoutes(TokenStore tokens, AuditLog audit) {
+        this.tokens = tokens;
+        this.audit = audit;
+    }
+
+    public void register(HttpApi api) {
+        api.get(API + "/tokens", Role.ADMIN, "List tokens (never their secrets)", TokenInfo.class, Shape.LIST,
+                ctx -> ctx.json(tokens.list()));
+        api.post(API + "/tokens", Role.ADMIN, "Create a token; the secret is in this response only",
+                TokenRequest.class, CreatedToken.class, 201,
+                ctx -> {
+                    HttpApi.principal(ctx).requireAllBusinesses("create tokens");
+                    ctx.json(tokens.create(Bodies.read(ctx, TokenRequest.class)));
+                });
+        api.delete(API + "/tokens/{id}", Role.ADMIN, "Revoke a token",
+                ctx -> tokens.revoke(Params.pathId(ctx, "id")));
+        api.get(API + "/audit", Role.ADMIN, "The audit log of mutations, newest first, paged", AuditEntry.class,
+                Shape.PAGE, ctx -> ctx.json(audit.list(Params.offset(ctx), Params.limit(ctx))));
+    }
+}

@@ -1,0 +1,48 @@
+package io.drover.server.auth;
+
+import io.drover.model.auth.Role;
+import io.drover.server.http.ApiException;
+import java.util.Collection;
+import java.util.List;
+import java.util.Set;
+
+/** Who is calling: the token's id and name, its role, and the businesses it may touch (empty = all). */
+public record Principal(long tokenId, String name, Role role, Set<Long> bizIds) {
+
+    public Principal {
+        bizIds = Set.copyOf(bizIds);
+    }
+
+    public boolean allBusinesses() {
+        return bizIds.isEmpty();
+    }
+
+    public boolean mayTouch(long bizId) {
+        return bizIds.isEmpty() || bizIds.contains(bizId);
+    }
+
+    /** Refuses with 403 when the token is limited to other businesses. */
+    public void requireBiz(long bizId) {
+        if (!mayTouch(bizId)) {
+            throw ApiException.forbidden("token '" + name + "' may not touch business " + bizId
+                    + " (it is limited to " + bizIds.stream().sorted().toList() + ")");
+        }
+    }
+
+    public void requireBizzes(Collection<Long> ids) {
+        ids.forEach(this::requireBiz);
+    }
+
+    /** Refuses with 403 unless the token covers every business: creating businesses, say. */
+    public void requireAllBusinesses(String action) {
+        if (!allBusinesses()) {
+            throw ApiException.forbidden("token '" + name + "' is limited to businesses "
+                    + bizIds.stream().sorted().toList() + " and may not " + action);
+        }
+    }
+
+    /** The business filter for list queries: null means no filter. */
+    public List<Long> bizFilter() {
+        return bizIds.isEmpty() ? null : bizIds.stream().sorted().toList();
+    }
+}

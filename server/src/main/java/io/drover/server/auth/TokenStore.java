@@ -1,0 +1,147 @@
+package io.drover.server.auth;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import io.drover.model.api.Problem.FieldError;
+import io.drover.model.auth.CreatedToken;
+import io.drover.model.auth.Role;
+import io.drover.model.auth.TokenInfo;
+import io.drover.model.auth.TokenRequest;
+import io.drover.server.http.ApiException;
+import io.drover.server.store.Sql;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HexFormat;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import org.jdbi.v3.core.Jdbi;
+
+/**
+ * API tokens. A token is {@code drv_} + 32 random bytes; only its SHA-256 is stored (a token carries 256 bits
+ * of entropy, so a slow password hash adds nothing).
+ */
+public final class TokenStore {
+    private static final String PREFIX = "drv_";
+    private static final TypeReference<List<Long>> LONGS = new TypeReference<>() {
+    };
+    private static final Duration LAST_USED_RESOLUTION = Duration.ofMinutes(1);
+
+    private final Jdbi jdbi;
+    private final SecureRandom random = new SecureRandom();
+    private final ConcurrentHashMap<Long, OffsetDateTime> lastUsedWritten = new ConcurrentHashMap<>();
+
+    public TokenStore(Jdbi jdbi) {
+        this.jdbi = jdbi;
+    }
+
+    public boolean isEmpty() {
+        return jdbi.withHandle(h -> h.createQuery("SELECT COUNT(*) FROM api_token").mapTo(Long.class).one()) == 0;
+    }
+
+    public CreatedToken create(TokenRequest request) {
+        List<FieldError> errors = new ArrayList<>();
+        if (request.name() == null || request.name().isBlank()) {
+            errors.add(new FieldError("name", "is required"));
+        } else if (request.name().length() > 128) {
+            errors.add(new FieldError("name", "is longer than 128 characters"));
+        }
+        if (request.role() == null) {
+            errors.add(new FieldError("role", "is required (admin, operator or viewer)"));
+        }
+        List<Long> bizIds = request.bkBizIds() == null ? List.of() : request.bkBizIds();
+        for (int i = 0; i < bizIds.size(); i++) {
+            if (bizIds.get(i) == null || bizIds.get(i) <= 0) {
+                errors.add(new FieldError("bk_biz_ids[" + i + "]", "must be a positive id"));
+            }
+        }
+        if (request.role() == Role.ADMIN && !bizIds.isEmpty()) {
+            errors.add(new FieldError("bk_biz_ids", "an admin token covers every business; leave it empty"));
+        }
+        if (!errors.isEmpty()) {
+            throw ApiException.invalid(errors);
+        }
+        byte[] secret = new byte[32];
+        random.nextBytes(secret);
+        String token = PREFIX + Base64.getUrlEncoder().withoutPadding().encodeToString(secret);
+        OffsetDateTime now = Sql.now();
+        List<Long> sorted = bizIds.stream().distinct().sorted().toList();
+        long id = jdbi.withHandle(h -> h.createUpdate("""
+                        INSERT INTO api_token (name, token_hash, role, biz_ids, created_at)
+                        VALUES (:name, :hash, :role, :biz, :now)""")
+                .bind("name", request.name().strip())
+                .bind("hash", hash(token))
+                .bind("role", request.role().wireName())
+                .bind("biz", Sql.toJson(sorted))
+                .bind("now", now)
+                .executeAndReturnGeneratedKeys("id").mapTo(Long.class).one());
+        return new CreatedToken(new TokenInfo(id, request.name().strip(), request.role(), sorted, now, null, null), token);
+    }
+
+    public List<TokenInfo> list() {
+        return jdbi.withHandle(h -> h.createQuery("SELECT * FROM api_token ORDER BY id")
+                .map((rs, ctx) -> info(rs)).list());
+    }
+
+    /** Revokes a token; revoking twice is allowed and changes nothing the second time. */
+    public TokenInfo revoke(long id) {
+        return jdbi.inTransaction(h -> {
+            int changed = h.createUpdate("UPDATE api_token SET revoked_at = :now WHERE id = :id AND revoked_at IS NULL")
+                    .bind("now", Sql.now()).bind("id", id).execute();
+            Optional<TokenInfo> info = h.createQuery("SELECT * FROM api_token WHERE id = :id").bind("id", id)
+                    .map((rs, ctx) -> info(rs)).findOne();
+            if (info.isEmpty()) {
+                throw ApiException.notFound("token", id);
+            }
+            if (changed == 0 && info.get().revokedAt() == null) {
+                throw new IllegalStateException("token " + id + " could not be revoked");
+            }
+            return info.get();
+        });
+    }
+
+    /** The principal of a presented token, or empty when it is unknown or revoked. */
+    public Optional<Principal> authenticate(String token) {
+        if (token == null || !token.startsWith(PREFIX) || token.length() > 200) {
+            return Optional.empty();
+        }
+        Optional<TokenInfo> found = jdbi.withHandle(h -> h.createQuery(
+                        "SELECT * FROM api_token WHERE token_hash = :hash AND revoked_at IS NULL")
+                .bind("hash", hash(token)).map((rs, ctx) -> info(rs)).findOne());
+        found.ifPresent(this::touch);
+        return found.map(t -> new Principal(t.id(), t.name(), t.role(), new HashSet<>(t.bkBizIds())));
+    }
+
+    private void touch(TokenInfo token) {
+        OffsetDateTime now = Sql.now();
+        OffsetDateTime written = lastUsedWritten.get(token.id());
+        if (written == null || written.plus(LAST_USED_RESOLUTION).isBefore(now)) {
+            lastUsedWritten.put(token.id(), now);
+            jdbi.useHandle(h -> h.createUpdate("UPDATE api_token SET last_used_at = :now WHERE id = :id")
+                    .bind("now", now).bind("id", token.id()).execute());
+        }
+    }
+
+    private static TokenInfo info(ResultSet rs) throws SQLException {
+        return new TokenInfo(rs.getLong("id"), rs.getString("name"), Role.parse(rs.getString("role")),
+                Sql.fromJson(rs.getString("biz_ids"), LONGS), rs.getObject("created_at", OffsetDateTime.class),
+                rs.getObject("last_used_at", OffsetDateTime.class), rs.getObject("revoked_at", OffsetDateTime.class));
+    }
+
+    static String hash(String token) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(digest);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is not available", e);
+        }
+    }
+}

@@ -1,0 +1,210 @@
+package io.drover.server.config;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.drover.model.Json;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.Map;
+
+/**
+ * Resolved server settings. Precedence, highest first: command-line flags, {@code DROVER_*} environment
+ * variables, the {@code drover.yaml} file, built-in defaults.
+ */
+public final class ServerConfig {
+    public static final String CONFIG_FILE_ENV = "DROVER_CONFIG";
+    public static final String DEFAULT_CONFIG_FILE = "drover.yaml";
+
+    private final Map<Setting, String> values;
+    private final Map<Setting, String> sources;
+
+    private ServerConfig(Map<Setting, String> values, Map<Setting, String> sources) {
+        this.values = values;
+        this.sources = sources;
+    }
+
+    public static ServerConfig defaults() {
+        return resolve(Map.of(), Map.of(), Map.of(), "");
+    }
+
+    /**
+     * Resolves settings from flags, environment and a config file. The file is {@code configFile} if given,
+     * else {@code $DROVER_CONFIG}, else {@code ./drover.yaml} when it exists.
+     */
+    public static ServerConfig load(Map<Setting, String> flags, Map<String, String> env, Path configFile) {
+        Path file = configFile;
+        if (file == null && env.get(CONFIG_FILE_ENV) != null) {
+            file = Path.of(env.get(CONFIG_FILE_ENV));
+        }
+        boolean explicit = file != null;
+        if (file == null) {
+            file = Path.of(DEFAULT_CONFIG_FILE);
+        }
+        Map<Setting, String> fromFile = Map.of();
+        if (Files.exists(file)) {
+            fromFile = readFile(file);
+        } else if (explicit) {
+            throw new ConfigException("config file " + file + " does not exist");
+        }
+        return resolve(flags, env, fromFile, file.toString());
+    }
+
+    static ServerConfig resolve(Map<Setting, String> flags, Map<String, String> env, Map<Setting, String> file,
+                                String fileName) {
+        Map<Setting, String> values = new EnumMap<>(Setting.class);
+        Map<Setting, String> sources = new EnumMap<>(Setting.class);
+        for (Setting s : Setting.values()) {
+            if (flags.get(s) != null) {
+                values.put(s, flags.get(s));
+                sources.put(s, "flag " + s.flag());
+            } else if (env.get(s.envVar()) != null) {
+                values.put(s, env.get(s.envVar()));
+                sources.put(s, "environment variable " + s.envVar());
+            } else if (file.get(s) != null) {
+                values.put(s, file.get(s));
+                sources.put(s, fileName + " key '" + s.key() + "'");
+            } else {
+                values.put(s, s.defaultValue());
+                sources.put(s, "default");
+            }
+        }
+        ServerConfig config = new ServerConfig(values, sources);
+        config.validate();
+        return config;
+    }
+
+    private static Map<Setting, String> readFile(Path file) {
+        JsonNode root;
+        try {
+            root = Json.yaml().readTree(file.toFile());
+        } catch (IOException e) {
+            throw new ConfigException("cannot read config file " + file + ": " + e.getMessage());
+        }
+        Map<Setting, String> values = new HashMap<>();
+        if (root == null || root.isMissingNode() || root.isNull()) {
+            return values;
+        }
+        if (!root.isObject()) {
+            throw new ConfigException("config file " + file + " must be a mapping of setting: value");
+        }
+        for (Iterator<Map.Entry<String, JsonNode>> it = root.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> entry = it.next();
+            Setting setting = Setting.byKey(entry.getKey());
+            if (setting == null) {
+                throw new ConfigException("config file " + file + ": unknown setting '" + entry.getKey()
+                        + "' (see drover server --help)");
+            }
+            if (!entry.getValue().isValueNode()) {
+                throw new ConfigException("config file " + file + ": setting '" + entry.getKey() + "' must be a plain value");
+            }
+            values.put(setting, entry.getValue().asText());
+        }
+        return values;
+    }
+
+    private void validate() {
+        port(Setting.PORT);
+        positive(Setting.DB_POOL_SIZE);
+        positive(Setting.EVENT_RETENTION_DAYS);
+        String format = get(Setting.LOG_FORMAT);
+        if (!format.equals("text") && !format.equals("json")) {
+            throw invalid(Setting.LOG_FORMAT, "must be text or json");
+        }
+        String url = get(Setting.DB_URL);
+        if (!url.isEmpty() && !url.startsWith("jdbc:postgresql:") && !url.startsWith("jdbc:h2:")) {
+            throw invalid(Setting.DB_URL, "must be a jdbc:postgresql: or jdbc:h2: URL");
+        }
+    }
+
+    private void port(Setting s) {
+        int value = integer(s);
+        if (value < 0 || value > 65535) {
+            throw invalid(s, "must be between 0 and 65535");
+        }
+    }
+
+    private void positive(Setting s) {
+        if (integer(s) < 1) {
+            throw invalid(s, "must be 1 or more");
+        }
+    }
+
+    private int integer(Setting s) {
+        try {
+            return Integer.parseInt(get(s).trim());
+        } catch (NumberFormatException e) {
+            throw invalid(s, "'" + get(s) + "' is not a number");
+        }
+    }
+
+    private ConfigException invalid(Setting s, String why) {
+        return new ConfigException("setting " + s.key() + " (from " + sources.get(s) + ") " + why);
+    }
+
+    public String get(Setting s) {
+        return values.get(s);
+    }
+
+    public String source(Setting s) {
+        return sources.get(s);
+    }
+
+    public String host() {
+        return get(Setting.HOST);
+    }
+
+    public int port() {
+        return integer(Setting.PORT);
+    }
+
+    public Path dataDir() {
+        return Path.of(get(Setting.DATA_DIR)).toAbsolutePath().normalize();
+    }
+
+    /** The JDBC URL to use: the configured one, or the embedded H2 file database in the data directory. */
+    public String dbUrl() {
+        String url = get(Setting.DB_URL);
+        if (!url.isEmpty()) {
+            return url;
+        }
+        return "jdbc:h2:file:" + dataDir().resolve("drover") + ";" + H2_OPTIONS;
+    }
+
+    public static final String H2_OPTIONS = "MODE=PostgreSQL;DATABASE_TO_LOWER=TRUE;DEFAULT_NULL_ORDERING=HIGH";
+
+    public String dbUser() {
+        return get(Setting.DB_USER);
+    }
+
+    public String dbPassword() {
+        return get(Setting.DB_PASSWORD);
+    }
+
+    public int dbPoolSize() {
+        return integer(Setting.DB_POOL_SIZE);
+    }
+
+    public int eventRetentionDays() {
+        return integer(Setting.EVENT_RETENTION_DAYS);
+    }
+
+    public String logFormat() {
+        return get(Setting.LOG_FORMAT);
+    }
+
+    /** A copy with some settings replaced, as if given as flags; used by quickstart and tests. */
+    public ServerConfig with(Map<Setting, String> overrides) {
+        Map<Setting, String> flags = new EnumMap<>(Setting.class);
+        flags.putAll(values);
+        flags.putAll(overrides);
+        Map<Setting, String> merged = new EnumMap<>(Setting.class);
+        merged.putAll(sources);
+        overrides.keySet().forEach(s -> merged.put(s, "override"));
+        ServerConfig config = new ServerConfig(flags, merged);
+        config.validate();
+        return config;
+    }
+}

@@ -1,0 +1,59 @@
+package io.drover.server.config;
+
+import java.util.Locale;
+
+/**
+ * Every server setting, with the one name used for its flag ({@code --name}), its environment variable
+ * ({@code DROVER_NAME}) and its key in {@code drover.yaml}.
+ */
+public enum Setting {
+    HOST("host", "127.0.0.1", "Interface the HTTP API listens on."),
+    PORT("port", "8080", "HTTP API port (0 picks a free port)."),
+    DATA_DIR("data-dir", "./data", "Directory for the embedded database, the admin token file and server state."),
+    DB_URL("db-url", "", "JDBC URL of the database; empty means the embedded H2 file database in the data directory. "
+            + "Example: jdbc:postgresql://127.0.0.1:5432/drover"),
+    DB_USER("db-user", "", "Database user (PostgreSQL)."),
+    DB_PASSWORD("db-password", "", "Database password (PostgreSQL). Prefer the environment variable to the flag."),
+    DB_POOL_SIZE("db-pool-size", "16", "Maximum database connections."),
+    EVENT_RETENTION_DAYS("event-retention-days", "7", "Days that stored events stay available for replay."),
+    LOG_FORMAT("log-format", "text", "Log format: text or json (one JSON object per line).");
+
+    private final String key;
+    private final String defaultValue;
+    private final String description;
+
+    Setting(String key, String defaultValue, String description) {
+        this.key = key;
+        this.defaultValue = defaultValue;
+        this.description = description;
+    }
+
+    public String key() {
+        return key;
+    }
+
+    public String flag() {
+        return "--" + key;
+    }
+
+    public String envVar() {
+        return "DROVER_" + key.toUpperCase(Locale.ROOT).replace('-', '_');
+    }
+
+    public String defaultValue() {
+        return defaultValue;
+    }
+
+    public String description() {
+        return description;
+    }
+
+    public static Setting byKey(String key) {
+        for (Setting s : values()) {
+            if (s.key.equals(key)) {
+                return s;
+            }
+        }
+        return null;
+    }
+}

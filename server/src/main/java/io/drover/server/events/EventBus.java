@@ -1,0 +1,39 @@
+package io.drover.server.events;
+
+import io.drover.model.events.Event;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** In-process publish/subscribe of committed events. Listeners must be quick: they run on the publisher's thread. */
+public final class EventBus {
+    private static final Logger log = LoggerFactory.getLogger(EventBus.class);
+    private final CopyOnWriteArrayList<Listener> listeners = new CopyOnWriteArrayList<>();
+
+    public AutoCloseable subscribe(Predicate<Event> filter, Consumer<Event> consumer) {
+        Listener listener = new Listener(filter, consumer);
+        listeners.add(listener);
+        return () -> listeners.remove(listener);
+    }
+
+    public void publish(Event event) {
+        for (Listener listener : listeners) {
+            try {
+                if (listener.filter.test(event)) {
+                    listener.consumer.accept(event);
+                }
+            } catch (RuntimeException e) {
+                log.warn("event listener failed on {} #{}", event.tag(), event.id(), e);
+            }
+        }
+    }
+
+    int listenerCount() {
+        return listeners.size();
+    }
+
+    private record Listener(Predicate<Event> filter, Consumer<Event> consumer) {
+    }
+}

@@ -1,0 +1,92 @@
+package io.drover.server.events;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import io.drover.core.match.Glob;
+import io.drover.model.events.Event;
+import io.drover.server.store.Sql;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.Jdbi;
+
+/**
+ * The transactional outbox: events are written in the same transaction as the change they describe, then
+ * published on the bus after commit. Unpublished rows left by a crash are published on the next start.
+ */
+public final class EventStore {
+    private static final TypeReference<Map<String, Object>> MAP = new TypeReference<>() {
+    };
+    private static final int BATCH = 500;
+
+    private final Jdbi jdbi;
+    private final EventBus bus;
+
+    public EventStore(Jdbi jdbi, EventBus bus) {
+        this.jdbi = jdbi;
+        this.bus = bus;
+    }
+
+    /** Writes an event inside the caller's transaction. */
+    public void append(Handle handle, String tag, Map<String, Object> data) {
+        handle.createUpdate("INSERT INTO event_outbox (tag, data, created_at) VALUES (:tag, :data, :at)")
+                .bind("tag", tag).bind("data", Sql.toJson(data)).bind("at", Sql.now()).execute();
+    }
+
+    /** Publishes every committed, unpublished event in id order. Call after a transaction that appended events commits. */
+    public synchronized int publishPending() {
+        int published = 0;
+        while (true) {
+            List<Event> batch = jdbi.withHandle(h -> h.createQuery(
+                            "SELECT * FROM event_outbox WHERE published = FALSE ORDER BY id LIMIT :limit")
+                    .bind("limit", BATCH).map((rs, ctx) -> event(rs)).list());
+            if (batch.isEmpty()) {
+                return published;
+            }
+            for (Event event : batch) {
+                bus.publish(event);
+            }
+            List<Long> ids = batch.stream().map(Event::id).toList();
+            jdbi.useHandle(h -> h.createUpdate("UPDATE event_outbox SET published = TRUE WHERE id IN (<ids>)")
+                    .bindList("ids", ids).execute());
+            published += batch.size();
+        }
+    }
+
+    /** Stored events after {@code afterId} whose tag matches, oldest first, for replay. */
+    public List<Event> after(long afterId, Glob tag, int limit) {
+        List<Event> matched = new ArrayList<>();
+        long cursor = afterId;
+        while (matched.size() < limit) {
+            long from = cursor;
+            List<Event> batch = jdbi.withHandle(h -> h.createQuery(
+                            "SELECT * FROM event_outbox WHERE id > :after AND published = TRUE ORDER BY id LIMIT :limit")
+                    .bind("after", from).bind("limit", BATCH).map((rs, ctx) -> event(rs)).list());
+            if (batch.isEmpty()) {
+                break;
+            }
+            for (Event event : batch) {
+                if (tag.matches(event.tag()) && matched.size() < limit) {
+                    matched.add(event);
+                }
+            }
+            cursor = batch.getLast().id();
+        }
+        return matched;
+    }
+
+    /** Deletes published events older than the retention. */
+    public int prune(int retentionDays) {
+        OffsetDateTime cutoff = Sql.now().minusDays(retentionDays);
+        return jdbi.withHandle(h -> h.createUpdate("DELETE FROM event_outbox WHERE published = TRUE AND created_at < :cutoff")
+                .bind("cutoff", cutoff).execute());
+    }
+
+    private static Event event(ResultSet rs) throws SQLException {
+        return new Event(rs.getLong("id"), rs.getString("tag"), rs.getObject("created_at", OffsetDateTime.class),
+                Sql.fromJson(rs.getString("data"), MAP));
+    }
+}

@@ -1,0 +1,63 @@
+package io.drover.server.http;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.exc.InvalidFormatException;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
+import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import io.drover.model.Json;
+import io.javalin.http.Context;
+import java.io.IOException;
+import java.util.stream.Collectors;
+
+/** Reads request bodies (JSON, or YAML when the content type says so) into records, with precise errors. */
+public final class Bodies {
+    private Bodies() {
+    }
+
+    public static <T> T read(Context ctx, Class<T> type) {
+        byte[] bytes = ctx.bodyAsBytes();
+        if (bytes.length == 0) {
+            throw ApiException.badRequest("missing_body", "the request needs a JSON body");
+        }
+        String contentType = String.valueOf(ctx.contentType());
+        ObjectMapper mapper = contentType.contains("yaml") ? Json.yaml() : Json.json();
+        try {
+            T value = mapper.readValue(bytes, type);
+            if (value == null) {
+                throw ApiException.badRequest("missing_body", "the request body is empty");
+            }
+            return value;
+        } catch (UnrecognizedPropertyException e) {
+            throw ApiException.invalid(path(e), "is not a known field");
+        } catch (InvalidFormatException e) {
+            throw ApiException.invalid(path(e), "'" + e.getValue() + "' is not a valid "
+                    + e.getTargetType().getSimpleName().toLowerCase(java.util.Locale.ROOT));
+        } catch (MismatchedInputException e) {
+            String field = path(e);
+            if (field.isEmpty()) {
+                throw ApiException.badRequest("malformed_body", "the body is not a " + type.getSimpleName()
+                        + " object: " + e.getOriginalMessage());
+            }
+            throw ApiException.invalid(field, "has the wrong type: " + e.getOriginalMessage());
+        } catch (JsonMappingException e) {
+            Throwable cause = e.getCause() != null ? e.getCause() : e;
+            String field = path(e);
+            throw ApiException.invalid(field.isEmpty() ? "body" : field, cause.getMessage());
+        } catch (JsonProcessingException e) {
+            throw ApiException.badRequest("malformed_body", "the body is not valid "
+                    + (mapper == Json.yaml() ? "YAML" : "JSON") + ": " + e.getOriginalMessage()
+                    + (e.getLocation() != null ? " at line " + e.getLocation().getLineNr() + ", column "
+                    + e.getLocation().getColumnNr() : ""));
+        } catch (IOException e) {
+            throw ApiException.badRequest("malformed_body", "the body cannot be read: " + e.getMessage());
+        }
+    }
+
+    /** The JSON path of a mapping error, as {@code hosts[2].bk_host_innerip}. */
+    static String path(JsonMappingException e) {
+        return e.getPath().stream().map(ref -> ref.getFieldName() != null ? "." + ref.getFieldName()
+                : "[" + ref.getIndex() + "]").collect(Collectors.joining()).replaceFirst("^\\.", "");
+    }
+}

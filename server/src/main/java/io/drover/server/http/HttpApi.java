@@ -1,0 +1,239 @@
+package io.drover.server.http;
+
+import io.drover.model.Json;
+import io.drover.model.api.Problem;
+import io.drover.model.auth.Role;
+import io.drover.server.auth.AuditLog;
+import io.drover.server.auth.Principal;
+import io.drover.server.auth.TokenStore;
+import io.javalin.Javalin;
+import io.javalin.http.Context;
+import io.javalin.http.Handler;
+import io.javalin.http.HandlerType;
+import io.javalin.http.HttpResponseException;
+import io.javalin.http.sse.SseClient;
+import io.javalin.http.sse.SseHandler;
+import io.javalin.json.JavalinJackson;
+import io.javalin.router.ParsedEndpoint;
+import io.javalin.security.RouteRole;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The HTTP API: routes are declared here with their role and documentation, then served by Javalin with
+ * authentication, authorization, audit, metrics and problem+json errors applied to all of them alike.
+ */
+public final class HttpApi {
+    public static final String API = "/api/v1";
+    private static final Logger log = LoggerFactory.getLogger(HttpApi.class);
+    private static final String PRINCIPAL = "drover.principal";
+    private static final String STARTED = "drover.started";
+    private static final Set<HandlerType> MUTATIONS = Set.of(HandlerType.POST, HandlerType.PUT, HandlerType.PATCH,
+            HandlerType.DELETE);
+
+    private final List<Route> routes = new ArrayList<>();
+    private final TokenStore tokens;
+    private final AuditLog audit;
+    private final MeterRegistry metrics;
+    private Javalin app;
+
+    public HttpApi(TokenStore tokens, AuditLog audit, MeterRegistry metrics) {
+        this.tokens = tokens;
+        this.audit = audit;
+        this.metrics = metrics;
+    }
+
+    public List<Route> routes() {
+        return List.copyOf(routes);
+    }
+
+    public void add(Route route) {
+        if (app != null) {
+            throw new IllegalStateException("routes must be added before the server starts");
+        }
+        routes.add(route);
+    }
+
+    /** GET returning one JSON value. */
+    public void get(String path, Role role, String summary, Class<?> response, Route.Shape shape, Handler handler) {
+        add(new Route(HandlerType.GET, path, role, summary, null, shape, response, 200, handler));
+    }
+
+    public void post(String path, Role role, String summary, Class<?> body, Class<?> response, int status,
+                     Handler handler) {
+        add(new Route(HandlerType.POST, path, role, summary, body, response == null ? Route.Shape.NONE
+                : Route.Shape.ONE, response, status, handler));
+    }
+
+    public void put(String path, Role role, String summary, Class<?> body, Class<?> response, Handler handler) {
+        add(new Route(HandlerType.PUT, path, role, summary, body, Route.Shape.ONE, response, 200, handler));
+    }
+
+    public void delete(String path, Role role, String summary, Handler handler) {
+        add(new Route(HandlerType.DELETE, path, role, summary, null, Route.Shape.NONE, null, 204, handler));
+    }
+
+    public void sse(String path, Role role, String summary, Consumer<SseClient> client) {
+        add(new Route(HandlerType.GET, path, role, summary, null, Route.Shape.EVENT_STREAM, null, 200,
+                new SseHandler(client)));
+    }
+
+    /** The caller of an authenticated route. */
+    public static Principal principal(Context ctx) {
+        Principal principal = ctx.attribute(PRINCIPAL);
+        if (principal == null) {
+            throw new IllegalStateException("route has no authenticated caller");
+        }
+        return principal;
+    }
+
+    public Javalin start(String host, int port) {
+        app = Javalin.create(cfg -> {
+            cfg.concurrency.useVirtualThreads = true;
+            cfg.jetty.host = host;
+            cfg.jetty.port = port;
+            cfg.startup.showJavalinBanner = false;
+            cfg.jsonMapper(new JavalinJackson(Json.json(), true));
+            cfg.routes.before(ctx -> ctx.attribute(STARTED, System.nanoTime()));
+            cfg.routes.beforeMatched(this::authenticate);
+            for (Route route : routes) {
+                RouteRole[] roles = route.role() == null ? new RouteRole[0]
+                        : new RouteRole[] {new RequiredRole(route.role())};
+                Handler handler = route.handler();
+                int status = route.status();
+                cfg.routes.addHttpHandler(route.method(), route.path(), ctx -> {
+                    ctx.status(status);
+                    handler.handle(ctx);
+                }, roles);
+            }
+            cfg.routes.exception(ApiException.class, (e, ctx) -> problem(ctx, e.status(), e.code(), e.getMessage(),
+                    e.errors()));
+            cfg.routes.exception(HttpResponseException.class, (e, ctx) -> problem(ctx, e.getStatus(),
+                    codeFor(e.getStatus()), e.getMessage(), List.of()));
+            cfg.routes.exception(Exception.class, (e, ctx) -> {
+                log.error("request {} {} failed", ctx.method(), ctx.path(), e);
+                problem(ctx, 500, "internal", "the server failed to handle the request; see the server log", List.of());
+            });
+            cfg.routes.error(404, ctx -> {
+                if (ctx.result() == null || ctx.result().isEmpty()) {
+                    problem(ctx, 404, "not_found", "no route " + ctx.method() + " " + ctx.path(), List.of());
+                }
+            });
+            cfg.routes.error(405, ctx -> problem(ctx, 405, "method_not_allowed",
+                    ctx.method() + " is not allowed on " + ctx.path(), List.of()));
+            cfg.routes.after(this::afterRequest);
+        }).start();
+        return app;
+    }
+
+    public int port() {
+        return app.port();
+    }
+
+    public void stop() {
+        if (app != null) {
+            app.stop();
+        }
+    }
+
+    /** Every route Javalin serves, as {@code METHOD path}; used to check the OpenAPI document is complete. */
+    public List<String> servedRoutes() {
+        List<String> served = new ArrayList<>();
+        for (ParsedEndpoint e : app.unsafe.internalRouter.allHttpHandlers()) {
+            if (e.endpoint.method.isHttpMethod()) {
+                served.add(e.endpoint.method.name() + " " + e.endpoint.path);
+            }
+        }
+        return served;
+    }
+
+    private void authenticate(Context ctx) {
+        Role required = ctx.routeRoles().stream().filter(RequiredRole.class::isInstance)
+                .map(r -> ((RequiredRole) r).role()).findFirst().orElse(null);
+        if (required == null) {
+            return;
+        }
+        String header = ctx.header("Authorization");
+        if (header == null || header.isBlank()) {
+            throw ApiException.unauthorized("this route needs a token: send 'Authorization: Bearer <token>'");
+        }
+        if (!header.regionMatches(true, 0, "Bearer ", 0, 7)) {
+            throw ApiException.unauthorized("the Authorization header must be 'Bearer <token>'");
+        }
+        Principal principal = tokens.authenticate(header.substring(7).trim())
+                .orElseThrow(() -> ApiException.unauthorized("the token is unknown or revoked"));
+        ctx.attribute(PRINCIPAL, principal);
+        if (!principal.role().atLeast(required)) {
+            throw ApiException.forbidden("token '" + principal.name() + "' has role " + principal.role().wireName()
+                    + "; " + ctx.method() + " " + ctx.endpoint().path + " needs " + required.wireName());
+        }
+    }
+
+    private void afterRequest(Context ctx) {
+        int status = ctx.status().getCode();
+        String route = ctx.endpoint() == null ? "unmatched" : ctx.endpoint().path;
+        Long started = ctx.attribute(STARTED);
+        if (started != null) {
+            Timer.builder("drover.http.requests").tag("method", ctx.method().name()).tag("route", route)
+                    .tag("status", Integer.toString(status)).register(metrics)
+                    .record(System.nanoTime() - started, java.util.concurrent.TimeUnit.NANOSECONDS);
+        }
+        if (MUTATIONS.contains(ctx.method()) && ctx.path().startsWith(API)) {
+            Principal principal = ctx.attribute(PRINCIPAL);
+            String actor = principal == null ? "anonymous" : principal.name() + "#" + principal.tokenId();
+            String detail = status >= 400 ? ctx.result() : null;
+            try {
+                audit.record(actor, ctx.method().name(), ctx.path(), status, detail);
+            } catch (RuntimeException e) {
+                log.error("cannot write the audit entry for {} {}", ctx.method(), ctx.path(), e);
+            }
+        }
+    }
+
+    static void problem(Context ctx, int status, String code, String detail, List<Problem.FieldError> errors) {
+        Problem problem = new Problem("https://drover.io/problems/" + code, title(status), status, detail, code,
+                errors);
+        ctx.status(status);
+        ctx.contentType("application/problem+json");
+        try {
+            ctx.result(Json.json().writeValueAsString(problem));
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            ctx.result("{\"status\":" + status + "}");
+        }
+    }
+
+    private static String codeFor(int status) {
+        return switch (status) {
+            case 400 -> "bad_request";
+            case 401 -> "unauthorized";
+            case 403 -> "forbidden";
+            case 404 -> "not_found";
+            case 405 -> "method_not_allowed";
+            case 409 -> "conflict";
+            case 413 -> "body_too_large";
+            default -> "http_" + status;
+        };
+    }
+
+    private static String title(int status) {
+        return switch (status) {
+            case 400 -> "Bad request";
+            case 401 -> "Unauthorized";
+            case 403 -> "Forbidden";
+            case 404 -> "Not found";
+            case 405 -> "Method not allowed";
+            case 409 -> "Conflict";
+            case 413 -> "Body too large";
+            case 422 -> "Validation failed";
+            case 500 -> "Internal error";
+            case 503 -> "Unavailable";
+            default -> "HTTP " + status;
+        };
+    }
+}

@@ -1,0 +1,152 @@
+package io.drover.server.http;
+
+import java.lang.reflect.ParameterizedType;
+import java.lang.reflect.RecordComponent;
+import java.lang.reflect.Type;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Builds the OpenAPI 3.1 document from the declared routes, so the document cannot drift from what is served.
+ * Schemas are derived from the request and response records (snake_case, as on the wire).
+ */
+public final class OpenApiDocument {
+    private static final Pattern PATH_PARAM = Pattern.compile("\\{([^}]+)}");
+
+    private OpenApiDocument() {
+    }
+
+    public static Map<String, Object> build(List<Route> routes, String version) {
+        Map<String, Object> schemas = new TreeMap<>();
+        schemas.put("Problem", schemaOf(io.drover.model.api.Problem.class, schemas));
+        Map<String, Object> paths = new TreeMap<>();
+        for (Route route : routes) {
+            @SuppressWarnings("unchecked")
+            Map<String, Object> item = (Map<String, Object>) paths.computeIfAbsent(route.path(), k -> new LinkedHashMap<>());
+            item.put(route.method().name().toLowerCase(java.util.Locale.ROOT), operation(route, schemas));
+        }
+        Map<String, Object> doc = new LinkedHashMap<>();
+        doc.put("openapi", "3.1.0");
+        doc.put("info", Map.of("title", "Drover API", "version", version,
+                "description", "Fleet manager control plane. Authenticate with 'Authorization: Bearer <token>'."));
+        doc.put("paths", paths);
+        doc.put("components", Map.of("schemas", schemas,
+                "securitySchemes", Map.of("bearer", Map.of("type", "http", "scheme", "bearer"))));
+        return doc;
+    }
+
+    private static Map<String, Object> operation(Route route, Map<String, Object> schemas) {
+        Map<String, Object> op = new LinkedHashMap<>();
+        op.put("summary", route.summary());
+        op.put("operationId", route.method().name().toLowerCase(java.util.Locale.ROOT)
+                + route.path().replaceAll("[^A-Za-z0-9]+", "_"));
+        List<Map<String, Object>> parameters = new ArrayList<>();
+        Matcher m = PATH_PARAM.matcher(route.path());
+        while (m.find()) {
+            parameters.add(Map.of("name", m.group(1), "in", "path", "required", true,
+                    "schema", Map.of("type", "integer", "format", "int64")));
+        }
+        if (!parameters.isEmpty()) {
+            op.put("parameters", parameters);
+        }
+        if (route.role() != null) {
+            op.put("security", List.of(Map.of("bearer", List.of())));
+            op.put("x-drover-role", route.role().wireName());
+        }
+        if (route.body() != null) {
+            op.put("requestBody", Map.of("required", true, "content",
+                    Map.of("application/json", Map.of("schema", ref(route.body(), schemas)))));
+        }
+        Map<String, Object> responses = new LinkedHashMap<>();
+        responses.put(Integer.toString(route.status()), success(route, schemas));
+        responses.put("default", Map.of("description", "An error",
+                "content", Map.of("application/problem+json", Map.of("schema", Map.of("$ref", "#/components/schemas/Problem")))));
+        op.put("responses", responses);
+        return op;
+    }
+
+    private static Map<String, Object> success(Route route, Map<String, Object> schemas) {
+        return switch (route.shape()) {
+            case NONE -> Map.of("description", "Done");
+            case TEXT -> Map.of("description", "Text", "content", Map.of("text/plain", Map.of("schema", Map.of("type", "string"))));
+            case EVENT_STREAM -> Map.of("description", "Server-Sent Events: event = tag, id = event id, data = Event JSON",
+                    "content", Map.of("text/event-stream", Map.of("schema", Map.of("type", "string"))));
+            case ONE -> json(route.response() == null ? Map.of("type", "object") : ref(route.response(), schemas));
+            case LIST -> json(Map.of("type", "array", "items", ref(route.response(), schemas)));
+            case PAGE -> json(Map.of("type", "object", "properties", Map.of(
+                    "items", Map.of("type", "array", "items", ref(route.response(), schemas)),
+                    "total", Map.of("type", "integer"), "offset", Map.of("type", "integer"),
+                    "limit", Map.of("type", "integer"))));
+        };
+    }
+
+    private static Map<String, Object> json(Map<String, Object> schema) {
+        return Map.of("description", "OK", "content", Map.of("application/json", Map.of("schema", schema)));
+    }
+
+    private static Map<String, Object> ref(Class<?> type, Map<String, Object> schemas) {
+        if (!schemas.containsKey(type.getSimpleName())) {
+            schemas.put(type.getSimpleName(), Map.of());
+            schemas.put(type.getSimpleName(), schemaOf(type, schemas));
+        }
+        return Map.of("$ref", "#/components/schemas/" + type.getSimpleName());
+    }
+
+    private static Map<String, Object> schemaOf(Class<?> type, Map<String, Object> schemas) {
+        if (!type.isRecord()) {
+            return Map.of("type", "object");
+        }
+        Map<String, Object> properties = new LinkedHashMap<>();
+        for (RecordComponent c : type.getRecordComponents()) {
+            properties.put(snake(c.getName()), typeSchema(c.getGenericType(), schemas));
+        }
+        return Map.of("type", "object", "properties", properties);
+    }
+
+    private static Map<String, Object> typeSchema(Type type, Map<String, Object> schemas) {
+        if (type instanceof ParameterizedType p) {
+            Class<?> raw = (Class<?>) p.getRawType();
+            if (List.class.isAssignableFrom(raw) || java.util.Set.class.isAssignableFrom(raw)) {
+                return Map.of("type", "array", "items", typeSchema(p.getActualTypeArguments()[0], schemas));
+            }
+            if (Map.class.isAssignableFrom(raw)) {
+                return Map.of("type", "object", "additionalProperties", typeSchema(p.getActualTypeArguments()[1], schemas));
+            }
+            return Map.of("type", "object");
+        }
+        if (!(type instanceof Class<?> c)) {
+            return Map.of();
+        }
+        if (c == long.class || c == Long.class || c == int.class || c == Integer.class) {
+            return Map.of("type", "integer");
+        }
+        if (c == boolean.class || c == Boolean.class) {
+            return Map.of("type", "boolean");
+        }
+        if (c == String.class) {
+            return Map.of("type", "string");
+        }
+        if (c == Object.class) {
+            return Map.of();
+        }
+        if (c.isEnum()) {
+            return Map.of("type", "string");
+        }
+        if (java.time.temporal.Temporal.class.isAssignableFrom(c)) {
+            return Map.of("type", "string", "format", "date-time");
+        }
+        if (c.isRecord()) {
+            return ref(c, schemas);
+        }
+        return Map.of("type", "object");
+    }
+
+    static String snake(String camel) {
+        return camel.replaceAll("([a-z0-9])([A-Z])", "$1_$2").toLowerCase(java.util.Locale.ROOT);
+    }
+}

@@ -1,0 +1,77 @@
+package io.drover.server.http;
+
+import io.javalin.http.Context;
+
+/** Parses path and query parameters, answering 422 with the parameter's name when one is malformed. */
+public final class Params {
+    public static final int DEFAULT_LIMIT = 100;
+    public static final int MAX_LIMIT = 10_000;
+
+    private Params() {
+    }
+
+    public static long pathId(Context ctx, String name) {
+        String text = ctx.pathParam(name);
+        try {
+            long id = Long.parseLong(text);
+            if (id > 0) {
+                return id;
+            }
+        } catch (NumberFormatException ignored) {
+            // reported below
+        }
+        throw ApiException.invalid(name, "'" + text + "' is not a positive id");
+    }
+
+    public static Long queryId(Context ctx, String name) {
+        String text = ctx.queryParam(name);
+        if (text == null || text.isEmpty()) {
+            return null;
+        }
+        try {
+            long id = Long.parseLong(text);
+            if (id > 0) {
+                return id;
+            }
+        } catch (NumberFormatException ignored) {
+            // reported below
+        }
+        throw ApiException.invalid(name, "'" + text + "' is not a positive id");
+    }
+
+    public static long offset(Context ctx) {
+        return bounded(ctx, "offset", 0, 0, Long.MAX_VALUE);
+    }
+
+    public static int limit(Context ctx) {
+        return (int) bounded(ctx, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT);
+    }
+
+    public static boolean flag(Context ctx, String name) {
+        String text = ctx.queryParam(name);
+        if (text == null || text.isEmpty()) {
+            return false;
+        }
+        return switch (text) {
+            case "true", "1", "yes" -> true;
+            case "false", "0", "no" -> false;
+            default -> throw ApiException.invalid(name, "'" + text + "' is not true or false");
+        };
+    }
+
+    public static long bounded(Context ctx, String name, long fallback, long min, long max) {
+        String text = ctx.queryParam(name);
+        if (text == null || text.isEmpty()) {
+            return fallback;
+        }
+        try {
+            long value = Long.parseLong(text);
+            if (value >= min && value <= max) {
+                return value;
+            }
+        } catch (NumberFormatException ignored) {
+            // reported below
+        }
+        throw ApiException.invalid(name, "'" + text + "' must be a number from " + min + " to " + max);
+    }
+}

@@ -1,0 +1,8 @@
+package io.drover.server.http;
+
+import io.drover.model.auth.Role;
+import io.javalin.security.RouteRole;
+
+/** Carries a route's minimum role through Javalin to the authenticator. */
+record RequiredRole(Role role) implements RouteRole {
+}

@@ -1,0 +1,36 @@
+package io.drover.server.ops;
+
+import io.drover.server.http.HttpApi;
+import io.drover.server.http.OpenApiDocument;
+import io.drover.server.http.Route;
+import io.drover.server.store.Database;
+import io.javalin.http.HandlerType;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.util.Map;
+
+/** Liveness, readiness, Prometheus metrics and the OpenAPI document: no token needed. */
+public final class OpsRoutes {
+    private final Database database;
+    private final PrometheusMeterRegistry metrics;
+    private final String version;
+
+    public OpsRoutes(Database database, PrometheusMeterRegistry metrics, String version) {
+        this.database = database;
+        this.metrics = metrics;
+        this.version = version;
+    }
+
+    public void register(HttpApi api) {
+        api.add(new Route(HandlerType.GET, "/healthz", null, "Liveness: the process answers", null, Route.Shape.ONE,
+                null, 200, ctx -> ctx.json(Map.of("status", "ok"))));
+        api.add(new Route(HandlerType.GET, "/readyz", null, "Readiness: the database answers (503 when it does not)",
+                null, Route.Shape.ONE, null, 200, ctx -> {
+                    boolean ready = database.isReachable();
+                    ctx.status(ready ? 200 : 503).json(Map.of("status", ready ? "ready" : "database unreachable"));
+                }));
+        api.add(new Route(HandlerType.GET, "/metrics", null, "Prometheus metrics", null, Route.Shape.TEXT, null, 200,
+                ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8").result(metrics.scrape())));
+        api.add(new Route(HandlerType.GET, HttpApi.API + "/openapi.json", null, "This OpenAPI document", null,
+                Route.Shape.ONE, null, 200, ctx -> ctx.json(OpenApiDocument.build(api.routes(), version))));
+    }
+}
