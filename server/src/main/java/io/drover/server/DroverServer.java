@@ -83,7 +83,13 @@ public final class DroverServer implements AutoCloseable {
     /** Opens the database, migrates it, and serves the API. */
     public static DroverServer start(ServerConfig config) {
         DroverServer server = new DroverServer(config);
-        server.api.start(config.host(), config.port());
+        try {
+            server.api.start(config.host(), config.port());
+        } catch (RuntimeException e) {
+            server.housekeeping.shutdownNow();
+            server.database.close();
+            throw e;
+        }
         server.housekeeping.scheduleWithFixedDelay(server::prune, 1, 60, TimeUnit.MINUTES);
         log.info("drover server {} listening on {}, database {}", Version.current(), server.url(),
                 server.database.isPostgres() ? "PostgreSQL" : "H2 " + config.dataDir());

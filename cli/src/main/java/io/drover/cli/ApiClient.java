@@ -1,0 +1,185 @@
+package io.drover.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.drover.model.Json;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.net.ConnectException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.StringJoiner;
+import java.util.function.Consumer;
+
+/** The REST API over java.net.http: JSON in, JSON out, problem documents turned into readable errors. */
+public final class ApiClient {
+    private static final Duration TIMEOUT = Duration.ofSeconds(120);
+
+    private final String baseUrl;
+    private final String token;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    public ApiClient(String baseUrl, String token) {
+        this.baseUrl = baseUrl;
+        this.token = token;
+    }
+
+    public JsonNode get(String path) {
+        return send(request(path).GET());
+    }
+
+    public JsonNode post(String path, Object body) {
+        return send(request(path).header("Content-Type", "application/json").POST(jsonBody(body)));
+    }
+
+    public JsonNode postRaw(String path, String contentType, byte[] body) {
+        return send(request(path).header("Content-Type", contentType).POST(HttpRequest.BodyPublishers.ofByteArray(body)));
+    }
+
+    public JsonNode put(String path, Object body) {
+        return send(request(path).header("Content-Type", "application/json").PUT(jsonBody(body)));
+    }
+
+    public JsonNode delete(String path) {
+        return send(request(path).DELETE());
+    }
+
+    public String getText(String path) {
+        HttpResponse<String> response = exchange(request(path).GET(), HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() >= 400) {
+            throw failure(response.statusCode(), response.body());
+        }
+        return response.body();
+    }
+
+    /** Follows a Server-Sent Events stream, handing each event's data to the consumer until the stream ends. */
+    public void stream(String path, Consumer<JsonNode> onEvent) {
+        HttpRequest.Builder builder = HttpRequest.newBuilder(uri(path)).header("Accept", "text/event-stream").GET();
+        authorize(builder);
+        HttpResponse<InputStream> response = exchange(builder, HttpResponse.BodyHandlers.ofInputStream());
+        try (InputStream body = response.body();
+             BufferedReader reader = new BufferedReader(new InputStreamReader(body, StandardCharsets.UTF_8))) {
+            if (response.statusCode() >= 400) {
+                throw failure(response.statusCode(), new String(body.readAllBytes(), StandardCharsets.UTF_8));
+            }
+            StringBuilder data = new StringBuilder();
+            String line;
+            while ((line = reader.readLine()) != null) {
+                if (line.startsWith("data:")) {
+                    data.append(line.substring(line.startsWith("data: ") ? 6 : 5));
+                } else if (line.isEmpty() && !data.isEmpty()) {
+                    onEvent.accept(Json.json().readTree(data.toString()));
+                    data.setLength(0);
+                }
+            }
+        } catch (IOException e) {
+            throw new CliException("the event stream from " + baseUrl + " broke: " + e.getMessage());
+        }
+    }
+
+    /** Query parameters from key/value pairs; null values are left out. */
+    public static Map<String, Object> params(Object... keyValues) {
+        Map<String, Object> map = new LinkedHashMap<>();
+        for (int i = 0; i < keyValues.length; i += 2) {
+            if (keyValues[i + 1] != null) {
+                map.put((String) keyValues[i], keyValues[i + 1]);
+            }
+        }
+        return map;
+    }
+
+    public static String query(Map<String, ?> params) {
+        StringJoiner joiner = new StringJoiner("&", "?", "");
+        joiner.setEmptyValue("");
+        params.forEach((k, v) -> {
+            if (v != null) {
+                joiner.add(k + "=" + URLEncoder.encode(String.valueOf(v), StandardCharsets.UTF_8));
+            }
+        });
+        return joiner.toString();
+    }
+
+    private HttpRequest.Builder request(String path) {
+        HttpRequest.Builder builder = HttpRequest.newBuilder(uri(path)).timeout(TIMEOUT).header("Accept", "application/json");
+        authorize(builder);
+        return builder;
+    }
+
+    private void authorize(HttpRequest.Builder builder) {
+        if (token != null) {
+            builder.header("Authorization", "Bearer " + token);
+        }
+    }
+
+    private URI uri(String path) {
+        try {
+            return URI.create(baseUrl + path);
+        } catch (IllegalArgumentException e) {
+            throw new CliException("bad server URL '" + baseUrl + "': " + e.getMessage());
+        }
+    }
+
+    private static HttpRequest.BodyPublisher jsonBody(Object body) {
+        try {
+            return HttpRequest.BodyPublishers.ofString(Json.json().writeValueAsString(body));
+        } catch (IOException e) {
+            throw new CliException("cannot encode the request: " + e.getMessage());
+        }
+    }
+
+    private JsonNode send(HttpRequest.Builder builder) {
+        HttpResponse<String> response = exchange(builder, HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() >= 400) {
+            throw failure(response.statusCode(), response.body());
+        }
+        if (response.body() == null || response.body().isEmpty()) {
+            return Json.json().nullNode();
+        }
+        try {
+            return Json.json().readTree(response.body());
+        } catch (IOException e) {
+            throw new CliException("the server answered with something that is not JSON: " + e.getMessage());
+        }
+    }
+
+    private <T> HttpResponse<T> exchange(HttpRequest.Builder builder, HttpResponse.BodyHandler<T> handler) {
+        try {
+            return http.send(builder.build(), handler);
+        } catch (ConnectException e) {
+            throw new CliException("cannot reach the Drover server at " + baseUrl
+                    + " (is it running? set --server or DROVER_SERVER)");
+        } catch (IOException e) {
+            throw new CliException("request to " + baseUrl + " failed: " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CliException("interrupted");
+        }
+    }
+
+    private CliException failure(int status, String body) {
+        try {
+            JsonNode problem = Json.json().readTree(body);
+            StringBuilder message = new StringBuilder();
+            message.append(problem.path("detail").asText("HTTP " + status));
+            message.append(" [").append(status).append(' ').append(problem.path("code").asText("error")).append(']');
+            for (JsonNode error : problem.path("errors")) {
+                message.append(System.lineSeparator()).append("  ").append(error.path("field").asText())
+                        .append(": ").append(error.path("message").asText());
+            }
+            if (status == 401 && token == null) {
+                message.append(System.lineSeparator()).append("  (no token: pass --token or set DROVER_TOKEN)");
+            }
+            return new CliException(message.toString());
+        } catch (IOException e) {
+            return new CliException("HTTP " + status + ": " + body);
+        }
+    }
+}

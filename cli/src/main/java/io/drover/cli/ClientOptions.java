@@ -1,0 +1,68 @@
+package io.drover.cli;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import picocli.CommandLine.Option;
+
+/** Options every client command takes: where the server is, the token, and the output format. */
+public final class ClientOptions {
+    public static final String DEFAULT_SERVER = "http://127.0.0.1:8080";
+
+    @Option(names = "--server", paramLabel = "URL", description = "Server URL (default: $DROVER_SERVER, else "
+            + DEFAULT_SERVER + ").")
+    String server;
+
+    @Option(names = "--token", paramLabel = "TOKEN", description = "API token (default: $DROVER_TOKEN, else the admin "
+            + "token file of a local server: $DROVER_DATA_DIR/admin.token, ./data/admin.token, ./data/quickstart/admin.token).")
+    String token;
+
+    @Option(names = {"-o", "--output"}, paramLabel = "FORMAT", description = "Output: table (default), json or yaml.")
+    Output.Format output = Output.Format.table;
+
+    public ApiClient client() {
+        return new ApiClient(serverUrl(), token());
+    }
+
+    public Output output() {
+        return new Output(output);
+    }
+
+    String serverUrl() {
+        String url = server != null ? server : System.getenv("DROVER_SERVER");
+        return (url == null || url.isBlank() ? DEFAULT_SERVER : url).replaceAll("/+$", "");
+    }
+
+    String token() {
+        if (token != null && !token.isBlank()) {
+            return token.strip();
+        }
+        String env = System.getenv("DROVER_TOKEN");
+        if (env != null && !env.isBlank()) {
+            return env.strip();
+        }
+        for (Path file : tokenFiles()) {
+            if (Files.isReadable(file)) {
+                try {
+                    return Files.readString(file).strip();
+                } catch (IOException e) {
+                    throw new CliException("cannot read the token file " + file + ": " + e.getMessage());
+                }
+            }
+        }
+        return null;
+    }
+
+    private static List<Path> tokenFiles() {
+        List<Path> files = new ArrayList<>();
+        String dataDir = System.getenv("DROVER_DATA_DIR");
+        if (dataDir != null && !dataDir.isBlank()) {
+            files.add(Path.of(dataDir, "admin.token"));
+        }
+        files.add(Path.of("data", "admin.token"));
+        files.add(Path.of("data", "quickstart", "admin.token"));
+        return files;
+    }
+}

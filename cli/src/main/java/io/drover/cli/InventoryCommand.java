@@ -1,0 +1,109 @@
+package io.drover.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.drover.model.Json;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code drover inventory import|export|tree}: the whole CMDB at once. */
+@Command(name = "inventory", description = "Import, export and browse the inventory (CMDB).",
+        subcommands = {InventoryCommand.Import.class, InventoryCommand.Export.class, InventoryCommand.Tree.class})
+public final class InventoryCommand {
+
+    @Command(name = "import", description = "Import a YAML or JSON inventory document in one transaction: "
+            + "a bad record anywhere imports nothing. Importing the same file twice changes nothing.")
+    static final class Import implements Callable<Integer> {
+        @Mixin ClientOptions client;
+        @Parameters(paramLabel = "FILE", description = "Inventory document (.yaml, .yml or .json).")
+        Path file;
+
+        @Override
+        public Integer call() {
+            byte[] body;
+            try {
+                body = Files.readAllBytes(file);
+            } catch (IOException e) {
+                throw new CliException("cannot read " + file + ": " + e.getMessage());
+            }
+            String name = file.getFileName().toString();
+            String type = name.endsWith(".json") ? "application/json" : "application/yaml";
+            JsonNode result = client.client().postRaw("/api/v1/inventory/import", type, body);
+            Output out = client.output();
+            if (out.format() == Output.Format.table) {
+                System.out.printf("imported %s: %d created, %d updated, %d unchanged%n", file,
+                        result.path("created").asInt(), result.path("updated").asInt(), result.path("unchanged").asInt());
+            } else {
+                out.printObject(result);
+            }
+            return 0;
+        }
+    }
+
+    @Command(name = "export", description = "Export the inventory as one document (YAML unless -o json).")
+    static final class Export implements Callable<Integer> {
+        @Mixin ClientOptions client;
+        @Option(names = "--biz", paramLabel = "ID", description = "Only this business.")
+        Long bizId;
+        @Option(names = {"-f", "--file"}, paramLabel = "FILE", description = "Write to FILE instead of standard output.")
+        Path file;
+
+        @Override
+        public Integer call() throws IOException {
+            JsonNode doc = client.client().get("/api/v1/inventory/export" + ApiClient.query(ApiClient.params("bk_biz_id", bizId)));
+            String text = client.output().format() == Output.Format.json ? doc.toPrettyString() + "\n"
+                    : Json.yaml().writeValueAsString(doc);
+            if (file != null) {
+                Files.writeString(file, text);
+                System.out.println("wrote " + file);
+            } else {
+                System.out.print(text);
+            }
+            return 0;
+        }
+    }
+
+    @Command(name = "tree", description = "Show a business's sets and modules with host counts.")
+    static final class Tree implements Callable<Integer> {
+        @Mixin ClientOptions client;
+        @Parameters(paramLabel = "BIZ_ID", description = "Business id.")
+        long bizId;
+
+        @Override
+        public Integer call() {
+            JsonNode tree = client.client().get("/api/v1/businesses/" + bizId + "/topology");
+            Output out = client.output();
+            if (out.format() != Output.Format.table) {
+                out.printObject(tree);
+                return 0;
+            }
+            System.out.printf("%s (biz %d)%n", tree.path("bk_biz_name").asText(), tree.path("bk_biz_id").asLong());
+            List<JsonNode> sets = new ArrayList<>();
+            tree.path("sets").forEach(sets::add);
+            for (int i = 0; i < sets.size(); i++) {
+                JsonNode set = sets.get(i);
+                boolean lastSet = i == sets.size() - 1;
+                System.out.printf("%s %s (set %d)%n", lastSet ? "└──" : "├──", set.path("bk_set_name").asText(),
+                        set.path("bk_set_id").asLong());
+                List<JsonNode> modules = new ArrayList<>();
+                set.path("modules").forEach(modules::add);
+                for (int j = 0; j < modules.size(); j++) {
+                    JsonNode m = modules.get(j);
+                    System.out.printf("%s   %s %s (module %d%s): %d host(s), %d service instance(s)%n",
+                            lastSet ? " " : "│", j == modules.size() - 1 ? "└──" : "├──", m.path("bk_module_name").asText(),
+                            m.path("bk_module_id").asLong(), m.path("idle").asBoolean() ? ", idle" : "",
+                            m.path("host_count").asLong(), m.path("service_instance_count").asLong());
+                }
+            }
+            return 0;
+        }
+    }
+}

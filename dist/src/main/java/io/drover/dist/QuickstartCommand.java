@@ -1,0 +1,105 @@
+package io.drover.dist;
+
+import io.drover.model.Json;
+import io.drover.model.auth.Role;
+import io.drover.model.inventory.ImportResult;
+import io.drover.model.inventory.InventoryDocument;
+import io.drover.server.DroverServer;
+import io.drover.server.auth.AdminTokenFile;
+import io.drover.server.auth.Principal;
+import io.drover.server.config.ServerConfig;
+import io.drover.server.config.Setting;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code drover quickstart}: a server with embedded storage and the demo inventory, ready to explore. */
+@Command(name = "quickstart", mixinStandardHelpOptions = true,
+        description = "Start a server with embedded storage in ./data/quickstart and the demo inventory; Ctrl-C stops it.")
+final class QuickstartCommand implements Callable<Integer> {
+    static final String DEMO_INVENTORY = "examples/inventory/demo.yaml";
+
+    @Option(names = "--data-dir", paramLabel = "DIR", description = "Where to keep the database and token (default: data/quickstart).")
+    Path dataDir = Path.of("data", "quickstart");
+
+    @Option(names = "--port", description = "HTTP port (default: 8080).")
+    int port = 8080;
+
+    @Override
+    public Integer call() throws InterruptedException {
+        ServerConfig config = ServerConfig.defaults().with(Map.of(Setting.DATA_DIR, dataDir.toString(),
+                Setting.PORT, Integer.toString(port)));
+        DroverServer server;
+        try {
+            server = DroverServer.start(config);
+        } catch (RuntimeException e) {
+            if (isBindFailure(e)) {
+                System.err.printf("error: port %d is in use; try: drover quickstart --port %d%n", port, port + 1);
+                return 1;
+            }
+            throw e;
+        }
+        ImportResult imported;
+        try {
+            imported = importDemo(server);
+        } catch (RuntimeException e) {
+            server.close();
+            throw e;
+        }
+        printWelcome(server, imported);
+        return ServerCommand.runUntilStopped(server);
+    }
+
+    static ImportResult importDemo(DroverServer server) {
+        InventoryDocument doc;
+        try (InputStream in = QuickstartCommand.class.getClassLoader().getResourceAsStream(DEMO_INVENTORY)) {
+            if (in == null) {
+                throw new IllegalStateException(DEMO_INVENTORY + " is missing from the distribution");
+            }
+            doc = Json.yaml().readValue(in, InventoryDocument.class);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + DEMO_INVENTORY, e);
+        }
+        Principal quickstart = new Principal(0, "quickstart", Role.ADMIN, Set.of());
+        return server.inventory().importDocument(quickstart, doc);
+    }
+
+    private static void printWelcome(DroverServer server, ImportResult imported) {
+        Path tokenFile = server.config().dataDir().resolve(AdminTokenFile.FILE_NAME);
+        String url = server.url();
+        String flags = url.equals("http://127.0.0.1:8080") ? "" : " --server " + url;
+        String drover = System.getenv().getOrDefault("DROVER_LAUNCHER", "bin/drover");
+        System.out.printf("""
+
+                Drover quickstart is running.
+                  API:          %s/api/v1   (OpenAPI: %s/api/v1/openapi.json)
+                  Admin token:  %s
+                  Inventory:    demo business imported (%d created, %d updated, %d unchanged)
+
+                Try, in another terminal from this directory:
+                  %s inventory tree 2%s
+                  %s host list --module 20%s
+                  %s service list --biz 2%s
+                  %s events --tag 'drover/inventory/*'%s
+                  %s host move 4 --module 20%s      (and watch the event arrive)
+
+                Press Ctrl-C to stop.
+                """, url, url, tokenFile, imported.created(), imported.updated(), imported.unchanged(),
+                drover, flags, drover, flags, drover, flags, drover, flags, drover, flags);
+    }
+
+    private static boolean isBindFailure(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof java.net.BindException) {
+                return true;
+            }
+        }
+        return false;
+    }
+}
