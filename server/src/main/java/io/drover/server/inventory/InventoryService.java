@@ -370,6 +370,7 @@ public final class InventoryService {
                 throw ApiException.conflict("already_exists", "host " + id + " already exists");
             }
             Host created = placeHost(h, p, withId(host, id), null, "");
+            requireFreeAddress(h, created, "bk_host_innerip");
             repo.insertHost(h, created);
             changed(h, "host", "created", id, created.bkBizId(), null, created);
             return created;
