@@ -1,0 +1,65 @@
+package io.drover.server.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ServerConfigTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void flagsBeatEnvironmentWhichBeatsTheFileWhichBeatsDefaults() throws Exception {
+        Path file = dir.resolve("drover.yaml");
+        Files.writeString(file, "port: 9001\nhost: 0.0.0.0\ndata-dir: /srv/drover\nlog-format: json\n");
+        ServerConfig config = ServerConfig.load(Map.of(Setting.PORT, "9003"),
+                Map.of("DROVER_PORT", "9002", "DROVER_HOST", "10.1.1.1"), file);
+        assertThat(config.port()).isEqualTo(9003);
+        assertThat(config.source(Setting.PORT)).isEqualTo("flag --port");
+        assertThat(config.host()).isEqualTo("10.1.1.1");
+        assertThat(config.source(Setting.HOST)).isEqualTo("environment variable DROVER_HOST");
+        assertThat(config.dataDir()).isEqualTo(Path.of("/srv/drover"));
+        assertThat(config.source(Setting.DATA_DIR)).contains("drover.yaml key 'data-dir'");
+        assertThat(config.logFormat()).isEqualTo("json");
+        assertThat(config.get(Setting.DB_POOL_SIZE)).isEqualTo(Setting.DB_POOL_SIZE.defaultValue());
+        assertThat(config.source(Setting.DB_POOL_SIZE)).isEqualTo("default");
+    }
+
+    @Test
+    void theDefaultDatabaseIsAnH2FileInTheDataDirectory() {
+        ServerConfig config = ServerConfig.resolve(Map.of(Setting.DATA_DIR, "/var/lib/drover"), Map.of(), Map.of(), "");
+        assertThat(config.dbUrl()).startsWith("jdbc:h2:file:/var/lib/drover/drover;MODE=PostgreSQL");
+        assertThat(config.port()).isEqualTo(8080);
+        assertThat(config.host()).isEqualTo("127.0.0.1");
+    }
+
+    @Test
+    void badValuesNameTheSettingAndWhereTheyCameFrom() throws Exception {
+        assertThatThrownBy(() -> ServerConfig.load(Map.of(), Map.of("DROVER_PORT", "eighty"), dir.resolve("none.yaml")))
+                .hasMessageContaining("does not exist");
+        assertThatThrownBy(() -> ServerConfig.resolve(Map.of(), Map.of("DROVER_PORT", "eighty"), Map.of(), ""))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("setting port (from environment variable DROVER_PORT) 'eighty' is not a number");
+        assertThatThrownBy(() -> ServerConfig.resolve(Map.of(Setting.DB_URL, "jdbc:mysql://x"), Map.of(), Map.of(), ""))
+                .hasMessageContaining("db-url");
+        Path file = dir.resolve("bad.yaml");
+        Files.writeString(file, "prot: 80\n");
+        assertThatThrownBy(() -> ServerConfig.load(Map.of(), Map.of(), file))
+                .hasMessageContaining("unknown setting 'prot'");
+    }
+
+    @Test
+    void everySettingHasAFlagAnEnvironmentVariableAndADescription() {
+        for (Setting s : Setting.values()) {
+            assertThat(s.flag()).startsWith("--");
+            assertThat(s.envVar()).matches("DROVER_[A-Z_]+");
+            assertThat(s.description()).isNotBlank();
+        }
+        assertThat(Setting.DB_POOL_SIZE.envVar()).isEqualTo("DROVER_DB_POOL_SIZE");
+    }
+}
