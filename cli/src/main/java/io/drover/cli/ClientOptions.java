@@ -5,11 +5,17 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.io.PrintWriter;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /** Options every client command takes: where the server is, the token, and the output format. */
 public final class ClientOptions {
     public static final String DEFAULT_SERVER = "http://127.0.0.1:8080";
+
+    @Spec(Spec.Target.MIXEE)
+    CommandSpec spec;
 
     @Option(names = "--server", paramLabel = "URL", description = "Server URL (default: $DROVER_SERVER, else "
             + DEFAULT_SERVER + ").")
@@ -27,7 +33,12 @@ public final class ClientOptions {
     }
 
     public Output output() {
-        return new Output(output);
+        return new Output(output, out());
+    }
+
+    /** Where the command prints: the command line's output writer, so callers (and tests) can redirect it. */
+    public PrintWriter out() {
+        return spec.commandLine().getOut();
     }
 
     String serverUrl() {

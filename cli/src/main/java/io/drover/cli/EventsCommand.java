@@ -19,12 +19,12 @@ public final class EventsCommand implements Callable<Integer> {
     public Integer call() {
         client.client().stream("/api/v1/events" + ApiClient.query(ApiClient.params("tag", tag, "since", since)), event -> {
             switch (client.output().format()) {
-                case json -> System.out.println(event.toString());
-                case yaml -> System.out.print("---\n" + Output.yaml(event));
-                case table -> System.out.printf("%s  #%d  %s  %s%n", event.path("time").asText(), event.path("id").asLong(),
+                case json -> client.out().println(event.toString());
+                case yaml -> client.out().print("---\n" + Output.yaml(event));
+                case table -> client.out().printf("%s  #%d  %s  %s%n", event.path("time").asText(), event.path("id").asLong(),
                         event.path("tag").asText(), summary(event));
             }
-            System.out.flush();
+            client.out().flush();
         });
         return 0;
     }

@@ -42,7 +42,7 @@ public final class HostCommand {
                     "bk_set_id", node.set, "bk_module_id", node.module, "limit", limit, "offset", offset)));
             client.output().print(page, page.path("items"), COLUMNS);
             if (client.output().format() == Output.Format.table) {
-                System.out.printf("%d of %d host(s)%n", page.path("items").size(), page.path("total").asLong());
+                client.out().printf("%d of %d host(s)%n", page.path("items").size(), page.path("total").asLong());
             }
             return 0;
         }

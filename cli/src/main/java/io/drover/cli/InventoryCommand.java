@@ -39,7 +39,7 @@ public final class InventoryCommand {
             JsonNode result = client.client().postRaw("/api/v1/inventory/import", type, body);
             Output out = client.output();
             if (out.format() == Output.Format.table) {
-                System.out.printf("imported %s: %d created, %d updated, %d unchanged%n", file,
+                client.out().printf("imported %s: %d created, %d updated, %d unchanged%n", file,
                         result.path("created").asInt(), result.path("updated").asInt(), result.path("unchanged").asInt());
             } else {
                 out.printObject(result);
@@ -63,9 +63,10 @@ public final class InventoryCommand {
                     : Json.yaml().writeValueAsString(doc);
             if (file != null) {
                 Files.writeString(file, text);
-                System.out.println("wrote " + file);
+                client.out().println("wrote " + file);
             } else {
-                System.out.print(text);
+                client.out().print(text);
+                client.out().flush();
             }
             return 0;
         }
@@ -85,19 +86,19 @@ public final class InventoryCommand {
                 out.printObject(tree);
                 return 0;
             }
-            System.out.printf("%s (biz %d)%n", tree.path("bk_biz_name").asText(), tree.path("bk_biz_id").asLong());
+            client.out().printf("%s (biz %d)%n", tree.path("bk_biz_name").asText(), tree.path("bk_biz_id").asLong());
             List<JsonNode> sets = new ArrayList<>();
             tree.path("sets").forEach(sets::add);
             for (int i = 0; i < sets.size(); i++) {
                 JsonNode set = sets.get(i);
                 boolean lastSet = i == sets.size() - 1;
-                System.out.printf("%s %s (set %d)%n", lastSet ? "└──" : "├──", set.path("bk_set_name").asText(),
+                client.out().printf("%s %s (set %d)%n", lastSet ? "└──" : "├──", set.path("bk_set_name").asText(),
                         set.path("bk_set_id").asLong());
                 List<JsonNode> modules = new ArrayList<>();
                 set.path("modules").forEach(modules::add);
                 for (int j = 0; j < modules.size(); j++) {
                     JsonNode m = modules.get(j);
-                    System.out.printf("%s   %s %s (module %d%s): %d host(s), %d service instance(s)%n",
+                    client.out().printf("%s   %s %s (module %d%s): %d host(s), %d service instance(s)%n",
                             lastSet ? " " : "│", j == modules.size() - 1 ? "└──" : "├──", m.path("bk_module_name").asText(),
                             m.path("bk_module_id").asLong(), m.path("idle").asBoolean() ? ", idle" : "",
                             m.path("host_count").asLong(), m.path("service_instance_count").asLong());

@@ -3,7 +3,7 @@ package io.drover.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.drover.model.Json;
 import java.io.IOException;
-import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
@@ -20,13 +20,9 @@ public final class Output {
     }
 
     private final Format format;
-    private final PrintStream out;
+    private final PrintWriter out;
 
-    public Output(Format format) {
-        this(format, System.out);
-    }
-
-    public Output(Format format, PrintStream out) {
+    public Output(Format format, PrintWriter out) {
         this.format = format;
         this.out = out;
     }
@@ -42,6 +38,7 @@ public final class Output {
             case yaml -> out.print(yaml(value));
             case table -> out.print(table(rows, columns));
         }
+        out.flush();
     }
 
     /** Prints a single object: JSON/YAML, or "key: value" lines for people. */
@@ -50,6 +47,7 @@ public final class Output {
             case json -> out.println(value.toPrettyString());
             case yaml, table -> out.print(yaml(value));
         }
+        out.flush();
     }
 
     public static String table(JsonNode rows, List<Column> columns) {

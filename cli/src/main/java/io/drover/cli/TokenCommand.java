@@ -35,7 +35,7 @@ public final class TokenCommand {
             body.put("bk_biz_ids", biz == null ? List.of() : biz);
             JsonNode created = client.client().post("/api/v1/tokens", body);
             if (client.output().format() == Output.Format.table) {
-                System.out.printf("token %d '%s' (%s) created. Its secret, shown only now:%n%s%n",
+                client.out().printf("token %d '%s' (%s) created. Its secret, shown only now:%n%s%n",
                         created.path("info").path("id").asLong(), name, role, created.path("token").asText());
             } else {
                 client.output().printObject(created);
@@ -64,7 +64,7 @@ public final class TokenCommand {
         @Override
         public Integer call() {
             client.client().delete("/api/v1/tokens/" + id);
-            System.out.println("token " + id + " revoked");
+            client.out().println("token " + id + " revoked");
             return 0;
         }
     }
