@@ -17,7 +17,8 @@ public record Host(
 
     public Host {
         bkModuleIds = bkModuleIds == null ? List.of() : List.copyOf(bkModuleIds);
-        attributes = attributes == null ? Map.of() : Map.copyOf(attributes);
+        attributes = attributes == null ? Map.of()
+                : attributes instanceof LazyAttributes ? attributes : Map.copyOf(attributes);
     }
 
     public Host withPlacement(long bizId, List<Long> moduleIds) {

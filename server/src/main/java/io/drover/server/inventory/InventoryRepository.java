@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import io.drover.model.api.Page;
 import io.drover.model.inventory.Business;
 import io.drover.model.inventory.Host;
+import io.drover.model.inventory.LazyAttributes;
 import io.drover.model.inventory.ServiceInstance;
 import io.drover.model.inventory.ServiceProcess;
 import io.drover.model.inventory.TopoModule;
@@ -183,11 +184,8 @@ public final class InventoryRepository {
     // ---- hosts
 
     public Optional<Host> host(Handle h, long id) {
-        Optional<Host> host = h.createQuery("SELECT * FROM host WHERE bk_host_id = :id").bind("id", id)
-                .map((rs, ctx) -> host(rs, List.of())).findOne();
-        return host.map(found -> found.withPlacement(found.bkBizId(), h.createQuery(
-                        "SELECT bk_module_id FROM host_module WHERE bk_host_id = :id ORDER BY bk_module_id")
-                .bind("id", id).mapTo(Long.class).list()));
+        return h.createQuery("SELECT " + HOST_COLUMNS + " FROM host h WHERE h.bk_host_id = :id").bind("id", id)
+                .map((rs, ctx) -> host(rs)).findOne();
     }
 
     public Optional<Long> hostIdByAddress(Handle h, long cloudId, String ip) {
@@ -199,49 +197,41 @@ public final class InventoryRepository {
     public Page<Host> hosts(Handle h, TopoFilter filter, long offset, int limit) {
         List<String> where = hostConditions(filter);
         String whereSql = whereClause(where);
-        long total = bindHostFilter(h.createQuery("SELECT COUNT(*) FROM host h" + whereSql), filter)
+        long total = bindHostFilter(h.createQuery("SELECT COUNT(*)" + hostSource(filter) + whereSql), filter)
                 .mapTo(Long.class).one();
         List<Host> items = listHosts(h, filter, whereSql, " LIMIT :limit OFFSET :offset", offset, limit);
         return new Page<>(items, total, offset, limit);
     }
 
-    /** Every host under a topology node, ordered by id: what subscription scopes resolve against. */
+    /**
+     * Every host under a topology node, ordered by id: what subscription scopes resolve against. Call it inside a
+     * transaction so that PostgreSQL streams the rows.
+     */
     public List<Host> allHosts(Handle h, TopoFilter filter) {
         return listHosts(h, filter, whereClause(hostConditions(filter)), "", 0, 0);
     }
 
     private List<Host> listHosts(Handle h, TopoFilter filter, String whereSql, String paging, long offset, int limit) {
-        Query hostQuery = bindHostFilter(h.createQuery("SELECT h.* FROM host h" + whereSql
-                + " ORDER BY h.bk_host_id" + paging), filter);
-        if (!paging.isEmpty()) {
-            hostQuery.bind("limit", limit).bind("offset", offset);
-        }
-        List<Host> hosts = hostQuery.map((rs, ctx) -> host(rs, List.of())).list();
-        if (hosts.isEmpty()) {
+        if (paging.isEmpty()) {
+            // Unpaged: let the database stream rows in index order and sort here; an ORDER BY makes H2 materialize
+            // and sort every row of a large business first.
+            // A fetch size lets PostgreSQL stream the rows (inside a transaction) while they are turned into hosts.
+            List<Host> hosts = new ArrayList<>(bindHostFilter(h.createQuery("SELECT " + HOST_COLUMNS + hostSource(filter) + whereSql), filter)
+                    .setFetchSize(2_000).map((rs, ctx) -> host(rs)).list());
+            hosts.sort(java.util.Comparator.comparingLong(Host::bkHostId));
             return hosts;
         }
-        // Module placements of exactly these hosts: same filter, narrowed to the page's id range.
-        Map<Long, List<Long>> placements = new HashMap<>(hosts.size() * 2);
-        Query placementQuery = bindHostFilter(h.createQuery("SELECT hm.bk_host_id, hm.bk_module_id FROM host_module hm"
-                + " WHERE hm.bk_host_id BETWEEN :first AND :last AND hm.bk_host_id IN (SELECT h.bk_host_id FROM host h"
-                + whereSql + ") ORDER BY hm.bk_host_id, hm.bk_module_id"), filter)
-                .bind("first", hosts.getFirst().bkHostId()).bind("last", hosts.getLast().bkHostId());
-        placementQuery.map((rs, ctx) -> {
-            placements.computeIfAbsent(rs.getLong(1), k -> new ArrayList<>(2)).add(rs.getLong(2));
-            return null;
-        }).forEach(ignored -> { });
-        List<Host> placed = new ArrayList<>(hosts.size());
-        for (Host host : hosts) {
-            placed.add(host.withPlacement(host.bkBizId(), placements.getOrDefault(host.bkHostId(), List.of())));
-        }
-        return placed;
+        return bindHostFilter(h.createQuery("SELECT " + HOST_COLUMNS + hostSource(filter) + whereSql + " ORDER BY h.bk_host_id" + paging), filter)
+                .bind("limit", limit).bind("offset", offset)
+                .map((rs, ctx) -> host(rs)).list();
     }
 
     public void insertHost(Handle h, Host host) {
         h.createUpdate("""
                         INSERT INTO host (bk_host_id, bk_biz_id, bk_host_innerip, bk_cloud_id, bk_host_name, os_type,
-                                          cpu_arch, attributes)
-                        VALUES (:id, :biz, :ip, :cloud, :name, :os, :arch, :attrs)""")
+                                          cpu_arch, attributes, bk_module_ids)
+                        VALUES (:id, :biz, :ip, :cloud, :name, :os, :arch, :attrs, :modules)""")
+                .bind("modules", moduleList(host.bkModuleIds()))
                 .bind("id", host.bkHostId()).bind("biz", host.bkBizId()).bind("ip", host.bkHostInnerip())
                 .bind("cloud", host.bkCloudId()).bind("name", host.bkHostName()).bind("os", host.osType())
                 .bind("arch", host.cpuArch()).bind("attrs", Sql.toJson(host.attributes())).execute();
@@ -252,8 +242,10 @@ public final class InventoryRepository {
     public void updateHost(Handle h, Host host) {
         h.createUpdate("""
                         UPDATE host SET bk_biz_id = :biz, bk_host_innerip = :ip, bk_cloud_id = :cloud,
-                               bk_host_name = :name, os_type = :os, cpu_arch = :arch, attributes = :attrs
+                               bk_host_name = :name, os_type = :os, cpu_arch = :arch, attributes = :attrs,
+                               bk_module_ids = :modules
                         WHERE bk_host_id = :id""")
+                .bind("modules", moduleList(host.bkModuleIds()))
                 .bind("id", host.bkHostId()).bind("biz", host.bkBizId()).bind("ip", host.bkHostInnerip())
                 .bind("cloud", host.bkCloudId()).bind("name", host.bkHostName()).bind("os", host.osType())
                 .bind("arch", host.cpuArch()).bind("attrs", Sql.toJson(host.attributes())).execute();
@@ -338,10 +330,15 @@ public final class InventoryRepository {
     private static final String SERVICE_SELECT = "SELECT si.*, m.bk_biz_id FROM service_instance si"
             + " JOIN topo_module m ON m.bk_module_id = si.bk_module_id";
 
+    /** The FROM clause of a host listing: a module's hosts are reached through its placements (one row per host). */
+    private static String hostSource(TopoFilter filter) {
+        return filter.moduleId() != null ? " FROM host_module x JOIN host h ON h.bk_host_id = x.bk_host_id" : " FROM host h";
+    }
+
     private static List<String> hostConditions(TopoFilter filter) {
         List<String> where = new ArrayList<>();
         if (filter.moduleId() != null) {
-            where.add("h.bk_host_id IN (SELECT x.bk_host_id FROM host_module x WHERE x.bk_module_id = :module)");
+            where.add("x.bk_module_id = :module");
         } else if (filter.setId() != null) {
             where.add("h.bk_host_id IN (SELECT x.bk_host_id FROM host_module x JOIN topo_module m"
                     + " ON m.bk_module_id = x.bk_module_id WHERE m.bk_set_id = :set)");
@@ -408,11 +405,41 @@ public final class InventoryRepository {
                 rs.getString("bk_module_name"), rs.getBoolean("is_idle"));
     }
 
-    private static Host host(ResultSet rs, List<Long> modules) throws SQLException {
-        String attributes = rs.getString("attributes");
-        return new Host(rs.getLong("bk_host_id"), rs.getLong("bk_biz_id"), rs.getString("bk_host_innerip"),
-                rs.getLong("bk_cloud_id"), rs.getString("bk_host_name"), rs.getString("os_type"),
-                rs.getString("cpu_arch"), modules, "{}".equals(attributes) ? Map.of() : Sql.jsonMap(attributes));
+    /** Module ids as stored in host.bk_module_ids: ascending, comma-separated. */
+    static String moduleList(List<Long> moduleIds) {
+        StringBuilder sb = new StringBuilder();
+        for (Long id : moduleIds.stream().sorted().toList()) {
+            sb.append(sb.isEmpty() ? "" : ",").append(id);
+        }
+        return sb.toString();
+    }
+
+    static List<Long> parseModuleList(String text) {
+        if (text == null || text.isEmpty()) {
+            return List.of();
+        }
+        int comma = text.indexOf(',');
+        if (comma < 0) {
+            return List.of(Long.parseLong(text));
+        }
+        List<Long> ids = new ArrayList<>(4);
+        int start = 0;
+        while (comma >= 0) {
+            ids.add(Long.parseLong(text, start, comma, 10));
+            start = comma + 1;
+            comma = text.indexOf(',', start);
+        }
+        ids.add(Long.parseLong(text, start, text.length(), 10));
+        return ids;
+    }
+
+    /** Host columns in the order {@link #host(ResultSet)} reads them by position (faster than by name). */
+    private static final String HOST_COLUMNS = "h.bk_host_id, h.bk_biz_id, h.bk_host_innerip, h.bk_cloud_id, h.bk_host_name,"
+            + " h.os_type, h.cpu_arch, h.attributes, h.bk_module_ids";
+
+    private static Host host(ResultSet rs) throws SQLException {
+        return new Host(rs.getLong(1), rs.getLong(2), rs.getString(3), rs.getLong(4), rs.getString(5), rs.getString(6),
+                rs.getString(7), parseModuleList(rs.getString(9)), LazyAttributes.of(rs.getString(8)));
     }
 
     private static ServiceInstance serviceInstance(ResultSet rs) throws SQLException {

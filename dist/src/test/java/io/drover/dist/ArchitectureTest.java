@@ -1,0 +1,43 @@
+package io.drover.dist;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The module rules of DESIGN.md §2, checked on the compiled classes. */
+class ArchitectureTest {
+    static JavaClasses drover;
+
+    @BeforeAll
+    static void load() {
+        drover = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                .importPackages("io.drover");
+    }
+
+    @Test
+    void coreIsPureLogicThatDependsOnTheModelOnly() {
+        classes().that().resideInAPackage("io.drover.core..").should().onlyDependOnClassesThat()
+                .resideInAnyPackage("io.drover.core..", "io.drover.model..", "java.lang..", "java.util..",
+                        "java.math..", "java.time..", "java.text..")
+                .check(drover);
+    }
+
+    @Test
+    void nothingButTheDistributionDependsOnTheServer() {
+        noClasses().that().resideInAnyPackage("io.drover.model..", "io.drover.core..", "io.drover.cli..")
+                .should().dependOnClassesThat().resideInAPackage("io.drover.server..")
+                .check(drover);
+    }
+
+    @Test
+    void theModelDependsOnNoOtherDroverModule() {
+        noClasses().that().resideInAPackage("io.drover.model..").should().dependOnClassesThat()
+                .resideInAnyPackage("io.drover.core..", "io.drover.cli..", "io.drover.dist..")
+                .check(drover);
+    }
+}
