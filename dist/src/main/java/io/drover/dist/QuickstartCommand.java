@@ -39,11 +39,12 @@ final class QuickstartCommand implements Callable<Integer> {
         try {
             server = DroverServer.start(config);
         } catch (RuntimeException e) {
-            if (isBindFailure(e)) {
-                System.err.printf("error: port %d is in use; try: drover quickstart --port %d%n", port, port + 1);
-                return 1;
+            String reason = StartupFailure.explain(e, dataDir.toString(), port);
+            if (reason == null) {
+                throw e;
             }
-            throw e;
+            System.err.println("error: " + reason);
+            return 1;
         }
         ImportResult imported;
         try {
@@ -92,14 +93,5 @@ final class QuickstartCommand implements Callable<Integer> {
                 Press Ctrl-C to stop.
                 """, url, url, tokenFile, imported.created(), imported.updated(), imported.unchanged(),
                 drover, flags, drover, flags, drover, flags, drover, flags, drover, flags);
-    }
-
-    private static boolean isBindFailure(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof java.net.BindException) {
-                return true;
-            }
-        }
-        return false;
     }
 }

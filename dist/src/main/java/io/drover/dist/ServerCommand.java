@@ -57,7 +57,17 @@ final class ServerCommand implements Callable<Integer> {
             return 2;
         }
         LogSetup.apply(config.logFormat());
-        DroverServer server = DroverServer.start(config);
+        DroverServer server;
+        try {
+            server = DroverServer.start(config);
+        } catch (RuntimeException e) {
+            String reason = StartupFailure.explain(e, config.dataDir().toString(), config.port());
+            if (reason == null) {
+                throw e;
+            }
+            System.err.println("error: " + reason);
+            return 1;
+        }
         if (server.adminTokenFile() != null) {
             System.out.println("First start: the admin token is in " + server.adminTokenFile() + " (mode 0600).");
         }

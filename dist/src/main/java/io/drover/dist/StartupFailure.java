@@ -1,0 +1,30 @@
+package io.drover.dist;
+
+import java.net.BindException;
+
+/** Turns the usual reasons a server cannot start into one line an operator can act on. */
+final class StartupFailure {
+    private StartupFailure() {
+    }
+
+    /** A readable reason, or null when the failure is not one of the known ones. */
+    static String explain(Throwable failure, String dataDir, int port) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            String message = String.valueOf(t.getMessage());
+            if (t instanceof BindException) {
+                return "port " + port + " is in use (another Drover server?); choose another with --port";
+            }
+            if (message.contains("file is locked")) {
+                return "the database in " + dataDir + " is in use by another Drover server; stop it or use another --data-dir";
+            }
+            if (message.contains("Connection to") && message.contains("refused")) {
+                return "cannot connect to the database: " + message;
+            }
+            if (message.contains("password authentication failed") || message.contains("does not exist")
+                    && t instanceof java.sql.SQLException) {
+                return "the database refused the connection: " + message;
+            }
+        }
+        return null;
+    }
+}
