@@ -1,0 +1,45 @@
+package io.drover.transport.wire;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class SaltPackTest {
+
+    @Test
+    void stringsAndBytesAreRawNeverStr8OrBin() {
+        assertThat(HexFormat.of().formatHex(SaltPack.pack("x".repeat(40)))).startsWith("da0028");
+        assertThat(HexFormat.of().formatHex(SaltPack.pack(new byte[] {(byte) 0xff, 0}))).isEqualTo("a2ff00");
+    }
+
+    @Test
+    void rawValuesComeBackAsTextWhenUtf8AndBytesOtherwise() {
+        Object back = SaltPack.unpack(SaltPack.pack(Map.of("text", "héllo", "blob", new byte[] {(byte) 0xff, (byte) 0xfe})));
+        assertThat(back).isInstanceOfSatisfying(Map.class, m -> {
+            assertThat(m.get("text")).isEqualTo("héllo");
+            assertThat(m.get("blob")).isEqualTo(new byte[] {(byte) 0xff, (byte) 0xfe});
+        });
+        assertThat(SaltPack.unpack(SaltPack.pack(List.of(1, 2L, true)))).isEqualTo(List.of(1L, 2L, true));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"", "c1", "dbffffffff41", "dc0003", "81a161", "ddffffffff", "9191919191", "a3616263ff"})
+    void garbageIsAMalformedFrameNeverACrash(String hex) {
+        byte[] frame = HexFormat.of().parseHex(hex);
+        assertThatThrownBy(() -> SaltPack.unpack(frame)).isInstanceOf(MalformedFrameException.class);
+    }
+
+    @Test
+    void nestingTooDeepIsRefused() {
+        byte[] deep = new byte[200];
+        java.util.Arrays.fill(deep, (byte) 0x91);
+        assertThatThrownBy(() -> SaltPack.unpack(deep)).isInstanceOf(MalformedFrameException.class)
+                .hasMessageContaining("deeper");
+    }
+}
