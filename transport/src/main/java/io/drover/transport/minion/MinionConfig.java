@@ -1,0 +1,21 @@
+package io.drover.transport.minion;
+
+import java.time.Duration;
+
+/**
+ * Where the master is and how patient to be. Defaults follow Salt: 60 s per request with 3 tries, 10 s between
+ * tries while the key is pending (doubling up to 60 s), reconnects jittered over 1–10 s.
+ */
+public record MinionConfig(String id, String masterHost, int publishPort, int requestPort, Duration requestTimeout,
+                           int tries, Duration acceptanceWait, Duration acceptanceWaitMax, Duration reconnectJitter) {
+
+    public static MinionConfig of(String id, String masterHost, int publishPort, int requestPort) {
+        return new MinionConfig(id, masterHost, publishPort, requestPort, Duration.ofSeconds(60), 3,
+                Duration.ofSeconds(10), Duration.ofSeconds(60), Duration.ofSeconds(9));
+    }
+
+    public MinionConfig withTimeouts(Duration requestTimeout, Duration acceptanceWait, Duration reconnectJitter) {
+        return new MinionConfig(id, masterHost, publishPort, requestPort, requestTimeout, tries, acceptanceWait,
+                acceptanceWait.multipliedBy(4), reconnectJitter);
+    }
+}

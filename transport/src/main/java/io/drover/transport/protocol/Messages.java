@@ -1,0 +1,69 @@
+package io.drover.transport.protocol;
+
+import io.drover.transport.wire.MalformedFrameException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.UUID;
+import java.util.regex.Pattern;
+
+/** Small shared pieces of the Salt protocol: envelopes, nonces, id rules, topic hashes. */
+public final class Messages {
+    public static final int VERSION = 2;
+    private static final Pattern VALID_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._@-]{0,254}");
+
+    private Messages() {
+    }
+
+    public static Map<String, Object> envelope(String enc, Object load) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("enc", enc);
+        m.put("load", load);
+        m.put("version", VERSION);
+        return m;
+    }
+
+    public static String nonce() {
+        return UUID.randomUUID().toString().replace("-", "");
+    }
+
+    /** Minion ids become file names and topics: letters, digits, {@code . _ @ -}, not starting with a dot. */
+    public static boolean validId(Object id) {
+        return id instanceof String s && VALID_ID.matcher(s).matches() && !s.contains("..");
+    }
+
+    /** The publish topic of a minion with Salt's zmq_filtering: sha1 hex of its id. */
+    public static String topic(String id) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(id.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    public static String sha256Hex(String text) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    public static Map<?, ?> map(Object value, String what) {
+        if (value instanceof Map<?, ?> m) {
+            return m;
+        }
+        throw new MalformedFrameException(what + " is not a map");
+    }
+
+    public static String string(Map<?, ?> map, String key) {
+        Object value = map.get(key);
+        if (value instanceof String s) {
+            return s;
+        }
+        throw new MalformedFrameException("field '" + key + "' is missing or not text");
+    }
+}
