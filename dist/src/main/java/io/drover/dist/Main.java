@@ -16,6 +16,7 @@ public final class Main {
         CommandLine cli = DroverCommand.commandLine();
         cli.addSubcommand("server", ServerCommand.commandLine());
         cli.addSubcommand("quickstart", new QuickstartCommand());
+        cli.addSubcommand("agent", new AgentCommand());
         return cli.execute(args);
     }
 }

@@ -1,5 +1,6 @@
 package io.drover.server;
 
+import io.drover.core.match.Glob;
 import io.drover.server.auth.AdminTokenFile;
 import io.drover.server.auth.AuditLog;
 import io.drover.server.auth.AuthRoutes;
@@ -10,10 +11,16 @@ import io.drover.server.events.EventRoutes;
 import io.drover.server.events.EventStore;
 import io.drover.server.http.HttpApi;
 import io.drover.server.inventory.InventoryRepository;
+import io.drover.server.jobs.JobRoutes;
+import io.drover.server.jobs.JobService;
+import io.drover.server.jobs.SaltBridge;
+import io.drover.server.keys.KeyStore;
+import io.drover.server.keys.MasterKeyFile;
 import io.drover.server.inventory.InventoryRoutes;
 import io.drover.server.inventory.InventoryService;
 import io.drover.server.ops.OpsRoutes;
 import io.drover.server.store.Database;
+import io.drover.transport.master.SaltMaster;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
@@ -41,6 +48,9 @@ public final class DroverServer implements AutoCloseable {
     private final TokenStore tokens;
     private final InventoryService inventory;
     private final HttpApi api;
+    private final KeyStore keys;
+    private final JobService jobs;
+    private volatile SaltMaster master;
     private final ScheduledExecutorService housekeeping;
     private final Path adminTokenFile;
 
@@ -67,6 +77,10 @@ public final class DroverServer implements AutoCloseable {
             new InventoryRoutes(inventory).register(api);
             new EventRoutes(bus, events).register(api);
 
+            this.keys = new KeyStore(database.jdbi(), events, config.autoAccept().stream().map(Glob::compile).toList());
+            this.jobs = new JobService(database.jdbi(), events, keys, (load, minions) -> master.publish(load, minions));
+            new JobRoutes(keys, jobs).register(api);
+
             this.adminTokenFile = AdminTokenFile.ensure(tokens, config.dataDir());
             int republished = events.publishPending();
             if (republished > 0) {
@@ -80,18 +94,26 @@ public final class DroverServer implements AutoCloseable {
         }
     }
 
-    /** Opens the database, migrates it, and serves the API. */
+    /** Opens the database, migrates it, binds the agent transport and serves the API. */
     public static DroverServer start(ServerConfig config) {
         DroverServer server = new DroverServer(config);
         try {
+            server.master = new SaltMaster(MasterKeyFile.loadOrCreate(config.dataDir()),
+                    new SaltBridge(server.keys, server.jobs, server.database.jdbi(), server.events), config.saltHost(),
+                    config.saltPublishPort(), config.saltRequestPort(), SaltMaster.PublishMode.FILTERED);
+            server.keys.onRevoked(server.master::rotateSessionKey);
             server.api.start(config.host(), config.port());
         } catch (RuntimeException e) {
             server.housekeeping.shutdownNow();
+            if (server.master != null) {
+                server.master.close();
+            }
             server.database.close();
             throw e;
         }
         server.housekeeping.scheduleWithFixedDelay(server::prune, 1, 60, TimeUnit.MINUTES);
-        log.info("drover server {} listening on {}, database {}", Version.current(), server.url(),
+        log.info("drover server {} listening on {}, agents on {}:{}/{}, database {}", Version.current(), server.url(),
+                config.saltHost(), server.master.publishPort(), server.master.requestPort(),
                 server.database.isPostgres() ? "PostgreSQL" : "H2 " + config.dataDir());
         return server;
     }
@@ -136,6 +158,14 @@ public final class DroverServer implements AutoCloseable {
         return inventory;
     }
 
+    public SaltMaster master() {
+        return master;
+    }
+
+    public KeyStore keys() {
+        return keys;
+    }
+
     public HttpApi api() {
         return api;
     }
@@ -149,6 +179,9 @@ public final class DroverServer implements AutoCloseable {
     public void close() {
         housekeeping.shutdownNow();
         api.stop();
+        if (master != null) {
+            master.close();
+        }
         database.close();
         log.info("drover server stopped");
     }

@@ -107,6 +107,8 @@ public final class ServerConfig {
 
     private void validate() {
         port(Setting.PORT);
+        port(Setting.SALT_PUBLISH_PORT);
+        port(Setting.SALT_REQUEST_PORT);
         positive(Setting.DB_POOL_SIZE);
         positive(Setting.EVENT_RETENTION_DAYS);
         String format = get(Setting.LOG_FORMAT);
@@ -189,6 +191,24 @@ public final class ServerConfig {
 
     public int eventRetentionDays() {
         return integer(Setting.EVENT_RETENTION_DAYS);
+    }
+
+    public String saltHost() {
+        return get(Setting.SALT_HOST);
+    }
+
+    public int saltPublishPort() {
+        return integer(Setting.SALT_PUBLISH_PORT);
+    }
+
+    public int saltRequestPort() {
+        return integer(Setting.SALT_REQUEST_PORT);
+    }
+
+    /** Id globs whose new keys are accepted at once. */
+    public java.util.List<String> autoAccept() {
+        return java.util.Arrays.stream(get(Setting.AUTO_ACCEPT).split(",")).map(String::strip).filter(g -> !g.isEmpty())
+                .toList();
     }
 
     public String logFormat() {

@@ -16,7 +16,11 @@ public enum Setting {
     DB_PASSWORD("db-password", "", "Database password (PostgreSQL). Prefer the environment variable to the flag."),
     DB_POOL_SIZE("db-pool-size", "16", "Maximum database connections."),
     EVENT_RETENTION_DAYS("event-retention-days", "7", "Days that stored events stay available for replay."),
-    LOG_FORMAT("log-format", "text", "Log format: text or json (one JSON object per line).");
+    LOG_FORMAT("log-format", "text", "Log format: text or json (one JSON object per line)."),
+    SALT_HOST("salt-host", "127.0.0.1", "Interface of the agent transport (Salt's publish and request ports); 0.0.0.0 for every interface."),
+    SALT_PUBLISH_PORT("salt-publish-port", "4505", "Publish port of the agent transport (0 picks a free port)."),
+    SALT_REQUEST_PORT("salt-request-port", "4506", "Request port of the agent transport (0 picks a free port)."),
+    AUTO_ACCEPT("auto-accept", "", "Comma-separated id globs whose new agent keys are accepted without an operator; empty (the default) accepts none.");
 
     private final String key;
     private final String defaultValue;

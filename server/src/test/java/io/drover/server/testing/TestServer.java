@@ -51,6 +51,8 @@ public final class TestServer implements AutoCloseable {
         java.util.EnumMap<Setting, String> settings = new java.util.EnumMap<>(Setting.class);
         settings.put(Setting.DATA_DIR, dataDir.toString());
         settings.put(Setting.PORT, "0");
+        settings.put(Setting.SALT_PUBLISH_PORT, "0");
+        settings.put(Setting.SALT_REQUEST_PORT, "0");
         settings.putAll(more);
         return ServerConfig.defaults().with(settings);
     }

@@ -57,6 +57,8 @@ public final class SaltMinion implements AutoCloseable {
     private volatile Crypticle session;
     private volatile byte[] tok;
     private volatile State state = State.CONNECTING;
+    /** From the configuration until the master names its publish port in the sign-in reply. */
+    private volatile int publishPort;
     private volatile boolean reauth;
     private volatile boolean running = true;
     private long lastSerial;
@@ -75,6 +77,7 @@ public final class SaltMinion implements AutoCloseable {
         this.targets = targets;
         this.listener = listener;
         this.onMasterKeyPinned = onMasterKeyPinned;
+        this.publishPort = config.publishPort();
         this.loop = Thread.ofPlatform().name("minion-" + config.id()).daemon().start(this::run);
     }
 
@@ -164,6 +167,9 @@ public final class SaltMinion implements AutoCloseable {
                     onMasterKeyPinned.accept(advertised);
                 }
             }
+            if (inner.get("publish_port") instanceof Long port && port > 0 && port < 65536) {
+                publishPort = port.intValue();
+            }
             session = new Crypticle(aes);
             tok = Rsa.signX931(key, "salt".getBytes(StandardCharsets.US_ASCII));
             synchronized (this) {
@@ -196,8 +202,8 @@ public final class SaltMinion implements AutoCloseable {
             sub.setRcvHWM(10_000);
             sub.subscribe(Messages.topic(config.id()).getBytes(StandardCharsets.US_ASCII));
             sub.subscribe("broadcast".getBytes(StandardCharsets.US_ASCII));
-            sub.connect("tcp://" + config.masterHost() + ":" + config.publishPort());
-            log.debug("{}: subscribed to {}:{}", config.id(), config.masterHost(), config.publishPort());
+            sub.connect("tcp://" + config.masterHost() + ":" + publishPort);
+            log.debug("{}: subscribed to {}:{}", config.id(), config.masterHost(), publishPort);
             sub.setReceiveTimeOut(250);
             while (running && !reauth) {
                 byte[] first = sub.recv(0);

@@ -1,0 +1,48 @@
+package io.drover.agent;
+
+import java.net.InetAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/** Facts the agent reports about its host (Salt's grains): id, os, kernel, cpu arch, addresses. */
+final class Grains {
+    private Grains() {
+    }
+
+    static Map<String, Object> collect(String id) {
+        Map<String, Object> g = new LinkedHashMap<>();
+        g.put("id", id);
+        String os = System.getProperty("os.name");
+        g.put("kernel", os);
+        g.put("os_type", os.toLowerCase(Locale.ROOT).contains("linux") ? "linux" : os.toLowerCase(Locale.ROOT));
+        g.put("kernelrelease", System.getProperty("os.version"));
+        String arch = System.getProperty("os.arch");
+        g.put("cpuarch", arch.equals("amd64") ? "x86_64" : arch);
+        g.put("num_cpus", Runtime.getRuntime().availableProcessors());
+        List<String> ipv4 = new ArrayList<>();
+        try {
+            for (NetworkInterface nic : Collections.list(NetworkInterface.getNetworkInterfaces())) {
+                for (InetAddress address : Collections.list(nic.getInetAddresses())) {
+                    if (address instanceof java.net.Inet4Address) {
+                        ipv4.add(address.getHostAddress());
+                    }
+                }
+            }
+        } catch (SocketException e) {
+            // no addresses reported
+        }
+        g.put("ipv4", ipv4);
+        try {
+            g.put("host", InetAddress.getLocalHost().getHostName());
+        } catch (java.io.IOException e) {
+            g.put("host", id);
+        }
+        return g;
+    }
+}

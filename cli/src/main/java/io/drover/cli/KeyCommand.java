@@ -1,0 +1,84 @@
+package io.drover.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.drover.cli.Output.Column;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code drover key list|accept|reject|delete|finger}: agent keys, like salt-key. */
+@Command(name = "key", description = "Agent keys (like salt-key).", subcommands = {KeyCommand.ListKeys.class,
+        KeyCommand.Accept.class, KeyCommand.Reject.class, KeyCommand.Delete.class, KeyCommand.Finger.class})
+public final class KeyCommand {
+    static final List<Column> COLUMNS = List.of(Column.of("ID", "id"), Column.of("STATE", "state"),
+            Column.of("FINGERPRINT", "fingerprint"), Column.of("UPDATED", "updated_at"));
+
+    @Command(name = "list", description = "List keys.")
+    static final class ListKeys implements Callable<Integer> {
+        @Mixin ClientOptions client;
+        @Option(names = "--state", description = "accepted, pending, rejected or denied.") String state;
+
+        @Override
+        public Integer call() {
+            JsonNode keys = client.client().get("/api/v1/keys" + ApiClient.query(ApiClient.params("state", state)));
+            client.output().print(keys, keys, COLUMNS);
+            return 0;
+        }
+    }
+
+    @Command(name = "accept", description = "Accept a pending (or rejected) key.")
+    static final class Accept implements Callable<Integer> {
+        @Mixin ClientOptions client;
+        @Parameters(paramLabel = "ID") String id;
+
+        @Override
+        public Integer call() {
+            JsonNode key = client.client().post("/api/v1/keys/" + id + "/accept", Map.of());
+            client.output().print(key, client.output().format() == Output.Format.table
+                    ? com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.arrayNode().add(key) : key, COLUMNS);
+            return 0;
+        }
+    }
+
+    @Command(name = "reject", description = "Reject a key; the agent is cut off at once.")
+    static final class Reject implements Callable<Integer> {
+        @Mixin ClientOptions client;
+        @Parameters(paramLabel = "ID") String id;
+
+        @Override
+        public Integer call() {
+            client.client().post("/api/v1/keys/" + id + "/reject", Map.of());
+            client.out().println("key " + id + " rejected");
+            return 0;
+        }
+    }
+
+    @Command(name = "delete", description = "Delete a key; the agent must sign in again.")
+    static final class Delete implements Callable<Integer> {
+        @Mixin ClientOptions client;
+        @Parameters(paramLabel = "ID") String id;
+
+        @Override
+        public Integer call() {
+            client.client().delete("/api/v1/keys/" + id);
+            client.out().println("key " + id + " deleted");
+            return 0;
+        }
+    }
+
+    @Command(name = "finger", description = "Show the sha256 fingerprints of keys.")
+    static final class Finger implements Callable<Integer> {
+        @Mixin ClientOptions client;
+
+        @Override
+        public Integer call() {
+            JsonNode keys = client.client().get("/api/v1/keys");
+            client.output().print(keys, keys, List.of(Column.of("ID", "id"), Column.of("FINGERPRINT", "fingerprint")));
+            return 0;
+        }
+    }
+}

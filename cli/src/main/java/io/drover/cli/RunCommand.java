@@ -1,0 +1,94 @@
+package io.drover.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code drover run TARGET FUN [ARG...]}: Salt-style remote execution. Prints each return as it arrives, stops when
+ * every targeted agent answered or the timeout passed, then names the silent ones and exits non-zero.
+ */
+@Command(name = "run", description = "Run a function on the agents a target names, e.g. drover run '*' test.ping")
+public final class RunCommand implements Callable<Integer> {
+    @Mixin ClientOptions client;
+    @Parameters(index = "0", paramLabel = "TARGET") String target;
+    @Parameters(index = "1", paramLabel = "FUN") String fun;
+    @Parameters(index = "2..*", paramLabel = "ARG") List<String> args = List.of();
+
+    @ArgGroup(exclusive = true)
+    TargetType type = new TargetType();
+
+    static final class TargetType {
+        @Option(names = "-E", description = "TARGET is a regular expression on ids.") boolean pcre;
+        @Option(names = "-L", description = "TARGET is a comma-separated list of ids.") boolean list;
+    }
+
+    @Option(names = "--timeout", description = "Seconds to wait for returns (default 10).") int timeout = 10;
+
+    @Override
+    public Integer call() throws InterruptedException {
+        Map<String, Object> request = new LinkedHashMap<>();
+        request.put("tgt", target);
+        request.put("tgt_type", type.pcre ? "pcre" : type.list ? "list" : "glob");
+        request.put("fun", fun);
+        request.put("arg", args);
+        request.put("timeout", timeout);
+        JsonNode started = client.client().post("/api/v1/jobs", request);
+        String jid = started.path("jid").asText();
+        Set<String> printed = new HashSet<>();
+        long deadline = System.nanoTime() + timeout * 1_000_000_000L;
+        JsonNode job;
+        while (true) {
+            job = client.client().get("/api/v1/jobs/" + jid);
+            job.path("returns").fields().forEachRemaining(e -> {
+                if (printed.add(e.getKey())) {
+                    print(e.getKey(), e.getValue());
+                }
+            });
+            if (job.path("missing").isEmpty() || System.nanoTime() > deadline) {
+                break;
+            }
+            Thread.sleep(100);
+        }
+        if (!job.path("missing").isEmpty()) {
+            List<String> missing = new java.util.ArrayList<>();
+            job.path("missing").forEach(m -> missing.add(m.asText()));
+            client.spec.commandLine().getErr().println("error: no return within " + timeout + " s from "
+                    + String.join(", ", missing) + " (job " + jid + ")");
+            return 1;
+        }
+        boolean failed = false;
+        if (!started.path("missing").isEmpty()) {
+            List<String> unknown = new java.util.ArrayList<>();
+            started.path("missing").forEach(m -> unknown.add(m.asText()));
+            client.spec.commandLine().getErr().println("error: not accepted agents, not targeted: " + String.join(", ", unknown));
+            failed = true;
+        }
+        for (JsonNode r : job.path("returns")) {
+            failed |= r.path("retcode").asInt() != 0;
+        }
+        return failed ? 1 : 0;
+    }
+
+    private void print(String id, JsonNode ret) {
+        switch (client.output().format()) {
+            case json -> client.out().println("{\"" + id + "\": " + ret.path("ret").toString() + "}");
+            case yaml, table -> {
+                JsonNode value = ret.path("ret");
+                String text = value.isValueNode() ? value.asText() : Output.yaml(value).stripTrailing();
+                client.out().println(id + ":");
+                text.lines().forEach(line -> client.out().println("    " + line));
+            }
+        }
+        client.out().flush();
+    }
+}

@@ -1,0 +1,195 @@
+package io.drover.server.jobs;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import io.drover.core.match.Glob;
+import io.drover.model.api.Problem.FieldError;
+import io.drover.model.jobs.JobRequest;
+import io.drover.model.jobs.JobResult;
+import io.drover.model.jobs.JobStarted;
+import io.drover.server.auth.Principal;
+import io.drover.server.events.EventStore;
+import io.drover.server.http.ApiException;
+import io.drover.server.keys.KeyStore;
+import io.drover.server.store.Sql;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.BiConsumer;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+import org.jdbi.v3.core.Jdbi;
+
+/**
+ * Remote execution: resolves the expected minions, stores the job, publishes it, and stores every return (once
+ * per minion) with a {@code salt/job/<jid>/ret/<id>} event.
+ */
+public final class JobService {
+    private static final Pattern FUNCTION = Pattern.compile("[a-z][a-z0-9_]*\\.[a-z][a-z0-9_]*");
+    private static final TypeReference<List<Object>> LIST = new TypeReference<>() {
+    };
+    private static final TypeReference<List<String>> STRINGS = new TypeReference<>() {
+    };
+
+    private final Jdbi jdbi;
+    private final EventStore events;
+    private final KeyStore keys;
+    private final BiConsumer<Map<String, Object>, List<String>> publisher;
+    private final JobIds ids = new JobIds();
+
+    /** {@code publisher} sends a publish load to the given minion ids. */
+    public JobService(Jdbi jdbi, EventStore events, KeyStore keys, BiConsumer<Map<String, Object>, List<String>> publisher) {
+        this.jdbi = jdbi;
+        this.events = events;
+        this.keys = keys;
+        this.publisher = publisher;
+    }
+
+    public JobStarted start(Principal principal, JobRequest request) {
+        List<FieldError> errors = new ArrayList<>();
+        String type = request.tgtType() == null ? "glob" : request.tgtType();
+        if (request.tgt() == null || request.tgt().isBlank()) {
+            errors.add(new FieldError("tgt", "is required"));
+        }
+        if (!List.of("glob", "list", "pcre").contains(type)) {
+            errors.add(new FieldError("tgt_type", "'" + type + "' is not supported yet (glob, list, pcre)"));
+        }
+        if (request.fun() == null || !FUNCTION.matcher(request.fun()).matches()) {
+            errors.add(new FieldError("fun", "must be module.function, e.g. test.ping"));
+        }
+        if (request.timeout() != null && (request.timeout() < 1 || request.timeout() > 86_400)) {
+            errors.add(new FieldError("timeout", "must be 1 to 86400 seconds"));
+        }
+        if (!errors.isEmpty()) {
+            throw ApiException.invalid(errors);
+        }
+        List<String> minions = expected(request.tgt(), type);
+        List<String> absent = type.equals("list") ? Arrays.stream(request.tgt().split(",")).map(String::strip)
+                .filter(id -> !id.isEmpty() && !minions.contains(id)).distinct().toList() : List.of();
+        if (minions.isEmpty()) {
+            throw ApiException.invalid("tgt", "'" + request.tgt() + "' matches no accepted minion");
+        }
+        List<Object> arg = new ArrayList<>(request.arg() == null ? List.of() : request.arg());
+        if (request.kwarg() != null && !request.kwarg().isEmpty()) {
+            Map<String, Object> kwarg = new LinkedHashMap<>(request.kwarg());
+            kwarg.put("__kwarg__", true);
+            arg.add(kwarg);
+        }
+        String jid = ids.next();
+        jdbi.useTransaction(h -> {
+            h.createUpdate("""
+                            INSERT INTO job (jid, fun, arg, tgt, tgt_type, minions, actor, created_at)
+                            VALUES (:jid, :fun, :arg, :tgt, :type, :minions, :actor, :now)""")
+                    .bind("jid", jid).bind("fun", request.fun()).bind("arg", Sql.toJson(arg)).bind("tgt", request.tgt())
+                    .bind("type", type).bind("minions", Sql.toJson(minions)).bind("actor", principal.name())
+                    .bind("now", Sql.now()).execute();
+            events.append(h, "salt/job/" + jid + "/new", Map.of("jid", jid, "fun", request.fun(), "arg", arg,
+                    "tgt", request.tgt(), "tgt_type", type, "minions", minions, "user", principal.name()));
+        });
+        events.publishPending();
+        Map<String, Object> load = new LinkedHashMap<>();
+        load.put("fun", request.fun());
+        load.put("arg", arg);
+        load.put("tgt", type.equals("list") ? Arrays.asList(request.tgt().split(",")) : request.tgt());
+        load.put("tgt_type", type);
+        load.put("jid", jid);
+        load.put("ret", "");
+        load.put("user", principal.name());
+        publisher.accept(load, minions);
+        return new JobStarted(jid, minions, absent);
+    }
+
+    /** The accepted minions a target names (the set the caller waits for; minions check the target themselves). */
+    List<String> expected(String tgt, String type) {
+        List<String> accepted = keys.acceptedIds();
+        return switch (type) {
+            case "list" -> Arrays.stream(tgt.split(",")).map(String::strip).filter(accepted::contains).distinct().toList();
+            case "pcre" -> {
+                try {
+                    Pattern p = Pattern.compile(tgt);
+                    yield accepted.stream().filter(id -> p.matcher(id).lookingAt()).toList();
+                } catch (PatternSyntaxException e) {
+                    throw ApiException.invalid("tgt", "not a regular expression: " + e.getDescription());
+                }
+            }
+            default -> {
+                Glob glob = Glob.compile(tgt);
+                yield accepted.stream().filter(glob::matches).toList();
+            }
+        };
+    }
+
+    /** Stores a return once; a second return for the same job and minion is acknowledged and ignored. */
+    public Object onReturn(String minionId, Map<?, ?> load) {
+        if (!(load.get("jid") instanceof String jid)) {
+            return false;
+        }
+        Object ret = load.get("return");
+        int retcode = load.get("retcode") instanceof Number n ? n.intValue() : 0;
+        boolean success = !Boolean.FALSE.equals(load.get("success"));
+        boolean stored = jdbi.inTransaction(h -> {
+            boolean known = h.createQuery("SELECT COUNT(*) FROM job WHERE jid = :jid").bind("jid", jid)
+                    .mapTo(Long.class).one() > 0;
+            boolean duplicate = h.createQuery("SELECT COUNT(*) FROM job_return WHERE jid = :jid AND minion_id = :id")
+                    .bind("jid", jid).bind("id", minionId).mapTo(Long.class).one() > 0;
+            if (!known || duplicate) {
+                return false;
+            }
+            h.createUpdate("""
+                            INSERT INTO job_return (jid, minion_id, ret, retcode, success, at)
+                            VALUES (:jid, :id, :ret, :retcode, :success, :now)""")
+                    .bind("jid", jid).bind("id", minionId).bind("ret", Sql.toJson(jsonSafe(ret))).bind("retcode", retcode)
+                    .bind("success", success).bind("now", Sql.now()).execute();
+            Map<String, Object> data = new LinkedHashMap<>();
+            data.put("jid", jid);
+            data.put("id", minionId);
+            data.put("fun", load.get("fun"));
+            data.put("return", jsonSafe(ret));
+            data.put("retcode", retcode);
+            data.put("success", success);
+            events.append(h, "salt/job/" + jid + "/ret/" + minionId, data);
+            return true;
+        });
+        if (stored) {
+            events.publishPending();
+        }
+        return true;
+    }
+
+    public JobResult get(String jid) {
+        return jdbi.withHandle(h -> {
+            Optional<JobResult> job = h.createQuery("SELECT * FROM job WHERE jid = :jid").bind("jid", jid)
+                    .map((rs, ctx) -> new JobResult(rs.getString("jid"), rs.getString("fun"),
+                            Sql.fromJson(rs.getString("arg"), LIST), rs.getString("tgt"), rs.getString("tgt_type"),
+                            Sql.fromJson(rs.getString("minions"), STRINGS), List.of(),
+                            rs.getObject("created_at", OffsetDateTime.class), Map.of())).findOne();
+            JobResult found = job.orElseThrow(() -> ApiException.notFound("job", jid));
+            Map<String, JobResult.Return> returns = new LinkedHashMap<>();
+            h.createQuery("SELECT * FROM job_return WHERE jid = :jid ORDER BY at").bind("jid", jid)
+                    .map((rs, ctx) -> returns.put(rs.getString("minion_id"), new JobResult.Return(
+                            Sql.fromJson(rs.getString("ret"), new TypeReference<Object>() {
+                            }), rs.getInt("retcode"), rs.getBoolean("success"), rs.getObject("at", OffsetDateTime.class))))
+                    .forEach(ignored -> { });
+            List<String> missing = found.minions().stream().filter(id -> !returns.containsKey(id)).toList();
+            return new JobResult(found.jid(), found.fun(), found.arg(), found.tgt(), found.tgtType(), found.minions(),
+                    missing, found.createdAt(), returns);
+        });
+    }
+
+    /** Returns may hold byte strings (non-UTF-8 output); they are stored as text with replacement characters. */
+    private static Object jsonSafe(Object value) {
+        return switch (value) {
+            case byte[] b -> new String(b, java.nio.charset.StandardCharsets.UTF_8);
+            case Map<?, ?> m -> {
+                Map<String, Object> out = new LinkedHashMap<>();
+                m.forEach((k, v) -> out.put(String.valueOf(k), jsonSafe(v)));
+                yield out;
+            }
+            case List<?> l -> l.stream().map(JobService::jsonSafe).toList();
+            case null, default -> value;
+        };
+    }
+}

@@ -1,0 +1,142 @@
+package io.drover.server.keys;
+
+import io.drover.core.match.Glob;
+import io.drover.model.keys.MinionKey;
+import io.drover.server.events.EventStore;
+import io.drover.server.http.ApiException;
+import io.drover.server.store.Sql;
+import io.drover.transport.crypto.RsaKeys;
+import io.drover.transport.master.KeyDecision;
+import java.time.OffsetDateTime;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.Jdbi;
+
+/**
+ * Minion keys in the database, with salt-key's states: a new key is pending (or accepted when its id matches an
+ * auto-accept glob); an operator accepts or rejects it; a different key for a known id is denied. Every decision
+ * is a {@code salt/auth} or {@code salt/key} event.
+ */
+public final class KeyStore {
+    public static final String ACCEPTED = "accepted";
+    public static final String PENDING = "pending";
+    public static final String REJECTED = "rejected";
+    public static final String DENIED = "denied";
+
+    private final Jdbi jdbi;
+    private final EventStore events;
+    private final List<Glob> autoAccept;
+    private volatile Runnable onRevoked = () -> { };
+
+    public KeyStore(Jdbi jdbi, EventStore events, List<Glob> autoAccept) {
+        this.jdbi = jdbi;
+        this.events = events;
+        this.autoAccept = List.copyOf(autoAccept);
+    }
+
+    /** Called after a key is rejected or deleted: the master rotates its session key so the minion is cut off. */
+    public void onRevoked(Runnable action) {
+        this.onRevoked = action;
+    }
+
+    public KeyDecision decide(String id, String publicPem) {
+        String pem = publicPem.strip();
+        KeyDecision decision = jdbi.inTransaction(h -> {
+            Optional<StoredKey> stored = find(h, id);
+            if (stored.isEmpty()) {
+                boolean auto = autoAccept.stream().anyMatch(g -> g.matches(id));
+                insert(h, id, auto ? ACCEPTED : PENDING, pem);
+                return auto ? KeyDecision.ACCEPTED : KeyDecision.PENDING;
+            }
+            StoredKey key = stored.get();
+            if (key.state.equals(REJECTED)) {
+                return KeyDecision.REJECTED;
+            }
+            if (!key.pem.strip().equals(pem)) {
+                events.append(h, "salt/key", Map.of("id", id, "act", "denied",
+                        "detail", "a different key was presented for a known id"));
+                return KeyDecision.DENIED;
+            }
+            return key.state.equals(ACCEPTED) ? KeyDecision.ACCEPTED : KeyDecision.PENDING;
+        });
+        jdbi.useTransaction(h -> events.append(h, "salt/auth", Map.of("id", id, "result",
+                decision.name().toLowerCase(java.util.Locale.ROOT), "act", switch (decision) {
+                    case ACCEPTED -> "accept";
+                    case PENDING -> "pend";
+                    default -> "reject";
+                })));
+        events.publishPending();
+        return decision;
+    }
+
+    public String acceptedKey(String id) {
+        return jdbi.withHandle(h -> find(h, id)).filter(k -> k.state.equals(ACCEPTED)).map(k -> k.pem).orElse(null);
+    }
+
+    public List<MinionKey> list(String state) {
+        return jdbi.withHandle(h -> h.createQuery("SELECT * FROM minion_key" + (state == null ? "" : " WHERE state = :state")
+                        + " ORDER BY id").bindMap(state == null ? Map.of() : Map.of("state", state))
+                .map((rs, ctx) -> new MinionKey(rs.getString("id"), rs.getString("state"), rs.getString("fingerprint"),
+                        rs.getObject("created_at", OffsetDateTime.class), rs.getObject("updated_at", OffsetDateTime.class)))
+                .list());
+    }
+
+    public List<String> acceptedIds() {
+        return jdbi.withHandle(h -> h.createQuery("SELECT id FROM minion_key WHERE state = 'accepted' ORDER BY id")
+                .mapTo(String.class).list());
+    }
+
+    public MinionKey setState(String id, String state) {
+        MinionKey key = jdbi.inTransaction(h -> {
+            StoredKey stored = find(h, id).orElseThrow(() -> ApiException.notFound("key", id));
+            if (!stored.state.equals(state)) {
+                h.createUpdate("UPDATE minion_key SET state = :state, updated_at = :now WHERE id = :id")
+                        .bind("state", state).bind("now", Sql.now()).bind("id", id).execute();
+                events.append(h, "salt/key", Map.of("id", id, "act", state.equals(ACCEPTED) ? "accept" : "reject"));
+            }
+            return get(h, id);
+        });
+        events.publishPending();
+        if (!state.equals(ACCEPTED)) {
+            onRevoked.run();
+        }
+        return key;
+    }
+
+    public void delete(String id) {
+        jdbi.useTransaction(h -> {
+            find(h, id).orElseThrow(() -> ApiException.notFound("key", id));
+            h.createUpdate("DELETE FROM minion_key WHERE id = :id").bind("id", id).execute();
+            events.append(h, "salt/key", Map.of("id", id, "act", "delete"));
+        });
+        events.publishPending();
+        onRevoked.run();
+    }
+
+    private MinionKey get(Handle h, String id) {
+        return h.createQuery("SELECT * FROM minion_key WHERE id = :id").bind("id", id)
+                .map((rs, ctx) -> new MinionKey(rs.getString("id"), rs.getString("state"), rs.getString("fingerprint"),
+                        rs.getObject("created_at", OffsetDateTime.class), rs.getObject("updated_at", OffsetDateTime.class)))
+                .one();
+    }
+
+    private void insert(Handle h, String id, String state, String pem) {
+        OffsetDateTime now = Sql.now();
+        h.createUpdate("""
+                        INSERT INTO minion_key (id, state, public_key, fingerprint, created_at, updated_at)
+                        VALUES (:id, :state, :pem, :finger, :now, :now)""")
+                .bind("id", id).bind("state", state).bind("pem", pem).bind("finger", RsaKeys.fingerprint(pem))
+                .bind("now", now).execute();
+        events.append(h, "salt/key", Map.of("id", id, "act", state.equals(ACCEPTED) ? "accept" : "pend"));
+    }
+
+    private static Optional<StoredKey> find(Handle h, String id) {
+        return h.createQuery("SELECT state, public_key FROM minion_key WHERE id = :id").bind("id", id)
+                .map((rs, ctx) -> new StoredKey(rs.getString(1), rs.getString(2))).findOne();
+    }
+
+    private record StoredKey(String state, String pem) {
+    }
+}
