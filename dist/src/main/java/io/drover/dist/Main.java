@@ -13,6 +13,10 @@ public final class Main {
     }
 
     public static int run(String... args) {
+        if (args.length > 0 && args[0].equals("agent")) {
+            // The agent is small: it does not build the operator CLI's command tree.
+            return new CommandLine(new AgentCommand()).execute(java.util.Arrays.copyOfRange(args, 1, args.length));
+        }
         CommandLine cli = DroverCommand.commandLine();
         cli.addSubcommand("server", ServerCommand.commandLine());
         cli.addSubcommand("quickstart", new QuickstartCommand());

@@ -31,10 +31,13 @@ final class QuickstartCommand implements Callable<Integer> {
     @Option(names = "--port", description = "HTTP port (default: 8080).")
     int port = 8080;
 
+    @Option(names = "--agents", description = "Local agents to start, each with its own root data/quickstart/host-N (default: 3).")
+    int agentCount = 3;
+
     @Override
     public Integer call() throws InterruptedException {
         ServerConfig config = ServerConfig.defaults().with(Map.of(Setting.DATA_DIR, dataDir.toString(),
-                Setting.PORT, Integer.toString(port)));
+                Setting.PORT, Integer.toString(port), Setting.AUTO_ACCEPT, "host-*"));
         DroverServer server;
         try {
             server = DroverServer.start(config);
@@ -53,8 +56,13 @@ final class QuickstartCommand implements Callable<Integer> {
             server.close();
             throw e;
         }
+        LocalAgents agents = new LocalAgents(config.dataDir(), agentCount, "127.0.0.1", server.master().requestPort(),
+                server.master().publishPort());
         printWelcome(server, imported);
-        return ServerCommand.runUntilStopped(server);
+        return ServerCommand.runUntilStopped(() -> {
+            agents.close();
+            server.close();
+        });
     }
 
     static ImportResult importDemo(DroverServer server) {
@@ -71,7 +79,7 @@ final class QuickstartCommand implements Callable<Integer> {
         return server.inventory().importDocument(quickstart, doc);
     }
 
-    private static void printWelcome(DroverServer server, ImportResult imported) {
+    private void printWelcome(DroverServer server, ImportResult imported) {
         Path tokenFile = server.config().dataDir().resolve(AdminTokenFile.FILE_NAME);
         String url = server.url();
         String flags = url.equals("http://127.0.0.1:8080") ? "" : " --server " + url;
@@ -82,8 +90,11 @@ final class QuickstartCommand implements Callable<Integer> {
                   API:          %s/api/v1   (OpenAPI: %s/api/v1/openapi.json)
                   Admin token:  %s
                   Inventory:    demo business imported (%d created, %d updated, %d unchanged)
+                  Agents:       host-1..host-%d (roots and logs in %s/host-N), keys auto-accepted for 'host-*'
 
                 Try, in another terminal from this directory:
+                  %s run '*' test.ping%s
+                  %s key list%s
                   %s inventory tree 2%s
                   %s host list --module 20%s
                   %s service list --biz 2%s
@@ -92,6 +103,6 @@ final class QuickstartCommand implements Callable<Integer> {
 
                 Press Ctrl-C to stop.
                 """, url, url, tokenFile, imported.created(), imported.updated(), imported.unchanged(),
-                drover, flags, drover, flags, drover, flags, drover, flags, drover, flags);
+                agentCount, server.config().dataDir(), drover, flags, drover, flags, drover, flags, drover, flags, drover, flags, drover, flags, drover, flags);
     }
 }
