@@ -41,7 +41,7 @@ import org.zeromq.ZMQ;
 public final class SaltMaster implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(SaltMaster.class);
     private static final byte[] BROADCAST = "broadcast".getBytes(StandardCharsets.UTF_8);
-    private static final int MAX_WORKERS = 256;
+    private static final int MAX_WORKERS = 10_000;
     /** Connections that have not finished the ZMTP handshake by then are dropped (see SaltMinion.HANDSHAKE_MS). */
     private static final int HANDSHAKE_MS = 2000;
 

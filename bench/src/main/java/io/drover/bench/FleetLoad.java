@@ -1,0 +1,111 @@
+package io.drover.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.drover.model.Json;
+import io.drover.transport.crypto.RsaKeys;
+import io.drover.transport.minion.MinionConfig;
+import io.drover.transport.minion.SaltMinion;
+import io.drover.transport.minion.Targets;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.interfaces.RSAPrivateCrtKey;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The fleet load tool: N simulated agents in one JVM, each a real {@link SaltMinion} (its own sockets, sign-in,
+ * publish checks, returns) answering test.ping, against a running server. With {@code --ping ROUNDS} it then times
+ * {@code test.ping} to all of them through the REST API, every return collected.
+ *
+ * <p>Usage: {@code FleetLoad --server URL --token-file FILE --master HOST:PORT --count N [--prefix sim-] [--ping 20]
+ * [--target GLOB --expect TOTAL]}. One process holds about 500 agents within a 20,000 open-file limit; run several
+ * (without --ping) and let one of them ping the whole fleet with --target and --expect.
+ * The agents share one RSA key (generating thousands takes minutes on two cores); the server's auto-accept must
+ * cover the prefix, e.g. {@code drover server --auto-accept 'sim-*'}.
+ */
+public final class FleetLoad {
+    public static void main(String[] args) throws Exception {
+        Map<String, String> opts = new LinkedHashMap<>();
+        for (int i = 0; i + 1 < args.length; i += 2) {
+            opts.put(args[i].replaceFirst("^--", ""), args[i + 1]);
+        }
+        int count = Integer.parseInt(opts.getOrDefault("count", "100"));
+        String prefix = opts.getOrDefault("prefix", "sim-");
+        String[] master = opts.getOrDefault("master", "127.0.0.1:4506").split(":");
+        int rounds = Integer.parseInt(opts.getOrDefault("ping", "0"));
+        RSAPrivateCrtKey key = (RSAPrivateCrtKey) RsaKeys.generate().getPrivate();
+
+        long start = System.nanoTime();
+        List<SaltMinion> fleet = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            String id = prefix + i;
+            MinionConfig config = MinionConfig.of(id, master[0], 4505, Integer.parseInt(master[1]))
+                    .withTimeouts(Duration.ofSeconds(30), Duration.ofSeconds(2), Duration.ofSeconds(5));
+            fleet.add(new SaltMinion(config, key, null, Targets.byId(id), (minion, load) -> {
+                Map<String, Object> ret = new LinkedHashMap<>();
+                ret.put("jid", load.get("jid"));
+                ret.put("fun", load.get("fun"));
+                ret.put("fun_args", load.get("arg"));
+                ret.put("return", true);
+                ret.put("retcode", 0);
+                ret.put("success", true);
+                minion.sendReturn(ret);
+            }, pem -> { }));
+        }
+        while (fleet.stream().anyMatch(m -> m.state() != SaltMinion.State.CONNECTED)) {
+            Thread.sleep(200);
+        }
+        System.out.printf(Locale.ROOT, "%d agents connected in %.1f s%n", count, (System.nanoTime() - start) / 1e9);
+        if (rounds > 0) {
+            ping(opts.get("server"), Files.readString(Path.of(opts.get("token-file"))).strip(),
+                    opts.getOrDefault("target", prefix + "*"), rounds, Integer.parseInt(opts.getOrDefault("expect", "" + count)));
+            fleet.forEach(SaltMinion::close);
+            System.exit(0);
+        }
+        Thread.currentThread().join();
+    }
+
+    private static void ping(String server, String token, String target, int rounds, int expected) throws Exception {
+        HttpClient http = HttpClient.newHttpClient();
+        List<Double> times = new ArrayList<>();
+        int warmup = 3;
+        for (int round = 0; round < rounds + warmup; round++) {
+            long t0 = System.nanoTime();
+            String body = "{\"tgt\":\"" + target + "\",\"fun\":\"test.ping\",\"arg\":[]}";
+            JsonNode started = Json.json().readTree(http.send(HttpRequest.newBuilder(URI.create(server + "/api/v1/jobs"))
+                    .header("Authorization", "Bearer " + token).header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString()).body());
+            String jid = started.path("jid").asText();
+            int returned = 0;
+            long deadline = t0 + 30_000_000_000L;
+            while (System.nanoTime() < deadline) {
+                JsonNode job = Json.json().readTree(http.send(HttpRequest.newBuilder(URI.create(server + "/api/v1/jobs/" + jid))
+                        .header("Authorization", "Bearer " + token).build(), HttpResponse.BodyHandlers.ofString()).body());
+                returned = job.path("returns").size();
+                if (job.path("missing").isEmpty() && returned == expected) {
+                    break;
+                }
+                Thread.sleep(20);
+            }
+            double seconds = (System.nanoTime() - t0) / 1e9;
+            if (round >= warmup) {
+                times.add(seconds);
+            }
+            System.out.printf(Locale.ROOT, "round %d: %d/%d returns in %.3f s%s%n", round, returned, expected, seconds,
+                    round < warmup ? " (warm-up)" : "");
+        }
+        double[] sorted = times.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+        System.out.printf(Locale.ROOT, "test.ping to %d agents, every return collected: median %.3f s, p90 %.3f s, max %.3f s%n",
+                expected, sorted[sorted.length / 2], sorted[(int) Math.ceil(sorted.length * 0.9) - 1], sorted[sorted.length - 1]);
+        System.out.println(Arrays.toString(sorted));
+    }
+}
