@@ -182,6 +182,7 @@ public final class DroverServer implements AutoCloseable {
         if (master != null) {
             master.close();
         }
+        jobs.close();
         database.close();
         log.info("drover server stopped");
     }

@@ -36,6 +36,19 @@ public final class EventStore {
                 .bind("tag", tag).bind("data", Sql.toJson(data)).bind("at", Sql.now()).execute();
     }
 
+    /** Writes several events inside the caller's transaction in one batch: (tag, data) pairs. */
+    public void appendAll(Handle handle, List<Map.Entry<String, Map<String, Object>>> tagged) {
+        if (tagged.isEmpty()) {
+            return;
+        }
+        var batch = handle.prepareBatch("INSERT INTO event_outbox (tag, data, created_at) VALUES (:tag, :data, :at)");
+        var now = Sql.now();
+        for (Map.Entry<String, Map<String, Object>> e : tagged) {
+            batch.bind("tag", e.getKey()).bind("data", Sql.toJson(e.getValue())).bind("at", now).add();
+        }
+        batch.execute();
+    }
+
     /** Publishes every committed, unpublished event in id order. Call after a transaction that appended events commits. */
     public synchronized int publishPending() {
         int published = 0;

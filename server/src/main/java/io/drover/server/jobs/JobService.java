@@ -18,6 +18,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.BiConsumer;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
@@ -27,7 +33,8 @@ import org.jdbi.v3.core.Jdbi;
  * Remote execution: resolves the expected minions, stores the job, publishes it, and stores every return (once
  * per minion) with a {@code salt/job/<jid>/ret/<id>} event.
  */
-public final class JobService {
+public final class JobService implements AutoCloseable {
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(JobService.class);
     private static final Pattern FUNCTION = Pattern.compile("[a-z][a-z0-9_]*\\.[a-z][a-z0-9_]*");
     private static final TypeReference<List<Object>> LIST = new TypeReference<>() {
     };
@@ -39,6 +46,8 @@ public final class JobService {
     private final KeyStore keys;
     private final BiConsumer<Map<String, Object>, List<String>> publisher;
     private final JobIds ids = new JobIds();
+    private final BlockingQueue<PendingReturn> returns = new LinkedBlockingQueue<>();
+    private final Thread writer;
 
     /** {@code publisher} sends a publish load to the given minion ids. */
     public JobService(Jdbi jdbi, EventStore events, KeyStore keys, BiConsumer<Map<String, Object>, List<String>> publisher) {
@@ -46,6 +55,7 @@ public final class JobService {
         this.events = events;
         this.keys = keys;
         this.publisher = publisher;
+        this.writer = Thread.ofPlatform().name("job-returns").daemon().start(this::writeReturns);
     }
 
     public JobStarted start(Principal principal, JobRequest request) {
@@ -122,41 +132,93 @@ public final class JobService {
         };
     }
 
-    /** Stores a return once; a second return for the same job and minion is acknowledged and ignored. */
+    /**
+     * Stores a return once (a second return for the same job and minion is acknowledged and ignored) and answers
+     * only after it is committed. Returns arriving together are written in one transaction (group commit): a
+     * thousand agents answering at once cost a few transactions, not a thousand.
+     */
     public Object onReturn(String minionId, Map<?, ?> load) {
-        if (!(load.get("jid") instanceof String jid)) {
+        if (!(load.get("jid") instanceof String)) {
             return false;
         }
-        Object ret = load.get("return");
-        int retcode = load.get("retcode") instanceof Number n ? n.intValue() : 0;
-        boolean success = !Boolean.FALSE.equals(load.get("success"));
-        boolean stored = jdbi.inTransaction(h -> {
-            boolean known = h.createQuery("SELECT COUNT(*) FROM job WHERE jid = :jid").bind("jid", jid)
-                    .mapTo(Long.class).one() > 0;
-            boolean duplicate = h.createQuery("SELECT COUNT(*) FROM job_return WHERE jid = :jid AND minion_id = :id")
-                    .bind("jid", jid).bind("id", minionId).mapTo(Long.class).one() > 0;
-            if (!known || duplicate) {
-                return false;
-            }
-            h.createUpdate("""
-                            INSERT INTO job_return (jid, minion_id, ret, retcode, success, at)
-                            VALUES (:jid, :id, :ret, :retcode, :success, :now)""")
-                    .bind("jid", jid).bind("id", minionId).bind("ret", Sql.toJson(jsonSafe(ret))).bind("retcode", retcode)
-                    .bind("success", success).bind("now", Sql.now()).execute();
-            Map<String, Object> data = new LinkedHashMap<>();
-            data.put("jid", jid);
-            data.put("id", minionId);
-            data.put("fun", load.get("fun"));
-            data.put("return", jsonSafe(ret));
-            data.put("retcode", retcode);
-            data.put("success", success);
-            events.append(h, "salt/job/" + jid + "/ret/" + minionId, data);
-            return true;
-        });
-        if (stored) {
-            events.publishPending();
+        PendingReturn pending = new PendingReturn(minionId, load, new CompletableFuture<>());
+        returns.add(pending);
+        try {
+            return pending.stored().get(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        } catch (ExecutionException | TimeoutException e) {
+            return false;
         }
-        return true;
+    }
+
+    private record PendingReturn(String minionId, Map<?, ?> load, CompletableFuture<Boolean> stored) {
+    }
+
+    private void writeReturns() {
+        List<PendingReturn> batch = new ArrayList<>();
+        while (!Thread.currentThread().isInterrupted()) {
+            try {
+                batch.add(returns.take());
+            } catch (InterruptedException e) {
+                return;
+            }
+            returns.drainTo(batch, 999);
+            try {
+                storeBatch(batch);
+                batch.forEach(p -> p.stored().complete(true));
+                events.publishPending();
+            } catch (RuntimeException e) {
+                log.warn("storing {} return(s) failed", batch.size(), e);
+                batch.forEach(p -> p.stored().completeExceptionally(e));
+            }
+            batch.clear();
+        }
+    }
+
+    private void storeBatch(List<PendingReturn> batch) {
+        jdbi.useTransaction(h -> {
+            List<String> jids = batch.stream().map(p -> (String) p.load().get("jid")).distinct().toList();
+            java.util.Set<String> known = new java.util.HashSet<>(h.createQuery("SELECT jid FROM job WHERE jid IN (<jids>)")
+                    .bindList("jids", jids).mapTo(String.class).list());
+            java.util.Set<String> stored = new java.util.HashSet<>(h.createQuery(
+                            "SELECT jid || '/' || minion_id FROM job_return WHERE jid IN (<jids>)")
+                    .bindList("jids", jids).mapTo(String.class).list());
+            var insert = h.prepareBatch("""
+                    INSERT INTO job_return (jid, minion_id, ret, retcode, success, at)
+                    VALUES (:jid, :id, :ret, :retcode, :success, :now)""");
+            List<Map.Entry<String, Map<String, Object>>> fired = new ArrayList<>();
+            var now = Sql.now();
+            for (PendingReturn p : batch) {
+                String jid = (String) p.load().get("jid");
+                if (!known.contains(jid) || !stored.add(jid + "/" + p.minionId())) {
+                    continue;
+                }
+                Object ret = jsonSafe(p.load().get("return"));
+                int retcode = p.load().get("retcode") instanceof Number n ? n.intValue() : 0;
+                boolean success = !Boolean.FALSE.equals(p.load().get("success"));
+                insert.bind("jid", jid).bind("id", p.minionId()).bind("ret", Sql.toJson(ret)).bind("retcode", retcode)
+                        .bind("success", success).bind("now", now).add();
+                Map<String, Object> data = new LinkedHashMap<>();
+                data.put("jid", jid);
+                data.put("id", p.minionId());
+                data.put("fun", p.load().get("fun"));
+                data.put("return", ret);
+                data.put("retcode", retcode);
+                data.put("success", success);
+                fired.add(Map.entry("salt/job/" + jid + "/ret/" + p.minionId(), data));
+            }
+            if (!fired.isEmpty()) {
+                insert.execute();
+            }
+            events.appendAll(h, fired);
+        });
+    }
+
+    @Override
+    public void close() {
+        writer.interrupt();
     }
 
     public JobResult get(String jid) {

@@ -29,6 +29,7 @@ public final class KeyStore {
     private final EventStore events;
     private final List<Glob> autoAccept;
     private volatile Runnable onRevoked = () -> { };
+    private final java.util.concurrent.ConcurrentHashMap<String, String> acceptedCache = new java.util.concurrent.ConcurrentHashMap<>();
 
     public KeyStore(Jdbi jdbi, EventStore events, List<Glob> autoAccept) {
         this.jdbi = jdbi;
@@ -71,8 +72,17 @@ public final class KeyStore {
         return decision;
     }
 
+    /** The accepted key of an id, or null. Asked on every agent request, so answered from memory after the first time. */
     public String acceptedKey(String id) {
-        return jdbi.withHandle(h -> find(h, id)).filter(k -> k.state.equals(ACCEPTED)).map(k -> k.pem).orElse(null);
+        String cached = acceptedCache.get(id);
+        if (cached != null) {
+            return cached;
+        }
+        String pem = jdbi.withHandle(h -> find(h, id)).filter(k -> k.state.equals(ACCEPTED)).map(k -> k.pem).orElse(null);
+        if (pem != null) {
+            acceptedCache.put(id, pem);
+        }
+        return pem;
     }
 
     public List<MinionKey> list(String state) {
@@ -89,6 +99,7 @@ public final class KeyStore {
     }
 
     public MinionKey setState(String id, String state) {
+        acceptedCache.remove(id);
         MinionKey key = jdbi.inTransaction(h -> {
             StoredKey stored = find(h, id).orElseThrow(() -> ApiException.notFound("key", id));
             if (!stored.state.equals(state)) {
@@ -106,6 +117,7 @@ public final class KeyStore {
     }
 
     public void delete(String id) {
+        acceptedCache.remove(id);
         jdbi.useTransaction(h -> {
             find(h, id).orElseThrow(() -> ApiException.notFound("key", id));
             h.createUpdate("DELETE FROM minion_key WHERE id = :id").bind("id", id).execute();
