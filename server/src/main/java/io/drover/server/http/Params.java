@@ -11,23 +11,15 @@ public final class Params {
     }
 
     public static long pathId(Context ctx, String name) {
-        String text = ctx.pathParam(name);
-        try {
-            long id = Long.parseLong(text);
-            if (id > 0) {
-                return id;
-            }
-        } catch (NumberFormatException ignored) {
-            // reported below
-        }
-        throw ApiException.invalid(name, "'" + text + "' is not a positive id");
+        return positiveId(name, ctx.pathParam(name));
     }
 
     public static Long queryId(Context ctx, String name) {
         String text = ctx.queryParam(name);
-        if (text == null || text.isEmpty()) {
-            return null;
-        }
+        return text == null || text.isEmpty() ? null : positiveId(name, text);
+    }
+
+    private static long positiveId(String name, String text) {
         try {
             long id = Long.parseLong(text);
             if (id > 0) {

@@ -88,9 +88,7 @@ public final class KeyStore {
     public List<MinionKey> list(String state) {
         return jdbi.withHandle(h -> h.createQuery("SELECT * FROM minion_key" + (state == null ? "" : " WHERE state = :state")
                         + " ORDER BY id").bindMap(state == null ? Map.of() : Map.of("state", state))
-                .map((rs, ctx) -> new MinionKey(rs.getString("id"), rs.getString("state"), rs.getString("fingerprint"),
-                        rs.getObject("created_at", OffsetDateTime.class), rs.getObject("updated_at", OffsetDateTime.class)))
-                .list());
+                .map((rs, ctx) -> minionKey(rs)).list());
     }
 
     public List<String> acceptedIds() {
@@ -128,10 +126,12 @@ public final class KeyStore {
     }
 
     private MinionKey get(Handle h, String id) {
-        return h.createQuery("SELECT * FROM minion_key WHERE id = :id").bind("id", id)
-                .map((rs, ctx) -> new MinionKey(rs.getString("id"), rs.getString("state"), rs.getString("fingerprint"),
-                        rs.getObject("created_at", OffsetDateTime.class), rs.getObject("updated_at", OffsetDateTime.class)))
-                .one();
+        return h.createQuery("SELECT * FROM minion_key WHERE id = :id").bind("id", id).map((rs, ctx) -> minionKey(rs)).one();
+    }
+
+    private static MinionKey minionKey(java.sql.ResultSet rs) throws java.sql.SQLException {
+        return new MinionKey(rs.getString("id"), rs.getString("state"), rs.getString("fingerprint"),
+                rs.getObject("created_at", OffsetDateTime.class), rs.getObject("updated_at", OffsetDateTime.class));
     }
 
     private void insert(Handle h, String id, String state, String pem) {
