@@ -1,9 +1,11 @@
 package io.drover.agent;
 
 import io.drover.agent.functions.Functions;
+import io.drover.agent.journal.Journal;
 import io.drover.transport.minion.MinionConfig;
 import io.drover.transport.minion.SaltMinion;
 import io.drover.transport.minion.Targets;
+import io.drover.transport.wire.SaltPack;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -15,15 +17,24 @@ import org.slf4j.LoggerFactory;
 public final class DroverAgent implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(DroverAgent.class);
 
+    private static final long RESEND_MS = 2000;
+
     private final SaltMinion minion;
     private final Functions functions;
+    private final Journal journal;
+    private final Thread resender;
+    private volatile boolean running = true;
+    /** Jobs running in this process; a journalled job that is not among them was cut short by a stop. */
+    private final java.util.Set<String> inFlight = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     private DroverAgent(MinionConfig config, Path root, String version) {
         Path stateDir = root.resolve("var/lib/drover-agent");
         AgentKeys keys = new AgentKeys(stateDir);
+        this.journal = new Journal(stateDir);
         this.functions = new Functions(Grains.collect(config.id()), version, root);
         this.minion = new SaltMinion(config, keys.loadOrCreate(), keys.pinnedMaster(), Targets.byId(config.id()),
                 this::runJob, keys::pinMaster);
+        this.resender = Thread.ofPlatform().name("agent-resend").daemon().start(this::resendLoop);
     }
 
     /** Starts the agent: it signs in (retrying until its key is accepted) and then runs the jobs that target it. */
@@ -35,24 +46,86 @@ public final class DroverAgent implements AutoCloseable {
         return minion.state();
     }
 
+    /** Journal first, then run, then journal the return, then send it: a crash at any point loses nothing. */
     private void runJob(SaltMinion source, Map<?, ?> load) {
-        String fun = String.valueOf(load.get("fun"));
-        List<?> args = load.get("arg") instanceof List<?> l ? l : List.of();
-        Functions.Result result = functions.call(fun, args);
+        String jid = String.valueOf(load.get("jid"));
+        inFlight.add(jid);
+        try {
+            if (!journal.begin(jid, SaltPack.pack(load))) {
+                log.info("{}: job {} was seen before; not running it again", source.id(), jid);
+                return;
+            }
+            String fun = String.valueOf(load.get("fun"));
+            List<?> args = load.get("arg") instanceof List<?> l ? l : List.of();
+            Functions.Result result = functions.call(fun, args);
+            Map<String, Object> ret = returnOf(jid, fun, args, result.value(), result.retcode());
+            journal.finish(jid, SaltPack.pack(ret));
+            send(jid, ret);
+        } finally {
+            inFlight.remove(jid);
+        }
+    }
+
+    private static Map<String, Object> returnOf(String jid, String fun, List<?> args, Object value, int retcode) {
         Map<String, Object> ret = new LinkedHashMap<>();
-        ret.put("jid", load.get("jid"));
+        ret.put("jid", jid);
         ret.put("fun", fun);
         ret.put("fun_args", args);
-        ret.put("return", result.value());
-        ret.put("retcode", result.retcode());
-        ret.put("success", result.retcode() == 0);
-        if (!source.sendReturn(ret)) {
-            log.warn("{}: the return of job {} was not acknowledged", source.id(), load.get("jid"));
+        ret.put("return", value);
+        ret.put("retcode", retcode);
+        ret.put("success", retcode == 0);
+        return ret;
+    }
+
+    private void send(String jid, Map<String, Object> ret) {
+        if (minion.sendReturn(ret)) {
+            journal.acknowledged(jid);
+        } else {
+            log.warn("{}: the return of job {} was not acknowledged; it will be sent again", minion.id(), jid);
+        }
+    }
+
+    /**
+     * After a restart or a lost connection: sends returns that were written but not acknowledged, and reports jobs
+     * that were running when the agent stopped as interrupted (they are never run again).
+     */
+    private void resendLoop() {
+        while (running) {
+            try {
+                if (minion.state() == SaltMinion.State.CONNECTED) {
+                    for (String jid : journal.interrupted()) {
+                        if (inFlight.contains(jid)) {
+                            continue;
+                        }
+                        Map<?, ?> job = (Map<?, ?>) SaltPack.unpack(journal.read(jid, "job"));
+                        List<?> args = job.get("arg") instanceof List<?> l ? l : List.of();
+                        Map<String, Object> ret = returnOf(jid, String.valueOf(job.get("fun")), args,
+                                "interrupted: the agent stopped while this job ran; it was not run again", 1);
+                        journal.finish(jid, SaltPack.pack(ret));
+                    }
+                    for (String jid : journal.unsent()) {
+                        if (inFlight.contains(jid)) {
+                            continue;
+                        }
+                        @SuppressWarnings("unchecked")
+                        Map<String, Object> ret = (Map<String, Object>) SaltPack.unpack(journal.read(jid, "ret"));
+                        send(jid, ret);
+                    }
+                    journal.prune();
+                }
+                Thread.sleep(RESEND_MS);
+            } catch (InterruptedException e) {
+                return;
+            } catch (RuntimeException e) {
+                log.warn("{}: resending journalled returns failed", minion.id(), e);
+            }
         }
     }
 
     @Override
     public void close() {
+        running = false;
+        resender.interrupt();
         minion.close();
     }
 }

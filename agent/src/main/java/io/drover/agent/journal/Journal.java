@@ -1,0 +1,131 @@
+package io.drover.agent.journal;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+
+/**
+ * The agent's durable record of jobs, one small file per state in {@code <state>/journal}:
+ * {@code <jid>.job} when a job is accepted (before it runs), {@code <jid>.ret} when its return is ready (before it
+ * is sent), {@code <jid>.done} once the server acknowledged it. Files are written to a temporary name, forced to
+ * disk and renamed, so a {@code kill -9} leaves either the old state or the new one.
+ *
+ * <p>Guarantees: a job id seen before is never run again; a return written but not acknowledged is sent again
+ * after a restart; a job interrupted while running is reported as interrupted, not re-run.
+ */
+public final class Journal {
+    private static final int KEEP_DONE = 10_000;
+    private final Path dir;
+
+    public Journal(Path stateDir) {
+        this.dir = stateDir.resolve("journal");
+        try {
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create the journal " + dir, e);
+        }
+    }
+
+    /** Records a job before it runs; false when this job id was seen before (it must not run again). */
+    public synchronized boolean begin(String jid, byte[] job) {
+        if (!safe(jid) || Files.exists(file(jid, "job")) || Files.exists(file(jid, "ret")) || Files.exists(file(jid, "done"))) {
+            return false;
+        }
+        write(file(jid, "job"), job);
+        return true;
+    }
+
+    /** Records a job's return before it is sent. */
+    public synchronized void finish(String jid, byte[] ret) {
+        write(file(jid, "ret"), ret);
+        delete(file(jid, "job"));
+    }
+
+    /** The server acknowledged the return: keep only the job id, to refuse a re-run. */
+    public synchronized void acknowledged(String jid) {
+        write(file(jid, "done"), new byte[0]);
+        delete(file(jid, "ret"));
+    }
+
+    /** Returns written but not acknowledged, oldest first: to send again on start. */
+    public synchronized List<String> unsent() {
+        return list(".ret");
+    }
+
+    /** Jobs that were running when the agent stopped. */
+    public synchronized List<String> interrupted() {
+        return list(".job");
+    }
+
+    public synchronized byte[] read(String jid, String kind) {
+        try {
+            return Files.readAllBytes(file(jid, kind));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Forgets the oldest acknowledged job ids beyond the newest ten thousand. */
+    public synchronized void prune() {
+        List<String> done = list(".done");
+        for (int i = 0; i < done.size() - KEEP_DONE; i++) {
+            delete(file(done.get(i), "done"));
+        }
+    }
+
+    private List<String> list(String suffix) {
+        List<String> jids = new ArrayList<>();
+        try (Stream<Path> files = Files.list(dir)) {
+            files.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(suffix))
+                    .map(n -> n.substring(0, n.length() - suffix.length())).sorted().forEach(jids::add);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return jids;
+    }
+
+    private Path file(String jid, String kind) {
+        return dir.resolve(jid + "." + kind);
+    }
+
+    /** Job ids become file names: only digits, letters, '_' and '-' (Salt jids are 20 digits). */
+    static boolean safe(String jid) {
+        return jid != null && jid.matches("[A-Za-z0-9_-]{1,64}");
+    }
+
+    private static void write(Path file, byte[] content) {
+        Path temp = file.resolveSibling(file.getFileName() + ".tmp");
+        try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                StandardOpenOption.TRUNCATE_EXISTING)) {
+            channel.write(java.nio.ByteBuffer.wrap(content));
+            channel.force(true);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + temp, e);
+        }
+        try {
+            Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot rename " + temp, e);
+        }
+    }
+
+    private static void delete(Path file) {
+        try {
+            Files.deleteIfExists(file);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    static String text(byte[] bytes) {
+        return new String(bytes, StandardCharsets.UTF_8);
+    }
+}
