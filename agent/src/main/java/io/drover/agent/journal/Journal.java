@@ -3,7 +3,6 @@ package io.drover.agent.journal;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -123,9 +122,5 @@ public final class Journal {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-    }
-
-    static String text(byte[] bytes) {
-        return new String(bytes, StandardCharsets.UTF_8);
     }
 }

@@ -20,8 +20,4 @@ public record Host(
         attributes = attributes == null ? Map.of()
                 : attributes instanceof LazyAttributes ? attributes : Map.copyOf(attributes);
     }
-
-    public Host withPlacement(long bizId, List<Long> moduleIds) {
-        return new Host(bkHostId, bizId, bkHostInnerip, bkCloudId, bkHostName, osType, cpuArch, moduleIds, attributes);
-    }
 }

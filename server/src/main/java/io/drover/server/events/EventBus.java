@@ -30,10 +30,6 @@ public final class EventBus {
         }
     }
 
-    int listenerCount() {
-        return listeners.size();
-    }
-
     private record Listener(Predicate<Event> filter, Consumer<Event> consumer) {
     }
 }

@@ -8,19 +8,11 @@ import java.util.List;
  */
 public record TopoFilter(Long bizId, Long setId, Long moduleId, Long hostId, List<Long> allowedBiz) {
 
-    public static TopoFilter all() {
-        return new TopoFilter(null, null, null, null, null);
-    }
-
     public static TopoFilter business(long bizId) {
         return new TopoFilter(bizId, null, null, null, null);
     }
 
     public static TopoFilter module(long moduleId) {
         return new TopoFilter(null, null, moduleId, null, null);
-    }
-
-    public static TopoFilter set(long setId) {
-        return new TopoFilter(null, setId, null, null, null);
     }
 }

@@ -152,11 +152,6 @@ public final class SaltMaster implements AutoCloseable {
         }
     }
 
-    /** Sends raw frames on the publish socket: for tests of replay and tampering. */
-    void publishRaw(byte[][] frames) {
-        enqueue(frames);
-    }
-
     private void enqueue(byte[][] frames) {
         if (!publishes.offer(frames)) {
             log.warn("publish queue full; a publish was dropped");
