@@ -92,6 +92,15 @@ class AgentEndToEndTest {
         assertThat(cmd.out()).contains("web-2:\n    out");
         assertThat(cmd.exit()).isEqualTo(1);
 
+        // A return for a job that did not target the agent is not stored.
+        String jid = server.post("/api/v1/jobs", server.adminToken(), java.util.Map.of("tgt", "web-1", "fun", "test.ping"))
+                .body().path("jid").asText();
+        await().atMost(Duration.ofSeconds(10)).until(() -> server.get("/api/v1/jobs/" + jid, server.adminToken()).body()
+                .path("missing").isEmpty());
+        assertThat(server.server().jobs().onReturn("web-2", java.util.Map.of("jid", jid, "fun", "test.ping", "return", true)))
+                .isEqualTo(true);
+        assertThat(server.get("/api/v1/jobs/" + jid, server.adminToken()).body().path("returns").has("web-2")).isFalse();
+
         Run echo = drover("run", "-L", "web-1,ghost", "test.echo", "héllo-ünicode");
         assertThat(echo.out()).contains("web-1:\n    héllo-ünicode").doesNotContain("web-2");
         assertThat(echo.err()).contains("not accepted agents, not targeted: ghost");

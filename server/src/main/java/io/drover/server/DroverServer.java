@@ -162,6 +162,10 @@ public final class DroverServer implements AutoCloseable {
         return master;
     }
 
+    public JobService jobs() {
+        return jobs;
+    }
+
     public KeyStore keys() {
         return keys;
     }

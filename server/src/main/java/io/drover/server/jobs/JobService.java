@@ -133,7 +133,8 @@ public final class JobService implements AutoCloseable {
     }
 
     /**
-     * Stores a return once (a second return for the same job and minion is acknowledged and ignored) and answers
+     * Stores a return once (a second return for the same job and minion, or one from a minion the job did not
+     * target, is acknowledged and ignored) and answers
      * only after it is committed. Returns arriving together are written in one transaction (group commit): a
      * thousand agents answering at once cost a few transactions, not a thousand.
      */
@@ -180,8 +181,11 @@ public final class JobService implements AutoCloseable {
     private void storeBatch(List<PendingReturn> batch) {
         jdbi.useTransaction(h -> {
             List<String> jids = batch.stream().map(p -> (String) p.load().get("jid")).distinct().toList();
-            java.util.Set<String> known = new java.util.HashSet<>(h.createQuery("SELECT jid FROM job WHERE jid IN (<jids>)")
-                    .bindList("jids", jids).mapTo(String.class).list());
+            // Only minions the job targeted may answer it; anything else is acknowledged and dropped.
+            Map<String, List<String>> targeted = new java.util.HashMap<>();
+            h.createQuery("SELECT jid, minions FROM job WHERE jid IN (<jids>)").bindList("jids", jids)
+                    .map((rs, ctx) -> targeted.put(rs.getString(1), Sql.fromJson(rs.getString(2), STRINGS)))
+                    .forEach(ignored -> { });
             java.util.Set<String> stored = new java.util.HashSet<>(h.createQuery(
                             "SELECT jid || '/' || minion_id FROM job_return WHERE jid IN (<jids>)")
                     .bindList("jids", jids).mapTo(String.class).list());
@@ -192,7 +196,7 @@ public final class JobService implements AutoCloseable {
             var now = Sql.now();
             for (PendingReturn p : batch) {
                 String jid = (String) p.load().get("jid");
-                if (!known.contains(jid) || !stored.add(jid + "/" + p.minionId())) {
+                if (!targeted.getOrDefault(jid, List.of()).contains(p.minionId()) || !stored.add(jid + "/" + p.minionId())) {
                     continue;
                 }
                 Object ret = jsonSafe(p.load().get("return"));
