@@ -79,8 +79,7 @@ public final class HostCommand {
                     "bk_biz_id", biz == null ? "" : biz, "bk_module_ids", modules == null ? List.of() : modules)
                     .entrySet().stream().filter(e -> !"".equals(e.getValue()))
                     .collect(java.util.stream.Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue)));
-            client.output().print(host, client.output().format() == Output.Format.table
-                    ? com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.arrayNode().add(host) : host, COLUMNS);
+            client.output().printRow(host, COLUMNS);
             return 0;
         }
     }

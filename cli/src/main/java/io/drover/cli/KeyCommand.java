@@ -38,8 +38,7 @@ public final class KeyCommand {
         @Override
         public Integer call() {
             JsonNode key = client.client().post("/api/v1/keys/" + id + "/accept", Map.of());
-            client.output().print(key, client.output().format() == Output.Format.table
-                    ? com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.arrayNode().add(key) : key, COLUMNS);
+            client.output().printRow(key, COLUMNS);
             return 0;
         }
     }

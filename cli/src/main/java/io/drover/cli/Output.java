@@ -41,6 +41,11 @@ public final class Output {
         out.flush();
     }
 
+    /** Prints a single object: JSON/YAML, or a one-row table with these columns. */
+    public void printRow(JsonNode value, List<Column> columns) {
+        print(value, com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.arrayNode().add(value), columns);
+    }
+
     /** Prints a single object: JSON/YAML, or "key: value" lines for people. */
     public void printObject(JsonNode value) {
         switch (format) {

@@ -67,11 +67,7 @@ class AgentJournalTest {
     void acceptAndWaitForPing() {
         await().atMost(Duration.ofSeconds(30)).until(() -> server.server().keys().list("pending").size() == 1);
         server.post("/api/v1/keys/web-1/accept", server.adminToken(), Map.of());
-        await().atMost(Duration.ofSeconds(40)).pollInterval(Duration.ofSeconds(1)).until(() -> {
-            String jid = run("test.ping");
-            Thread.sleep(800);
-            return job(jid).path("missing").isEmpty();
-        });
+        waitForPing();
     }
 
     @Test
@@ -119,7 +115,7 @@ class AgentJournalTest {
         // The same job published again is refused by the journal: it never runs twice.
         second.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
         agent();
-        acceptAndWaitForPingAgain();
+        waitForPing();
         server.server().master().publish(new LinkedHashMap<>(Map.of("fun", "cmd.run",
                 "arg", List.of("echo again >> " + root.resolve("again")), "tgt", "web-1", "tgt_type", "glob", "jid", jid,
                 "ret", "")), List.of("web-1"));
@@ -127,7 +123,8 @@ class AgentJournalTest {
         assertThat(root.resolve("again")).doesNotExist();
     }
 
-    void acceptAndWaitForPingAgain() {
+    /** PUB/SUB drops what is sent before the subscription lands: ping until the agent answers. */
+    void waitForPing() {
         await().atMost(Duration.ofSeconds(40)).pollInterval(Duration.ofSeconds(1)).until(() -> {
             String jid = run("test.ping");
             Thread.sleep(800);

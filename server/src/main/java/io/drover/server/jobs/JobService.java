@@ -76,9 +76,9 @@ public final class JobService implements AutoCloseable {
         if (!errors.isEmpty()) {
             throw ApiException.invalid(errors);
         }
+        List<String> listed = type.equals("list") ? listed(request.tgt()) : List.of();
         List<String> minions = expected(request.tgt(), type);
-        List<String> absent = type.equals("list") ? Arrays.stream(request.tgt().split(",")).map(String::strip)
-                .filter(id -> !id.isEmpty() && !minions.contains(id)).distinct().toList() : List.of();
+        List<String> absent = listed.stream().filter(id -> !minions.contains(id)).toList();
         if (minions.isEmpty()) {
             throw ApiException.invalid("tgt", "'" + request.tgt() + "' matches no accepted minion");
         }
@@ -103,7 +103,7 @@ public final class JobService implements AutoCloseable {
         Map<String, Object> load = new LinkedHashMap<>();
         load.put("fun", request.fun());
         load.put("arg", arg);
-        load.put("tgt", type.equals("list") ? Arrays.asList(request.tgt().split(",")) : request.tgt());
+        load.put("tgt", type.equals("list") ? listed : request.tgt());
         load.put("tgt_type", type);
         load.put("jid", jid);
         load.put("ret", "");
@@ -112,11 +112,16 @@ public final class JobService implements AutoCloseable {
         return new JobStarted(jid, minions, absent);
     }
 
+    /** The ids of a comma-separated list target, trimmed, without blanks or repeats. */
+    private static List<String> listed(String tgt) {
+        return Arrays.stream(tgt.split(",")).map(String::strip).filter(id -> !id.isEmpty()).distinct().toList();
+    }
+
     /** The accepted minions a target names (the set the caller waits for; minions check the target themselves). */
     List<String> expected(String tgt, String type) {
         List<String> accepted = keys.acceptedIds();
         return switch (type) {
-            case "list" -> Arrays.stream(tgt.split(",")).map(String::strip).filter(accepted::contains).distinct().toList();
+            case "list" -> listed(tgt).stream().filter(accepted::contains).toList();
             case "pcre" -> {
                 try {
                     Pattern p = Pattern.compile(tgt);

@@ -45,31 +45,36 @@ public final class KeyStore {
     public KeyDecision decide(String id, String publicPem) {
         String pem = publicPem.strip();
         KeyDecision decision = jdbi.inTransaction(h -> {
-            Optional<StoredKey> stored = find(h, id);
-            if (stored.isEmpty()) {
-                boolean auto = autoAccept.stream().anyMatch(g -> g.matches(id));
-                insert(h, id, auto ? ACCEPTED : PENDING, pem);
-                return auto ? KeyDecision.ACCEPTED : KeyDecision.PENDING;
-            }
-            StoredKey key = stored.get();
-            if (key.state.equals(REJECTED)) {
-                return KeyDecision.REJECTED;
-            }
-            if (!key.pem.strip().equals(pem)) {
-                events.append(h, "salt/key", Map.of("id", id, "act", "denied",
-                        "detail", "a different key was presented for a known id"));
-                return KeyDecision.DENIED;
-            }
-            return key.state.equals(ACCEPTED) ? KeyDecision.ACCEPTED : KeyDecision.PENDING;
+            KeyDecision d = decide(h, id, pem);
+            events.append(h, "salt/auth", Map.of("id", id, "result", d.name().toLowerCase(java.util.Locale.ROOT),
+                    "act", switch (d) {
+                        case ACCEPTED -> "accept";
+                        case PENDING -> "pend";
+                        default -> "reject";
+                    }));
+            return d;
         });
-        jdbi.useTransaction(h -> events.append(h, "salt/auth", Map.of("id", id, "result",
-                decision.name().toLowerCase(java.util.Locale.ROOT), "act", switch (decision) {
-                    case ACCEPTED -> "accept";
-                    case PENDING -> "pend";
-                    default -> "reject";
-                })));
         events.publishPending();
         return decision;
+    }
+
+    private KeyDecision decide(Handle h, String id, String pem) {
+        Optional<StoredKey> stored = find(h, id);
+        if (stored.isEmpty()) {
+            boolean auto = autoAccept.stream().anyMatch(g -> g.matches(id));
+            insert(h, id, auto ? ACCEPTED : PENDING, pem);
+            return auto ? KeyDecision.ACCEPTED : KeyDecision.PENDING;
+        }
+        StoredKey key = stored.get();
+        if (key.state.equals(REJECTED)) {
+            return KeyDecision.REJECTED;
+        }
+        if (!key.pem.strip().equals(pem)) {
+            events.append(h, "salt/key", Map.of("id", id, "act", "denied",
+                    "detail", "a different key was presented for a known id"));
+            return KeyDecision.DENIED;
+        }
+        return key.state.equals(ACCEPTED) ? KeyDecision.ACCEPTED : KeyDecision.PENDING;
     }
 
     /** The accepted key of an id, or null. Asked on every agent request, so answered from memory after the first time. */
