@@ -7,6 +7,7 @@ import io.drover.transport.minion.SaltMinion;
 import io.drover.transport.minion.Targets;
 import io.drover.transport.wire.SaltPack;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,23 +24,69 @@ public final class DroverAgent implements AutoCloseable {
     private final Functions functions;
     private final Journal journal;
     private final Thread resender;
+    private final Thread heartbeats;
+    private final String version;
+    private final Grains.Placement placement;
+    private final Duration heartbeat;
+    private final Map<String, Object> grains;
     private volatile boolean running = true;
     /** Jobs running in this process; a journalled job that is not among them was cut short by a stop. */
     private final java.util.Set<String> inFlight = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
-    private DroverAgent(MinionConfig config, Path root, String version) {
+    private DroverAgent(MinionConfig config, Path root, String version, Grains.Placement placement, Duration heartbeat) {
         Path stateDir = root.resolve("var/lib/drover-agent");
         AgentKeys keys = new AgentKeys(stateDir);
         this.journal = new Journal(stateDir);
-        this.functions = new Functions(Grains.collect(config.id()), version, root);
+        this.version = version;
+        this.placement = placement;
+        this.heartbeat = heartbeat;
+        this.grains = Grains.collect(config.id(), placement);
+        this.functions = new Functions(grains, version, root);
         this.minion = new SaltMinion(config, keys.loadOrCreate(), keys.pinnedMaster(), Targets.byId(config.id()),
                 this::runJob, keys::pinMaster);
         this.resender = Thread.ofPlatform().name("agent-resend").daemon().start(this::resendLoop);
+        this.heartbeats = Thread.ofPlatform().name("agent-heartbeat").daemon().start(this::heartbeatLoop);
     }
 
     /** Starts the agent: it signs in (retrying until its key is accepted) and then runs the jobs that target it. */
-    public static DroverAgent start(MinionConfig config, Path root, String version) {
-        return new DroverAgent(config, root, version);
+    public static DroverAgent start(MinionConfig config, Path root, String version, Grains.Placement placement,
+                                    Duration heartbeat) {
+        return new DroverAgent(config, root, version, placement, heartbeat);
+    }
+
+    /**
+     * Tells the server the agent is alive every interval, with its version and current grains; the first heartbeat
+     * of every new session goes at once (after a start, a reconnect or a re-authentication), after Salt's
+     * {@code salt/minion/<id>/start} event on the first one.
+     */
+    private void heartbeatLoop() {
+        SaltMinion.State last = SaltMinion.State.CONNECTING;
+        long nextAt = 0;
+        boolean started = false;
+        while (running) {
+            try {
+                SaltMinion.State now = minion.state();
+                if (now == SaltMinion.State.CONNECTED && (last != SaltMinion.State.CONNECTED || System.nanoTime() >= nextAt)) {
+                    if (!started) {
+                        started = minion.fireEvent("salt/minion/" + minion.id() + "/start",
+                                Map.of("data", "Minion " + minion.id() + " started"));
+                    }
+                    Map<String, Object> current = Grains.collect(minion.id(), placement);
+                    Map<String, Object> data = new LinkedHashMap<>();
+                    data.put("version", version);
+                    data.put("interval", heartbeat.toSeconds());
+                    data.put("grains", current);
+                    boolean sent = minion.fireEvent("drover/agent/" + minion.id() + "/heartbeat", data);
+                    nextAt = System.nanoTime() + (sent ? heartbeat : Duration.ofSeconds(2)).toNanos();
+                }
+                last = now;
+                Thread.sleep(200);
+            } catch (InterruptedException e) {
+                return;
+            } catch (RuntimeException e) {
+                log.warn("{}: heartbeat failed", minion.id(), e);
+            }
+        }
     }
 
     public SaltMinion.State state() {
@@ -126,6 +173,7 @@ public final class DroverAgent implements AutoCloseable {
     public void close() {
         running = false;
         resender.interrupt();
+        heartbeats.interrupt();
         minion.close();
     }
 }

@@ -10,12 +10,20 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
-/** Facts the agent reports about its host (Salt's grains): id, os, kernel, cpu arch, addresses. */
-final class Grains {
+/**
+ * Facts the agent reports about its host (Salt's grains): id, os, kernel, cpu arch, addresses, and where the host
+ * sits in the inventory ({@code drover_innerip}, {@code drover_cloud_id}: the address the server links the agent
+ * to a host by).
+ */
+public final class Grains {
     private Grains() {
     }
 
-    static Map<String, Object> collect(String id) {
+    /** The inventory address of this host: given, or the first non-loopback IPv4 address, or 127.0.0.1. */
+    public record Placement(String innerIp, long cloudId) {
+    }
+
+    static Map<String, Object> collect(String id, Placement placement) {
         Map<String, Object> g = new LinkedHashMap<>();
         g.put("id", id);
         String os = System.getProperty("os.name");
@@ -38,6 +46,9 @@ final class Grains {
             // no addresses reported
         }
         g.put("ipv4", ipv4);
+        g.put("drover_innerip", placement.innerIp() != null ? placement.innerIp()
+                : ipv4.stream().filter(a -> !a.startsWith("127.")).findFirst().orElse("127.0.0.1"));
+        g.put("drover_cloud_id", placement.cloudId());
         try {
             g.put("host", InetAddress.getLocalHost().getHostName());
         } catch (java.io.IOException e) {

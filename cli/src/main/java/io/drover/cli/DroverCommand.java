@@ -7,7 +7,8 @@ import picocli.CommandLine.Command;
 @Command(name = "drover", mixinStandardHelpOptions = true, versionProvider = DroverCommand.VersionProvider.class,
         description = "Drover fleet manager.",
         subcommands = {InventoryCommand.class, BizCommand.class, HostCommand.class, ServiceCommand.class,
-                EventsCommand.class, TokenCommand.class, AuditCommand.class, KeyCommand.class, RunCommand.class, CommandLine.HelpCommand.class})
+                EventsCommand.class, TokenCommand.class, AuditCommand.class, KeyCommand.class, EnrollCommand.class,
+                AgentCommand.class, RunCommand.class, CommandLine.HelpCommand.class})
 public final class DroverCommand {
 
     /** Builds the command line with Drover's error handling: "error: ..." on stderr and exit code 1. */

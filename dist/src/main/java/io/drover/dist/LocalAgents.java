@@ -17,7 +17,9 @@ final class LocalAgents implements AutoCloseable {
 
     private final List<Process> processes = new ArrayList<>();
 
-    LocalAgents(Path dataDir, int count, String masterHost, int requestPort, int publishPort) {
+    /** Agent N gets {@code addresses[N-1]} as its inner IP and presents the enrollment token (through the environment). */
+    LocalAgents(Path dataDir, int count, String masterHost, int requestPort, int publishPort, String enrollToken,
+                List<String> addresses) {
         String java = ProcessHandle.current().info().command().orElse("java");
         String classPath = System.getProperty("java.class.path");
         try {
@@ -28,10 +30,12 @@ final class LocalAgents implements AutoCloseable {
                 command.addAll(AGENT_JVM_FLAGS);
                 command.addAll(List.of("-cp", classPath, Main.class.getName(), "agent", "--id", "host-" + i,
                         "--master", masterHost + ":" + requestPort, "--publish-port", Integer.toString(publishPort),
-                        "--root", root.toString()));
+                        "--root", root.toString(), "--ip", addresses.get(i - 1)));
                 File log = root.resolve("agent.log").toFile();
-                processes.add(new ProcessBuilder(command).redirectErrorStream(true)
-                        .redirectOutput(ProcessBuilder.Redirect.appendTo(log)).start());
+                ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+                        .redirectOutput(ProcessBuilder.Redirect.appendTo(log));
+                builder.environment().put("DROVER_ENROLL_TOKEN", enrollToken);
+                processes.add(builder.start());
             }
         } catch (IOException e) {
             close();

@@ -13,14 +13,14 @@ public final class Main {
     }
 
     public static int run(String... args) {
-        if (args.length > 0 && args[0].equals("agent")) {
-            // The agent is small: it does not build the operator CLI's command tree.
-            return new CommandLine(new AgentCommand()).execute(java.util.Arrays.copyOfRange(args, 1, args.length));
+        if (args.length > 0 && args[0].equals("agent") && (args.length == 1 || args[1].startsWith("-"))) {
+            // Running an agent (drover agent --master …): it is small and does not build the operator CLI's tree.
+            // drover agent list|show|grains are operator commands.
+            return new CommandLine(new AgentRunCommand()).execute(java.util.Arrays.copyOfRange(args, 1, args.length));
         }
         CommandLine cli = DroverCommand.commandLine();
         cli.addSubcommand("server", ServerCommand.commandLine());
         cli.addSubcommand("quickstart", new QuickstartCommand());
-        cli.addSubcommand("agent", new AgentCommand());
         return cli.execute(args);
     }
 }

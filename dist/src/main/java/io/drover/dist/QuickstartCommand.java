@@ -1,6 +1,7 @@
 package io.drover.dist;
 
 import io.drover.model.Json;
+import io.drover.model.agents.EnrollmentTokenRequest;
 import io.drover.model.auth.Role;
 import io.drover.model.inventory.ImportResult;
 import io.drover.model.inventory.InventoryDocument;
@@ -13,6 +14,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
@@ -24,6 +26,8 @@ import picocli.CommandLine.Option;
         description = "Start a server with embedded storage in ./data/quickstart and the demo inventory; Ctrl-C stops it.")
 final class QuickstartCommand implements Callable<Integer> {
     static final String DEMO_INVENTORY = "examples/inventory/demo.yaml";
+    static final long DEMO_BUSINESS = 2;
+    private static final Principal QUICKSTART = new Principal(0, "quickstart", Role.ADMIN, Set.of());
 
     @Option(names = "--data-dir", paramLabel = "DIR", description = "Where to keep the database and token (default: data/quickstart).")
     Path dataDir = Path.of("data", "quickstart");
@@ -37,7 +41,7 @@ final class QuickstartCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         ServerConfig config = ServerConfig.defaults().with(Map.of(Setting.DATA_DIR, dataDir.toString(),
-                Setting.PORT, Integer.toString(port), Setting.AUTO_ACCEPT, "host-*"));
+                Setting.PORT, Integer.toString(port)));
         DroverServer server;
         try {
             server = DroverServer.start(config);
@@ -50,14 +54,17 @@ final class QuickstartCommand implements Callable<Integer> {
             return 1;
         }
         ImportResult imported;
+        String enrollToken;
         try {
             imported = importDemo(server);
+            enrollToken = server.enrollment().create(QUICKSTART, new EnrollmentTokenRequest("quickstart agents",
+                    DEMO_BUSINESS, 24L)).token();
         } catch (RuntimeException e) {
             server.close();
             throw e;
         }
         LocalAgents agents = new LocalAgents(config.dataDir(), agentCount, "127.0.0.1", server.master().requestPort(),
-                server.master().publishPort());
+                server.master().publishPort(), enrollToken, demoAddresses());
         printWelcome(server, imported);
         return ServerCommand.runUntilStopped(() -> {
             agents.close();
@@ -75,8 +82,14 @@ final class QuickstartCommand implements Callable<Integer> {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + DEMO_INVENTORY, e);
         }
-        Principal quickstart = new Principal(0, "quickstart", Role.ADMIN, Set.of());
-        return server.inventory().importDocument(quickstart, doc);
+        return server.inventory().importDocument(QUICKSTART, doc);
+    }
+
+    /** Local agent N stands for demo host N (so its address links it to that host), beyond them for new hosts. */
+    private List<String> demoAddresses() {
+        List<String> known = List.of("10.0.1.1", "10.0.1.2", "10.0.1.3", "10.0.1.4", "10.0.2.1", "10.0.2.2");
+        return java.util.stream.IntStream.rangeClosed(1, agentCount)
+                .mapToObj(i -> i <= known.size() ? known.get(i - 1) : "10.0.9." + i).toList();
     }
 
     private void printWelcome(DroverServer server, ImportResult imported) {
@@ -90,11 +103,11 @@ final class QuickstartCommand implements Callable<Integer> {
                   API:          %s/api/v1   (OpenAPI: %s/api/v1/openapi.json)
                   Admin token:  %s
                   Inventory:    demo business imported (%d created, %d updated, %d unchanged)
-                  Agents:       host-1..host-%d (roots and logs in %s/host-N), keys auto-accepted for 'host-*'
+                  Agents:       host-1..host-%d (roots and logs in %s/host-N), enrolled into the demo business
 
                 Try, in another terminal from this directory:
                   %s run '*' test.ping%s
-                  %s key list%s
+                  %s agent list%s
                   %s inventory tree 2%s
                   %s host list --module 20%s
                   %s service list --biz 2%s

@@ -1,6 +1,9 @@
 package io.drover.server;
 
 import io.drover.core.match.Glob;
+import io.drover.server.agents.AgentRegistry;
+import io.drover.server.agents.AgentRoutes;
+import io.drover.server.agents.EnrollmentTokens;
 import io.drover.server.auth.AdminTokenFile;
 import io.drover.server.auth.AuditLog;
 import io.drover.server.auth.AuthRoutes;
@@ -9,6 +12,7 @@ import io.drover.server.config.ServerConfig;
 import io.drover.server.events.EventBus;
 import io.drover.server.events.EventRoutes;
 import io.drover.server.events.EventStore;
+import io.drover.server.files.FileServer;
 import io.drover.server.http.HttpApi;
 import io.drover.server.inventory.InventoryRepository;
 import io.drover.server.jobs.JobRoutes;
@@ -31,6 +35,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -50,6 +55,9 @@ public final class DroverServer implements AutoCloseable {
     private final HttpApi api;
     private final KeyStore keys;
     private final JobService jobs;
+    private final AgentRegistry agents;
+    private final EnrollmentTokens enrollment;
+    private final FileServer files;
     private volatile SaltMaster master;
     private final ScheduledExecutorService housekeeping;
     private final Path adminTokenFile;
@@ -77,7 +85,12 @@ public final class DroverServer implements AutoCloseable {
             new InventoryRoutes(inventory).register(api);
             new EventRoutes(bus, events).register(api);
 
-            this.keys = new KeyStore(database.jdbi(), events, config.autoAccept().stream().map(Glob::compile).toList());
+            this.agents = new AgentRegistry(database.jdbi(), events, inventory, config.agentBiz(), Clock.systemUTC());
+            this.enrollment = new EnrollmentTokens(database.jdbi());
+            new AgentRoutes(agents, enrollment).register(api);
+            this.files = new FileServer(config.dataDir().resolve("files"));
+            this.keys = new KeyStore(database.jdbi(), events, config.autoAccept().stream().map(Glob::compile).toList(),
+                    enrollment, agents);
             this.jobs = new JobService(database.jdbi(), events, keys, (load, minions) -> master.publish(load, minions));
             new JobRoutes(keys, jobs).register(api);
 
@@ -99,7 +112,8 @@ public final class DroverServer implements AutoCloseable {
         DroverServer server = new DroverServer(config);
         try {
             server.master = new SaltMaster(MasterKeyFile.loadOrCreate(config.dataDir()),
-                    new SaltBridge(server.keys, server.jobs, server.database.jdbi(), server.events), config.saltHost(),
+                    new SaltBridge(server.keys, server.jobs, server.agents, server.files, server.database.jdbi(),
+                            server.events), config.saltHost(),
                     config.saltPublishPort(), config.saltRequestPort(), SaltMaster.PublishMode.FILTERED);
             server.keys.onRevoked(server.master::rotateSessionKey);
             server.api.start(config.host(), config.port());
@@ -112,10 +126,19 @@ public final class DroverServer implements AutoCloseable {
             throw e;
         }
         server.housekeeping.scheduleWithFixedDelay(server::prune, 1, 60, TimeUnit.MINUTES);
+        server.housekeeping.scheduleWithFixedDelay(server::checkPresence, 1, 1, TimeUnit.SECONDS);
         log.info("drover server {} listening on {}, agents on {}:{}/{}, database {}", Version.current(), server.url(),
                 config.saltHost(), server.master.publishPort(), server.master.requestPort(),
                 server.database.isPostgres() ? "PostgreSQL" : "H2 " + config.dataDir());
         return server;
+    }
+
+    private void checkPresence() {
+        try {
+            agents.checkPresence();
+        } catch (RuntimeException e) {
+            log.warn("agent presence check failed", e);
+        }
     }
 
     private void prune() {
@@ -164,6 +187,18 @@ public final class DroverServer implements AutoCloseable {
 
     public JobService jobs() {
         return jobs;
+    }
+
+    public AgentRegistry agents() {
+        return agents;
+    }
+
+    public EnrollmentTokens enrollment() {
+        return enrollment;
+    }
+
+    public FileServer files() {
+        return files;
     }
 
     public KeyStore keys() {

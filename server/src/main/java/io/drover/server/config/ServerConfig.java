@@ -111,6 +111,9 @@ public final class ServerConfig {
         port(Setting.SALT_REQUEST_PORT);
         positive(Setting.DB_POOL_SIZE);
         positive(Setting.EVENT_RETENTION_DAYS);
+        if (!get(Setting.AGENT_BIZ).isBlank()) {
+            positive(Setting.AGENT_BIZ);
+        }
         String format = get(Setting.LOG_FORMAT);
         if (!format.equals("text") && !format.equals("json")) {
             throw invalid(Setting.LOG_FORMAT, "must be text or json");
@@ -209,6 +212,12 @@ public final class ServerConfig {
     public java.util.List<String> autoAccept() {
         return java.util.Arrays.stream(get(Setting.AUTO_ACCEPT).split(",")).map(String::strip).filter(g -> !g.isEmpty())
                 .toList();
+    }
+
+    /** The business of agents accepted without an enrollment token, or null. */
+    public Long agentBiz() {
+        String value = get(Setting.AGENT_BIZ).strip();
+        return value.isEmpty() ? null : (long) integer(Setting.AGENT_BIZ);
     }
 
     public String logFormat() {

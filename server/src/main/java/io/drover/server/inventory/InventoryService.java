@@ -18,6 +18,7 @@ import io.drover.server.events.EventStore;
 import io.drover.server.http.ApiException;
 import io.drover.server.store.Sql;
 import java.util.ArrayList;
+import io.drover.model.auth.Role;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -36,6 +37,7 @@ import org.jdbi.v3.core.Jdbi;
 public final class InventoryService {
     public static final String IDLE_SET_NAME = "idle pool";
     public static final String IDLE_MODULE_NAME = "idle host";
+    private static final Principal AGENT_REGISTRATION = new Principal(0, "agent registration", Role.ADMIN, java.util.Set.of());
 
     private final Jdbi jdbi;
     private final InventoryRepository repo;
@@ -371,6 +373,26 @@ public final class InventoryService {
             }
             Host created = placeHost(h, p, withId(host, id), null, "");
             requireFreeAddress(h, created, "bk_host_innerip");
+            repo.insertHost(h, created);
+            changed(h, "host", "created", id, created.bkBizId(), null, created);
+            return created;
+        });
+    }
+
+    /**
+     * The host an agent runs on: the host with its address (cloud, inner IP) wherever it is, else a new host in the
+     * idle module of the agent's business. Used when an accepted agent first reports its facts.
+     */
+    public Host agentHost(long bizId, long cloudId, String ip, String hostName, String osType, String cpuArch) {
+        return write(h -> {
+            Optional<Long> existing = repo.hostIdByAddress(h, cloudId, ip);
+            if (existing.isPresent()) {
+                return repo.host(h, existing.get()).orElseThrow();
+            }
+            long id = repo.nextId(h, "host", "bk_host_id");
+            Host host = new Host(id, bizId, ip, cloudId, hostName, osType, cpuArch, List.of(), Map.of());
+            check(InventoryRules.host(host, "", false));
+            Host created = placeHost(h, AGENT_REGISTRATION, host, null, "");
             repo.insertHost(h, created);
             changed(h, "host", "created", id, created.bkBizId(), null, created);
             return created;

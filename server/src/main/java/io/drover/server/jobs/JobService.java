@@ -11,6 +11,7 @@ import io.drover.server.events.EventStore;
 import io.drover.server.http.ApiException;
 import io.drover.server.keys.KeyStore;
 import io.drover.server.store.Sql;
+import io.drover.transport.protocol.Messages;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -204,7 +205,7 @@ public final class JobService implements AutoCloseable {
                 if (!targeted.getOrDefault(jid, List.of()).contains(p.minionId()) || !stored.add(jid + "/" + p.minionId())) {
                     continue;
                 }
-                Object ret = jsonSafe(p.load().get("return"));
+                Object ret = Messages.jsonSafe(p.load().get("return"));
                 int retcode = p.load().get("retcode") instanceof Number n ? n.intValue() : 0;
                 boolean success = !Boolean.FALSE.equals(p.load().get("success"));
                 insert.bind("jid", jid).bind("id", p.minionId()).bind("ret", Sql.toJson(ret)).bind("retcode", retcode)
@@ -248,19 +249,5 @@ public final class JobService implements AutoCloseable {
             return new JobResult(found.jid(), found.fun(), found.arg(), found.tgt(), found.tgtType(), found.minions(),
                     missing, found.createdAt(), returns);
         });
-    }
-
-    /** Returns may hold byte strings (non-UTF-8 output); they are stored as text with replacement characters. */
-    private static Object jsonSafe(Object value) {
-        return switch (value) {
-            case byte[] b -> new String(b, java.nio.charset.StandardCharsets.UTF_8);
-            case Map<?, ?> m -> {
-                Map<String, Object> out = new LinkedHashMap<>();
-                m.forEach((k, v) -> out.put(String.valueOf(k), jsonSafe(v)));
-                yield out;
-            }
-            case List<?> l -> l.stream().map(JobService::jsonSafe).toList();
-            case null, default -> value;
-        };
     }
 }

@@ -2,6 +2,8 @@ package io.drover.server.keys;
 
 import io.drover.core.match.Glob;
 import io.drover.model.keys.MinionKey;
+import io.drover.server.agents.AgentRegistry;
+import io.drover.server.agents.EnrollmentTokens;
 import io.drover.server.events.EventStore;
 import io.drover.server.http.ApiException;
 import io.drover.server.store.Sql;
@@ -28,13 +30,17 @@ public final class KeyStore {
     private final Jdbi jdbi;
     private final EventStore events;
     private final List<Glob> autoAccept;
+    private final EnrollmentTokens enrollment;
+    private final AgentRegistry agents;
     private volatile Runnable onRevoked = () -> { };
     private final java.util.concurrent.ConcurrentHashMap<String, String> acceptedCache = new java.util.concurrent.ConcurrentHashMap<>();
 
-    public KeyStore(Jdbi jdbi, EventStore events, List<Glob> autoAccept) {
+    public KeyStore(Jdbi jdbi, EventStore events, List<Glob> autoAccept, EnrollmentTokens enrollment, AgentRegistry agents) {
         this.jdbi = jdbi;
         this.events = events;
         this.autoAccept = List.copyOf(autoAccept);
+        this.enrollment = enrollment;
+        this.agents = agents;
     }
 
     /** Called after a key is rejected or deleted: the master rotates its session key so the minion is cut off. */
@@ -42,10 +48,14 @@ public final class KeyStore {
         this.onRevoked = action;
     }
 
-    public KeyDecision decide(String id, String publicPem) {
+    /**
+     * Decides on a presented key. {@code enrollToken} is the {@code drover_enroll} field of the auth request: a valid
+     * enrollment token accepts a new or pending key of that id and places the agent in the token's business.
+     */
+    public KeyDecision decide(String id, String publicPem, Object enrollToken) {
         String pem = publicPem.strip();
         KeyDecision decision = jdbi.inTransaction(h -> {
-            KeyDecision d = decide(h, id, pem);
+            KeyDecision d = decide(h, id, pem, enrollToken);
             events.append(h, "salt/auth", Map.of("id", id, "result", d.name().toLowerCase(java.util.Locale.ROOT),
                     "act", switch (d) {
                         case ACCEPTED -> "accept";
@@ -58,11 +68,13 @@ public final class KeyStore {
         return decision;
     }
 
-    private KeyDecision decide(Handle h, String id, String pem) {
+    private KeyDecision decide(Handle h, String id, String pem, Object enrollToken) {
         Optional<StoredKey> stored = find(h, id);
         if (stored.isEmpty()) {
-            boolean auto = autoAccept.stream().anyMatch(g -> g.matches(id));
+            Optional<Long> enrolledBiz = enrollToken == null ? Optional.empty() : enrollment.redeem(h, enrollToken);
+            boolean auto = enrolledBiz.isPresent() || autoAccept.stream().anyMatch(g -> g.matches(id));
             insert(h, id, auto ? ACCEPTED : PENDING, pem);
+            enrolledBiz.ifPresent(biz -> agents.enrolled(h, id, biz));
             return auto ? KeyDecision.ACCEPTED : KeyDecision.PENDING;
         }
         StoredKey key = stored.get();
@@ -73,6 +85,16 @@ public final class KeyStore {
             events.append(h, "salt/key", Map.of("id", id, "act", "denied",
                     "detail", "a different key was presented for a known id"));
             return KeyDecision.DENIED;
+        }
+        if (key.state.equals(PENDING) && enrollToken != null) {
+            Optional<Long> enrolledBiz = enrollment.redeem(h, enrollToken);
+            if (enrolledBiz.isPresent()) {
+                h.createUpdate("UPDATE minion_key SET state = 'accepted', updated_at = :now WHERE id = :id")
+                        .bind("now", Sql.now()).bind("id", id).execute();
+                events.append(h, "salt/key", Map.of("id", id, "act", "accept", "detail", "enrollment token"));
+                agents.enrolled(h, id, enrolledBiz.get());
+                return KeyDecision.ACCEPTED;
+            }
         }
         return key.state.equals(ACCEPTED) ? KeyDecision.ACCEPTED : KeyDecision.PENDING;
     }
@@ -124,6 +146,7 @@ public final class KeyStore {
         jdbi.useTransaction(h -> {
             find(h, id).orElseThrow(() -> ApiException.notFound("key", id));
             h.createUpdate("DELETE FROM minion_key WHERE id = :id").bind("id", id).execute();
+            agents.forget(h, id);
             events.append(h, "salt/key", Map.of("id", id, "act", "delete"));
         });
         events.publishPending();

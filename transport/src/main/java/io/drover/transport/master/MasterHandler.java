@@ -17,6 +17,14 @@ public interface MasterHandler {
     /** An event from an accepted minion whose token was verified ({@code _minion_event}). */
     Object onEvent(String id, Map<?, ?> load);
 
+    /**
+     * A salt-minion's pillar request ({@code _pillar}, sent at start with its grains); the reply is the minion's
+     * pillar. Drover keeps no pillar data: an empty map.
+     */
+    default Map<String, Object> onPillar(String id, Map<?, ?> load) {
+        return Map.of();
+    }
+
     /** Any other AES command from an accepted minion (fileserver and so on); null means "not supported". */
     default Object onCommand(String id, String cmd, Map<?, ?> load) {
         return null;

@@ -288,6 +288,10 @@ public final class SaltMaster implements AutoCloseable {
             return SaltPack.pack("bad load");
         }
         String cmd = Messages.string(load, "cmd");
+        if (cmd.equals("_pillar")) {
+            return SaltPack.pack(privateReply(RsaKeys.parsePublic(pubPem), "pillar", handler.onPillar(id, load),
+                    nonce instanceof String s ? s : null));
+        }
         Object result = switch (cmd) {
             case "_return" -> handler.onReturn(id, load);
             case "_minion_event" -> {
@@ -300,6 +304,27 @@ public final class SaltMaster implements AutoCloseable {
             default -> handler.onCommand(id, cmd, load);
         };
         return SaltPack.pack(current.dumps(result, nonce instanceof String s ? s : null));
+    }
+
+    /**
+     * Salt's {@code send_private} form: a fresh session key encrypted to the minion's key, and under that key the
+     * value signed by the master together with the encrypted key and the request's nonce.
+     */
+    private Map<String, Object> privateReply(RSAPublicKey minionPub, String dictKey, Object value, String nonce) {
+        Crypticle fresh = new Crypticle(Crypticle.generateKeyString());
+        byte[] encryptedKey = Rsa.encryptOaep(minionPub, fresh.keyString().getBytes(StandardCharsets.UTF_8));
+        Map<String, Object> toSign = new LinkedHashMap<>();
+        toSign.put("key", encryptedKey);
+        toSign.put(dictKey, value);
+        toSign.put("nonce", nonce);
+        byte[] data = SaltPack.pack(toSign);
+        Map<String, Object> signed = new LinkedHashMap<>();
+        signed.put("data", data);
+        signed.put("sig", Rsa.signSha1(masterKey, data));
+        Map<String, Object> reply = new LinkedHashMap<>();
+        reply.put("key", encryptedKey);
+        reply.put(dictKey, fresh.dumps(signed, null));
+        return reply;
     }
 
     private static boolean tokenValid(String pubPem, Object tok) {

@@ -123,6 +123,9 @@ public final class SaltMinion implements AutoCloseable {
         load.put("id", config.id());
         load.put("nonce", nonce);
         load.put("pub", publicPem);
+        if (config.enrollToken() != null) {
+            load.put("drover_enroll", config.enrollToken());
+        }
         Object reply;
         try {
             reply = request(SaltPack.pack(Messages.envelope("clear", load)));
@@ -291,6 +294,18 @@ public final class SaltMinion implements AutoCloseable {
         load.put("data", data);
         load.put("pretag", null);
         return aesRequest(load) != NOT_ACKNOWLEDGED;
+    }
+
+    /**
+     * Any other encrypted request (the fileserver's {@code _file_hash}, {@code _serve_file}, {@code _file_list}):
+     * the master's reply, or empty when it did not answer.
+     */
+    public java.util.Optional<Object> call(String cmd, Map<String, Object> args) {
+        Map<String, Object> load = new LinkedHashMap<>(args);
+        load.put("cmd", cmd);
+        load.put("id", config.id());
+        Object reply = aesRequest(load);
+        return reply == NOT_ACKNOWLEDGED ? java.util.Optional.empty() : java.util.Optional.ofNullable(reply);
     }
 
     private static final Object NOT_ACKNOWLEDGED = new Object();

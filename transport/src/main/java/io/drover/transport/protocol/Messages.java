@@ -66,4 +66,21 @@ public final class Messages {
         }
         throw new MalformedFrameException("field '" + key + "' is missing or not text");
     }
+
+    /**
+     * A decoded value made fit for JSON: map keys as strings, byte strings (non-UTF-8 output) as text with
+     * replacement characters.
+     */
+    public static Object jsonSafe(Object value) {
+        return switch (value) {
+            case byte[] b -> new String(b, java.nio.charset.StandardCharsets.UTF_8);
+            case Map<?, ?> m -> {
+                Map<String, Object> out = new java.util.LinkedHashMap<>();
+                m.forEach((k, v) -> out.put(String.valueOf(k), jsonSafe(v)));
+                yield out;
+            }
+            case java.util.List<?> l -> l.stream().map(Messages::jsonSafe).toList();
+            case null, default -> value;
+        };
+    }
 }

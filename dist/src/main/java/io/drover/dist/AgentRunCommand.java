@@ -1,16 +1,19 @@
 package io.drover.dist;
 
 import io.drover.agent.DroverAgent;
+import io.drover.agent.Grains;
 import io.drover.server.Version;
 import io.drover.transport.minion.MinionConfig;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /** {@code drover agent}: one per host; signs in to the server and runs the jobs that target it. */
-@Command(name = "agent", mixinStandardHelpOptions = true, description = "Run the agent of this host.")
-final class AgentCommand implements Callable<Integer> {
+@Command(name = "drover agent", mixinStandardHelpOptions = true, description = {"Run the agent of this host.",
+        "(drover agent list|show|grains ask the server about agents.)"})
+final class AgentRunCommand implements Callable<Integer> {
     @Option(names = "--master", required = true, paramLabel = "HOST[:PORT]",
             description = "The server's agent transport: host and request port (default port 4506).")
     String master;
@@ -23,6 +26,19 @@ final class AgentCommand implements Callable<Integer> {
 
     @Option(names = "--publish-port", description = "The server's publish port until the server names it (default 4505).")
     int publishPort = 4505;
+
+    @Option(names = "--ip", paramLabel = "ADDR", description = "This host's inner IP in the inventory (default: its first non-loopback IPv4 address).")
+    String innerIp;
+
+    @Option(names = "--cloud-id", description = "This host's cloud area in the inventory (default 0).")
+    long cloudId;
+
+    @Option(names = "--enroll-token", paramLabel = "TOKEN", defaultValue = "${env:DROVER_ENROLL_TOKEN}",
+            description = "Enrollment token: the server accepts this agent and places its host in the token's business (default: $DROVER_ENROLL_TOKEN).")
+    String enrollToken;
+
+    @Option(names = "--heartbeat", paramLabel = "SECONDS", description = "Seconds between heartbeats (default 30); the server marks the agent lost after three missed ones.")
+    int heartbeatSeconds = 30;
 
     @Override
     public Integer call() throws InterruptedException {
@@ -42,7 +58,14 @@ final class AgentCommand implements Callable<Integer> {
                 return 2;
             }
         }
-        DroverAgent agent = DroverAgent.start(MinionConfig.of(id, host, publishPort, requestPort), root, Version.current());
+        if (heartbeatSeconds < 1 || heartbeatSeconds > 3600) {
+            System.err.println("error: --heartbeat must be 1 to 3600 seconds");
+            return 2;
+        }
+        MinionConfig config = MinionConfig.of(id, host, publishPort, requestPort).withEnrollToken(
+                enrollToken == null || enrollToken.isBlank() ? null : enrollToken.strip());
+        DroverAgent agent = DroverAgent.start(config, root, Version.current(), new Grains.Placement(innerIp, cloudId),
+                Duration.ofSeconds(heartbeatSeconds));
         System.out.println("drover agent " + id + " connecting to " + host + ":" + requestPort);
         return ServerCommand.runUntilStopped(agent);
     }

@@ -1,0 +1,11 @@
+package io.drover.model.agents;
+
+import java.time.OffsetDateTime;
+
+/**
+ * An agent as {@code drover agent list} shows it: its key state, the inventory host it runs on (null until it
+ * is linked), whether it is online, what it reported and when it was last heard from.
+ */
+public record AgentInfo(String id, String keyState, Long bkHostId, Long bkBizId, String innerIp, boolean online,
+                        String version, OffsetDateTime lastSeen) {
+}

@@ -1,0 +1,8 @@
+package io.drover.model.agents;
+
+import java.time.OffsetDateTime;
+
+/** An enrollment token without its secret. */
+public record EnrollmentTokenInfo(long id, String name, long bkBizId, long uses, OffsetDateTime createdAt,
+                                  OffsetDateTime expiresAt, OffsetDateTime revokedAt) {
+}

@@ -1,0 +1,267 @@
+package io.drover.server.agents;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import io.drover.model.agents.AgentInfo;
+import io.drover.model.inventory.Host;
+import io.drover.server.auth.Principal;
+import io.drover.server.events.EventStore;
+import io.drover.server.http.ApiException;
+import io.drover.server.inventory.InventoryService;
+import io.drover.server.store.Sql;
+import io.drover.transport.protocol.Messages;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.Jdbi;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The agents behind accepted keys: what they reported (version, grains), the inventory host each runs on, and
+ * presence. Drover agents send a heartbeat event every interval; one silent for three intervals is lost. A plain
+ * salt-minion sends no heartbeat: it is online from its first request and never marked lost.
+ * <p>
+ * Presence is kept in memory and written on changes only (online/lost transitions at once, last-seen times in one
+ * batch every few seconds), so a hundred thousand heartbeats do not become a hundred thousand transactions.
+ */
+public final class AgentRegistry {
+    private static final Logger log = LoggerFactory.getLogger(AgentRegistry.class);
+    private static final TypeReference<Map<String, Object>> MAP = new TypeReference<>() {
+    };
+    public static final int MISSED_HEARTBEATS = 3;
+
+    /** One agent's live state; fields are written by request threads and read by the presence check. */
+    private static final class Agent {
+        final String id;
+        volatile Long bizId;
+        volatile Long hostId;
+        volatile String version;
+        volatile Map<String, Object> grains = Map.of();
+        volatile String grainsDigest;
+        volatile int heartbeatSeconds;
+        volatile boolean online;
+        volatile Instant lastSeen;
+        volatile boolean lastSeenDirty;
+
+        Agent(String id) {
+            this.id = id;
+        }
+    }
+
+    private final Jdbi jdbi;
+    private final EventStore events;
+    private final InventoryService inventory;
+    private final Long defaultBizId;
+    private final Clock clock;
+    private final ConcurrentHashMap<String, Agent> agents = new ConcurrentHashMap<>();
+
+    /** {@code defaultBizId}: the business of agents accepted without an enrollment token (null: none). */
+    public AgentRegistry(Jdbi jdbi, EventStore events, InventoryService inventory, Long defaultBizId, Clock clock) {
+        this.jdbi = jdbi;
+        this.events = events;
+        this.inventory = inventory;
+        this.defaultBizId = defaultBizId;
+        this.clock = clock;
+        load();
+    }
+
+    /** Agents online when the server stopped get three intervals from now to be heard from again. */
+    private void load() {
+        Instant now = clock.instant();
+        jdbi.useHandle(h -> h.createQuery("SELECT * FROM agent").map((rs, ctx) -> {
+            Agent a = new Agent(rs.getString("id"));
+            a.bizId = (Long) rs.getObject("bk_biz_id", Long.class);
+            a.hostId = (Long) rs.getObject("bk_host_id", Long.class);
+            a.version = rs.getString("version");
+            a.grains = Sql.fromJson(rs.getString("grains"), MAP);
+            a.grainsDigest = rs.getString("grains_digest");
+            a.heartbeatSeconds = rs.getInt("heartbeat_seconds");
+            a.online = rs.getBoolean("online");
+            OffsetDateTime seen = rs.getObject("last_seen", OffsetDateTime.class);
+            a.lastSeen = a.online ? now : seen == null ? null : seen.toInstant();
+            return a;
+        }).forEach(a -> agents.put(a.id, a)));
+    }
+
+    /** Records the business an enrollment token placed an agent in (inside the key decision's transaction). */
+    public void enrolled(Handle h, String id, long bizId) {
+        if (h.createUpdate("UPDATE agent SET bk_biz_id = :biz WHERE id = :id").bind("biz", bizId).bind("id", id).execute() == 0) {
+            insert(h, id, bizId);
+        }
+        agents.computeIfAbsent(id, Agent::new).bizId = bizId;
+    }
+
+    private static void insert(Handle h, String id, Long bizId) {
+        h.createUpdate("""
+                        INSERT INTO agent (id, bk_biz_id, grains, heartbeat_seconds, online)
+                        VALUES (:id, :biz, '{}', 0, FALSE)""").bind("id", id).bind("biz", bizId).execute();
+    }
+
+    /** Any authenticated request from an accepted minion: it is alive. */
+    public void seen(String id) {
+        Agent a = agents.get(id);
+        if (a == null) {
+            a = agents.computeIfAbsent(id, Agent::new);
+            String fresh = id;
+            jdbi.useTransaction(h -> {
+                if (h.createQuery("SELECT COUNT(*) FROM agent WHERE id = :id").bind("id", fresh).mapTo(Long.class).one() == 0) {
+                    insert(h, fresh, null);
+                }
+            });
+        }
+        a.lastSeen = clock.instant();
+        a.lastSeenDirty = true;
+        if (!a.online) {
+            transition(a, true, "online", "heard from again");
+        }
+    }
+
+    /**
+     * A heartbeat event ({@code drover/agent/<id>/heartbeat}): version, interval and grains. Grains are written only
+     * when they changed; the first time an agent with a business and an address reports, it is linked to its host.
+     */
+    @SuppressWarnings("unchecked")
+    public void heartbeat(String id, Map<?, ?> data) {
+        seen(id);
+        Agent a = agents.get(id);
+        String version = data.get("version") instanceof String v && v.length() <= 64 ? v : a.version;
+        int interval = data.get("interval") instanceof Number n && n.intValue() > 0 && n.intValue() <= 86_400
+                ? n.intValue() : a.heartbeatSeconds;
+        Map<String, Object> grains = data.get("grains") instanceof Map<?, ?> g ? (Map<String, Object>) Messages.jsonSafe(g) : a.grains;
+        String json = Sql.toJson(grains);
+        String digest = io.drover.server.auth.TokenStore.hash(json);
+        boolean changed = !digest.equals(a.grainsDigest) || !java.util.Objects.equals(version, a.version)
+                || interval != a.heartbeatSeconds;
+        if (changed) {
+            jdbi.useHandle(h -> h.createUpdate("""
+                            UPDATE agent SET version = :version, grains = :grains, grains_digest = :digest,
+                            heartbeat_seconds = :interval WHERE id = :id""")
+                    .bind("version", version).bind("grains", json).bind("digest", digest).bind("interval", interval)
+                    .bind("id", id).execute());
+            a.version = version;
+            a.grains = grains;
+            a.grainsDigest = digest;
+            a.heartbeatSeconds = interval;
+        }
+        if (a.hostId == null) {
+            link(a);
+        }
+    }
+
+    private void link(Agent a) {
+        Long bizId = a.bizId != null ? a.bizId : defaultBizId;
+        String ip = a.grains.get("drover_innerip") instanceof String s && !s.isBlank() ? s : null;
+        if (bizId == null || ip == null) {
+            return;
+        }
+        long cloudId = a.grains.get("drover_cloud_id") instanceof Number n ? n.longValue() : 0L;
+        try {
+            Host host = inventory.agentHost(bizId, cloudId, ip, text(a.grains.get("host")),
+                    text(a.grains.get("kernel")) == null ? null : text(a.grains.get("kernel")).toLowerCase(Locale.ROOT),
+                    text(a.grains.get("cpuarch")));
+            jdbi.useTransaction(h -> {
+                h.createUpdate("UPDATE agent SET bk_host_id = :host, bk_biz_id = :biz WHERE id = :id")
+                        .bind("host", host.bkHostId()).bind("biz", bizId).bind("id", a.id).execute();
+                events.append(h, "drover/agent/" + a.id + "/linked", Map.of("id", a.id, "bk_host_id", host.bkHostId(),
+                        "bk_biz_id", host.bkBizId(), "bk_host_innerip", ip));
+            });
+            events.publishPending();
+            a.hostId = host.bkHostId();
+            a.bizId = bizId;
+        } catch (ApiException e) {
+            log.warn("agent {} cannot be linked to a host in business {} at {}: {}", a.id, bizId, ip, e.getMessage());
+        }
+    }
+
+    private static String text(Object value) {
+        return value instanceof String s && !s.isBlank() ? s : null;
+    }
+
+    /** Marks agents lost that missed three heartbeats, and writes last-seen times that changed. */
+    public void checkPresence() {
+        Instant now = clock.instant();
+        for (Agent a : agents.values()) {
+            if (a.online && a.heartbeatSeconds > 0 && a.lastSeen != null
+                    && a.lastSeen.plus(Duration.ofSeconds((long) a.heartbeatSeconds * MISSED_HEARTBEATS)).isBefore(now)) {
+                transition(a, false, "lost", "no heartbeat for " + MISSED_HEARTBEATS + " intervals of "
+                        + a.heartbeatSeconds + " s");
+            }
+        }
+        List<Agent> dirty = agents.values().stream().filter(a -> a.lastSeenDirty).toList();
+        if (!dirty.isEmpty()) {
+            jdbi.useHandle(h -> {
+                var batch = h.prepareBatch("UPDATE agent SET last_seen = :seen WHERE id = :id");
+                for (Agent a : dirty) {
+                    a.lastSeenDirty = false;
+                    batch.bind("seen", a.lastSeen.atOffset(ZoneOffset.UTC)).bind("id", a.id).add();
+                }
+                batch.execute();
+            });
+        }
+    }
+
+    private void transition(Agent a, boolean online, String what, String reason) {
+        synchronized (a) {
+            if (a.online == online) {
+                return;
+            }
+            a.online = online;
+            jdbi.useTransaction(h -> {
+                h.createUpdate("UPDATE agent SET online = :online, last_seen = :seen WHERE id = :id")
+                        .bind("online", online).bind("seen", a.lastSeen == null ? null : a.lastSeen.atOffset(ZoneOffset.UTC))
+                        .bind("id", a.id).execute();
+                Map<String, Object> data = new LinkedHashMap<>();
+                data.put("id", a.id);
+                data.put("bk_host_id", a.hostId);
+                data.put("reason", reason);
+                events.append(h, "drover/agent/" + a.id + "/" + what, data);
+            });
+        }
+        events.publishPending();
+        log.info("agent {} is {} ({})", a.id, what, reason);
+    }
+
+    /** Forgets an agent whose key was deleted. */
+    public void forget(Handle h, String id) {
+        h.createUpdate("DELETE FROM agent WHERE id = :id").bind("id", id).execute();
+        agents.remove(id);
+    }
+
+    /** The grains an agent reported (empty when it has not). */
+    public Map<String, Object> grains(String id) {
+        Agent a = agents.get(id);
+        return a == null ? Map.of() : a.grains;
+    }
+
+    public boolean online(String id) {
+        Agent a = agents.get(id);
+        return a != null && a.online;
+    }
+
+    /** Every key with its agent, as {@code drover agent list} shows them; business-scoped tokens see their hosts. */
+    public List<AgentInfo> list(Principal p) {
+        List<AgentInfo> out = new ArrayList<>();
+        jdbi.useHandle(h -> h.createQuery("SELECT id, state FROM minion_key ORDER BY id").map((rs, ctx) -> {
+            String id = rs.getString(1);
+            Agent a = agents.get(id);
+            return a == null ? new AgentInfo(id, rs.getString(2), null, null, null, false, null, null)
+                    : new AgentInfo(id, rs.getString(2), a.hostId, a.bizId, text(a.grains.get("drover_innerip")),
+                    a.online, a.version, a.lastSeen == null ? null : a.lastSeen.atOffset(ZoneOffset.UTC));
+        }).forEach(out::add));
+        return out.stream().filter(a -> p.allBusinesses() || (a.bkBizId() != null && p.mayTouch(a.bkBizId()))).toList();
+    }
+
+    public AgentInfo get(Principal p, String id) {
+        return list(p).stream().filter(a -> a.id().equals(id)).findFirst()
+                .orElseThrow(() -> ApiException.notFound("agent", id));
+    }
+}

@@ -1,0 +1,46 @@
+package io.drover.server.agents;
+
+import static io.drover.server.http.HttpApi.API;
+import static io.drover.server.http.HttpApi.principal;
+
+import io.drover.model.agents.AgentInfo;
+import io.drover.model.agents.CreatedEnrollmentToken;
+import io.drover.model.agents.EnrollmentTokenInfo;
+import io.drover.model.agents.EnrollmentTokenRequest;
+import io.drover.model.auth.Role;
+import io.drover.server.http.Bodies;
+import io.drover.server.http.HttpApi;
+import io.drover.server.http.Params;
+import io.drover.server.http.Route.Shape;
+import java.util.Map;
+
+/** Agents (presence, host, version) and the enrollment tokens that admit them. */
+public final class AgentRoutes {
+    private final AgentRegistry agents;
+    private final EnrollmentTokens enrollment;
+
+    public AgentRoutes(AgentRegistry agents, EnrollmentTokens enrollment) {
+        this.agents = agents;
+        this.enrollment = enrollment;
+    }
+
+    public void register(HttpApi api) {
+        api.get(API + "/agents", Role.VIEWER, "List agents: key state, host, online, version, last seen",
+                AgentInfo.class, Shape.LIST, ctx -> ctx.json(agents.list(principal(ctx))));
+        api.get(API + "/agents/{id}", Role.VIEWER, "One agent", AgentInfo.class, Shape.ONE,
+                ctx -> ctx.json(agents.get(principal(ctx), ctx.pathParam("id"))));
+        api.get(API + "/agents/{id}/grains", Role.VIEWER, "The facts (grains) an agent last reported", Map.class,
+                Shape.ONE, ctx -> {
+                    agents.get(principal(ctx), ctx.pathParam("id"));
+                    ctx.json(agents.grains(ctx.pathParam("id")));
+                });
+        api.get(API + "/enrollment-tokens", Role.ADMIN, "List enrollment tokens (never their secrets)",
+                EnrollmentTokenInfo.class, Shape.LIST, ctx -> ctx.json(enrollment.list(principal(ctx))));
+        api.post(API + "/enrollment-tokens", Role.ADMIN,
+                "Create an enrollment token: agents presenting it are accepted into its business; the secret is in this response only",
+                EnrollmentTokenRequest.class, CreatedEnrollmentToken.class, 201,
+                ctx -> ctx.json(enrollment.create(principal(ctx), Bodies.read(ctx, EnrollmentTokenRequest.class))));
+        api.delete(API + "/enrollment-tokens/{id}", Role.ADMIN, "Revoke an enrollment token",
+                ctx -> enrollment.revoke(principal(ctx), Params.pathId(ctx, "id")));
+    }
+}

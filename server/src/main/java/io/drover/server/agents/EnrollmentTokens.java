@@ -1,0 +1,111 @@
+package io.drover.server.agents;
+
+import io.drover.model.agents.CreatedEnrollmentToken;
+import io.drover.model.agents.EnrollmentTokenInfo;
+import io.drover.model.agents.EnrollmentTokenRequest;
+import io.drover.model.api.Problem.FieldError;
+import io.drover.server.auth.Principal;
+import io.drover.server.auth.TokenStore;
+import io.drover.server.http.ApiException;
+import io.drover.server.store.Sql;
+import java.security.SecureRandom;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Optional;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.Jdbi;
+
+/**
+ * Enrollment tokens: an agent started with one is accepted without an operator and its host is placed in the
+ * token's business. Stored as SHA-256 like API tokens; a token may expire and may be revoked.
+ */
+public final class EnrollmentTokens {
+    static final String PREFIX = "drv_enroll_";
+
+    private final Jdbi jdbi;
+    private final SecureRandom random = new SecureRandom();
+
+    public EnrollmentTokens(Jdbi jdbi) {
+        this.jdbi = jdbi;
+    }
+
+    public CreatedEnrollmentToken create(Principal p, EnrollmentTokenRequest request) {
+        List<FieldError> errors = new ArrayList<>();
+        if (request.name() == null || request.name().isBlank()) {
+            errors.add(new FieldError("name", "is required"));
+        } else if (request.name().length() > 128) {
+            errors.add(new FieldError("name", "is longer than 128 characters"));
+        }
+        if (request.bkBizId() == null) {
+            errors.add(new FieldError("bk_biz_id", "is required: the business new agents' hosts are placed in"));
+        }
+        if (request.ttlHours() != null && (request.ttlHours() < 1 || request.ttlHours() > 24 * 3650)) {
+            errors.add(new FieldError("ttl_hours", "must be 1 to 87600 hours"));
+        }
+        if (!errors.isEmpty()) {
+            throw ApiException.invalid(errors);
+        }
+        p.requireBiz(request.bkBizId());
+        byte[] secret = new byte[32];
+        random.nextBytes(secret);
+        String token = PREFIX + Base64.getUrlEncoder().withoutPadding().encodeToString(secret);
+        OffsetDateTime now = Sql.now();
+        OffsetDateTime expires = request.ttlHours() == null ? null : now.plusHours(request.ttlHours());
+        long id = jdbi.inTransaction(h -> {
+            if (h.createQuery("SELECT COUNT(*) FROM business WHERE bk_biz_id = :biz").bind("biz", request.bkBizId())
+                    .mapTo(Long.class).one() == 0) {
+                throw ApiException.invalid("bk_biz_id", "business " + request.bkBizId() + " does not exist");
+            }
+            return h.createUpdate("""
+                            INSERT INTO enrollment_token (name, token_hash, bk_biz_id, created_at, expires_at)
+                            VALUES (:name, :hash, :biz, :now, :expires)""")
+                    .bind("name", request.name().strip()).bind("hash", TokenStore.hash(token)).bind("biz", request.bkBizId())
+                    .bind("now", now).bind("expires", expires)
+                    .executeAndReturnGeneratedKeys("id").mapTo(Long.class).one();
+        });
+        return new CreatedEnrollmentToken(get(id), token);
+    }
+
+    public List<EnrollmentTokenInfo> list(Principal p) {
+        return jdbi.withHandle(h -> h.createQuery("SELECT * FROM enrollment_token ORDER BY id").map((rs, ctx) -> info(rs))
+                .list()).stream().filter(t -> p.mayTouch(t.bkBizId())).toList();
+    }
+
+    public EnrollmentTokenInfo revoke(Principal p, long id) {
+        EnrollmentTokenInfo before = get(id);
+        p.requireBiz(before.bkBizId());
+        jdbi.useHandle(h -> h.createUpdate("UPDATE enrollment_token SET revoked_at = :now WHERE id = :id AND revoked_at IS NULL")
+                .bind("now", Sql.now()).bind("id", id).execute());
+        return get(id);
+    }
+
+    private EnrollmentTokenInfo get(long id) {
+        return jdbi.withHandle(h -> h.createQuery("SELECT * FROM enrollment_token WHERE id = :id").bind("id", id)
+                .map((rs, ctx) -> info(rs)).findOne()).orElseThrow(() -> ApiException.notFound("enrollment token", id));
+    }
+
+    /** The business of a presented token that is known, not expired and not revoked; counts the use. */
+    public Optional<Long> redeem(Handle h, Object presented) {
+        if (!(presented instanceof String token) || !token.startsWith(PREFIX) || token.length() > 200) {
+            return Optional.empty();
+        }
+        Optional<EnrollmentTokenInfo> found = h.createQuery("SELECT * FROM enrollment_token WHERE token_hash = :hash")
+                .bind("hash", TokenStore.hash(token)).map((rs, ctx) -> info(rs)).findOne();
+        OffsetDateTime now = Sql.now();
+        Optional<EnrollmentTokenInfo> valid = found.filter(t -> t.revokedAt() == null)
+                .filter(t -> t.expiresAt() == null || t.expiresAt().isAfter(now));
+        valid.ifPresent(t -> h.createUpdate("UPDATE enrollment_token SET uses = uses + 1 WHERE id = :id")
+                .bind("id", t.id()).execute());
+        return valid.map(EnrollmentTokenInfo::bkBizId);
+    }
+
+    private static EnrollmentTokenInfo info(ResultSet rs) throws SQLException {
+        return new EnrollmentTokenInfo(rs.getLong("id"), rs.getString("name"), rs.getLong("bk_biz_id"), rs.getLong("uses"),
+                rs.getObject("created_at", OffsetDateTime.class), rs.getObject("expires_at", OffsetDateTime.class),
+                rs.getObject("revoked_at", OffsetDateTime.class));
+    }
+}

@@ -1,0 +1,134 @@
+package io.drover.server.files;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.channels.SeekableByteChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.security.DigestInputStream;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Stream;
+
+/**
+ * Salt's fileserver over the request channel, serving one directory (where plugin packages live): {@code _file_list},
+ * {@code _file_hash} (sha256) and {@code _serve_file} in chunks. Paths are relative to the root; a path that is
+ * absolute, holds {@code ..} or leaves the root through a link is refused.
+ */
+public final class FileServer {
+    public static final int CHUNK = 256 * 1024;
+
+    private final Path root;
+    private final ConcurrentHashMap<Path, CachedHash> hashes = new ConcurrentHashMap<>();
+
+    private record CachedHash(long size, FileTime modified, String sha256) {
+    }
+
+    public FileServer(Path root) {
+        try {
+            this.root = Files.createDirectories(root).toRealPath();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create the file root " + root, e);
+        }
+    }
+
+    public Path root() {
+        return root;
+    }
+
+    /** The file a relative path names under the root, or empty when the path is unsafe or names no regular file. */
+    public Optional<Path> resolve(Object requested) {
+        if (!(requested instanceof String text) || text.isEmpty() || text.length() > 4096 || text.indexOf('\0') >= 0) {
+            return Optional.empty();
+        }
+        String path = text.startsWith("salt://") ? text.substring("salt://".length()) : text;
+        if (path.startsWith("/") || path.startsWith("\\") || List.of(path.split("[/\\\\]")).contains("..")) {
+            return Optional.empty();
+        }
+        Path file = root.resolve(path).normalize();
+        try {
+            if (!file.startsWith(root) || !Files.isRegularFile(file) || !file.toRealPath().startsWith(root)) {
+                return Optional.empty();
+            }
+        } catch (IOException e) {
+            return Optional.empty();
+        }
+        return Optional.of(file);
+    }
+
+    /** Every regular file under the root whose relative path starts with {@code prefix}, sorted. */
+    public List<String> list(String prefix) {
+        String wanted = prefix == null ? "" : prefix;
+        try (Stream<Path> files = Files.walk(root)) {
+            return files.filter(Files::isRegularFile).map(f -> root.relativize(f).toString().replace('\\', '/'))
+                    .filter(p -> p.startsWith(wanted)).sorted().toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot list " + root, e);
+        }
+    }
+
+    /** {@code {hsum, hash_type: sha256}}, or an empty map for a missing or unsafe path (as Salt answers). */
+    public Map<String, Object> hash(Object path) {
+        return resolve(path).map(file -> {
+            Map<String, Object> out = new LinkedHashMap<>();
+            out.put("hsum", sha256(file));
+            out.put("hash_type", "sha256");
+            return out;
+        }).orElse(Map.of());
+    }
+
+    /** One chunk from offset {@code loc}: {@code {data, dest}}; data is empty at the end of the file. */
+    public Map<String, Object> serve(Object path, Object loc) {
+        Optional<Path> file = resolve(path);
+        long offset = loc instanceof Number n ? n.longValue() : 0L;
+        if (file.isEmpty() || offset < 0) {
+            return Map.of("data", "", "dest", "");
+        }
+        try (SeekableByteChannel channel = Files.newByteChannel(file.get())) {
+            long size = channel.size();
+            byte[] chunk = new byte[(int) Math.max(0, Math.min(CHUNK, size - offset))];
+            channel.position(Math.min(offset, size));
+            java.nio.ByteBuffer buffer = java.nio.ByteBuffer.wrap(chunk);
+            while (buffer.hasRemaining() && channel.read(buffer) > 0) {
+                // read the whole chunk
+            }
+            Map<String, Object> out = new LinkedHashMap<>();
+            out.put("data", chunk);
+            out.put("dest", root.relativize(file.get()).toString());
+            return out;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + file.get(), e);
+        }
+    }
+
+    /** The sha256 of a file, cached while its size and modification time stay the same. */
+    public String sha256(Path file) {
+        try {
+            long size = Files.size(file);
+            FileTime modified = Files.getLastModifiedTime(file);
+            CachedHash cached = hashes.get(file);
+            if (cached != null && cached.size == size && cached.modified.equals(modified)) {
+                return cached.sha256;
+            }
+            MessageDigest digest = MessageDigest.getInstance("SHA-256");
+            try (InputStream in = new DigestInputStream(Files.newInputStream(file), digest)) {
+                in.transferTo(java.io.OutputStream.nullOutputStream());
+            }
+            String hex = HexFormat.of().formatHex(digest.digest());
+            hashes.put(file, new CachedHash(size, modified, hex));
+            return hex;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + file, e);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is not available", e);
+        }
+    }
+}
