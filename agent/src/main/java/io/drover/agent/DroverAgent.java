@@ -172,8 +172,8 @@ public final class DroverAgent implements AutoCloseable {
     @Override
     public void close() {
         running = false;
-        resender.interrupt();
-        heartbeats.interrupt();
+        // No interrupts: JeroMQ sockets break when their thread is interrupted mid-call. Both loops check
+        // running at least every two seconds and are daemons.
         minion.close();
     }
 }

@@ -68,8 +68,8 @@ public final class FileServer {
     public List<String> list(String prefix) {
         String wanted = prefix == null ? "" : prefix;
         try (Stream<Path> files = Files.walk(root)) {
-            return files.filter(Files::isRegularFile).map(f -> root.relativize(f).toString().replace('\\', '/'))
-                    .filter(p -> p.startsWith(wanted)).sorted().toList();
+            return files.map(f -> root.relativize(f).toString().replace('\\', '/'))
+                    .filter(p -> p.startsWith(wanted) && resolve(p).isPresent()).sorted().toList();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot list " + root, e);
         }
