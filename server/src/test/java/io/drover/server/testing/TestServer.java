@@ -40,6 +40,25 @@ public final class TestServer implements AutoCloseable {
         return new TestServer(DroverServer.start(config(dir, Map.of())), dir, () -> { });
     }
 
+    /** A server on a given data directory (H2 there) with more settings: to restart a server where it was. */
+    public static TestServer start(Path dataDir, Map<Setting, String> more) {
+        return new TestServer(DroverServer.start(config(dataDir, more)), dataDir, () -> { });
+    }
+
+    /** A temporary data directory. */
+    public static Path newDataDir() {
+        return tempDir();
+    }
+
+    /** A free TCP port on loopback (for settings that must stay the same across a restart). */
+    public static int freePort() {
+        try (java.net.ServerSocket socket = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     /** A server on the given database. */
     public static TestServer start(TestDatabases.Target db) {
         Path dir = tempDir();
