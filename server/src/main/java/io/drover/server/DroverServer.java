@@ -114,7 +114,8 @@ public final class DroverServer implements AutoCloseable {
             server.master = new SaltMaster(MasterKeyFile.loadOrCreate(config.dataDir()),
                     new SaltBridge(server.keys, server.jobs, server.agents, server.files, server.database.jdbi(),
                             server.events), config.saltHost(),
-                    config.saltPublishPort(), config.saltRequestPort(), SaltMaster.PublishMode.FILTERED);
+                    config.saltPublishPort(), config.saltRequestPort(),
+                    SaltMaster.PublishMode.valueOf(config.saltPublishMode().toUpperCase(java.util.Locale.ROOT)));
             server.keys.onRevoked(server.master::rotateSessionKey);
             server.api.start(config.host(), config.port());
         } catch (RuntimeException e) {

@@ -114,6 +114,9 @@ public final class ServerConfig {
         if (!get(Setting.AGENT_BIZ).isBlank()) {
             positive(Setting.AGENT_BIZ);
         }
+        if (!java.util.List.of("filtered", "broadcast").contains(get(Setting.SALT_PUBLISH_MODE))) {
+            throw invalid(Setting.SALT_PUBLISH_MODE, "must be filtered or broadcast");
+        }
         String format = get(Setting.LOG_FORMAT);
         if (!format.equals("text") && !format.equals("json")) {
             throw invalid(Setting.LOG_FORMAT, "must be text or json");
@@ -218,6 +221,10 @@ public final class ServerConfig {
     public Long agentBiz() {
         String value = get(Setting.AGENT_BIZ).strip();
         return value.isEmpty() ? null : (long) integer(Setting.AGENT_BIZ);
+    }
+
+    public String saltPublishMode() {
+        return get(Setting.SALT_PUBLISH_MODE);
     }
 
     public String logFormat() {

@@ -141,9 +141,7 @@ public final class SaltMaster implements AutoCloseable {
         envelope.put("load", ct);
         envelope.put("sig", Rsa.signSha1(masterKey, ct));
         byte[] frame = SaltPack.pack(envelope);
-        if (publishMode == PublishMode.BROADCAST) {
-            enqueue(new byte[][] {frame});
-        } else if (minions == null) {
+        if (publishMode == PublishMode.BROADCAST || minions == null) {
             enqueue(new byte[][] {BROADCAST, frame});
         } else {
             for (String id : minions) {
