@@ -88,13 +88,12 @@ public final class FleetLoad {
             int returned = 0;
             long deadline = t0 + 30_000_000_000L;
             while (System.nanoTime() < deadline) {
-                JsonNode job = Json.json().readTree(http.send(HttpRequest.newBuilder(URI.create(server + "/api/v1/jobs/" + jid))
+                JsonNode job = Json.json().readTree(http.send(HttpRequest.newBuilder(URI.create(server + "/api/v1/jobs/" + jid + "?wait=30"))
                         .header("Authorization", "Bearer " + token).build(), HttpResponse.BodyHandlers.ofString()).body());
                 returned = job.path("returns").size();
                 if (job.path("missing").isEmpty() && returned == expected) {
                     break;
                 }
-                Thread.sleep(20);
             }
             double seconds = (System.nanoTime() - t0) / 1e9;
             if (round >= warmup) {

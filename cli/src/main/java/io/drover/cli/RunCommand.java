@@ -35,7 +35,7 @@ public final class RunCommand implements Callable<Integer> {
     @Option(names = "--timeout", description = "Seconds to wait for returns (default 10).") int timeout = 10;
 
     @Override
-    public Integer call() throws InterruptedException {
+    public Integer call() {
         Map<String, Object> request = new LinkedHashMap<>();
         request.put("tgt", target);
         request.put("tgt_type", type.pcre ? "pcre" : type.list ? "list" : "glob");
@@ -48,7 +48,9 @@ public final class RunCommand implements Callable<Integer> {
         long deadline = System.nanoTime() + timeout * 1_000_000_000L;
         JsonNode job;
         while (true) {
-            job = client.client().get("/api/v1/jobs/" + jid);
+            // Waits on the server up to a second per request: returns print as they come, and the command ends
+            // as soon as the last one is stored.
+            job = client.client().get("/api/v1/jobs/" + jid + "?wait=1");
             job.path("returns").fields().forEachRemaining(e -> {
                 if (printed.add(e.getKey())) {
                     print(e.getKey(), e.getValue());
@@ -57,7 +59,6 @@ public final class RunCommand implements Callable<Integer> {
             if (job.path("missing").isEmpty() || System.nanoTime() > deadline) {
                 break;
             }
-            Thread.sleep(100);
         }
         if (!job.path("missing").isEmpty()) {
             List<String> missing = new java.util.ArrayList<>();

@@ -143,6 +143,7 @@ public final class DroverServer implements AutoCloseable {
     }
 
     private void prune() {
+        jobs.forgetStaleJobs();
         try {
             int pruned = events.prune(config.eventRetentionDays());
             if (pruned > 0) {

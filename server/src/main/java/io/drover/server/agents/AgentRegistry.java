@@ -31,13 +31,16 @@ import org.slf4j.LoggerFactory;
  * salt-minion sends no heartbeat: it is online from its first request and never marked lost.
  * <p>
  * Presence is kept in memory and written on changes only (online/lost transitions at once, last-seen times in one
- * batch every few seconds), so a hundred thousand heartbeats do not become a hundred thousand transactions.
+ * batch every 30 seconds), so a hundred thousand heartbeats do not become a hundred thousand transactions.
  */
 public final class AgentRegistry {
     private static final Logger log = LoggerFactory.getLogger(AgentRegistry.class);
     private static final TypeReference<Map<String, Object>> MAP = new TypeReference<>() {
     };
     public static final int MISSED_HEARTBEATS = 3;
+    /** Last-seen times are for display (presence is decided in memory): written every 30 s, in one batch. */
+    private static final Duration LAST_SEEN_FLUSH = Duration.ofSeconds(30);
+    private volatile Instant nextLastSeenFlush = Instant.MIN;
 
     /** One agent's live state; fields are written by request threads and read by the presence check. */
     private static final class Agent {
@@ -196,6 +199,10 @@ public final class AgentRegistry {
                         + a.heartbeatSeconds + " s");
             }
         }
+        if (now.isBefore(nextLastSeenFlush)) {
+            return;
+        }
+        nextLastSeenFlush = now.plus(LAST_SEEN_FLUSH);
         List<Agent> dirty = agents.values().stream().filter(a -> a.lastSeenDirty).toList();
         if (!dirty.isEmpty()) {
             jdbi.useHandle(h -> {

@@ -43,13 +43,15 @@ public final class JobRoutes {
                 ctx -> keys.delete(ctx.pathParam("id")));
         api.post(API + "/jobs", Role.OPERATOR, "Run a function on the agents a target names", JobRequest.class,
                 JobStarted.class, 201, ctx -> ctx.json(jobs.start(principal(ctx), Bodies.read(ctx, JobRequest.class))));
-        api.get(API + "/jobs/{jid}", Role.VIEWER, "A job with its returns so far and the minions still missing",
+        api.get(API + "/jobs/{jid}", Role.VIEWER,
+                "A job with its returns so far and the minions still missing; ?wait=S (up to 60) answers once every minion returned or after S seconds",
                 JobResult.class, Shape.ONE, ctx -> {
                     String jid = ctx.pathParam("jid");
                     if (!jid.matches("\\d{20}")) {
                         throw ApiException.invalid("jid", "'" + jid + "' is not a 20-digit job id");
                     }
-                    ctx.json(jobs.get(jid));
+                    long wait = io.drover.server.http.Params.bounded(ctx, "wait", 0, 0, 60);
+                    ctx.json(jobs.await(jid, java.time.Duration.ofSeconds(wait)));
                 });
     }
 }

@@ -49,6 +49,11 @@ public final class JobService implements AutoCloseable {
     private final JobIds ids = new JobIds();
     private final BlockingQueue<PendingReturn> returns = new LinkedBlockingQueue<>();
     private final Thread writer;
+    /** Jobs still waiting for returns: the minions not heard from, and a future completed when none are left. */
+    private final Map<String, LiveJob> live = new java.util.concurrent.ConcurrentHashMap<>();
+
+    private record LiveJob(java.util.Set<String> missing, CompletableFuture<Void> done, long startedNanos) {
+    }
 
     /** {@code publisher} sends a publish load to the given minion ids. */
     public JobService(Jdbi jdbi, EventStore events, KeyStore keys, BiConsumer<Map<String, Object>, List<String>> publisher) {
@@ -101,6 +106,8 @@ public final class JobService implements AutoCloseable {
                     "tgt", request.tgt(), "tgt_type", type, "minions", minions, "user", principal.name()));
         });
         events.publishPending();
+        live.put(jid, new LiveJob(java.util.concurrent.ConcurrentHashMap.newKeySet(), new CompletableFuture<>(), System.nanoTime()));
+        live.get(jid).missing().addAll(minions);
         Map<String, Object> load = new LinkedHashMap<>();
         load.put("fun", request.fun());
         load.put("arg", arg);
@@ -175,6 +182,7 @@ public final class JobService implements AutoCloseable {
             try {
                 storeBatch(batch);
                 batch.forEach(p -> p.stored().complete(true));
+                batch.forEach(p -> answered((String) p.load().get("jid"), p.minionId()));
                 events.publishPending();
             } catch (RuntimeException e) {
                 log.warn("storing {} return(s) failed", batch.size(), e);
@@ -224,6 +232,40 @@ public final class JobService implements AutoCloseable {
             }
             events.appendAll(h, fired);
         });
+    }
+
+    private void answered(String jid, String minionId) {
+        LiveJob job = live.get(jid);
+        if (job != null && job.missing().remove(minionId) && job.missing().isEmpty()) {
+            job.done().complete(null);
+            live.remove(jid);
+        }
+    }
+
+    /** Forgets jobs that stayed incomplete for a day (their returns are still stored if they come). */
+    public void forgetStaleJobs() {
+        long cutoff = System.nanoTime() - TimeUnit.DAYS.toNanos(1);
+        live.values().removeIf(job -> job.startedNanos() < cutoff);
+    }
+
+    /**
+     * The job once every targeted minion answered, or as it is when {@code wait} runs out: a client waits with one
+     * request instead of polling.
+     */
+    public JobResult await(String jid, java.time.Duration wait) {
+        LiveJob job = live.get(jid);
+        if (job != null && !wait.isZero()) {
+            try {
+                job.done().get(wait.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (TimeoutException e) {
+                // answer with what is there
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (ExecutionException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        return get(jid);
     }
 
     @Override
