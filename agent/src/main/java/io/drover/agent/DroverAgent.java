@@ -28,7 +28,7 @@ public final class DroverAgent implements AutoCloseable {
     private final String version;
     private final Grains.Placement placement;
     private final Duration heartbeat;
-    private final Map<String, Object> grains;
+    private volatile Map<String, Object> grains;
     private volatile boolean running = true;
     /** Jobs running in this process; a journalled job that is not among them was cut short by a stop. */
     private final java.util.Set<String> inFlight = java.util.concurrent.ConcurrentHashMap.newKeySet();
@@ -42,7 +42,7 @@ public final class DroverAgent implements AutoCloseable {
         this.heartbeat = heartbeat;
         this.grains = Grains.collect(config.id(), placement);
         this.functions = new Functions(grains, version, root);
-        this.minion = new SaltMinion(config, keys.loadOrCreate(), keys.pinnedMaster(), Targets.byId(config.id()),
+        this.minion = new SaltMinion(config, keys.loadOrCreate(), keys.pinnedMaster(), Targets.of(config.id(), () -> grains),
                 this::runJob, keys::pinMaster);
         this.resender = Thread.ofPlatform().name("agent-resend").daemon().start(this::resendLoop);
         this.heartbeats = Thread.ofPlatform().name("agent-heartbeat").daemon().start(this::heartbeatLoop);
@@ -72,6 +72,7 @@ public final class DroverAgent implements AutoCloseable {
                                 Map.of("data", "Minion " + minion.id() + " started"));
                     }
                     Map<String, Object> current = Grains.collect(minion.id(), placement);
+                    grains = current;
                     Map<String, Object> data = new LinkedHashMap<>();
                     data.put("version", version);
                     data.put("interval", heartbeat.toSeconds());

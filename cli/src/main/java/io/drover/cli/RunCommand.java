@@ -30,6 +30,16 @@ public final class RunCommand implements Callable<Integer> {
     static final class TargetType {
         @Option(names = "-E", description = "TARGET is a regular expression on ids.") boolean pcre;
         @Option(names = "-L", description = "TARGET is a comma-separated list of ids.") boolean list;
+        @Option(names = "-G", description = "TARGET is a grain match, key:glob (e.g. os:Debian, roles:web*).") boolean grain;
+        @Option(names = "-P", description = "TARGET is a grain regular expression, key:regex.") boolean grainPcre;
+        @Option(names = "-S", description = "TARGET is an IPv4 address or CIDR network.") boolean ipcidr;
+        @Option(names = "-C", description = "TARGET is compound: G@ P@ E@ L@ S@ N@ words and id globs with and/or/not and parentheses.") boolean compound;
+        @Option(names = "-N", description = "TARGET is a nodegroup defined in the server's nodegroups setting.") boolean nodegroup;
+
+        String type() {
+            return pcre ? "pcre" : list ? "list" : grain ? "grain" : grainPcre ? "grain_pcre" : ipcidr ? "ipcidr"
+                    : compound ? "compound" : nodegroup ? "nodegroup" : "glob";
+        }
     }
 
     @Option(names = "--timeout", description = "Seconds to wait for returns (default 10).") int timeout = 10;
@@ -38,7 +48,7 @@ public final class RunCommand implements Callable<Integer> {
     public Integer call() {
         Map<String, Object> request = new LinkedHashMap<>();
         request.put("tgt", target);
-        request.put("tgt_type", type.pcre ? "pcre" : type.list ? "list" : "glob");
+        request.put("tgt_type", type.type());
         request.put("fun", fun);
         request.put("arg", args);
         request.put("timeout", timeout);

@@ -91,7 +91,7 @@ public final class DroverServer implements AutoCloseable {
             this.files = new FileServer(config.dataDir().resolve("files"));
             this.keys = new KeyStore(database.jdbi(), events, config.autoAccept().stream().map(Glob::compile).toList(),
                     enrollment, agents);
-            this.jobs = new JobService(database.jdbi(), events, keys, (load, minions) -> master.publish(load, minions));
+            this.jobs = new JobService(database.jdbi(), events, keys, agents::grains, config.nodegroups(), (load, minions) -> master.publish(load, minions));
             new JobRoutes(keys, jobs).register(api);
 
             this.adminTokenFile = AdminTokenFile.ensure(tokens, config.dataDir());

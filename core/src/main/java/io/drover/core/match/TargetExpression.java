@@ -70,6 +70,33 @@ public final class TargetExpression {
         };
     }
 
+    /**
+     * A nodegroup or compound target as minions receive it: every {@code N@name} (and a nodegroup target itself)
+     * replaced by its expression in parentheses, as Salt's master expands them. Minions do not know nodegroups.
+     */
+    public static String expandNodegroups(String type, String tgt, Map<String, String> nodegroups) {
+        parse(type, tgt, nodegroups);
+        return expand(type.equals("nodegroup") ? "N@" + tgt : tgt, nodegroups);
+    }
+
+    private static String expand(String expression, Map<String, String> nodegroups) {
+        StringBuilder out = new StringBuilder();
+        for (String word : expression.strip().split("\\s+")) {
+            int open = 0;
+            while (open < word.length() && word.charAt(open) == '(') {
+                open++;
+            }
+            int close = word.length();
+            while (close > open && word.charAt(close - 1) == ')') {
+                close--;
+            }
+            String core = word.substring(open, close);
+            String replaced = core.startsWith("N@") ? "( " + expand(nodegroups.get(core.substring(2)), nodegroups) + " )" : core;
+            out.append(out.isEmpty() ? "" : " ").append(word, 0, open).append(replaced).append(word.substring(close));
+        }
+        return out.toString();
+    }
+
     /** The ids of a list target: a list, or a comma-separated string; trimmed, blanks dropped. */
     public static List<String> listed(Object tgt) {
         Collection<?> items = tgt instanceof Collection<?> c ? c

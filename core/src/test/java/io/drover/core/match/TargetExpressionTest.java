@@ -76,6 +76,11 @@ class TargetExpressionTest {
         assertThat(matching("nodegroup", "web")).containsExactly("web-1");
         assertThat(matching("nodegroup", "webdb")).containsExactly("web-1", "db-1");
         assertThat(matching("compound", "N@webdb and not N@web")).containsExactly("db-1");
+        String expanded = TargetExpression.expandNodegroups("compound", "(N@webdb) and not N@web", GROUPS);
+        assertThat(expanded).isEqualTo("(( ( G@roles:web ) or L@db-1 )) and not ( G@roles:web )");
+        assertThat(matching("compound", expanded)).containsExactly("db-1");
+        assertThat(TargetExpression.expandNodegroups("nodegroup", "web", GROUPS)).isEqualTo("( G@roles:web )");
+        assertThatThrownBy(() -> TargetExpression.expandNodegroups("nodegroup", "loop", GROUPS)).isInstanceOf(TargetException.class);
     }
 
     @Test

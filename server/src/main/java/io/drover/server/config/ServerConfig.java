@@ -114,6 +114,14 @@ public final class ServerConfig {
         if (!get(Setting.AGENT_BIZ).isBlank()) {
             positive(Setting.AGENT_BIZ);
         }
+        Map<String, String> groups = nodegroups();
+        for (String name : groups.keySet()) {
+            try {
+                io.drover.core.match.TargetExpression.parse("nodegroup", name, groups);
+            } catch (io.drover.core.match.TargetException e) {
+                throw invalid(Setting.NODEGROUPS, e.getMessage());
+            }
+        }
         if (!java.util.List.of("filtered", "broadcast").contains(get(Setting.SALT_PUBLISH_MODE))) {
             throw invalid(Setting.SALT_PUBLISH_MODE, "must be filtered or broadcast");
         }
@@ -221,6 +229,22 @@ public final class ServerConfig {
     public Long agentBiz() {
         String value = get(Setting.AGENT_BIZ).strip();
         return value.isEmpty() ? null : (long) integer(Setting.AGENT_BIZ);
+    }
+
+    /** Nodegroup names with their compound expressions, in the order given. */
+    public Map<String, String> nodegroups() {
+        Map<String, String> groups = new java.util.LinkedHashMap<>();
+        for (String pair : get(Setting.NODEGROUPS).split(";")) {
+            if (pair.isBlank()) {
+                continue;
+            }
+            int eq = pair.indexOf('=');
+            if (eq <= 0 || pair.substring(eq + 1).isBlank()) {
+                throw invalid(Setting.NODEGROUPS, "'" + pair.strip() + "' is not name=expression");
+            }
+            groups.put(pair.substring(0, eq).strip(), pair.substring(eq + 1).strip());
+        }
+        return groups;
     }
 
     public String saltPublishMode() {

@@ -22,6 +22,7 @@ public enum Setting {
     SALT_REQUEST_PORT("salt-request-port", "4506", "Request port of the agent transport (0 picks a free port)."),
     SALT_PUBLISH_MODE("salt-publish-mode", "filtered", "How jobs are published: filtered (one frame per targeted agent, topic sha1(id): untargeted agents never receive the job) or broadcast (one frame with topic 'broadcast' that every agent receives and checks itself; fewer frames for very wide targets)."),
     AUTO_ACCEPT("auto-accept", "", "Comma-separated id globs whose new agent keys are accepted without an operator; empty (the default) accepts none."),
+    NODEGROUPS("nodegroups", "", "Named targets for tgt_type nodegroup (drover run -N NAME): 'name=compound expression' pairs separated by ';', e.g. web=G@roles:web;edge=L@lb-1,lb-2 or N@web."),
     AGENT_BIZ("agent-biz", "", "Business whose idle module receives the hosts of agents accepted without an enrollment token; empty: such agents stay unlinked until an operator places them.");
 
     private final String key;

@@ -1,7 +1,9 @@
 package io.drover.server.jobs;
 
 import com.fasterxml.jackson.core.type.TypeReference;
-import io.drover.core.match.Glob;
+import io.drover.core.match.MinionView;
+import io.drover.core.match.TargetException;
+import io.drover.core.match.TargetExpression;
 import io.drover.model.api.Problem.FieldError;
 import io.drover.model.jobs.JobRequest;
 import io.drover.model.jobs.JobResult;
@@ -14,7 +16,6 @@ import io.drover.server.store.Sql;
 import io.drover.transport.protocol.Messages;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,7 +28,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BiConsumer;
 import java.util.regex.Pattern;
-import java.util.regex.PatternSyntaxException;
 import org.jdbi.v3.core.Jdbi;
 
 /**
@@ -45,6 +45,8 @@ public final class JobService implements AutoCloseable {
     private final Jdbi jdbi;
     private final EventStore events;
     private final KeyStore keys;
+    private final java.util.function.Function<String, Map<String, Object>> grains;
+    private final Map<String, String> nodegroups;
     private final BiConsumer<Map<String, Object>, List<String>> publisher;
     private final JobIds ids = new JobIds();
     private final BlockingQueue<PendingReturn> returns = new LinkedBlockingQueue<>();
@@ -55,8 +57,14 @@ public final class JobService implements AutoCloseable {
     private record LiveJob(java.util.Set<String> missing, CompletableFuture<Void> done, long startedNanos) {
     }
 
-    /** {@code publisher} sends a publish load to the given minion ids. */
-    public JobService(Jdbi jdbi, EventStore events, KeyStore keys, BiConsumer<Map<String, Object>, List<String>> publisher) {
+    /**
+     * {@code grains} gives the grains a minion reported (empty when none), {@code nodegroups} maps names to compound
+     * expressions, {@code publisher} sends a publish load to the given minion ids.
+     */
+    public JobService(Jdbi jdbi, EventStore events, KeyStore keys, java.util.function.Function<String, Map<String, Object>> grains,
+                      Map<String, String> nodegroups, BiConsumer<Map<String, Object>, List<String>> publisher) {
+        this.grains = grains;
+        this.nodegroups = Map.copyOf(nodegroups);
         this.jdbi = jdbi;
         this.events = events;
         this.keys = keys;
@@ -70,8 +78,8 @@ public final class JobService implements AutoCloseable {
         if (request.tgt() == null || request.tgt().isBlank()) {
             errors.add(new FieldError("tgt", "is required"));
         }
-        if (!List.of("glob", "list", "pcre").contains(type)) {
-            errors.add(new FieldError("tgt_type", "'" + type + "' is not supported yet (glob, list, pcre)"));
+        if (!TargetExpression.TYPES.contains(type)) {
+            errors.add(new FieldError("tgt_type", "'" + type + "' is not one of " + String.join(", ", TargetExpression.TYPES)));
         }
         if (request.fun() == null || !FUNCTION.matcher(request.fun()).matches()) {
             errors.add(new FieldError("fun", "must be module.function, e.g. test.ping"));
@@ -82,8 +90,14 @@ public final class JobService implements AutoCloseable {
         if (!errors.isEmpty()) {
             throw ApiException.invalid(errors);
         }
-        List<String> listed = type.equals("list") ? listed(request.tgt()) : List.of();
-        List<String> minions = expected(request.tgt(), type);
+        TargetExpression target;
+        try {
+            target = TargetExpression.parse(type, request.tgt(), nodegroups);
+        } catch (TargetException e) {
+            throw ApiException.invalid("tgt", e.getMessage());
+        }
+        List<String> listed = type.equals("list") ? TargetExpression.listed(request.tgt()) : List.of();
+        List<String> minions = expected(target, type);
         List<String> absent = listed.stream().filter(id -> !minions.contains(id)).toList();
         if (minions.isEmpty()) {
             throw ApiException.invalid("tgt", "'" + request.tgt() + "' matches no accepted minion");
@@ -111,8 +125,10 @@ public final class JobService implements AutoCloseable {
         Map<String, Object> load = new LinkedHashMap<>();
         load.put("fun", request.fun());
         load.put("arg", arg);
-        load.put("tgt", type.equals("list") ? listed : request.tgt());
-        load.put("tgt_type", type);
+        // Minions do not know nodegroups: Salt's master publishes them expanded, as compound targets.
+        load.put("tgt", type.equals("list") ? listed : type.equals("nodegroup") || type.equals("compound")
+                ? TargetExpression.expandNodegroups(type, request.tgt(), nodegroups) : request.tgt());
+        load.put("tgt_type", type.equals("nodegroup") ? "compound" : type);
         load.put("jid", jid);
         load.put("ret", "");
         load.put("user", principal.name());
@@ -120,29 +136,17 @@ public final class JobService implements AutoCloseable {
         return new JobStarted(jid, minions, absent);
     }
 
-    /** The ids of a comma-separated list target, trimmed, without blanks or repeats. */
-    private static List<String> listed(String tgt) {
-        return Arrays.stream(tgt.split(",")).map(String::strip).filter(id -> !id.isEmpty()).distinct().toList();
-    }
-
-    /** The accepted minions a target names (the set the caller waits for; minions check the target themselves). */
-    List<String> expected(String tgt, String type) {
-        List<String> accepted = keys.acceptedIds();
-        return switch (type) {
-            case "list" -> listed(tgt).stream().filter(accepted::contains).toList();
-            case "pcre" -> {
-                try {
-                    Pattern p = Pattern.compile(tgt);
-                    yield accepted.stream().filter(id -> p.matcher(id).lookingAt()).toList();
-                } catch (PatternSyntaxException e) {
-                    throw ApiException.invalid("tgt", "not a regular expression: " + e.getDescription());
-                }
-            }
-            default -> {
-                Glob glob = Glob.compile(tgt);
-                yield accepted.stream().filter(glob::matches).toList();
-            }
-        };
+    /**
+     * The accepted minions a target names (the set the caller waits for; minions check the target themselves).
+     * Id targets need nothing else; grain, address and compound targets use the grains each minion reported, and
+     * a minion that has reported none is expected whenever the target looks past ids (Salt's greedy default).
+     */
+    private List<String> expected(TargetExpression target, String type) {
+        boolean idOnly = List.of("glob", "pcre", "list").contains(type);
+        return keys.acceptedIds().stream().filter(id -> {
+            Map<String, Object> reported = grains.apply(id);
+            return target.matches(new MinionView(id, reported)) || (!idOnly && reported.isEmpty());
+        }).toList();
     }
 
     /**

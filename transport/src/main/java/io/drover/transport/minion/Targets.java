@@ -1,22 +1,32 @@
 package io.drover.transport.minion;
 
-import io.drover.core.match.Glob;
-import java.util.Collection;
-import java.util.regex.Pattern;
+import io.drover.core.match.MinionView;
+import io.drover.core.match.TargetException;
+import io.drover.core.match.TargetExpression;
+import java.util.Map;
+import java.util.function.Supplier;
 
 /** The minion's own check that a publish targets it (it never trusts the master's expected set alone). */
 public interface Targets {
 
     boolean matches(String tgtType, Object tgt);
 
-    /** Salt's id matchers: glob ({@code fnmatch}), pcre (anchored at the start), list (a list or comma-separated). */
+    /** A minion known by its id only: grain and ipcidr targets never match it. */
     static Targets byId(String id) {
-        return (type, tgt) -> switch (type == null ? "glob" : type) {
-            case "glob" -> tgt instanceof String g && !g.isEmpty() && Glob.compile(g).matches(id);
-            case "pcre" -> tgt instanceof String p && Pattern.compile(p).matcher(id).lookingAt();
-            case "list" -> tgt instanceof Collection<?> c ? c.contains(id)
-                    : tgt instanceof String s && java.util.Arrays.asList(s.split(",")).contains(id);
-            default -> false;
+        return of(id, Map::of);
+    }
+
+    /**
+     * Salt's matchers against this minion's id and current grains. Nodegroups arrive expanded (the master
+     * publishes them as compound targets); an unparsable target does not match.
+     */
+    static Targets of(String id, Supplier<Map<String, Object>> grains) {
+        return (type, tgt) -> {
+            try {
+                return TargetExpression.parse(type, tgt, Map.of()).matches(new MinionView(id, grains.get()));
+            } catch (TargetException e) {
+                return false;
+            }
         };
     }
 }

@@ -1,0 +1,63 @@
+package io.drover.dist;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.drover.server.config.Setting;
+import io.drover.server.testing.TestServer;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Grain, address, compound and nodegroup targets, resolved by the server from reported grains and re-checked by agents. */
+class TargetingEndToEndTest {
+    Fleet fleet;
+    @TempDir
+    Path roots;
+
+    @BeforeEach
+    void start() {
+        fleet = new Fleet(TestServer.start(TestServer.newDataDir(), Map.of(Setting.AUTO_ACCEPT, "*",
+                Setting.NODEGROUPS, "webs=S@10.0.1.0/24; everyone=N@webs or db-*")), roots);
+        fleet.agent("web-1", "10.0.1.1", null, Duration.ofSeconds(30));
+        fleet.agent("web-2", "10.0.1.2", null, Duration.ofSeconds(30));
+        fleet.agent("db-1", "10.0.2.1", null, Duration.ofSeconds(30));
+        await().atMost(Duration.ofSeconds(20)).until(() -> fleet.drover("run", "*", "test.ping", "--timeout", "3").exit() == 0);
+    }
+
+    @AfterEach
+    void stop() {
+        fleet.close();
+    }
+
+    String answered(String... args) {
+        Fleet.Run run = fleet.drover(args);
+        assertThat(run.exit()).as(run.err()).isZero();
+        return run.out().lines().filter(l -> l.endsWith(":")).sorted().reduce((a, b) -> a + " " + b).orElse("");
+    }
+
+    @Test
+    void everyTargetTypeReachesExactlyItsAgents() {
+        assertThat(answered("run", "-S", "10.0.1.0/24", "test.ping")).isEqualTo("web-1: web-2:");
+        assertThat(answered("run", "-G", "drover_innerip:10.0.2.*", "test.ping")).isEqualTo("db-1:");
+        assertThat(answered("run", "-P", "drover_innerip:10\\.0\\.1\\.[2-9]", "test.ping")).isEqualTo("web-2:");
+        assertThat(answered("run", "-C", "G@kernel:linux and not web-1", "test.ping")).isEqualTo("db-1: web-2:");
+        assertThat(answered("run", "-C", "( E@^web and S@10.0.1.1 ) or L@db-1", "test.ping")).isEqualTo("db-1: web-1:");
+        assertThat(answered("run", "-N", "webs", "test.ping")).isEqualTo("web-1: web-2:");
+        assertThat(answered("run", "-N", "everyone", "test.ping")).isEqualTo("db-1: web-1: web-2:");
+    }
+
+    @Test
+    void badTargetsAreRefusedWithTheReason() {
+        Fleet.Run bad = fleet.drover("run", "-C", "web-1 and (", "test.ping");
+        assertThat(bad.exit()).isEqualTo(1);
+        assertThat(bad.err()).contains("compound target 'web-1 and (': it ends where a match is expected");
+        assertThat(fleet.drover("run", "-N", "nope", "test.ping").err()).contains("unknown nodegroup 'nope' (known: everyone, webs)");
+        assertThat(fleet.drover("run", "-S", "10.0.0.0/40", "test.ping").err()).contains("invalid CIDR");
+        assertThat(fleet.drover("run", "-G", "os:Plan9", "test.ping").err()).contains("matches no accepted minion");
+    }
+}
