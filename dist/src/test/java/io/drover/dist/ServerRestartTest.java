@@ -26,7 +26,7 @@ class ServerRestartTest {
         Fleet first = new Fleet(TestServer.start(dataDir, settings), roots);
         DroverAgent a = first.agent("node-a");
         DroverAgent b = first.agent("node-b");
-        await().atMost(Duration.ofSeconds(20)).until(() -> first.drover("run", "*", "test.ping", "--timeout", "3").exit() == 0);
+        await().atMost(Duration.ofSeconds(20)).until(() -> first.drover("run", "-L", "node-a,node-b", "test.ping", "--timeout", "3").exit() == 0);
         String jid = first.server.post("/api/v1/jobs", first.server.adminToken(), Map.of("tgt", "*", "fun", "test.echo",
                 "arg", java.util.List.of("before restart"))).body().path("jid").asText();
         await().atMost(Duration.ofSeconds(10)).until(() -> first.server.get("/api/v1/jobs/" + jid,
@@ -35,7 +35,7 @@ class ServerRestartTest {
 
         Fleet second = new Fleet(TestServer.start(dataDir, settings), roots);
         try {
-            await().atMost(Duration.ofSeconds(30)).until(() -> second.drover("run", "*", "test.ping", "--timeout", "3").exit() == 0);
+            await().atMost(Duration.ofSeconds(30)).until(() -> second.drover("run", "-L", "node-a,node-b", "test.ping", "--timeout", "3").exit() == 0);
             assertThat(a.state()).isEqualTo(SaltMinion.State.CONNECTED);
             assertThat(b.state()).isEqualTo(SaltMinion.State.CONNECTED);
             var job = second.server.get("/api/v1/jobs/" + jid, second.server.adminToken()).body();

@@ -26,7 +26,10 @@ class TargetingEndToEndTest {
         fleet.agent("web-1", "10.0.1.1", null, Duration.ofSeconds(30));
         fleet.agent("web-2", "10.0.1.2", null, Duration.ofSeconds(30));
         fleet.agent("db-1", "10.0.2.1", null, Duration.ofSeconds(30));
-        await().atMost(Duration.ofSeconds(20)).until(() -> fleet.drover("run", "*", "test.ping", "--timeout", "3").exit() == 0);
+        // -L: every one of them must answer (a glob would be satisfied by the agents accepted so far).
+        await().atMost(Duration.ofSeconds(20)).until(() -> fleet.drover("run", "-L", "web-1,web-2,db-1", "test.ping", "--timeout", "3").exit() == 0);
+        await().atMost(Duration.ofSeconds(10)).until(() -> java.util.List.of("web-1", "web-2", "db-1").stream()
+                .allMatch(id -> fleet.server.server().agents().grains(id).containsKey("drover_innerip")));
     }
 
     @AfterEach
