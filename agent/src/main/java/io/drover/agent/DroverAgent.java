@@ -2,6 +2,7 @@ package io.drover.agent;
 
 import io.drover.agent.functions.Functions;
 import io.drover.agent.journal.Journal;
+import io.drover.agent.supervisor.Supervisor;
 import io.drover.transport.minion.MinionConfig;
 import io.drover.transport.minion.SaltMinion;
 import io.drover.transport.minion.Targets;
@@ -30,8 +31,9 @@ public final class DroverAgent implements AutoCloseable {
     private final Duration heartbeat;
     private volatile Map<String, Object> grains;
     private volatile boolean running = true;
-    /** Jobs running in this process; a journalled job that is not among them was cut short by a stop. */
-    private final java.util.Set<String> inFlight = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** Jobs running in this process (for saltutil.find_job); a journalled job not among them was cut short by a stop. */
+    private final Map<String, Map<String, Object>> inFlight = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Supervisor supervisor;
 
     private DroverAgent(MinionConfig config, Path root, String version, Grains.Placement placement, Duration heartbeat) {
         Path stateDir = root.resolve("var/lib/drover-agent");
@@ -41,7 +43,9 @@ public final class DroverAgent implements AutoCloseable {
         this.placement = placement;
         this.heartbeat = heartbeat;
         this.grains = Grains.collect(config.id(), placement);
-        this.functions = new Functions(grains, version, root);
+        this.supervisor = new Supervisor(stateDir, root);
+        this.functions = new Functions(() -> grains, version, root, supervisor,
+                new FileserverSource(this::minion, stateDir.resolve("tmp")), inFlight::get);
         this.minion = new SaltMinion(config, keys.loadOrCreate(), keys.pinnedMaster(), Targets.of(config.id(), () -> grains),
                 this::runJob, keys::pinMaster);
         this.resender = Thread.ofPlatform().name("agent-resend").daemon().start(this::resendLoop);
@@ -90,6 +94,10 @@ public final class DroverAgent implements AutoCloseable {
         }
     }
 
+    private SaltMinion minion() {
+        return minion;
+    }
+
     public SaltMinion.State state() {
         return minion.state();
     }
@@ -97,7 +105,8 @@ public final class DroverAgent implements AutoCloseable {
     /** Journal first, then run, then journal the return, then send it: a crash at any point loses nothing. */
     private void runJob(SaltMinion source, Map<?, ?> load) {
         String jid = String.valueOf(load.get("jid"));
-        inFlight.add(jid);
+        inFlight.put(jid, Map.of("jid", jid, "fun", String.valueOf(load.get("fun")),
+                "arg", load.get("arg") instanceof List<?> l ? l : List.of(), "pid", ProcessHandle.current().pid()));
         try {
             if (!journal.begin(jid, SaltPack.pack(load))) {
                 log.info("{}: job {} was seen before; not running it again", source.id(), jid);
@@ -142,7 +151,7 @@ public final class DroverAgent implements AutoCloseable {
             try {
                 if (minion.state() == SaltMinion.State.CONNECTED) {
                     for (String jid : journal.interrupted()) {
-                        if (inFlight.contains(jid)) {
+                        if (inFlight.containsKey(jid)) {
                             continue;
                         }
                         Map<?, ?> job = (Map<?, ?>) SaltPack.unpack(journal.read(jid, "job"));
@@ -152,7 +161,7 @@ public final class DroverAgent implements AutoCloseable {
                         journal.finish(jid, SaltPack.pack(ret));
                     }
                     for (String jid : journal.unsent()) {
-                        if (inFlight.contains(jid)) {
+                        if (inFlight.containsKey(jid)) {
                             continue;
                         }
                         @SuppressWarnings("unchecked")
@@ -175,6 +184,7 @@ public final class DroverAgent implements AutoCloseable {
         running = false;
         // No interrupts: JeroMQ sockets break when their thread is interrupted mid-call. Both loops check
         // running at least every two seconds and are daemons.
+        supervisor.close();
         minion.close();
     }
 }

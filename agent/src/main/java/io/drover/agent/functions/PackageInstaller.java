@@ -1,0 +1,154 @@
+package io.drover.agent.functions;
+
+import io.drover.core.archive.ArchiveException;
+import io.drover.core.archive.EntryPath;
+import io.drover.core.archive.TarReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermission;
+import java.util.Comparator;
+import java.util.EnumSet;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.stream.Stream;
+import java.util.zip.GZIPInputStream;
+
+/**
+ * Extracts a plugin package (.tgz) safely: into a fresh directory beside the target, refusing absolute paths,
+ * {@code ..}, links that leave the package, device files and oversize content; then swaps it into place. A
+ * refused package leaves the target as it was.
+ */
+public final class PackageInstaller {
+    public static final long MAX_BYTES = 1L << 30;
+    public static final int MAX_ENTRIES = 100_000;
+
+    private final long maxBytes;
+    private final int maxEntries;
+
+    public PackageInstaller(long maxBytes, int maxEntries) {
+        this.maxBytes = maxBytes;
+        this.maxEntries = maxEntries;
+    }
+
+    /** Returns the number of files extracted. */
+    public int install(Path archive, Path target) throws IOException {
+        Files.createDirectories(target.getParent());
+        Path staging = Files.createTempDirectory(target.getParent(), "." + target.getFileName() + ".new-");
+        try {
+            int files = extract(archive, staging);
+            Path old = target.resolveSibling("." + target.getFileName() + ".old-" + System.nanoTime());
+            if (Files.exists(target)) {
+                Files.move(target, old, StandardCopyOption.ATOMIC_MOVE);
+            }
+            Files.move(staging, target, StandardCopyOption.ATOMIC_MOVE);
+            deleteTree(old);
+            return files;
+        } catch (IOException | RuntimeException e) {
+            deleteTree(staging);
+            throw e;
+        }
+    }
+
+    private int extract(Path archive, Path into) throws IOException {
+        long total = 0;
+        int entries = 0;
+        int files = 0;
+        Set<String> regular = new HashSet<>();
+        try (InputStream in = new GZIPInputStream(Files.newInputStream(archive))) {
+            TarReader tar = new TarReader(in);
+            for (TarReader.Entry entry = tar.next(); entry != null; entry = tar.next()) {
+                if (++entries > maxEntries) {
+                    throw new ArchiveException("package has more than " + maxEntries + " entries");
+                }
+                String name = EntryPath.check(entry.name());
+                if (name.isEmpty()) {
+                    continue;
+                }
+                Path path = into.resolve(name).normalize();
+                if (!path.startsWith(into)) {
+                    throw new ArchiveException("entry '" + entry.name() + "' leaves the package");
+                }
+                requireNoLinkOnTheWay(into, path, entry.name());
+                switch (entry.type()) {
+                    case '5' -> Files.createDirectories(path);
+                    case '0', '\0', '7' -> {
+                        total += entry.size();
+                        if (total > maxBytes) {
+                            throw new ArchiveException("package content is larger than " + maxBytes + " bytes");
+                        }
+                        Files.createDirectories(path.getParent());
+                        try (OutputStream out = Files.newOutputStream(path)) {
+                            tar.content().transferTo(out);
+                        }
+                        setMode(path, entry.mode());
+                        regular.add(name);
+                        files++;
+                    }
+                    case '2' -> {
+                        EntryPath.linkTarget(name, entry.linkName());
+                        Files.createDirectories(path.getParent());
+                        Files.createSymbolicLink(path, Path.of(entry.linkName()));
+                    }
+                    case '1' -> {
+                        String source = EntryPath.check(entry.linkName());
+                        if (!regular.contains(source)) {
+                            throw new ArchiveException("hard link '" + entry.name() + "' points to '" + entry.linkName()
+                                    + "', which is not a file of the package");
+                        }
+                        Files.createDirectories(path.getParent());
+                        Files.copy(into.resolve(source), path);
+                    }
+                    default -> throw new ArchiveException("entry '" + entry.name() + "' is a device, fifo or other special file (type '"
+                            + entry.type() + "')");
+                }
+            }
+        } catch (java.util.zip.ZipException | java.io.EOFException e) {
+            throw new ArchiveException("not a gzip-compressed tar archive, or a corrupt one: " + e.getMessage());
+        }
+        return files;
+    }
+
+    /** A directory on the way that an earlier entry made a symbolic link would send writes elsewhere. */
+    private static void requireNoLinkOnTheWay(Path root, Path path, String name) {
+        for (Path p = path.getParent(); p != null && p.startsWith(root) && !p.equals(root); p = p.getParent()) {
+            if (Files.isSymbolicLink(p)) {
+                throw new ArchiveException("entry '" + name + "' is written through the link '" + root.relativize(p) + "'");
+            }
+        }
+    }
+
+    private static void setMode(Path path, int mode) throws IOException {
+        Set<PosixFilePermission> perms = EnumSet.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE);
+        if ((mode & 0100) != 0) {
+            perms.add(PosixFilePermission.OWNER_EXECUTE);
+        }
+        if ((mode & 0040) != 0) {
+            perms.add(PosixFilePermission.GROUP_READ);
+        }
+        if ((mode & 0010) != 0) {
+            perms.add(PosixFilePermission.GROUP_EXECUTE);
+        }
+        if ((mode & 0004) != 0) {
+            perms.add(PosixFilePermission.OTHERS_READ);
+        }
+        if ((mode & 0001) != 0) {
+            perms.add(PosixFilePermission.OTHERS_EXECUTE);
+        }
+        Files.setPosixFilePermissions(path, perms);
+    }
+
+    static void deleteTree(Path dir) throws IOException {
+        if (!Files.exists(dir, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            return;
+        }
+        try (Stream<Path> walk = Files.walk(dir)) {
+            for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+}

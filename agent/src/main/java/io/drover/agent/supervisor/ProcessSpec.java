@@ -1,0 +1,14 @@
+package io.drover.agent.supervisor;
+
+/**
+ * A registered process, as GSE's process management knows it: where it lives, its pid file, its control commands,
+ * and whether the agent keeps it alive ({@code delegate}). Paths are under the agent's root.
+ */
+public record ProcessSpec(String name, String setupPath, String pidPath, String user, String startCmd, String stopCmd,
+                          String restartCmd, String reloadCmd, String versionCmd, String healthCmd, boolean delegate) {
+
+    public ProcessSpec withDelegate(boolean keepAlive) {
+        return new ProcessSpec(name, setupPath, pidPath, user, startCmd, stopCmd, restartCmd, reloadCmd, versionCmd,
+                healthCmd, keepAlive);
+    }
+}
