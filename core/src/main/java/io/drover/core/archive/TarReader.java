@@ -210,7 +210,12 @@ public final class TarReader {
     }
 
     private static void verifyChecksum(byte[] header) {
-        long stored = number(header, 148, 8, "checksum");
+        long stored;
+        try {
+            stored = number(header, 148, 8, "checksum");
+        } catch (ArchiveException e) {
+            stored = -1;
+        }
         long sum = 0;
         for (int i = 0; i < BLOCK; i++) {
             sum += (i >= 148 && i < 156) ? ' ' : header[i] & 0xFF;
