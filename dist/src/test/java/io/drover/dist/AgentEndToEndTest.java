@@ -97,4 +97,39 @@ class AgentEndToEndTest {
         assertThat(fleet.server.server().keys().acceptedKey("web-1")).isNull();
         assertThat(drover("key", "list", "--state", "rejected").out()).contains("web-1  rejected");
     }
+
+    @Test
+    void aPackageTravelsOverTheFileserverAndIsVerifiedAndExtracted() throws Exception {
+        DroverAgent web1 = agent("web-1");
+        await().atMost(Duration.ofSeconds(15)).until(() -> drover("key", "list").out().contains("web-1  pending"));
+        drover("key", "accept", "web-1");
+        await().atMost(Duration.ofSeconds(20)).until(() -> drover("run", "web-1", "test.ping", "--timeout", "3").exit() == 0);
+
+        Path packages = Files.createDirectories(fleet.server.server().files().root().resolve("packages"));
+        byte[] big = new byte[700_000];
+        new java.util.Random(1).nextBytes(big);
+        Path pkg = packages.resolve("exporter-1.0.0.tgz");
+        try (var out = new java.util.zip.GZIPOutputStream(Files.newOutputStream(pkg));
+             var tar = new io.drover.core.archive.TarWriter(out)) {
+            tar.file("bin/exporter", 0755, "#!/bin/sh\necho exporter\n".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            tar.file("data/blob", 0644, big);
+        }
+        String sha = java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(pkg)));
+
+        Fleet.Run installed = drover("run", "web-1", "plugin.install_package", "packages/exporter-1.0.0.tgz", sha,
+                "/usr/local/gse/external_plugins/7/exporter");
+        assertThat(installed.exit()).as(installed.out() + installed.err()).isZero();
+        Path dir = roots.resolve("web-1/usr/local/gse/external_plugins/7/exporter");
+        assertThat(Files.readAllBytes(dir.resolve("data/blob"))).isEqualTo(big);
+        assertThat(drover("run", "web-1", "cmd.run", "usr/local/gse/external_plugins/7/exporter/bin/exporter").out())
+                .contains("exporter");
+
+        Fleet.Run traversal = drover("run", "web-1", "plugin.install_package", "../master.pem", sha, "/opt/x");
+        assertThat(traversal.exit()).isEqualTo(1);
+        assertThat(traversal.out()).contains("the server has no file '../master.pem'");
+        Fleet.Run wrongSha = drover("run", "web-1", "plugin.install_package", "packages/exporter-1.0.0.tgz", "0".repeat(64), "/opt/x");
+        assertThat(wrongSha.out()).contains("has sha256 " + sha);
+        assertThat(roots.resolve("web-1/opt/x")).doesNotExist();
+        assertThat(web1.state()).isEqualTo(SaltMinion.State.CONNECTED);
+    }
 }
