@@ -13,7 +13,10 @@ import java.util.List;
  * the same Java and class path as this process and the agent's small-heap flags; stopped with it.
  */
 final class LocalAgents implements AutoCloseable {
-    static final List<String> AGENT_JVM_FLAGS = List.of("-Xms8m", "-Xmx32m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xss512k");
+    /** The same flags and malloc setting as {@code bin/drover agent}. */
+    static final List<String> AGENT_JVM_FLAGS = List.of("-Xms8m", "-Xmx32m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+            "-Xss256k", "-XX:ReservedCodeCacheSize=16m", "-XX:MaxMetaspaceSize=48m", "-XX:+IgnoreUnrecognizedVMOptions",
+            "-XX:+UseCompactObjectHeaders", "-XX:TrimNativeHeapInterval=5000");
 
     private final List<Process> processes = new ArrayList<>();
 
@@ -35,6 +38,7 @@ final class LocalAgents implements AutoCloseable {
                 ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
                         .redirectOutput(ProcessBuilder.Redirect.appendTo(log));
                 builder.environment().put("DROVER_ENROLL_TOKEN", enrollToken);
+                builder.environment().put("MALLOC_ARENA_MAX", "1");
                 processes.add(builder.start());
             }
         } catch (IOException e) {

@@ -7,9 +7,12 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Comparator;
 import java.util.EnumSet;
 import java.util.HashSet;
@@ -39,12 +42,22 @@ public final class PackageInstaller {
         Files.createDirectories(target.getParent());
         Path staging = Files.createTempDirectory(target.getParent(), "." + target.getFileName() + ".new-");
         try {
+            // a temporary directory is private (0700); a plugin directory is readable by the users its processes run as
+            Files.setPosixFilePermissions(staging, PosixFilePermissions.fromString("rwxr-xr-x"));
             int files = extract(archive, staging);
             Path old = target.resolveSibling("." + target.getFileName() + ".old-" + System.nanoTime());
-            if (Files.exists(target)) {
+            boolean replacing = Files.exists(target, LinkOption.NOFOLLOW_LINKS);
+            if (replacing) {
                 Files.move(target, old, StandardCopyOption.ATOMIC_MOVE);
             }
-            Files.move(staging, target, StandardCopyOption.ATOMIC_MOVE);
+            try {
+                Files.move(staging, target, StandardCopyOption.ATOMIC_MOVE);
+            } catch (IOException e) {
+                if (replacing) {
+                    Files.move(old, target, StandardCopyOption.ATOMIC_MOVE);
+                }
+                throw e;
+            }
             deleteTree(old);
             return files;
         } catch (IOException | RuntimeException e) {
@@ -81,7 +94,12 @@ public final class PackageInstaller {
                             throw new ArchiveException("package content is larger than " + maxBytes + " bytes");
                         }
                         Files.createDirectories(path.getParent());
-                        try (OutputStream out = Files.newOutputStream(path)) {
+                        // a later entry of the same name replaces the earlier one; never write through it
+                        if (Files.isDirectory(path, LinkOption.NOFOLLOW_LINKS)) {
+                            throw new ArchiveException("entry '" + entry.name() + "' is a file and a directory");
+                        }
+                        Files.deleteIfExists(path);
+                        try (OutputStream out = Files.newOutputStream(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
                             tar.content().transferTo(out);
                         }
                         setMode(path, entry.mode());
@@ -90,6 +108,7 @@ public final class PackageInstaller {
                     }
                     case '2' -> {
                         EntryPath.linkTarget(name, entry.linkName());
+                        requireLeadingDotDotOnly(entry.name(), entry.linkName());
                         Files.createDirectories(path.getParent());
                         Files.createSymbolicLink(path, Path.of(entry.linkName()));
                     }
@@ -110,6 +129,25 @@ public final class PackageInstaller {
             throw new ArchiveException("not a gzip-compressed tar archive, or a corrupt one: " + e.getMessage());
         }
         return files;
+    }
+
+    /**
+     * {@code ..} only at the start of a link target: the link's own parents are real directories (no entry is written
+     * through a link), so those steps resolve as they read. After a link, {@code ..} would climb from wherever that
+     * link points: {@code s -> .} and {@code e -> s/../x} read as {@code x} but reach the target's parent.
+     */
+    private static void requireLeadingDotDotOnly(String name, String target) {
+        boolean descended = false;
+        for (String part : target.split("/")) {
+            if (part.equals("..")) {
+                if (descended) {
+                    throw new ArchiveException("link '" + name + "' points to '" + target
+                            + "', which climbs with '..' after a name: it may leave the package");
+                }
+            } else if (!part.isEmpty() && !part.equals(".")) {
+                descended = true;
+            }
+        }
     }
 
     /** A directory on the way that an earlier entry made a symbolic link would send writes elsewhere. */

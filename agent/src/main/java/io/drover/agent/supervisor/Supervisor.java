@@ -1,221 +1,475 @@
 package io.drover.agent.supervisor;
 
 import io.drover.model.Json;
+import java.io.File;
 import java.io.IOException;
-import java.io.UncheckedIOException;
+import java.io.InputStream;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * GSE-style process supervision. Registrations are kept in {@code <state>/procs/<name>.json}, so an agent restart
- * re-adopts its processes from their pid files. A delegated process that dies is started again, with a backoff
- * from 1 s doubling to 60 s (reset once it stays up for a minute).
+ * GSE-style process supervision. Registrations are kept in {@code <state>/procs/<name>.json} (written to a temporary
+ * file, then renamed), so an agent restart re-adopts its processes from their pid files; a process is alive when its
+ * pid file names a live, non-zombie process.
+ *
+ * <p>A delegated process that the operator started (START or RESTART, and no STOP since) and that dies is started
+ * again by a watcher thread, after a backoff from 1 s doubling to 60 s, reset once it stays up for a minute. STOP
+ * therefore also holds the watcher off until the next START, so an uninstall (STOP, then remove the directory) is not
+ * undone.
+ *
+ * <p>Commands run with {@code /bin/sh -c} in the setup path, with a timeout. When the agent runs as root and the spec
+ * names another {@code user}, they run as that user through {@code runuser}; an agent that is not root cannot switch
+ * users, and runs them as itself.
  */
 public final class Supervisor implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Supervisor.class);
     public static final List<String> OPS = List.of("START", "STOP", "RESTART", "RELOAD", "QUERY", "DELEGATE", "UNDELEGATE");
-    static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(60);
-    /** A start command still running after this long is taken to be the process itself. */
+    /** A start command still running after this long is taken to be the process itself (it did not daemonize). */
     static final Duration FOREGROUND_AFTER = Duration.ofSeconds(3);
+    private static final int MAX_OUTPUT = 64 * 1024;
+    private static final File NO_INPUT = new File("/dev/null");
+
+    /** Timings; {@link #DEFAULTS} in production, shorter ones in tests. */
+    public record Options(Duration commandTimeout, Duration startCheck, Duration stopGrace, Duration firstBackoff,
+                          Duration maxBackoff, Duration stableAfter, Duration watchEvery) {
+        public static final Options DEFAULTS = new Options(Duration.ofSeconds(60), Duration.ofSeconds(10),
+                Duration.ofSeconds(10), Duration.ofSeconds(1), Duration.ofSeconds(60), Duration.ofSeconds(60),
+                Duration.ofMillis(500));
+    }
+
+    /** What is kept on disk: the spec, and whether the operator wants the process running (START/RESTART vs STOP). */
+    record Registration(ProcessSpec spec, boolean started) {
+    }
+
+    /** One registered process; operations hold its lock, the watcher only tries it. */
+    private static final class Entry {
+        final ReentrantLock lock = new ReentrantLock();
+        volatile Registration registration;
+        long delayMs;
+        long restartAtMs;
+        long upSinceMs;
+
+        Entry(Registration registration, long delayMs) {
+            this.registration = registration;
+            this.delayMs = delayMs;
+        }
+    }
 
     private final Path dir;
     private final Path root;
-    private final Map<String, ProcessSpec> specs = new ConcurrentHashMap<>();
-    private final Map<String, Backoff> backoffs = new ConcurrentHashMap<>();
+    private final Options options;
+    private final boolean asRoot;
+    private final Map<String, Entry> entries = new ConcurrentHashMap<>();
     private final Thread watcher;
     private volatile boolean running = true;
 
-    private static final class Backoff {
-        long delayMs = 1000;
-        long notBefore;
-        long upSince;
+    public Supervisor(Path stateDir, Path root) {
+        this(stateDir, root, Options.DEFAULTS);
     }
 
-    public Supervisor(Path stateDir, Path root) {
+    /** Loads the registrations (skipping unreadable ones, with a warning) and starts the watcher. */
+    public Supervisor(Path stateDir, Path root, Options options) {
         this.dir = stateDir.resolve("procs");
         this.root = root.toAbsolutePath().normalize();
+        this.options = options;
+        this.asRoot = isRoot();
         try {
             Files.createDirectories(dir);
             try (Stream<Path> files = Files.list(dir)) {
-                for (Path f : files.filter(f -> f.toString().endsWith(".json")).toList()) {
-                    ProcessSpec spec = Json.json().readValue(f.toFile(), ProcessSpec.class);
-                    specs.put(spec.name(), spec);
+                for (Path f : files.toList()) {
+                    String file = f.getFileName().toString();
+                    if (file.endsWith(".tmp")) {
+                        Files.deleteIfExists(f);
+                    } else if (file.endsWith(".json")) {
+                        load(f, file.substring(0, file.length() - ".json".length()));
+                    }
                 }
             }
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot read the registered processes in " + dir, e);
+            log.warn("cannot read the registered processes in {}: {}", dir, e.toString());
         }
         this.watcher = Thread.ofPlatform().name("supervisor").daemon().start(this::watch);
     }
 
-    public void register(ProcessSpec spec) throws IOException {
-        Path tmp = dir.resolve(spec.name() + ".json.tmp");
-        Files.writeString(tmp, Json.json().writeValueAsString(spec));
-        Files.move(tmp, dir.resolve(spec.name() + ".json"), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        specs.put(spec.name(), spec);
+    private void load(Path file, String name) {
+        try {
+            Registration r = Json.json().readValue(file.toFile(), Registration.class);
+            check(r.spec());
+            if (!r.spec().name().equals(name)) {
+                throw new IllegalArgumentException("it registers '" + r.spec().name() + "'");
+            }
+            entries.put(name, new Entry(r, options.firstBackoff().toMillis()));
+        } catch (IOException | RuntimeException e) {
+            log.warn("ignoring the unreadable process registration {}: {}", file, e.getMessage());
+        }
     }
 
+    /** Registers a process, or replaces its spec (keeping whether it was started). */
+    public void register(ProcessSpec spec) throws IOException {
+        check(spec);
+        Entry fresh = new Entry(new Registration(spec, false), options.firstBackoff().toMillis());
+        Entry entry = entries.computeIfAbsent(spec.name(), n -> fresh);
+        entry.lock.lock();
+        try {
+            Registration updated = new Registration(spec, entry != fresh && entry.registration.started());
+            try {
+                save(updated);
+            } catch (IOException | RuntimeException e) {
+                if (entry == fresh) {
+                    entries.remove(spec.name(), fresh);
+                }
+                throw e;
+            }
+            entry.registration = updated;
+            entries.put(spec.name(), entry);
+        } finally {
+            entry.lock.unlock();
+        }
+    }
+
+    /** Forgets a process (it keeps running, unsupervised); false when it was not registered. */
     public boolean unregister(String name) throws IOException {
-        backoffs.remove(name);
-        Files.deleteIfExists(dir.resolve(name + ".json"));
-        return specs.remove(name) != null;
+        checkName(name);
+        Entry entry = entries.get(name);
+        if (entry == null) {
+            return false;
+        }
+        entry.lock.lock();
+        try {
+            Files.deleteIfExists(dir.resolve(name + ".json"));
+            return entries.remove(name, entry);
+        } finally {
+            entry.lock.unlock();
+        }
     }
 
     public Optional<ProcessSpec> spec(String name) {
-        return Optional.ofNullable(specs.get(name));
+        Entry entry = entries.get(name);
+        return entry == null ? Optional.empty() : Optional.of(entry.registration.spec());
     }
 
-    /** Runs one operation; the answer always has {@code status} (RUNNING, TERMINATED or UNREGISTER) and {@code pid}. */
+    /**
+     * Runs one operation and answers the state after it: {@code status} (RUNNING, TERMINATED, or UNREGISTER for an
+     * unknown name, which only QUERY accepts), {@code pid}, {@code version} (the version command's output while
+     * running), {@code delegate}, and {@code healthy} when there is a health command. START of a running process and
+     * STOP of a stopped one succeed, as in GSE. A command that fails or times out, or a process that is not running
+     * when it should be, is an {@link IOException} saying so.
+     */
     public Map<String, Object> operate(String name, String op) throws IOException, InterruptedException {
-        ProcessSpec spec = specs.get(name);
-        if (spec == null) {
-            return status("UNREGISTER", null, null);
+        if (!OPS.contains(op)) {
+            throw new IllegalArgumentException("unknown operation '" + op + "' (" + String.join(", ", OPS) + ")");
         }
-        switch (op) {
-            case "START" -> start(spec);
-            case "STOP" -> stop(spec);
-            case "RESTART" -> {
-                if (spec.restartCmd() != null && !spec.restartCmd().isBlank()) {
-                    run(spec, spec.restartCmd());
-                } else {
-                    stop(spec);
-                    start(spec);
+        checkName(name);
+        Entry entry = entries.get(name);
+        if (entry == null) {
+            if (op.equals("QUERY")) {
+                Map<String, Object> out = new LinkedHashMap<>();
+                out.put("status", "UNREGISTER");
+                out.put("pid", null);
+                out.put("version", null);
+                return out;
+            }
+            throw new IllegalArgumentException("process '" + name + "' is not registered");
+        }
+        entry.lock.lockInterruptibly();
+        try {
+            if (entries.get(name) != entry) {
+                throw new IllegalArgumentException("process '" + name + "' was unregistered meanwhile");
+            }
+            switch (op) {
+                case "START" -> {
+                    mark(entry, true);
+                    start(entry.registration.spec());
+                }
+                case "STOP" -> {
+                    mark(entry, false);
+                    stop(entry.registration.spec());
+                }
+                case "RESTART" -> {
+                    mark(entry, true);
+                    restart(entry.registration.spec());
+                }
+                case "RELOAD" -> reload(entry.registration.spec());
+                case "DELEGATE", "UNDELEGATE" -> {
+                    Registration r = entry.registration;
+                    Registration updated = new Registration(r.spec().withDelegate(op.equals("DELEGATE")), r.started());
+                    save(updated);
+                    entry.registration = updated;
+                }
+                default -> {
                 }
             }
-            case "RELOAD" -> {
-                if (spec.reloadCmd() != null && !spec.reloadCmd().isBlank()) {
-                    run(spec, spec.reloadCmd());
-                } else {
-                    pid(spec).ifPresent(pid -> signal(pid, "HUP"));
-                }
-            }
-            case "DELEGATE" -> register(spec.withDelegate(true));
-            case "UNDELEGATE" -> register(spec.withDelegate(false));
-            case "QUERY" -> {
-            }
-            default -> throw new IllegalArgumentException("unknown operation '" + op + "' (" + String.join(", ", OPS) + ")");
+            return query(entry.registration.spec());
+        } finally {
+            entry.lock.unlock();
         }
-        return query(specs.get(name));
+    }
+
+    private void mark(Entry entry, boolean started) throws IOException {
+        Registration r = entry.registration;
+        if (r.started() != started) {
+            Registration updated = new Registration(r.spec(), started);
+            save(updated);
+            entry.registration = updated;
+        }
+        entry.restartAtMs = 0;
+        entry.upSinceMs = 0;
+        entry.delayMs = options.firstBackoff().toMillis();
     }
 
     private Map<String, Object> query(ProcessSpec spec) throws IOException, InterruptedException {
         Optional<Long> pid = pid(spec);
-        String version = null;
-        if (pid.isPresent() && spec.versionCmd() != null && !spec.versionCmd().isBlank()) {
-            version = run(spec, spec.versionCmd()).output().strip();
-        }
-        Map<String, Object> out = status(pid.isPresent() ? "RUNNING" : "TERMINATED", pid.orElse(null), version);
-        out.put("delegate", spec.delegate());
-        return out;
-    }
-
-    private static Map<String, Object> status(String status, Long pid, String version) {
         Map<String, Object> out = new LinkedHashMap<>();
-        out.put("status", status);
-        out.put("pid", pid);
-        out.put("version", version);
-        return out;
-    }
-
-    /** The live pid from the pid file, if the file names a running process. */
-    public Optional<Long> pid(ProcessSpec spec) {
-        Path file = under(spec.pidPath());
-        try {
-            if (!Files.isRegularFile(file)) {
-                return Optional.empty();
-            }
-            long pid = Long.parseLong(Files.readString(file).strip());
-            return ProcessHandle.of(pid).filter(ProcessHandle::isAlive).map(ProcessHandle::pid);
-        } catch (IOException | NumberFormatException e) {
-            return Optional.empty();
+        out.put("status", pid.isPresent() ? "RUNNING" : "TERMINATED");
+        out.put("pid", pid.orElse(null));
+        String version = null;
+        if (pid.isPresent() && present(spec.versionCmd())) {
+            Shell.Outcome v = run(spec, spec.versionCmd());
+            version = v.exit() == 0 ? v.output().strip() : null;
         }
+        out.put("version", version);
+        out.put("delegate", spec.delegate());
+        if (present(spec.healthCmd())) {
+            out.put("healthy", pid.isPresent() && run(spec, spec.healthCmd()).exit() == 0);
+        }
+        return out;
     }
 
     private void start(ProcessSpec spec) throws IOException, InterruptedException {
         if (pid(spec).isPresent()) {
             return;
         }
-        Path setup = under(spec.setupPath());
-        Files.createDirectories(setup);
-        Process process = new ProcessBuilder("/bin/sh", "-c", spec.startCmd()).directory(setup.toFile())
-                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(setup.resolve(spec.name() + ".out").toFile()))
-                .start();
-        process.getOutputStream().close();
+        Path setup = setupDir(spec);
+        Path pidFile = under(spec.pidPath());
+        Files.createDirectories(pidFile.getParent());
+        // The start command's output goes to a file: a daemon it leaves behind may keep writing to it.
+        Path output = dir.resolve(spec.name() + ".out");
+        Process process = new ProcessBuilder(command(spec, spec.startCmd())).directory(setup.toFile())
+                .redirectInput(NO_INPUT).redirectErrorStream(true).redirectOutput(output.toFile()).start();
         if (!process.waitFor(FOREGROUND_AFTER.toMillis(), TimeUnit.MILLISECONDS)) {
-            // A start command that keeps running is the process: record its pid if it wrote none.
             if (pid(spec).isEmpty()) {
-                writePid(spec, process.pid());
+                writePid(pidFile, process.pid());
             }
-        } else if (process.exitValue() != 0) {
-            throw new IOException("start command of " + spec.name() + " exited with " + process.exitValue());
+            return;
+        }
+        if (process.exitValue() != 0) {
+            throw new IOException("start_cmd of '" + spec.name() + "' exited with " + process.exitValue() + tail(output));
+        }
+        if (!awaitRunning(spec, options.startCheck())) {
+            throw new IOException("start_cmd of '" + spec.name() + "' succeeded, but " + spec.pidPath()
+                    + " names no running process after " + options.startCheck().toSeconds() + " s" + tail(output));
         }
     }
 
     private void stop(ProcessSpec spec) throws IOException, InterruptedException {
-        Optional<Long> pid = pid(spec);
-        if (spec.stopCmd() != null && !spec.stopCmd().isBlank()) {
-            run(spec, spec.stopCmd());
-        } else if (pid.isPresent()) {
-            ProcessHandle handle = ProcessHandle.of(pid.get()).orElse(null);
-            if (handle != null) {
-                handle.descendants().forEach(ProcessHandle::destroy);
-                handle.destroy();
-                try {
-                    handle.onExit().get(10, TimeUnit.SECONDS);
-                } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-                    handle.destroyForcibly();
+        Optional<Long> before = pid(spec);
+        String failure = "";
+        if (present(spec.stopCmd())) {
+            Shell.Outcome outcome = run(spec, spec.stopCmd());
+            if (outcome.exit() != 0) {
+                failure = " (stop_cmd exited with " + outcome.exit() + ": " + outcome.text() + ")";
+            }
+            if (before.isEmpty() || awaitExit(before.get(), options.stopGrace())) {
+                removePidFile(spec, before);
+                return;
+            }
+        }
+        if (before.isEmpty()) {
+            return;
+        }
+        long pid = before.get();
+        ProcessHandle handle = ProcessHandle.of(pid).orElse(null);
+        if (handle != null) {
+            handle.descendants().forEach(ProcessHandle::destroy);
+            handle.destroy();
+            if (!awaitExit(pid, options.stopGrace())) {
+                handle.descendants().forEach(ProcessHandle::destroyForcibly);
+                handle.destroyForcibly();
+                if (!awaitExit(pid, Duration.ofSeconds(5))) {
+                    throw new IOException("process '" + spec.name() + "' (pid " + pid + ") did not stop" + failure);
                 }
             }
         }
-        Files.deleteIfExists(under(spec.pidPath()));
+        removePidFile(spec, before);
     }
 
-    private void writePid(ProcessSpec spec, long pid) throws IOException {
+    private void restart(ProcessSpec spec) throws IOException, InterruptedException {
+        if (!present(spec.restartCmd())) {
+            stop(spec);
+            start(spec);
+            return;
+        }
+        setupDir(spec);
+        Shell.Outcome outcome = run(spec, spec.restartCmd());
+        if (outcome.exit() != 0) {
+            throw new IOException("restart_cmd of '" + spec.name() + "' exited with " + outcome.exit() + ": " + outcome.text());
+        }
+        if (!awaitRunning(spec, options.startCheck())) {
+            throw new IOException("restart_cmd of '" + spec.name() + "' succeeded, but " + spec.pidPath()
+                    + " names no running process after " + options.startCheck().toSeconds() + " s");
+        }
+    }
+
+    /** Without a reload command, RELOAD restarts (NodeMan sends {@code reload_cmd = reload or restart}). */
+    private void reload(ProcessSpec spec) throws IOException, InterruptedException {
+        if (pid(spec).isEmpty()) {
+            throw new IOException("process '" + spec.name() + "' is not running; RELOAD needs a running process");
+        }
+        if (!present(spec.reloadCmd())) {
+            restart(spec);
+            return;
+        }
+        Shell.Outcome outcome = run(spec, spec.reloadCmd());
+        if (outcome.exit() != 0) {
+            throw new IOException("reload_cmd of '" + spec.name() + "' exited with " + outcome.exit() + ": " + outcome.text());
+        }
+        if (pid(spec).isEmpty()) {
+            throw new IOException("process '" + spec.name() + "' is no longer running after reload_cmd");
+        }
+    }
+
+    /** The live pid from the pid file, if the file names a running process. */
+    public Optional<Long> pid(ProcessSpec spec) {
+        try (InputStream in = Files.newInputStream(under(spec.pidPath()))) {
+            String text = new String(in.readNBytes(64), StandardCharsets.US_ASCII).strip().split("\\s+", 2)[0];
+            long pid = Long.parseLong(text);
+            // pid 1 or the agent itself in a stale or hostile pid file must never be signalled
+            if (pid <= 1 || pid == ProcessHandle.current().pid()) {
+                return Optional.empty();
+            }
+            return alive(pid) ? Optional.of(pid) : Optional.empty();
+        } catch (IOException | NumberFormatException e) {
+            return Optional.empty();
+        }
+    }
+
+    /** Alive and not a zombie: a killed orphan stays a zombie until an init reaps it, which some containers never do. */
+    static boolean alive(long pid) {
+        if (!ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {
+            return false;
+        }
+        try {
+            String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+            int close = stat.lastIndexOf(')');
+            return close < 0 || close + 2 >= stat.length() || stat.charAt(close + 2) != 'Z';
+        } catch (NoSuchFileException e) {
+            return false;
+        } catch (IOException e) {
+            return true;
+        }
+    }
+
+    private boolean awaitRunning(ProcessSpec spec, Duration max) throws InterruptedException {
+        long deadline = System.nanoTime() + max.toNanos();
+        while (pid(spec).isEmpty()) {
+            if (System.nanoTime() > deadline) {
+                return false;
+            }
+            Thread.sleep(50);
+        }
+        return true;
+    }
+
+    private static boolean awaitExit(long pid, Duration max) throws InterruptedException {
+        long deadline = System.nanoTime() + max.toNanos();
+        while (alive(pid)) {
+            if (System.nanoTime() > deadline) {
+                return false;
+            }
+            Thread.sleep(50);
+        }
+        return true;
+    }
+
+    /** Removes the pid file if it still names the process that was stopped (a new one may have written its own). */
+    private void removePidFile(ProcessSpec spec, Optional<Long> stopped) throws IOException {
         Path file = under(spec.pidPath());
-        Files.createDirectories(file.getParent());
+        if (stopped.isEmpty() || !Files.isRegularFile(file)) {
+            return;
+        }
+        try (InputStream in = Files.newInputStream(file)) {
+            String text = new String(in.readNBytes(64), StandardCharsets.US_ASCII).strip();
+            if (text.equals(String.valueOf(stopped.get()))) {
+                Files.deleteIfExists(file);
+            }
+        }
+    }
+
+    private static void writePid(Path file, long pid) throws IOException {
         Files.writeString(file, pid + "\n");
     }
 
-    /** A control command's exit code and output. */
-    public record CommandResult(int exit, String output) {
-    }
-
-    private CommandResult run(ProcessSpec spec, String command) throws IOException, InterruptedException {
+    private Path setupDir(ProcessSpec spec) throws IOException {
         Path setup = under(spec.setupPath());
-        Process process = new ProcessBuilder("/bin/sh", "-c", command).directory(setup.toFile()).redirectErrorStream(true).start();
-        process.getOutputStream().close();
-        byte[] output = process.getInputStream().readNBytes(64 * 1024);
-        if (!process.waitFor(COMMAND_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
-            process.destroyForcibly();
-            throw new IOException("'" + command + "' of " + spec.name() + " timed out after " + COMMAND_TIMEOUT.toSeconds() + " s");
+        if (!Files.isDirectory(setup)) {
+            throw new IOException("setup_path " + spec.setupPath() + " of '" + spec.name() + "' is not a directory");
         }
-        return new CommandResult(process.exitValue(), new String(output, StandardCharsets.UTF_8));
+        return setup;
     }
 
-    private static void signal(long pid, String signal) {
+    private Shell.Outcome run(ProcessSpec spec, String command) throws IOException, InterruptedException {
+        Shell.Outcome outcome = Shell.run(command(spec, command), setupDir(spec), options.commandTimeout(), MAX_OUTPUT);
+        if (outcome.timedOut()) {
+            throw new IOException("'" + command + "' of '" + spec.name() + "' timed out after "
+                    + options.commandTimeout().toSeconds() + " s");
+        }
+        return outcome;
+    }
+
+    List<String> command(ProcessSpec spec, String command) {
+        List<String> argv = new ArrayList<>();
+        if (asRoot && present(spec.user()) && !spec.user().equals("root")) {
+            argv.addAll(List.of("runuser", "-u", spec.user(), "--"));
+        }
+        argv.addAll(List.of("/bin/sh", "-c", command));
+        return argv;
+    }
+
+    private static String tail(Path output) {
         try {
-            new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).start().waitFor(5, TimeUnit.SECONDS);
+            String text = Shell.head(output, MAX_OUTPUT).strip();
+            return text.isEmpty() ? "" : ": " + text;
         } catch (IOException e) {
-            log.warn("cannot send SIG{} to {}", signal, pid, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+            return "";
+        }
+    }
+
+    private void save(Registration registration) throws IOException {
+        String name = registration.spec().name();
+        Path tmp = Files.createTempFile(dir, name + ".", ".tmp");
+        try {
+            try (FileChannel channel = FileChannel.open(tmp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
+                channel.write(java.nio.ByteBuffer.wrap(Json.json().writeValueAsBytes(registration)));
+                channel.force(true);
+            }
+            Files.move(tmp, dir.resolve(name + ".json"), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } finally {
+            Files.deleteIfExists(tmp);
         }
     }
 
     /** A spec path resolved under the agent root ("/usr/local/gse" → {@code <root>/usr/local/gse}). */
     public Path under(String path) {
+        if (path == null || path.isBlank()) {
+            throw new IllegalArgumentException("empty path");
+        }
         Path resolved = root.resolve(path.replaceFirst("^/+", "")).normalize();
         if (!resolved.startsWith(root)) {
             throw new IllegalArgumentException("path '" + path + "' leaves the agent root");
@@ -223,48 +477,110 @@ public final class Supervisor implements AutoCloseable {
         return resolved;
     }
 
+    private void check(ProcessSpec spec) {
+        if (spec == null) {
+            throw new IllegalArgumentException("no process spec");
+        }
+        checkName(spec.name());
+        for (String[] field : new String[][] {{"setup_path", spec.setupPath()}, {"pid_path", spec.pidPath()},
+                {"start_cmd", spec.startCmd()}}) {
+            if (!present(field[1])) {
+                throw new IllegalArgumentException("'" + field[0] + "' is required");
+            }
+        }
+        under(spec.setupPath());
+        if (under(spec.pidPath()).equals(root)) {
+            throw new IllegalArgumentException("pid_path may not be the agent root");
+        }
+        if (present(spec.user()) && !spec.user().matches("[A-Za-z_][A-Za-z0-9_.-]{0,31}")) {
+            throw new IllegalArgumentException("user '" + spec.user() + "' is not a user name");
+        }
+    }
+
+    private static void checkName(String name) {
+        if (name == null || !name.matches("[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}")) {
+            throw new IllegalArgumentException("process name '" + name
+                    + "' must be 1-128 letters, digits, '.', '_' or '-', not starting with '.' or '-'");
+        }
+    }
+
+    private static boolean present(String s) {
+        return s != null && !s.isBlank();
+    }
+
+    private static boolean isRoot() {
+        try {
+            return Integer.valueOf(0).equals(Files.getAttribute(Path.of("/proc/self"), "unix:uid"));
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
     private void watch() {
         while (running) {
-            long now = System.currentTimeMillis();
-            for (ProcessSpec spec : specs.values()) {
-                if (!spec.delegate()) {
-                    continue;
-                }
-                Backoff b = backoffs.computeIfAbsent(spec.name(), n -> new Backoff());
-                if (pid(spec).isPresent()) {
-                    if (b.upSince == 0) {
-                        b.upSince = now;
-                    } else if (now - b.upSince > 60_000) {
-                        b.delayMs = 1000;
-                    }
-                    continue;
-                }
-                b.upSince = 0;
-                if (now < b.notBefore) {
-                    continue;
-                }
+            for (Entry entry : entries.values()) {
                 try {
-                    log.info("delegated process {} is not running; starting it", spec.name());
-                    start(spec);
-                } catch (IOException | RuntimeException e) {
-                    log.warn("cannot start delegated process {}: {}", spec.name(), e.getMessage());
+                    tend(entry);
                 } catch (InterruptedException e) {
                     return;
+                } catch (IOException | RuntimeException e) {
+                    log.warn("cannot start delegated process {}: {}", entry.registration.spec().name(), e.getMessage());
                 }
-                b.notBefore = System.currentTimeMillis() + b.delayMs;
-                b.delayMs = Math.min(b.delayMs * 2, 60_000);
             }
             try {
-                Thread.sleep(500);
+                Thread.sleep(options.watchEvery().toMillis());
             } catch (InterruptedException e) {
                 return;
             }
         }
     }
 
+    /** Restarts a delegated, started process that died: after a backoff that doubles, and resets once it stays up. */
+    private void tend(Entry entry) throws IOException, InterruptedException {
+        Registration r = entry.registration;
+        if (!r.spec().delegate() || !r.started() || !entry.lock.tryLock()) {
+            return;
+        }
+        try {
+            r = entry.registration;
+            if (!r.spec().delegate() || !r.started() || entries.get(r.spec().name()) != entry) {
+                return;
+            }
+            long now = System.nanoTime() / 1_000_000;
+            if (pid(r.spec()).isPresent()) {
+                entry.restartAtMs = 0;
+                if (entry.upSinceMs == 0) {
+                    entry.upSinceMs = now;
+                } else if (now - entry.upSinceMs >= options.stableAfter().toMillis()) {
+                    entry.delayMs = options.firstBackoff().toMillis();
+                }
+                return;
+            }
+            entry.upSinceMs = 0;
+            if (entry.restartAtMs == 0) {
+                entry.restartAtMs = now + entry.delayMs;
+                log.info("delegated process {} is not running; starting it in {} ms", r.spec().name(), entry.delayMs);
+                entry.delayMs = Math.min(entry.delayMs * 2, options.maxBackoff().toMillis());
+                return;
+            }
+            if (now >= entry.restartAtMs) {
+                entry.restartAtMs = 0;
+                start(r.spec());
+            }
+        } finally {
+            entry.lock.unlock();
+        }
+    }
+
+    /** Stops the watcher; the processes keep running. */
     @Override
     public void close() {
         running = false;
         watcher.interrupt();
+        try {
+            watcher.join(2000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

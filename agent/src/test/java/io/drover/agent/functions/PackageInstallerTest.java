@@ -90,4 +90,21 @@ class PackageInstallerTest {
         Path corrupt = Files.write(dir.resolve("corrupt.tgz"), "not gzip".getBytes(StandardCharsets.UTF_8));
         assertThatThrownBy(() -> installer.install(corrupt, target)).hasMessageContaining("not a gzip-compressed tar");
     }
+
+    @Test
+    void aLaterEntryReplacesAnEarlierLinkInsteadOfWritingThroughIt() throws IOException {
+        Path target = dir.resolve("plugins/exporter");
+        installer.install(tgz(dir.resolve("dup.tgz"), tar -> {
+            tar.file("real.conf", 0644, "real".getBytes(StandardCharsets.UTF_8));
+            tar.special("app.conf", '2', "real.conf");
+            tar.file("app.conf", 0600, "own".getBytes(StandardCharsets.UTF_8));
+            tar.special("lib/libx.so", '2', "../real.conf");
+        }), target);
+        assertThat(Files.isSymbolicLink(target.resolve("app.conf"))).isFalse();
+        assertThat(target.resolve("app.conf")).hasContent("own");
+        assertThat(target.resolve("real.conf")).hasContent("real");
+        assertThat(target.resolve("lib/libx.so")).as("'..' at the start of a link is fine").hasContent("real");
+        assertThat(Files.getPosixFilePermissions(target)).as("readable by the users plugins run as")
+                .contains(java.nio.file.attribute.PosixFilePermission.OTHERS_EXECUTE);
+    }
 }
