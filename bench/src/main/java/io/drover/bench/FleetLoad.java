@@ -27,7 +27,8 @@ import java.util.Map;
  * {@code test.ping} to all of them through the REST API, every return collected.
  *
  * <p>Usage: {@code FleetLoad --server URL --token-file FILE --master HOST:PORT --count N [--prefix sim-] [--ping 20]
- * [--target GLOB --expect TOTAL]}. One process holds about 500 agents within a 20,000 open-file limit; run several
+ * [--target GLOB --expect TOTAL] [--ramp 50]}: agents start in batches of {@code ramp}, each once most of the
+ * previous batch signed in. One process holds about 500 agents within a 20,000 open-file limit; run several
  * (without --ping) and let one of them ping the whole fleet with --target and --expect.
  * The agents share one RSA key (generating thousands takes minutes on two cores); the server's auto-accept must
  * cover the prefix, e.g. {@code drover server --auto-accept 'sim-*'}.
@@ -46,7 +47,14 @@ public final class FleetLoad {
 
         long start = System.nanoTime();
         List<SaltMinion> fleet = new ArrayList<>(count);
+        int ramp = Integer.parseInt(opts.getOrDefault("ramp", "50"));
         for (int i = 0; i < count; i++) {
+            if (i > 0 && i % ramp == 0) {
+                // Ramp up: a batch signs in before the next starts, so thousands of agents do not retry in a storm.
+                while (fleet.stream().filter(m -> m.state() == SaltMinion.State.CONNECTED).count() < i - ramp / 2) {
+                    Thread.sleep(50);
+                }
+            }
             String id = prefix + i;
             MinionConfig config = MinionConfig.of(id, master[0], 4505, Integer.parseInt(master[1]))
                     .withTimeouts(Duration.ofSeconds(30), Duration.ofSeconds(2), Duration.ofSeconds(5));

@@ -30,8 +30,9 @@ import org.slf4j.LoggerFactory;
  * presence. Drover agents send a heartbeat event every interval; one silent for three intervals is lost. A plain
  * salt-minion sends no heartbeat: it is online from its first request and never marked lost.
  * <p>
- * Presence is kept in memory and written on changes only (online/lost transitions at once, last-seen times in one
- * batch every 30 seconds), so a hundred thousand heartbeats do not become a hundred thousand transactions.
+ * Presence is kept in memory; new agents and online/lost changes are written every second in one transaction,
+ * last-seen times every 30 seconds in one batch, so a hundred thousand heartbeats (or a thousand first returns) do
+ * not become as many transactions.
  */
 public final class AgentRegistry {
     private static final Logger log = LoggerFactory.getLogger(AgentRegistry.class);
@@ -54,6 +55,10 @@ public final class AgentRegistry {
         volatile boolean online;
         volatile Instant lastSeen;
         volatile boolean lastSeenDirty;
+        /** Whether the agent's row exists; new agents are inserted by the next presence check, in one batch. */
+        volatile boolean persisted;
+        /** An online/lost change not yet written, with its reason. */
+        volatile String pendingReason;
 
         Agent(String id) {
             this.id = id;
@@ -91,6 +96,7 @@ public final class AgentRegistry {
             a.online = rs.getBoolean("online");
             OffsetDateTime seen = rs.getObject("last_seen", OffsetDateTime.class);
             a.lastSeen = a.online ? now : seen == null ? null : seen.toInstant();
+            a.persisted = true;
             return a;
         }).forEach(a -> agents.put(a.id, a)));
     }
@@ -100,7 +106,9 @@ public final class AgentRegistry {
         if (h.createUpdate("UPDATE agent SET bk_biz_id = :biz WHERE id = :id").bind("biz", bizId).bind("id", id).execute() == 0) {
             insert(h, id, bizId);
         }
-        agents.computeIfAbsent(id, Agent::new).bizId = bizId;
+        Agent a = agents.computeIfAbsent(id, Agent::new);
+        a.bizId = bizId;
+        a.persisted = true;
     }
 
     private static void insert(Handle h, String id, Long bizId) {
@@ -109,23 +117,33 @@ public final class AgentRegistry {
                         VALUES (:id, :biz, '{}', 0, FALSE)""").bind("id", id).bind("biz", bizId).execute();
     }
 
-    /** Any authenticated request from an accepted minion: it is alive. */
+    /**
+     * Any authenticated request from an accepted minion: it is alive. Memory only: the row of a new agent and the
+     * online event are written by the next presence check, so a thousand first returns cost one transaction.
+     */
     public void seen(String id) {
-        Agent a = agents.get(id);
-        if (a == null) {
-            a = agents.computeIfAbsent(id, Agent::new);
-            String fresh = id;
-            jdbi.useTransaction(h -> {
-                if (h.createQuery("SELECT COUNT(*) FROM agent WHERE id = :id").bind("id", fresh).mapTo(Long.class).one() == 0) {
-                    insert(h, fresh, null);
-                }
-            });
-        }
+        Agent a = agents.computeIfAbsent(id, Agent::new);
         a.lastSeen = clock.instant();
         a.lastSeenDirty = true;
-        if (!a.online) {
-            transition(a, true, "online", "heard from again");
+        synchronized (a) {
+            if (!a.online) {
+                a.online = true;
+                a.pendingReason = "heard from";
+            }
         }
+    }
+
+    /** Writes the row of an agent that is not in the database yet (before its grains are stored). */
+    private void persist(Agent a) {
+        if (a.persisted) {
+            return;
+        }
+        jdbi.useTransaction(h -> {
+            if (h.createQuery("SELECT COUNT(*) FROM agent WHERE id = :id").bind("id", a.id).mapTo(Long.class).one() == 0) {
+                insert(h, a.id, a.bizId);
+            }
+        });
+        a.persisted = true;
     }
 
     /**
@@ -145,6 +163,7 @@ public final class AgentRegistry {
         boolean changed = !digest.equals(a.grainsDigest) || !java.util.Objects.equals(version, a.version)
                 || interval != a.heartbeatSeconds;
         if (changed) {
+            persist(a);
             jdbi.useHandle(h -> h.createUpdate("""
                             UPDATE agent SET version = :version, grains = :grains, grains_digest = :digest,
                             heartbeat_seconds = :interval WHERE id = :id""")
@@ -189,21 +208,72 @@ public final class AgentRegistry {
         return value instanceof String s && !s.isBlank() ? s : null;
     }
 
-    /** Marks agents lost that missed three heartbeats, and writes last-seen times that changed. */
+    /**
+     * Marks agents lost that missed three heartbeats; writes new agents, online/lost changes (with their events)
+     * in one transaction; and every 30 s the last-seen times that changed. Runs every second.
+     */
     public void checkPresence() {
         Instant now = clock.instant();
         for (Agent a : agents.values()) {
-            if (a.online && a.heartbeatSeconds > 0 && a.lastSeen != null
-                    && a.lastSeen.plus(Duration.ofSeconds((long) a.heartbeatSeconds * MISSED_HEARTBEATS)).isBefore(now)) {
-                transition(a, false, "lost", "no heartbeat for " + MISSED_HEARTBEATS + " intervals of "
-                        + a.heartbeatSeconds + " s");
+            synchronized (a) {
+                if (a.online && a.heartbeatSeconds > 0 && a.lastSeen != null
+                        && a.lastSeen.plus(Duration.ofSeconds((long) a.heartbeatSeconds * MISSED_HEARTBEATS)).isBefore(now)) {
+                    a.online = false;
+                    a.pendingReason = "no heartbeat for " + MISSED_HEARTBEATS + " intervals of " + a.heartbeatSeconds + " s";
+                }
+            }
+        }
+        List<Agent> fresh = agents.values().stream().filter(a -> !a.persisted).toList();
+        List<Agent> changed = agents.values().stream().filter(a -> a.pendingReason != null).toList();
+        if (!fresh.isEmpty() || !changed.isEmpty()) {
+            jdbi.useTransaction(h -> {
+                if (!fresh.isEmpty()) {
+                    java.util.Set<String> existing = new java.util.HashSet<>(h.createQuery("SELECT id FROM agent WHERE id IN (<ids>)")
+                            .bindList("ids", fresh.stream().map(a -> a.id).toList()).mapTo(String.class).list());
+                    var insert = h.prepareBatch("""
+                            INSERT INTO agent (id, bk_biz_id, grains, heartbeat_seconds, online) VALUES (:id, NULL, '{}', 0, FALSE)""");
+                    fresh.stream().filter(a -> !existing.contains(a.id)).forEach(a -> insert.bind("id", a.id).add());
+                    if (insert.size() > 0) {
+                        insert.execute();
+                    }
+                }
+                List<Map.Entry<String, Map<String, Object>>> fired = new ArrayList<>();
+                var update = h.prepareBatch("UPDATE agent SET online = :online, last_seen = :seen WHERE id = :id");
+                for (Agent a : changed) {
+                    String reason;
+                    boolean online;
+                    synchronized (a) {
+                        reason = a.pendingReason;
+                        online = a.online;
+                        a.pendingReason = null;
+                    }
+                    update.bind("online", online).bind("seen", a.lastSeen == null ? null : a.lastSeen.atOffset(ZoneOffset.UTC))
+                            .bind("id", a.id).add();
+                    Map<String, Object> data = new LinkedHashMap<>();
+                    data.put("id", a.id);
+                    data.put("bk_host_id", a.hostId);
+                    data.put("reason", reason);
+                    fired.add(Map.entry("drover/agent/" + a.id + "/" + (online ? "online" : "lost"), data));
+                    if (!online || changed.size() <= 100) {
+                        log.info("agent {} is {} ({})", a.id, online ? "online" : "lost", reason);
+                    }
+                }
+                if (!changed.isEmpty()) {
+                    update.execute();
+                }
+                events.appendAll(h, fired);
+            });
+            fresh.forEach(a -> a.persisted = true);
+            events.publishPending();
+            if (changed.size() > 100) {
+                log.info("{} agents changed presence", changed.size());
             }
         }
         if (now.isBefore(nextLastSeenFlush)) {
             return;
         }
         nextLastSeenFlush = now.plus(LAST_SEEN_FLUSH);
-        List<Agent> dirty = agents.values().stream().filter(a -> a.lastSeenDirty).toList();
+        List<Agent> dirty = agents.values().stream().filter(a -> a.lastSeenDirty && a.persisted).toList();
         if (!dirty.isEmpty()) {
             jdbi.useHandle(h -> {
                 var batch = h.prepareBatch("UPDATE agent SET last_seen = :seen WHERE id = :id");
@@ -214,27 +284,6 @@ public final class AgentRegistry {
                 batch.execute();
             });
         }
-    }
-
-    private void transition(Agent a, boolean online, String what, String reason) {
-        synchronized (a) {
-            if (a.online == online) {
-                return;
-            }
-            a.online = online;
-            jdbi.useTransaction(h -> {
-                h.createUpdate("UPDATE agent SET online = :online, last_seen = :seen WHERE id = :id")
-                        .bind("online", online).bind("seen", a.lastSeen == null ? null : a.lastSeen.atOffset(ZoneOffset.UTC))
-                        .bind("id", a.id).execute();
-                Map<String, Object> data = new LinkedHashMap<>();
-                data.put("id", a.id);
-                data.put("bk_host_id", a.hostId);
-                data.put("reason", reason);
-                events.append(h, "drover/agent/" + a.id + "/" + what, data);
-            });
-        }
-        events.publishPending();
-        log.info("agent {} is {} ({})", a.id, what, reason);
     }
 
     /** Forgets an agent whose key was deleted. */
