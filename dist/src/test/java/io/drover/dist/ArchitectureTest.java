@@ -23,7 +23,15 @@ class ArchitectureTest {
     void coreIsPureLogicThatDependsOnTheModelOnly() {
         classes().that().resideInAPackage("io.drover.core..").should().onlyDependOnClassesThat()
                 .resideInAnyPackage("io.drover.core..", "io.drover.model..", "java.lang..", "java.util..",
-                        "java.math..", "java.time..", "java.text..")
+                        "java.math..", "java.time..", "java.text..", "java.io..", "java.nio.charset..")
+                .check(drover);
+    }
+
+    /** Streams are allowed in core (the tar codec parses them); files, sockets and processes are not. */
+    @Test
+    void coreTouchesNoFilesNetworkOrProcesses() {
+        noClasses().that().resideInAPackage("io.drover.core..").should().dependOnClassesThat()
+                .haveNameMatching("java\\.io\\.(File|RandomAccessFile).*|java\\.nio\\.file\\..*|java\\.net\\..*|java\\.lang\\.Process.*")
                 .check(drover);
     }
 
