@@ -50,7 +50,19 @@ public final class RunCommand implements Callable<Integer> {
         request.put("tgt", target);
         request.put("tgt_type", type.type());
         request.put("fun", fun);
-        request.put("arg", args);
+        // As salt's CLI: key=value arguments are keyword arguments, the rest positional.
+        Map<String, Object> kwarg = new LinkedHashMap<>();
+        List<String> positional = new java.util.ArrayList<>();
+        for (String a : args) {
+            int eq = a.indexOf('=');
+            if (eq > 0 && a.substring(0, eq).matches("[A-Za-z_][A-Za-z0-9_]*")) {
+                kwarg.put(a.substring(0, eq), a.substring(eq + 1));
+            } else {
+                positional.add(a);
+            }
+        }
+        request.put("arg", positional);
+        request.put("kwarg", kwarg);
         request.put("timeout", timeout);
         JsonNode started = client.client().post("/api/v1/jobs", request);
         String jid = started.path("jid").asText();

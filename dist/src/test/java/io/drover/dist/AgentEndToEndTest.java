@@ -131,5 +131,10 @@ class AgentEndToEndTest {
         assertThat(wrongSha.out()).contains("has sha256 " + sha);
         assertThat(roots.resolve("web-1/opt/x")).doesNotExist();
         assertThat(web1.state()).isEqualTo(SaltMinion.State.CONNECTED);
+
+        // key=value arguments travel as keyword arguments, as with salt's CLI.
+        Fleet.Run written = drover("run", "web-1", "file.write", "/etc/app.conf", "content=a=b", "mode=0640");
+        assertThat(written.exit()).as(written.out() + written.err()).isZero();
+        assertThat(Files.readString(roots.resolve("web-1/etc/app.conf"))).isEqualTo("a=b");
     }
 }
