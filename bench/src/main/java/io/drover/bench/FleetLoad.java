@@ -27,7 +27,7 @@ import java.util.Map;
  * {@code test.ping} to all of them through the REST API, every return collected.
  *
  * <p>Usage: {@code FleetLoad --server URL --token-file FILE --master HOST:PORT --count N [--prefix sim-] [--ping 20]
- * [--target GLOB --expect TOTAL] [--ramp 50]}: agents start in batches of {@code ramp}, each once most of the
+ * [--target GLOB --expect TOTAL] [--ramp 50] [--io-threads 2]}: agents start in batches of {@code ramp}, each once most of the
  * previous batch signed in. One process holds about 500 agents within a 20,000 open-file limit; run several
  * (without --ping) and let one of them ping the whole fleet with --target and --expect.
  * The agents share one RSA key (generating thousands takes minutes on two cores); the server's auto-accept must
@@ -44,6 +44,10 @@ public final class FleetLoad {
         String[] master = opts.getOrDefault("master", "127.0.0.1:4506").split(":");
         int rounds = Integer.parseInt(opts.getOrDefault("ping", "0"));
         RSAPrivateCrtKey key = (RSAPrivateCrtKey) RsaKeys.generate().getPrivate();
+        // One set of ZeroMQ I/O threads for the whole process (each minion still has its own sockets); a context
+        // per minion would mean two more threads per minion, which a real agent has but a 2-core host cannot carry
+        // a thousand times over.
+        org.zeromq.ZContext shared = new org.zeromq.ZContext(Integer.parseInt(opts.getOrDefault("io-threads", "2")));
 
         long start = System.nanoTime();
         List<SaltMinion> fleet = new ArrayList<>(count);
@@ -67,7 +71,7 @@ public final class FleetLoad {
                 ret.put("retcode", 0);
                 ret.put("success", true);
                 minion.sendReturn(ret);
-            }, pem -> { }));
+            }, pem -> { }, shared));
         }
         while (fleet.stream().anyMatch(m -> m.state() != SaltMinion.State.CONNECTED)) {
             Thread.sleep(200);

@@ -199,14 +199,27 @@ public final class JobService implements AutoCloseable {
     private void storeBatch(List<PendingReturn> batch) {
         jdbi.useTransaction(h -> {
             List<String> jids = batch.stream().map(p -> (String) p.load().get("jid")).distinct().toList();
-            // Only minions the job targeted may answer it; anything else is acknowledged and dropped.
-            Map<String, List<String>> targeted = new java.util.HashMap<>();
-            h.createQuery("SELECT jid, minions FROM job WHERE jid IN (<jids>)").bindList("jids", jids)
-                    .map((rs, ctx) -> targeted.put(rs.getString(1), Sql.fromJson(rs.getString(2), STRINGS)))
-                    .forEach(ignored -> { });
-            java.util.Set<String> stored = new java.util.HashSet<>(h.createQuery(
-                            "SELECT jid || '/' || minion_id FROM job_return WHERE jid IN (<jids>)")
-                    .bindList("jids", jids).mapTo(String.class).list());
+            // Only minions the job targeted may answer it, once; anything else is acknowledged and dropped. A live
+            // job knows in memory who has not answered yet (only this thread removes names, after commit); other
+            // jobs (older, or from before a restart) are looked up.
+            Map<String, java.util.Set<String>> awaiting = new java.util.HashMap<>();
+            List<String> lookup = new ArrayList<>();
+            for (String jid : jids) {
+                LiveJob job = live.get(jid);
+                if (job != null) {
+                    awaiting.put(jid, new java.util.HashSet<>(job.missing()));
+                } else {
+                    lookup.add(jid);
+                }
+            }
+            if (!lookup.isEmpty()) {
+                h.createQuery("SELECT jid, minions FROM job WHERE jid IN (<jids>)").bindList("jids", lookup)
+                        .map((rs, ctx) -> awaiting.put(rs.getString(1), new java.util.HashSet<>(Sql.fromJson(rs.getString(2), STRINGS))))
+                        .forEach(ignored -> { });
+                h.createQuery("SELECT jid, minion_id FROM job_return WHERE jid IN (<jids>)").bindList("jids", lookup)
+                        .map((rs, ctx) -> awaiting.getOrDefault(rs.getString(1), new java.util.HashSet<>()).remove(rs.getString(2)))
+                        .forEach(ignored -> { });
+            }
             var insert = h.prepareBatch("""
                     INSERT INTO job_return (jid, minion_id, ret, retcode, success, at)
                     VALUES (:jid, :id, :ret, :retcode, :success, :now)""");
@@ -214,7 +227,7 @@ public final class JobService implements AutoCloseable {
             var now = Sql.now();
             for (PendingReturn p : batch) {
                 String jid = (String) p.load().get("jid");
-                if (!targeted.getOrDefault(jid, List.of()).contains(p.minionId()) || !stored.add(jid + "/" + p.minionId())) {
+                if (!awaiting.getOrDefault(jid, java.util.Set.of()).remove(p.minionId())) {
                     continue;
                 }
                 Object ret = Messages.jsonSafe(p.load().get("return"));

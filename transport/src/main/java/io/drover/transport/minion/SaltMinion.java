@@ -50,7 +50,7 @@ public final class SaltMinion implements AutoCloseable {
     private final Targets targets;
     private final JobListener listener;
     private final Consumer<String> onMasterKeyPinned;
-    private final ZContext context = new ZContext(1);
+    private final ZContext context;
     private final Object requestLock = new Object();
     private ZMQ.Socket request;
     private volatile String masterPem;
@@ -70,6 +70,16 @@ public final class SaltMinion implements AutoCloseable {
      */
     public SaltMinion(MinionConfig config, RSAPrivateCrtKey key, String pinnedMasterPem, Targets targets,
                       JobListener listener, Consumer<String> onMasterKeyPinned) {
+        this(config, key, pinnedMasterPem, targets, listener, onMasterKeyPinned, null);
+    }
+
+    /**
+     * @param shared a context whose I/O threads this minion's sockets use (the fleet load tool runs hundreds of
+     *               minions in one JVM); null gives the minion its own, as an agent has
+     */
+    public SaltMinion(MinionConfig config, RSAPrivateCrtKey key, String pinnedMasterPem, Targets targets,
+                      JobListener listener, Consumer<String> onMasterKeyPinned, ZContext shared) {
+        this.context = shared == null ? new ZContext(1) : shared.shadow();
         this.config = config;
         this.key = key;
         this.publicPem = RsaKeys.publicPem(RsaKeys.publicOf(key));
