@@ -24,6 +24,8 @@ public final class EventStore {
 
     private final Jdbi jdbi;
     private final EventBus bus;
+    private final java.util.concurrent.Semaphore wake = new java.util.concurrent.Semaphore(0);
+    private Thread publisher;
 
     public EventStore(Jdbi jdbi, EventBus bus) {
         this.jdbi = jdbi;
@@ -47,6 +49,33 @@ public final class EventStore {
             batch.bind("tag", e.getKey()).bind("data", Sql.toJson(e.getValue())).bind("at", now).add();
         }
         batch.execute();
+    }
+
+    /**
+     * Asks a background thread to publish what is pending; requests made while it works are served by one more
+     * pass. For hot paths (job returns) that must not wait for the bus and the outbox update.
+     */
+    public void publishPendingSoon() {
+        synchronized (wake) {
+            if (publisher == null) {
+                publisher = Thread.ofPlatform().name("event-publisher").daemon().start(this::publishLoop);
+            }
+        }
+        wake.release();
+    }
+
+    private void publishLoop() {
+        while (true) {
+            try {
+                wake.acquire();
+                wake.drainPermits();
+                publishPending();
+            } catch (InterruptedException e) {
+                return;
+            } catch (RuntimeException e) {
+                org.slf4j.LoggerFactory.getLogger(EventStore.class).warn("publishing events failed; retried on the next change", e);
+            }
+        }
     }
 
     /** Publishes every committed, unpublished event in id order. Call after a transaction that appended events commits. */

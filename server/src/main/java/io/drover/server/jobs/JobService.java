@@ -187,7 +187,7 @@ public final class JobService implements AutoCloseable {
                 storeBatch(batch);
                 batch.forEach(p -> p.stored().complete(true));
                 batch.forEach(p -> answered((String) p.load().get("jid"), p.minionId()));
-                events.publishPending();
+                events.publishPendingSoon();
             } catch (RuntimeException e) {
                 log.warn("storing {} return(s) failed", batch.size(), e);
                 batch.forEach(p -> p.stored().completeExceptionally(e));
