@@ -1,0 +1,70 @@
+package io.drover.core.packages;
+
+import io.drover.model.packages.PackageMetadata.Dependency;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What the registries offer, merged in their configured order: every version of every addon with the registry that
+ * holds it and that version's dependencies. When two registries hold the same version, the earlier one wins.
+ */
+public final class Catalog {
+    /** One version of one addon, as a registry lists it. */
+    public record Candidate(String name, Version version, String registry, List<Dependency> dependencies,
+                            String systemDrover) {
+        public Candidate {
+            dependencies = dependencies == null ? List.of() : List.copyOf(dependencies);
+        }
+    }
+
+    /** One registry's listing. */
+    public record Listing(String registry, List<Candidate> candidates) {
+    }
+
+    private final List<String> registries;
+    private final Map<String, List<Candidate>> byName;
+
+    private Catalog(List<String> registries, Map<String, List<Candidate>> byName) {
+        this.registries = registries;
+        this.byName = byName;
+    }
+
+    public static Catalog of(List<Listing> listings) {
+        List<String> registries = new ArrayList<>();
+        Map<String, List<Candidate>> byName = new HashMap<>();
+        for (Listing listing : listings) {
+            registries.add(listing.registry());
+            for (Candidate c : listing.candidates()) {
+                List<Candidate> versions = byName.computeIfAbsent(c.name(), n -> new ArrayList<>());
+                if (versions.stream().noneMatch(v -> v.version().sameAs(c.version()))) {
+                    versions.add(c);
+                }
+            }
+        }
+        return new Catalog(List.copyOf(registries), byName);
+    }
+
+    public List<String> registries() {
+        return registries;
+    }
+
+    public boolean hasRegistry(String name) {
+        return registries.contains(name);
+    }
+
+    /** Every version of the addon across registries (no duplicates); empty when no registry has it. */
+    public List<Candidate> versions(String name) {
+        return byName.getOrDefault(name, List.of());
+    }
+
+    /** Addon name → versions newest first, merged across registries (KubeVela's listAvailableAddons). */
+    public Map<String, List<Candidate>> merged() {
+        Map<String, List<Candidate>> merged = new LinkedHashMap<>();
+        byName.keySet().stream().sorted().forEach(name -> merged.put(name, versions(name).stream()
+                .sorted((a, b) -> b.version().compareTo(a.version())).toList()));
+        return merged;
+    }
+}
