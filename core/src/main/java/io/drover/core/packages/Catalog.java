@@ -26,25 +26,29 @@ public final class Catalog {
 
     private final List<String> registries;
     private final Map<String, List<Candidate>> byName;
+    private final Map<String, List<Candidate>> everyCopy;
 
-    private Catalog(List<String> registries, Map<String, List<Candidate>> byName) {
+    private Catalog(List<String> registries, Map<String, List<Candidate>> byName, Map<String, List<Candidate>> everyCopy) {
         this.registries = registries;
         this.byName = byName;
+        this.everyCopy = everyCopy;
     }
 
     public static Catalog of(List<Listing> listings) {
         List<String> registries = new ArrayList<>();
         Map<String, List<Candidate>> byName = new HashMap<>();
+        Map<String, List<Candidate>> everyCopy = new HashMap<>();
         for (Listing listing : listings) {
             registries.add(listing.registry());
             for (Candidate c : listing.candidates()) {
+                everyCopy.computeIfAbsent(c.name(), n -> new ArrayList<>()).add(c);
                 List<Candidate> versions = byName.computeIfAbsent(c.name(), n -> new ArrayList<>());
                 if (versions.stream().noneMatch(v -> v.version().sameAs(c.version()))) {
                     versions.add(c);
                 }
             }
         }
-        return new Catalog(List.copyOf(registries), byName);
+        return new Catalog(List.copyOf(registries), byName, everyCopy);
     }
 
     public List<String> registries() {
@@ -58,6 +62,11 @@ public final class Catalog {
     /** Every version of the addon across registries (no duplicates); empty when no registry has it. */
     public List<Candidate> versions(String name) {
         return byName.getOrDefault(name, List.of());
+    }
+
+    /** The versions one registry holds of the addon. */
+    public List<Candidate> versions(String name, String registry) {
+        return everyCopy.getOrDefault(name, List.of()).stream().filter(c -> c.registry().equals(registry)).toList();
     }
 
     /** Addon name → versions newest first, merged across registries (KubeVela's listAvailableAddons). */

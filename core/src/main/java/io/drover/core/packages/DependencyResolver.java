@@ -95,8 +95,8 @@ public final class DependencyResolver {
             throw new PackageException("registry " + request.registry() + " does not exist; registries are "
                     + catalog.registries());
         }
-        List<Candidate> versions = catalog.versions(request.name()).stream()
-                .filter(c -> request.registry() == null || c.registry().equals(request.registry())).toList();
+        List<Candidate> versions = request.registry() == null ? catalog.versions(request.name())
+                : catalog.versions(request.name(), request.registry());
         if (versions.isEmpty()) {
             throw new PackageException(request.registry() != null
                     ? "addon " + request.name() + " not found in registry " + request.registry()

@@ -132,7 +132,7 @@ public record PackageArchive(PackageMetadata metadata, Set<String> files, String
         }
         MetadataValidator.validate(metadata, sources.keySet());
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        try (TarWriter tar = new TarWriter(new GZIPOutputStream(out))) {
+        try (GZIPOutputStream gzip = new GZIPOutputStream(out); TarWriter tar = new TarWriter(gzip)) {
             for (SourceFile file : sources.values()) {
                 tar.file(file.path(), file.mode(), file.content());
             }
