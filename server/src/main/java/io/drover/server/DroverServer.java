@@ -1,7 +1,14 @@
 package io.drover.server;
 
 import io.drover.core.match.Glob;
+import io.drover.server.addons.AddonRoutes;
+import io.drover.server.addons.AddonService;
 import io.drover.server.agents.AgentRegistry;
+import io.drover.server.packages.PackageRoutes;
+import io.drover.server.packages.PackageStore;
+import io.drover.server.registries.Registries;
+import io.drover.server.registries.RegistryRoutes;
+import io.drover.server.store.SecretBox;
 import io.drover.server.agents.AgentRoutes;
 import io.drover.server.agents.EnrollmentTokens;
 import io.drover.server.auth.AdminTokenFile;
@@ -58,6 +65,9 @@ public final class DroverServer implements AutoCloseable {
     private final AgentRegistry agents;
     private final EnrollmentTokens enrollment;
     private final FileServer files;
+    private final PackageStore packages;
+    private final Registries registries;
+    private final AddonService addons;
     private volatile SaltMaster master;
     private final ScheduledExecutorService housekeeping;
     private final Path adminTokenFile;
@@ -93,6 +103,14 @@ public final class DroverServer implements AutoCloseable {
                     enrollment, agents);
             this.jobs = new JobService(database.jdbi(), events, keys, agents::grains, config.nodegroups(), (load, minions) -> master.publish(load, minions));
             new JobRoutes(keys, jobs).register(api);
+
+            this.packages = new PackageStore(database.jdbi(), config.dataDir().resolve("files"));
+            this.registries = new Registries(database.jdbi(), packages, config.dataDir().resolve("registries"));
+            this.addons = new AddonService(database.jdbi(), packages, registries,
+                    SecretBox.loadOrCreate(config.dataDir(), System.getenv(SecretBox.KEY_ENV)), events, Version.release());
+            new PackageRoutes(packages).register(api);
+            new RegistryRoutes(registries).register(api);
+            new AddonRoutes(addons).register(api);
 
             this.adminTokenFile = AdminTokenFile.ensure(tokens, config.dataDir());
             int republished = events.publishPending();
@@ -201,6 +219,14 @@ public final class DroverServer implements AutoCloseable {
 
     public FileServer files() {
         return files;
+    }
+
+    public PackageStore packages() {
+        return packages;
+    }
+
+    public AddonService addons() {
+        return addons;
     }
 
     public KeyStore keys() {

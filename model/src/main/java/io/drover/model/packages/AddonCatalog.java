@@ -1,0 +1,8 @@
+package io.drover.model.packages;
+
+import java.util.List;
+import java.util.Map;
+
+/** Every addon the registries offer or that is enabled, and the registries that could not be read (name → why). */
+public record AddonCatalog(List<AddonInfo> addons, Map<String, String> unreadableRegistries) {
+}

@@ -1,0 +1,149 @@
+package io.drover.server.registries;
+
+import io.drover.core.packages.Catalog.Candidate;
+import io.drover.core.packages.Version;
+import io.drover.model.Json;
+import io.drover.model.packages.PackageMetadata.Dependency;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * An HTTP registry with a Helm-style {@code index.yaml}: {@code entries: {name: [{version, urls, sha256 (or
+ * digest), dependencies, system}]}}. Relative urls are resolved against the index; downloads are checked against the
+ * sha256 the index gives.
+ */
+final class HttpRegistry implements RegistryReader {
+    private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
+    private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(60);
+    private static final long MAX_BYTES = 1L << 30;
+
+    private final String name;
+    private final URI index;
+    private final HttpClient http;
+
+    HttpRegistry(String name, String url) {
+        this.name = name;
+        String base = url.endsWith(".yaml") || url.endsWith(".yml") ? url : (url.endsWith("/") ? url : url + "/") + "index.yaml";
+        this.index = URI.create(base);
+        this.http = HttpClient.newBuilder().connectTimeout(CONNECT_TIMEOUT).followRedirects(HttpClient.Redirect.NORMAL).build();
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public List<Entry> list() {
+        Map<String, Object> doc;
+        try {
+            doc = Json.yaml().readValue(get(index), Map.class);
+        } catch (IOException e) {
+            throw new RegistryException("registry " + name + ": " + index + " is not a valid index.yaml: " + e.getMessage(), e);
+        }
+        if (doc == null || !(doc.get("entries") instanceof Map<?, ?> entries)) {
+            throw new RegistryException("registry " + name + ": " + index + " has no 'entries' mapping");
+        }
+        List<Entry> list = new ArrayList<>();
+        for (Map.Entry<?, ?> addon : entries.entrySet()) {
+            if (!(addon.getValue() instanceof List<?> versions)) {
+                continue;
+            }
+            for (Object item : versions) {
+                if (item instanceof Map<?, ?> v) {
+                    Entry entry = entry(String.valueOf(addon.getKey()), (Map<String, Object>) v);
+                    if (entry != null) {
+                        list.add(entry);
+                    }
+                }
+            }
+        }
+        return list;
+    }
+
+    @SuppressWarnings("unchecked")
+    private Entry entry(String addon, Map<String, Object> v) {
+        Version version = Version.tryParse(String.valueOf(v.get("version")));
+        if (version == null || !(v.get("urls") instanceof List<?> urls) || urls.isEmpty()) {
+            return null;
+        }
+        List<Dependency> deps = new ArrayList<>();
+        if (v.get("dependencies") instanceof List<?> ds) {
+            for (Object d : ds) {
+                if (d instanceof Map<?, ?> dep && dep.get("name") != null) {
+                    deps.add(new Dependency(String.valueOf(dep.get("name")),
+                            dep.get("version") == null ? null : String.valueOf(dep.get("version"))));
+                }
+            }
+        }
+        String system = null;
+        if (v.get("system") instanceof Map<?, ?> sys && sys.get("drover") != null) {
+            system = String.valueOf(sys.get("drover"));
+        } else if (v.get("annotations") instanceof Map<?, ?> annotations && annotations.get("system.drover") != null) {
+            system = String.valueOf(annotations.get("system.drover"));
+        }
+        Object sha = v.get("sha256") != null ? v.get("sha256") : v.get("digest");
+        String entryName = v.get("name") == null ? addon : String.valueOf(v.get("name"));
+        return new Entry(new Candidate(entryName, version, name, deps, system), String.valueOf(urls.getFirst()),
+                sha == null ? null : String.valueOf(sha).toLowerCase(java.util.Locale.ROOT));
+    }
+
+    @Override
+    public byte[] readFile(String relativePath) {
+        return get(index.resolve(relativePath));
+    }
+
+    @Override
+    public byte[] fetch(Entry entry) {
+        URI url = index.resolve(entry.relativePath());
+        byte[] bytes = get(url);
+        if (entry.sha256() != null) {
+            String actual = sha256(bytes);
+            if (!actual.equals(entry.sha256())) {
+                throw new RegistryException("registry " + name + ": " + url + " has sha256 " + actual
+                        + " but the index says " + entry.sha256());
+            }
+        }
+        return bytes;
+    }
+
+    private byte[] get(URI url) {
+        try {
+            HttpResponse<byte[]> response = http.send(HttpRequest.newBuilder(url).timeout(REQUEST_TIMEOUT).GET().build(),
+                    HttpResponse.BodyHandlers.ofByteArray());
+            if (response.statusCode() != 200) {
+                throw new RegistryException("registry " + name + ": GET " + url + " answered " + response.statusCode());
+            }
+            if (response.body().length > MAX_BYTES) {
+                throw new RegistryException("registry " + name + ": " + url + " is larger than " + MAX_BYTES + " bytes");
+            }
+            return response.body();
+        } catch (IOException e) {
+            throw new RegistryException("registry " + name + ": GET " + url + " failed: " + e, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new RegistryException("registry " + name + ": GET " + url + " was interrupted", e);
+        } catch (IllegalArgumentException e) {
+            throw new RegistryException("registry " + name + ": " + url + " is not a usable URL: " + e.getMessage(), e);
+        }
+    }
+
+    static String sha256(byte[] bytes) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,150 @@
+package io.drover.server.registries;
+
+import io.drover.core.packages.Catalog;
+import io.drover.model.packages.RegistryInfo;
+import io.drover.model.packages.RegistryRequest;
+import io.drover.model.api.Problem.FieldError;
+import io.drover.server.http.ApiException;
+import io.drover.server.packages.PackageStore;
+import io.drover.server.store.Sql;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+import org.jdbi.v3.core.Jdbi;
+
+/**
+ * The configured registries, kept in the database in lookup order, and the readers for them. The package store is
+ * always searched first, as the registry named "store".
+ */
+public final class Registries {
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,63}");
+    private static final Set<String> TYPES = Set.of("local", "http", "git");
+
+    /** What the registries offer now, and the ones that could not be read (name → why). */
+    public record Snapshot(Catalog catalog, Map<String, RegistryReader.Entry> entries, Map<String, String> unreadable,
+                           Map<String, RegistryReader> readers) {
+        public RegistryReader.Entry entry(String registry, String name, String version) {
+            return entries.get(registry + "/" + name + "@" + version);
+        }
+    }
+
+    private final Jdbi jdbi;
+    private final PackageStore store;
+    private final Path cloneDir;
+
+    public Registries(Jdbi jdbi, PackageStore store, Path cloneDir) {
+        this.jdbi = jdbi;
+        this.store = store;
+        this.cloneDir = cloneDir;
+    }
+
+    public List<RegistryInfo> list() {
+        return jdbi.withHandle(h -> h.createQuery("SELECT * FROM registry ORDER BY position, name")
+                .map((rs, ctx) -> info(rs)).list());
+    }
+
+    public RegistryInfo add(RegistryRequest r) {
+        List<FieldError> errors = new ArrayList<>();
+        if (r.name() == null || !NAME.matcher(r.name()).matches()) {
+            errors.add(new FieldError("name", "must be 1-64 letters, digits, '.', '_' or '-'"));
+        } else if (r.name().equals(StoreRegistry.NAME)) {
+            errors.add(new FieldError("name", "'store' is the package store's own name"));
+        }
+        if (r.type() == null || !TYPES.contains(r.type())) {
+            errors.add(new FieldError("type", "must be local, http or git"));
+        }
+        if (r.url() == null || r.url().isBlank()) {
+            errors.add(new FieldError("url", "is required: a directory (local), an index URL (http) or a repository (git)"));
+        } else if ("http".equals(r.type())) {
+            try {
+                URI uri = URI.create(r.url());
+                if (!"http".equals(uri.getScheme()) && !"https".equals(uri.getScheme())) {
+                    errors.add(new FieldError("url", "must be an http:// or https:// URL"));
+                }
+            } catch (IllegalArgumentException e) {
+                errors.add(new FieldError("url", "is not a URL: " + e.getMessage()));
+            }
+        } else if ("local".equals(r.type()) && !Files.isDirectory(Path.of(r.url()))) {
+            errors.add(new FieldError("url", r.url() + " is not a directory on the server"));
+        }
+        if (r.ref() != null && !"git".equals(r.type())) {
+            errors.add(new FieldError("ref", "applies to git registries only"));
+        }
+        if (!errors.isEmpty()) {
+            throw ApiException.invalid(errors);
+        }
+        String url = "local".equals(r.type()) ? Path.of(r.url()).toAbsolutePath().normalize().toString() : r.url().strip();
+        jdbi.useTransaction(h -> {
+            if (h.createQuery("SELECT COUNT(*) FROM registry WHERE name = :name").bind("name", r.name())
+                    .mapTo(Long.class).one() > 0) {
+                throw ApiException.conflict("registry_exists", "registry " + r.name() + " already exists");
+            }
+            int position = h.createQuery("SELECT COALESCE(MAX(position), 0) + 1 FROM registry").mapTo(Integer.class).one();
+            h.createUpdate("""
+                            INSERT INTO registry (name, type, url, path, ref, position, created_at)
+                            VALUES (:name, :type, :url, :path, :ref, :position, :now)""")
+                    .bind("name", r.name()).bind("type", r.type()).bind("url", url).bind("path", r.path())
+                    .bind("ref", r.ref()).bind("position", position).bind("now", Sql.now()).execute();
+        });
+        return get(r.name());
+    }
+
+    public RegistryInfo get(String name) {
+        return jdbi.withHandle(h -> h.createQuery("SELECT * FROM registry WHERE name = :name").bind("name", name)
+                .map((rs, ctx) -> info(rs)).findOne()).orElseThrow(() -> ApiException.notFound("registry", name));
+    }
+
+    public RegistryInfo remove(String name) {
+        RegistryInfo info = get(name);
+        jdbi.useHandle(h -> h.createUpdate("DELETE FROM registry WHERE name = :name").bind("name", name).execute());
+        return info;
+    }
+
+    /** Reads every registry (the store first); one that fails is reported, not fatal. */
+    public Snapshot snapshot() {
+        Map<String, RegistryReader> readers = new LinkedHashMap<>();
+        readers.put(StoreRegistry.NAME, new StoreRegistry(store));
+        for (RegistryInfo r : list()) {
+            readers.put(r.name(), reader(r));
+        }
+        List<Catalog.Listing> listings = new ArrayList<>();
+        Map<String, RegistryReader.Entry> entries = new LinkedHashMap<>();
+        Map<String, String> unreadable = new LinkedHashMap<>();
+        for (RegistryReader reader : readers.values()) {
+            try {
+                List<RegistryReader.Entry> list = reader.list();
+                listings.add(new Catalog.Listing(reader.name(), list.stream().map(RegistryReader.Entry::candidate).toList()));
+                for (RegistryReader.Entry e : list) {
+                    entries.putIfAbsent(reader.name() + "/" + e.candidate().name() + "@" + e.candidate().version(), e);
+                }
+            } catch (RegistryException e) {
+                unreadable.put(reader.name(), e.getMessage());
+                listings.add(new Catalog.Listing(reader.name(), List.of()));
+            }
+        }
+        return new Snapshot(Catalog.of(listings), entries, unreadable, readers);
+    }
+
+    private RegistryReader reader(RegistryInfo r) {
+        return switch (r.type()) {
+            case "local" -> new LocalRegistry(r.name(), Path.of(r.url()));
+            case "http" -> new HttpRegistry(r.name(), r.url());
+            case "git" -> new GitRegistry(r.name(), r.url(), r.path(), r.ref(), cloneDir.resolve(r.name()));
+            default -> throw new IllegalStateException("registry " + r.name() + " has an unknown type " + r.type());
+        };
+    }
+
+    private static RegistryInfo info(ResultSet rs) throws SQLException {
+        return new RegistryInfo(rs.getString("name"), rs.getString("type"), rs.getString("url"), rs.getString("path"),
+                rs.getString("ref"), rs.getInt("position"), rs.getObject("created_at", OffsetDateTime.class));
+    }
+}
