@@ -1,0 +1,2 @@
+# shared shell helpers
+log() { printf "%s %s\n" "$(date +%FT%T)" "$*"; }
