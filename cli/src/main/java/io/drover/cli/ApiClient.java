@@ -115,6 +115,10 @@ public final class ApiClient {
 
     private void authorize(HttpRequest.Builder builder) {
         if (token != null) {
+            if (token.isBlank() || token.chars().anyMatch(c -> c < 0x21 || c > 0x7e)) {
+                throw new CliException("the API token (--token or $DROVER_TOKEN) contains spaces, line breaks or "
+                        + "non-ASCII characters; pass the token itself, e.g. --token \"$(cat admin.token)\"");
+            }
             builder.header("Authorization", "Bearer " + token);
         }
     }

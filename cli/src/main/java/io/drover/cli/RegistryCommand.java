@@ -39,7 +39,7 @@ public final class RegistryCommand {
             body.put("path", path);
             body.put("ref", ref);
             JsonNode added = client.client().post("/api/v1/registries", body);
-            client.output().print(added, added, COLUMNS);
+            client.output().printRow(added, COLUMNS);
             return 0;
         }
     }

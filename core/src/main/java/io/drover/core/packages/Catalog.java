@@ -38,13 +38,13 @@ public final class Catalog {
         List<String> registries = new ArrayList<>();
         Map<String, List<Candidate>> byName = new HashMap<>();
         Map<String, List<Candidate>> everyCopy = new HashMap<>();
+        java.util.Set<String> seen = new java.util.HashSet<>();
         for (Listing listing : listings) {
             registries.add(listing.registry());
             for (Candidate c : listing.candidates()) {
                 everyCopy.computeIfAbsent(c.name(), n -> new ArrayList<>()).add(c);
-                List<Candidate> versions = byName.computeIfAbsent(c.name(), n -> new ArrayList<>());
-                if (versions.stream().noneMatch(v -> v.version().sameAs(c.version()))) {
-                    versions.add(c);
+                if (seen.add(c.name() + "@" + c.version().precedenceKey())) {
+                    byName.computeIfAbsent(c.name(), n -> new ArrayList<>()).add(c);
                 }
             }
         }

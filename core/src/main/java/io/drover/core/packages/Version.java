@@ -157,6 +157,11 @@ public final class Version implements Comparable<Version> {
         return java.util.Objects.hash(major, minor, patch, prerelease, build);
     }
 
+    /** Equal for versions of the same precedence ({@code 1.2.0}, {@code v1.2.0+build}). */
+    public String precedenceKey() {
+        return major + "." + minor + "." + patch + (prerelease.isEmpty() ? "" : "-" + prerelease);
+    }
+
     @Override
     public String toString() {
         return major + "." + minor + "." + patch + (prerelease.isEmpty() ? "" : "-" + prerelease)

@@ -194,8 +194,8 @@ public final class AddonService {
         } catch (PackageException e) {
             List<String> problems = new ArrayList<>(e.problems());
             snapshot.unreadable().forEach((registry, why) -> problems.add("registry " + registry + " could not be read: " + why));
-            throw new ApiException(422, "unresolvable", String.join("; ", problems),
-                    problems.stream().map(p -> new FieldError("addon", p)).toList());
+            throw new ApiException(422, "unresolvable", String.join("; ", problems), problems.size() == 1 ? List.of()
+                    : problems.stream().map(p -> new FieldError("addon", p)).toList());
         }
     }
 
