@@ -94,6 +94,10 @@ final class HttpRegistry implements RegistryReader {
             system = String.valueOf(annotations.get("system.drover"));
         }
         Object sha = v.get("sha256") != null ? v.get("sha256") : v.get("digest");
+        if (sha != null && !(sha instanceof String)) {
+            throw new RegistryException("registry " + name + ": " + index + " gives the sha256 of " + addon + " "
+                    + version.original() + " as a number (" + sha + "); write it as quoted text");
+        }
         String entryName = v.get("name") == null ? addon : String.valueOf(v.get("name"));
         return new Entry(new Candidate(entryName, version, name, deps, system), String.valueOf(urls.getFirst()),
                 sha == null ? null : String.valueOf(sha).toLowerCase(java.util.Locale.ROOT));

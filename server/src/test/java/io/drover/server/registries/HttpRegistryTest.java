@@ -1,0 +1,102 @@
+package io.drover.server.registries;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The HTTP registry against a real HTTP server on loopback. */
+class HttpRegistryTest {
+    HttpServer http;
+    final Map<String, byte[]> files = new ConcurrentHashMap<>();
+
+    @BeforeEach
+    void start() throws IOException {
+        http = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 4);
+        http.createContext("/", exchange -> {
+            byte[] body = files.get(exchange.getRequestURI().getPath());
+            exchange.sendResponseHeaders(body == null ? 404 : 200, body == null ? -1 : body.length);
+            if (body != null) {
+                exchange.getResponseBody().write(body);
+            }
+            exchange.close();
+        });
+        http.start();
+    }
+
+    @AfterEach
+    void stop() {
+        http.stop(0);
+    }
+
+    String base() {
+        return "http://127.0.0.1:" + http.getAddress().getPort();
+    }
+
+    @Test
+    void readsTheIndexResolvesRelativeUrlsAndChecksSha256() {
+        byte[] pkg = "package bytes".getBytes(StandardCharsets.UTF_8);
+        files.put("/repo/index.yaml", ("""
+                apiVersion: v1
+                entries:
+                  exporter:
+                  - version: v1.2.0
+                    urls: [pkgs/exporter-1.2.0.tgz]
+                    sha256: %s
+                    dependencies: [{name: lib, version: ^1.0.0}]
+                    system: {drover: ">=0.1.0"}
+                  - version: 1.3.0
+                    urls: ["%s/abs/exporter-1.3.0.tgz"]
+                    digest: "%s"
+                  - version: not-a-version
+                    urls: [x.tgz]
+                  lib:
+                  - version: 1.0.0
+                    urls: [lib-1.0.0.tgz]
+                    annotations: {system.drover: ">=0.0.1"}
+                """).formatted(HttpRegistry.sha256(pkg), base(), "0".repeat(64)).getBytes(StandardCharsets.UTF_8));
+        files.put("/repo/pkgs/exporter-1.2.0.tgz", pkg);
+        files.put("/abs/exporter-1.3.0.tgz", pkg);
+        HttpRegistry registry = new HttpRegistry("web", base() + "/repo/");
+        List<RegistryReader.Entry> entries = registry.list();
+        assertThat(entries).extracting(e -> e.candidate().name() + "@" + e.candidate().version().original())
+                .containsExactly("exporter@v1.2.0", "exporter@1.3.0", "lib@1.0.0");
+        assertThat(entries.getFirst().candidate().dependencies()).singleElement()
+                .satisfies(d -> assertThat(d.version()).isEqualTo("^1.0.0"));
+        assertThat(entries.getFirst().candidate().systemDrover()).isEqualTo(">=0.1.0");
+        assertThat(entries.get(2).candidate().systemDrover()).isEqualTo(">=0.0.1");
+        assertThat(registry.fetch(entries.getFirst())).isEqualTo(pkg);
+        assertThatThrownBy(() -> registry.fetch(entries.get(1))).hasMessage("registry web: " + base()
+                + "/abs/exporter-1.3.0.tgz has sha256 " + HttpRegistry.sha256(pkg) + " but the index says " + "0".repeat(64));
+        assertThatThrownBy(() -> registry.fetch(entries.get(2)))
+                .hasMessage("registry web: GET " + base() + "/repo/lib-1.0.0.tgz answered 404");
+    }
+
+    @Test
+    void unreachableAndMalformedIndexesNameTheRegistryAndUrl() {
+        assertThatThrownBy(() -> new HttpRegistry("gone", base() + "/nothing/index.yaml").list())
+                .hasMessage("registry gone: GET " + base() + "/nothing/index.yaml answered 404");
+        files.put("/bad/index.yaml", "entries: [1, 2".getBytes(StandardCharsets.UTF_8));
+        assertThatThrownBy(() -> new HttpRegistry("bad", base() + "/bad").list())
+                .hasMessageStartingWith("registry bad: " + base() + "/bad/index.yaml is not a valid index.yaml");
+        files.put("/empty/index.yaml", "apiVersion: v1\n".getBytes(StandardCharsets.UTF_8));
+        assertThatThrownBy(() -> new HttpRegistry("empty", base() + "/empty").list())
+                .hasMessage("registry empty: " + base() + "/empty/index.yaml has no 'entries' mapping");
+        files.put("/num/index.yaml", "entries: {x: [{version: 1.0.0, urls: [x.tgz], sha256: 0000}]}".getBytes(StandardCharsets.UTF_8));
+        assertThatThrownBy(() -> new HttpRegistry("num", base() + "/num").list())
+                .hasMessageContaining("gives the sha256 of x 1.0.0 as a number (0); write it as quoted text");
+        http.stop(0);
+        assertThatThrownBy(() -> new HttpRegistry("down", base() + "/x").list())
+                .hasMessageStartingWith("registry down: GET " + base() + "/x/index.yaml failed:");
+    }
+}
