@@ -1,0 +1,11 @@
+package io.drover.core.subscriptions;
+
+/** What a plan does to one instance for one step (DESIGN.md §8). SKIP and FAIL are reported, not executed. */
+public enum Action {
+    INSTALL, UNINSTALL, PUSH_CONFIG, START, STOP, NOT_CHANGE, SKIP, FAIL;
+
+    /** True for the actions that send work to an agent. */
+    public boolean changes() {
+        return this == INSTALL || this == UNINSTALL || this == PUSH_CONFIG || this == START || this == STOP;
+    }
+}

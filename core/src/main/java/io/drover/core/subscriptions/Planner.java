@@ -1,0 +1,224 @@
+package io.drover.core.subscriptions;
+
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * Compares what a subscription wants (each instance in its scope, with the files each step renders) with what is
+ * deployed, and decides per instance and step: INSTALL, UNINSTALL, PUSH_CONFIG, START, STOP, NOT_CHANGE, SKIP or
+ * FAIL, with a {@link Reason}. A pure function: the same inputs give the same plan, and nothing is changed.
+ *
+ * <p>Install-like actions follow the step order; UNINSTALL and STOP go in reverse step order, so a step is removed
+ * before the ones it was set up after.
+ */
+public final class Planner {
+    /** One step of the subscription: its id and the plugin version it deploys. */
+    public record StepSpec(String id, String version) {
+    }
+
+    /** What one step should look like on an instance: rendered file path → md5, or why rendering failed. */
+    public record DesiredStep(Map<String, String> files, String renderError) {
+        public static DesiredStep rendered(Map<String, String> files) {
+            return new DesiredStep(Map.copyOf(files), null);
+        }
+
+        public static DesiredStep failed(String error) {
+            return new DesiredStep(Map.of(), error);
+        }
+    }
+
+    /** An instance in the scope now: the hosts it deploys to, whether their agents answer, and each step's files. */
+    public record Desired(String instanceId, Set<Long> targetHosts, Set<Long> offlineHosts, Map<String, DesiredStep> steps) {
+    }
+
+    /** Deployed status of one copy, as the last run left it. */
+    public enum CopyStatus { RUNNING, STOPPED, UNKNOWN }
+
+    /** One deployed copy of one step on one host. */
+    public record Copy(long hostId, String version, CopyStatus status, Map<String, String> files) {
+    }
+
+    /** An instance that is deployed but no longer in the scope; {@code outOfBusiness} when its object left the business. */
+    public record Departed(String instanceId, boolean outOfBusiness, Set<Long> offlineHosts) {
+    }
+
+    /** The decision for one step of one instance. */
+    public record StepAction(String stepId, Action action, Reason reason, String detail) {
+    }
+
+    /** All decisions for one instance, in execution order. */
+    public record InstancePlan(String instanceId, List<StepAction> steps) {
+        public boolean changes() {
+            return steps.stream().anyMatch(s -> s.action().changes());
+        }
+    }
+
+    /** The whole plan: instances in id order and counts per action. */
+    public record Plan(List<InstancePlan> instances, Map<Action, Integer> totals) {
+        public boolean changesNothing() {
+            return instances.stream().noneMatch(InstancePlan::changes);
+        }
+    }
+
+    private Planner() {
+    }
+
+    /**
+     * @param enabled  whether the subscription is enabled (disabled: running copies are stopped, nothing installed)
+     * @param steps    the subscription's steps in order
+     * @param desired  instances in the scope now
+     * @param deployed instance id → step id → copies (one per target host)
+     * @param departed deployed instances that left the scope, with whether they left the business
+     */
+    public static Plan plan(boolean enabled, List<StepSpec> steps, List<Desired> desired,
+                            Map<String, Map<String, List<Copy>>> deployed, List<Departed> departed) {
+        Map<String, InstancePlan> byId = new java.util.TreeMap<>();
+        for (Desired d : desired) {
+            byId.put(d.instanceId(), planInScope(enabled, steps, d, deployed.getOrDefault(d.instanceId(), Map.of())));
+        }
+        for (Departed d : departed) {
+            if (!byId.containsKey(d.instanceId())) {
+                byId.put(d.instanceId(), planDeparted(steps, d, deployed.getOrDefault(d.instanceId(), Map.of())));
+            }
+        }
+        Map<Action, Integer> totals = new EnumMap<>(Action.class);
+        for (InstancePlan p : byId.values()) {
+            for (StepAction s : p.steps()) {
+                totals.merge(s.action(), 1, Integer::sum);
+            }
+        }
+        return new Plan(List.copyOf(byId.values()), totals);
+    }
+
+    private static InstancePlan planInScope(boolean enabled, List<StepSpec> steps, Desired d, Map<String, List<Copy>> copies) {
+        List<StepAction> forward = new ArrayList<>();
+        List<StepAction> backward = new ArrayList<>();
+        Set<String> known = new TreeSet<>();
+        for (StepSpec step : steps) {
+            known.add(step.id());
+            StepAction a = enabled ? decide(step, d, copies.getOrDefault(step.id(), List.of()))
+                    : decideDisabled(step, d, copies.getOrDefault(step.id(), List.of()));
+            (a.action() == Action.STOP || a.action() == Action.UNINSTALL ? backward : forward).add(a);
+        }
+        for (Map.Entry<String, List<Copy>> e : new java.util.TreeMap<>(copies).entrySet()) {
+            if (!known.contains(e.getKey()) && !e.getValue().isEmpty()) {
+                backward.add(offline(d.offlineHosts(), e.getValue(), e.getKey())
+                        ? new StepAction(e.getKey(), Action.SKIP, Reason.AGENT_OFFLINE, offlineDetail(d.offlineHosts()))
+                        : new StepAction(e.getKey(), Action.UNINSTALL, Reason.STEP_REMOVED, null));
+            }
+        }
+        return new InstancePlan(d.instanceId(), join(forward, backward));
+    }
+
+    private static StepAction decide(StepSpec step, Desired d, List<Copy> copies) {
+        DesiredStep want = d.steps().get(step.id());
+        if (want != null && want.renderError() != null) {
+            return new StepAction(step.id(), Action.FAIL, Reason.RENDER_FAILED, want.renderError());
+        }
+        if (!d.offlineHosts().isEmpty()) {
+            return new StepAction(step.id(), Action.SKIP, Reason.AGENT_OFFLINE, offlineDetail(d.offlineHosts()));
+        }
+        Map<String, String> files = want == null ? Map.of() : want.files();
+        if (copies.isEmpty()) {
+            return new StepAction(step.id(), Action.INSTALL, Reason.NEW_INSTALL, null);
+        }
+        if (copies.stream().anyMatch(c -> c.status() == CopyStatus.UNKNOWN)) {
+            return new StepAction(step.id(), Action.INSTALL, Reason.LAST_RUN_UNKNOWN, null);
+        }
+        Set<Long> deployedOn = new TreeSet<>();
+        copies.forEach(c -> deployedOn.add(c.hostId()));
+        if (copies.size() != d.targetHosts().size() || !deployedOn.equals(new TreeSet<>(d.targetHosts()))) {
+            return new StepAction(step.id(), Action.INSTALL, Reason.PROC_NUM_NOT_MATCH,
+                    copies.size() + " deployed, " + d.targetHosts().size() + " target host(s)");
+        }
+        for (Copy c : copies) {
+            if (!c.version().equals(step.version())) {
+                return new StepAction(step.id(), Action.INSTALL, Reason.VERSION_CHANGE, c.version() + " → " + step.version());
+            }
+        }
+        for (Copy c : copies) {
+            if (!c.files().equals(files)) {
+                return new StepAction(step.id(), Action.PUSH_CONFIG, Reason.CONFIG_CHANGE, fileChanges(c.files(), files));
+            }
+        }
+        if (copies.stream().anyMatch(c -> c.status() == CopyStatus.STOPPED)) {
+            return new StepAction(step.id(), Action.START, Reason.PROC_STOPPED, null);
+        }
+        return new StepAction(step.id(), Action.NOT_CHANGE, Reason.UP_TO_DATE, null);
+    }
+
+    private static StepAction decideDisabled(StepSpec step, Desired d, List<Copy> copies) {
+        boolean running = copies.stream().anyMatch(c -> c.status() != CopyStatus.STOPPED);
+        if (!running) {
+            return new StepAction(step.id(), Action.NOT_CHANGE, Reason.SUBSCRIPTION_DISABLED, null);
+        }
+        if (!d.offlineHosts().isEmpty()) {
+            return new StepAction(step.id(), Action.SKIP, Reason.AGENT_OFFLINE, offlineDetail(d.offlineHosts()));
+        }
+        return new StepAction(step.id(), Action.STOP, Reason.SUBSCRIPTION_DISABLED, null);
+    }
+
+    private static InstancePlan planDeparted(List<StepSpec> steps, Departed d, Map<String, List<Copy>> copies) {
+        List<String> order = new ArrayList<>();
+        steps.forEach(s -> order.add(s.id()));
+        new java.util.TreeMap<>(copies).keySet().stream().filter(id -> !order.contains(id)).forEach(order::add);
+        List<StepAction> actions = new ArrayList<>();
+        for (String stepId : order.reversed()) {
+            List<Copy> stepCopies = copies.getOrDefault(stepId, List.of());
+            if (stepCopies.isEmpty()) {
+                continue;
+            }
+            if (d.outOfBusiness()) {
+                actions.add(new StepAction(stepId, Action.SKIP, Reason.OUT_OF_BUSINESS, null));
+            } else if (offline(d.offlineHosts(), stepCopies, stepId)) {
+                actions.add(new StepAction(stepId, Action.SKIP, Reason.AGENT_OFFLINE, offlineDetail(d.offlineHosts())));
+            } else {
+                actions.add(new StepAction(stepId, Action.UNINSTALL, Reason.REMOVE_FROM_SCOPE, null));
+            }
+        }
+        return new InstancePlan(d.instanceId(), actions);
+    }
+
+    private static boolean offline(Set<Long> offlineHosts, List<Copy> copies, String stepId) {
+        return copies.stream().anyMatch(c -> offlineHosts.contains(c.hostId()));
+    }
+
+    private static String offlineDetail(Set<Long> hosts) {
+        return "host(s) " + new TreeSet<>(hosts) + " offline";
+    }
+
+    private static String fileChanges(Map<String, String> have, Map<String, String> want) {
+        Set<String> added = new TreeSet<>(want.keySet());
+        added.removeAll(have.keySet());
+        Set<String> removed = new TreeSet<>(have.keySet());
+        removed.removeAll(want.keySet());
+        Set<String> changed = new TreeSet<>();
+        want.forEach((f, md5) -> {
+            if (have.containsKey(f) && !have.get(f).equals(md5)) {
+                changed.add(f);
+            }
+        });
+        Map<String, Set<String>> parts = new LinkedHashMap<>();
+        parts.put("changed", changed);
+        parts.put("added", added);
+        parts.put("removed", removed);
+        List<String> text = new ArrayList<>();
+        parts.forEach((k, v) -> {
+            if (!v.isEmpty()) {
+                text.add(k + " " + String.join(", ", v));
+            }
+        });
+        return String.join("; ", text);
+    }
+
+    private static List<StepAction> join(List<StepAction> forward, List<StepAction> backward) {
+        List<StepAction> all = new ArrayList<>(forward);
+        all.addAll(backward.reversed());
+        return List.copyOf(all);
+    }
+}
