@@ -1,0 +1,81 @@
+package io.drover.core.subscriptions;
+
+import io.drover.core.render.RenderException;
+import io.drover.core.render.TemplateRenderer;
+import io.drover.core.subscriptions.RenderContext.ControlInfo;
+import io.drover.model.packages.PackageMetadata;
+import io.drover.model.packages.PackageMetadata.ConfigTemplate;
+import io.drover.model.subscriptions.SubscriptionSpec;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Renders every step of one instance, in step order: first the step's params context (its values may be
+ * templates), then its config templates, each to the path the seed gives it. A step that fails to render carries the
+ * error (template name, line, message) and the later steps still render.
+ */
+public final class InstanceRenderer {
+    /** One step to render: its package metadata, template sources (by source path) and params context. */
+    public record StepInput(String stepId, PackageMetadata metadata, Map<String, String> templateSources,
+                            List<String> templateNames, Map<String, Object> paramsContext) {
+    }
+
+    /** The rendered files of one step (path relative to the agent root → content), or why it failed. */
+    public record RenderedStep(Map<String, String> files, String error) {
+        public Map<String, String> md5s() {
+            Map<String, String> md5s = new LinkedHashMap<>();
+            files.forEach((path, content) -> md5s.put(path, TemplateRenderer.md5(content)));
+            return md5s;
+        }
+    }
+
+    private final TemplateRenderer renderer;
+
+    public InstanceRenderer(TemplateRenderer renderer) {
+        this.renderer = renderer;
+    }
+
+    /** {@code ports}: step id → the port allocated to this instance's copy (absent when none yet). */
+    public Map<String, RenderedStep> render(ScopeInstance instance, SubscriptionSpec.Scope scope, List<StepInput> steps,
+                                            Map<String, Integer> ports) {
+        Map<String, Object> base = RenderContext.base(instance, scope);
+        Map<String, RenderedStep> out = new LinkedHashMap<>();
+        for (StepInput step : steps) {
+            ControlInfo control = controlInfo(instance, step, ports.get(step.stepId()));
+            try {
+                Map<String, Object> params = renderer.renderValues(step.stepId(), step.paramsContext(),
+                        RenderContext.forParams(base, control));
+                Map<String, Object> context = RenderContext.withStep(base, step.stepId(), control, params);
+                Map<String, String> files = new LinkedHashMap<>();
+                for (ConfigTemplate t : templates(step)) {
+                    String path = "official".equals(step.metadata().category())
+                            ? DeployPaths.officialConfig(t.path(), t.name(), instance.groupId())
+                            : DeployPaths.externalConfig(instance.groupId(), step.metadata().name(), t.path(), t.name());
+                    files.put(path, renderer.render(t.name(), step.templateSources().get(t.source()), context));
+                }
+                out.put(step.stepId(), new RenderedStep(files, null));
+            } catch (RenderException e) {
+                out.put(step.stepId(), new RenderedStep(Map.of(), "step " + step.stepId() + ": " + e.getMessage()));
+            }
+        }
+        return out;
+    }
+
+    /** The step's chosen templates (all of the package's when the step names none). */
+    static List<ConfigTemplate> templates(StepInput step) {
+        if (step.templateNames().isEmpty()) {
+            return step.metadata().configTemplates();
+        }
+        return step.metadata().configTemplates().stream().filter(t -> step.templateNames().contains(t.name())).toList();
+    }
+
+    static ControlInfo controlInfo(ScopeInstance instance, StepInput step, Integer port) {
+        String plugin = step.metadata().name();
+        String setup = "/" + ("official".equals(step.metadata().category()) ? DeployPaths.officialBin()
+                : DeployPaths.externalDir(instance.groupId(), plugin));
+        return new ControlInfo(instance.host().bkHostInnerip(), port, instance.groupId(), setup,
+                "/var/log/gse/" + plugin + "_" + instance.groupId(), "/var/lib/gse/" + plugin + "_" + instance.groupId(),
+                "/var/run/gse/" + plugin + "_" + instance.groupId() + ".pid");
+    }
+}

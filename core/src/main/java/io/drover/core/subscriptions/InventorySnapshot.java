@@ -1,0 +1,71 @@
+package io.drover.core.subscriptions;
+
+import io.drover.model.inventory.Host;
+import io.drover.model.inventory.ServiceInstance;
+import io.drover.model.inventory.TopoModule;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/** The part of the CMDB a scope is resolved against: hosts, modules and service instances, indexed once. */
+public final class InventorySnapshot {
+    private final Map<Long, Host> hosts;
+    private final Map<Long, TopoModule> modules;
+    private final Map<Long, ServiceInstance> services;
+    private final Map<Long, List<Host>> hostsByModule = new HashMap<>();
+    private final Map<Long, List<ServiceInstance>> servicesByModule = new HashMap<>();
+    private final Map<String, Host> hostsByAddress = new HashMap<>();
+
+    public InventorySnapshot(List<Host> hosts, List<TopoModule> modules, List<ServiceInstance> services) {
+        this.hosts = new HashMap<>();
+        this.modules = new HashMap<>();
+        this.services = new HashMap<>();
+        for (TopoModule m : modules) {
+            this.modules.put(m.bkModuleId(), m);
+        }
+        for (Host h : hosts) {
+            this.hosts.put(h.bkHostId(), h);
+            hostsByAddress.put(address(h.bkCloudId() == null ? 0 : h.bkCloudId(), h.bkHostInnerip()), h);
+            for (Long module : h.bkModuleIds()) {
+                hostsByModule.computeIfAbsent(module, k -> new ArrayList<>()).add(h);
+            }
+        }
+        for (ServiceInstance s : services) {
+            this.services.put(s.id(), s);
+            servicesByModule.computeIfAbsent(s.bkModuleId(), k -> new ArrayList<>()).add(s);
+        }
+    }
+
+    static String address(long cloudId, String ip) {
+        return cloudId + ":" + ip;
+    }
+
+    public Host host(long id) {
+        return hosts.get(id);
+    }
+
+    public Host hostByAddress(long cloudId, String ip) {
+        return hostsByAddress.get(address(cloudId, ip));
+    }
+
+    public ServiceInstance service(long id) {
+        return services.get(id);
+    }
+
+    public TopoModule module(long id) {
+        return modules.get(id);
+    }
+
+    public Iterable<TopoModule> modules() {
+        return modules.values();
+    }
+
+    public List<Host> hostsOfModule(long moduleId) {
+        return hostsByModule.getOrDefault(moduleId, List.of());
+    }
+
+    public List<ServiceInstance> servicesOfModule(long moduleId) {
+        return servicesByModule.getOrDefault(moduleId, List.of());
+    }
+}

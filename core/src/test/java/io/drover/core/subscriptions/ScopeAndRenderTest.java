@@ -1,0 +1,115 @@
+package io.drover.core.subscriptions;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.drover.core.render.TemplateRenderer;
+import io.drover.core.subscriptions.InstanceRenderer.RenderedStep;
+import io.drover.core.subscriptions.InstanceRenderer.StepInput;
+import io.drover.model.inventory.Host;
+import io.drover.model.inventory.ServiceInstance;
+import io.drover.model.inventory.ServiceProcess;
+import io.drover.model.inventory.TopoModule;
+import io.drover.model.packages.PackageMetadata;
+import io.drover.model.packages.PackageMetadata.ConfigTemplate;
+import io.drover.model.subscriptions.SubscriptionSpec;
+import io.drover.model.subscriptions.SubscriptionSpec.Node;
+import io.drover.model.subscriptions.SubscriptionSpec.Scope;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class ScopeAndRenderTest {
+    // business 2: set 20 with modules 21 (hosts 1, 2; mysql on host 2) and 22 (host 3); business 3: module 31 (host 4)
+    static final InventorySnapshot INVENTORY = new InventorySnapshot(
+            List.of(host(1, 2, 21), host(2, 2, 21), host(3, 2, 22), host(4, 3, 31)),
+            List.of(new TopoModule(21L, 20L, 2L, "web", false), new TopoModule(22L, 20L, 2L, "db", false),
+                    new TopoModule(31L, 30L, 3L, "other", false)),
+            List.of(new ServiceInstance(7L, "mysql-7", 2L, 21L, 2L, Map.of("mysql_user", "monitor", "env", "prod"),
+                    List.of(new ServiceProcess("mysqld", "10.0.0.2", List.of(3306), "tcp")))));
+
+    static Host host(long id, long biz, long module) {
+        return new Host(id, biz, "10.0.0." + id, 0L, "host-" + id, "linux", "x86_64", List.of(module), Map.of("rack", "r" + id));
+    }
+
+    static SubscriptionSpec spec(String objectType, String nodeType, List<Node> nodes, List<Node> targets, Map<String, Object> selector) {
+        return new SubscriptionSpec("s", new Scope(2L, objectType, nodeType, nodes, selector), List.of(), targets, null, null, null, null);
+    }
+
+    static Node topo(String obj, long id) {
+        return new Node(obj, id, null, null, null, null, null);
+    }
+
+    static List<String> ids(ScopeResolver.Resolution r) {
+        return r.instances().stream().map(ScopeInstance::instanceId).toList();
+    }
+
+    @Test
+    void topoNodesResolveHostsOfTheirBusinessOnly() {
+        assertThat(ids(ScopeResolver.resolve(1, spec("HOST", "TOPO", List.of(topo("module", 21)), null, Map.of()), INVENTORY)))
+                .containsExactly("host|instance|host|1", "host|instance|host|2");
+        assertThat(ids(ScopeResolver.resolve(1, spec("HOST", "TOPO", List.of(topo("set", 20), topo("module", 22)), null, Map.of()), INVENTORY)))
+                .containsExactly("host|instance|host|1", "host|instance|host|2", "host|instance|host|3");
+        assertThat(ids(ScopeResolver.resolve(1, spec("HOST", "TOPO", List.of(topo("biz", 2),
+                new Node("module", 31L, 3L, null, null, null, null)), null, Map.of()), INVENTORY))).hasSize(4);
+        ScopeResolver.Resolution missing = ScopeResolver.resolve(1, spec("HOST", "TOPO", List.of(topo("module", 99)), null, Map.of()), INVENTORY);
+        assertThat(missing.instances()).isEmpty();
+        assertThat(missing.missing()).containsExactly("module 99 in business 2");
+    }
+
+    @Test
+    void staticNodesCollapseDuplicatesAndIdsFollowNodeMan() {
+        ScopeResolver.Resolution r = ScopeResolver.resolve(5, spec("HOST", "INSTANCE", List.of(
+                new Node(null, null, null, 1L, null, null, null), new Node(null, null, null, null, "10.0.0.1", 0L, null),
+                new Node(null, null, null, 4L, null, null, null)), null, Map.of()), INVENTORY);
+        assertThat(r.instances()).singleElement().satisfies(i -> {
+            assertThat(i.instanceId()).isEqualTo("host|instance|host|1");
+            assertThat(i.groupId()).isEqualTo("sub_5_host_1");
+        });
+        assertThat(r.missing()).containsExactly("host 4 in business 2");
+        ScopeResolver.Resolution services = ScopeResolver.resolve(5, spec("SERVICE", "TOPO", List.of(topo("module", 21)),
+                List.of(new Node(null, null, null, 3L, null, null, null)), Map.of()), INVENTORY);
+        assertThat(services.instances()).singleElement().satisfies(i -> {
+            assertThat(i.instanceId()).isEqualTo("service|instance|service|7");
+            assertThat(i.groupId()).isEqualTo("sub_5_service_7");
+            assertThat(i.targetHosts()).containsExactly(3L);
+        });
+    }
+
+    @Test
+    void instanceSelectorFilters() {
+        assertThat(ids(ScopeResolver.resolve(1, spec("HOST", "TOPO", List.of(topo("biz", 2)), null,
+                Map.of("host.rack", List.of("r1", "r3"))), INVENTORY))).containsExactly("host|instance|host|1", "host|instance|host|3");
+        assertThat(ids(ScopeResolver.resolve(1, spec("SERVICE", "TOPO", List.of(topo("biz", 2)), null,
+                Map.of("service.labels.env", "test")), INVENTORY))).isEmpty();
+    }
+
+    @Test
+    void stepsRenderTheirContextFirstThenTemplatesAtTheSeedsPaths() {
+        ScopeInstance mysql = ScopeResolver.resolve(2, spec("SERVICE", "TOPO", List.of(topo("module", 21)), null, Map.of()), INVENTORY)
+                .instances().getFirst();
+        PackageMetadata beat = new PackageMetadata("bkmonitorbeat", "2.1.0", null, "official", List.of("linux"), List.of("x86_64"),
+                null, null, null, null, null, null, List.of(new ConfigTemplate("bkmonitorbeat_script.conf", "etc/bkmonitorbeat", "t/script.j2", "yaml", false)),
+                null, null, null, null);
+        PackageMetadata exporter = new PackageMetadata("mysql_exporter", "1.0.0", null, "external", List.of("linux"), List.of("x86_64"),
+                null, null, null, null, "9104-9110", null, List.of(new ConfigTemplate("config.yaml", "etc", "config.j2", "yaml", true)),
+                null, null, null, null);
+        List<StepInput> steps = List.of(
+                new StepInput("beat", beat, Map.of("t/script.j2", "host: {{ target.host.bk_host_name }}\nuser: {{ user }}\n"),
+                        List.of(), Map.of("user", "{{ cmdb_instance.service.labels.mysql_user }}")),
+                new StepInput("mysql_exporter", exporter, Map.of("config.j2",
+                        "listen: {{ control_info.listen_ip }}:{{ control_info.listen_port }}\nbeat_user: {{ step_data.beat.context.user }}\n"
+                                + "mysql: {{ cmdb_instance.process.bind_ip }}:{{ cmdb_instance.process.port }}\n"), List.of(), Map.of()));
+        Map<String, RenderedStep> rendered = new InstanceRenderer(new TemplateRenderer()).render(mysql, null, steps,
+                Map.of("mysql_exporter", 9104));
+        assertThat(rendered.get("beat").files()).containsExactly(Map.entry(
+                "usr/local/gse/plugins/etc/bkmonitorbeat/bkmonitorbeat_script_sub_2_service_7.conf", "host: host-2\nuser: monitor\n"));
+        assertThat(rendered.get("mysql_exporter").files()).containsExactly(Map.entry(
+                "usr/local/gse/external_plugins/sub_2_service_7/mysql_exporter/etc/config.yaml",
+                "listen: 10.0.0.2:9104\nbeat_user: monitor\nmysql: 10.0.0.2:3306\n"));
+
+        List<StepInput> broken = List.of(new StepInput("beat", beat, Map.of("t/script.j2", "x: {{ cmdb_instance.host.nope }}"),
+                List.of(), Map.of()));
+        RenderedStep failed = new InstanceRenderer(new TemplateRenderer()).render(mysql, null, broken, Map.of()).get("beat");
+        assertThat(failed.error()).startsWith("step beat: template bkmonitorbeat_script.conf: line 1:").contains("nope");
+    }
+}
