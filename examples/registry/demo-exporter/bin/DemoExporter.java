@@ -23,6 +23,7 @@ public class DemoExporter {
             exchange.close();
         });
         server.start();
+        Files.writeString(Path.of("ready"), Integer.toString(port));
     }
 
     private static String read(Path file) {

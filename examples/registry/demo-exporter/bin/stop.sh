@@ -1,5 +1,5 @@
 #!/bin/sh
 cd "$(dirname "$0")/.." || exit 1
-[ -f exporter.pid ] && kill "$(cat exporter.pid)" 2>/dev/null
-rm -f exporter.pid
+[ -f demo-exporter.pid ] && kill "$(cat demo-exporter.pid)" 2>/dev/null
+rm -f demo-exporter.pid
 exit 0

@@ -12,8 +12,8 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code drover host list|show|move}. */
-@Command(name = "host", description = "List, show and move hosts.",
-        subcommands = {HostCommand.ListHosts.class, HostCommand.Show.class, HostCommand.Move.class})
+@Command(name = "host", description = "List, show and move hosts; see what is deployed on one.",
+        subcommands = {HostCommand.ListHosts.class, HostCommand.Show.class, HostCommand.Move.class, HostCommand.Plugins.class})
 public final class HostCommand {
     static final List<Column> COLUMNS = List.of(Column.of("ID", "bk_host_id"), Column.of("IP", "bk_host_innerip"),
             Column.of("CLOUD", "bk_cloud_id"), Column.of("NAME", "bk_host_name"), Column.of("BIZ", "bk_biz_id"),
@@ -80,6 +80,22 @@ public final class HostCommand {
                     .entrySet().stream().filter(e -> !"".equals(e.getValue()))
                     .collect(java.util.stream.Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue)));
             client.output().printRow(host, COLUMNS);
+            return 0;
+        }
+    }
+
+    @Command(name = "plugins", description = "What subscriptions deployed on a host: plugin, version, status, port.")
+    static final class Plugins implements java.util.concurrent.Callable<Integer> {
+        static final List<Column> COLUMNS = List.of(Column.of("PLUGIN", "plugin"), Column.of("VERSION", "version"),
+                Column.of("STATUS", "status"), Column.of("PORT", "port"), Column.of("SUBSCRIPTION", "subscription_id"),
+                Column.of("NAME", "subscription"), Column.of("STEP", "step_id"), Column.of("GROUP", "group_id"));
+        @picocli.CommandLine.Mixin ClientOptions client;
+        @picocli.CommandLine.Parameters(paramLabel = "HOST_ID") long host;
+
+        @Override
+        public Integer call() {
+            com.fasterxml.jackson.databind.JsonNode list = client.client().get("/api/v1/hosts/" + host + "/plugins");
+            client.output().print(list, list, COLUMNS);
             return 0;
         }
     }

@@ -9,6 +9,14 @@ import io.drover.server.packages.PackageStore;
 import io.drover.server.registries.Registries;
 import io.drover.server.registries.RegistryRoutes;
 import io.drover.server.store.SecretBox;
+import io.drover.server.subscriptions.AgentDirectory;
+import io.drover.server.subscriptions.AgentJobs;
+import io.drover.server.subscriptions.Deployments;
+import io.drover.server.subscriptions.PlanBuilder;
+import io.drover.server.subscriptions.SubscriptionRoutes;
+import io.drover.server.subscriptions.SubscriptionService;
+import io.drover.server.subscriptions.SubscriptionStore;
+import io.drover.server.subscriptions.TaskRunner;
 import io.drover.server.agents.AgentRoutes;
 import io.drover.server.agents.EnrollmentTokens;
 import io.drover.server.auth.AdminTokenFile;
@@ -68,6 +76,8 @@ public final class DroverServer implements AutoCloseable {
     private final PackageStore packages;
     private final Registries registries;
     private final AddonService addons;
+    private final TaskRunner tasks;
+    private final SubscriptionService subscriptions;
     private volatile SaltMaster master;
     private final ScheduledExecutorService housekeeping;
     private final Path adminTokenFile;
@@ -111,6 +121,18 @@ public final class DroverServer implements AutoCloseable {
             new PackageRoutes(packages).register(api);
             new RegistryRoutes(registries).register(api);
             new AddonRoutes(addons).register(api);
+
+            Deployments deployments = new Deployments(database.jdbi());
+            this.tasks = new TaskRunner(database.jdbi(), new AgentJobs(jobs, java.time.Duration.ofSeconds(config.jobTimeoutSeconds())),
+                    deployments, events, config.taskConcurrency());
+            this.subscriptions = new SubscriptionService(database.jdbi(), new SubscriptionStore(database.jdbi()),
+                    new PlanBuilder(database.jdbi(), new InventoryRepository(), packages, deployments,
+                            new AgentDirectory(database.jdbi(), agents)), tasks, deployments);
+            new SubscriptionRoutes(subscriptions).register(api);
+            int interrupted = tasks.failInterrupted();
+            if (interrupted > 0) {
+                log.warn("{} task(s) were interrupted by the last stop; their unfinished instances are marked FAILED", interrupted);
+            }
 
             this.adminTokenFile = AdminTokenFile.ensure(tokens, config.dataDir());
             int republished = events.publishPending();
@@ -225,6 +247,10 @@ public final class DroverServer implements AutoCloseable {
         return packages;
     }
 
+    public SubscriptionService subscriptions() {
+        return subscriptions;
+    }
+
     public AddonService addons() {
         return addons;
     }
@@ -249,6 +275,7 @@ public final class DroverServer implements AutoCloseable {
         if (master != null) {
             master.close();
         }
+        tasks.close();
         jobs.close();
         database.close();
         log.info("drover server stopped");

@@ -142,6 +142,26 @@ public record PackageArchive(PackageMetadata metadata, Set<String> files, String
         return out.toByteArray();
     }
 
+    /**
+     * The text of the named files of a package (template sources), by path; a named file the package lacks is absent
+     * from the result. Read from a package that {@link #read} accepted.
+     */
+    public static Map<String, String> texts(InputStream tgz, Set<String> paths) {
+        Map<String, String> texts = new HashMap<>();
+        try (InputStream in = new GZIPInputStream(tgz, 65536)) {
+            TarReader tar = new TarReader(in);
+            for (TarReader.Entry entry = tar.next(); entry != null && texts.size() < paths.size(); entry = tar.next()) {
+                String name = EntryPath.check(entry.name());
+                if (entry.isFile() && paths.contains(name)) {
+                    texts.put(name, new String(text(tar, entry, name), StandardCharsets.UTF_8));
+                }
+            }
+        } catch (ArchiveException | IOException e) {
+            throw new PackageException("package cannot be read: " + e.getMessage());
+        }
+        return texts;
+    }
+
     /** The file name a package is stored and published under. */
     public static String fileName(String name, String version) {
         return name + "-" + version + ".tgz";

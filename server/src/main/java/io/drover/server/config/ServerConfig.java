@@ -207,6 +207,22 @@ public final class ServerConfig {
         return integer(Setting.EVENT_RETENTION_DAYS);
     }
 
+    public int jobTimeoutSeconds() {
+        return integer(Setting.JOB_TIMEOUT_SECONDS);
+    }
+
+    public int taskConcurrency() {
+        return integer(Setting.TASK_CONCURRENCY);
+    }
+
+    public int inspectionIntervalSeconds() {
+        return integer(Setting.INSPECTION_INTERVAL_SECONDS);
+    }
+
+    public int inventoryDebounceSeconds() {
+        return integer(Setting.INVENTORY_DEBOUNCE_SECONDS);
+    }
+
     public String saltHost() {
         return get(Setting.SALT_HOST);
     }

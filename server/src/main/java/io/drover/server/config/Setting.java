@@ -23,6 +23,10 @@ public enum Setting {
     SALT_PUBLISH_MODE("salt-publish-mode", "filtered", "How jobs are published: filtered (one frame per targeted agent, topic sha1(id): untargeted agents never receive the job) or broadcast (one frame with topic 'broadcast' that every agent receives and checks itself; fewer frames for very wide targets)."),
     AUTO_ACCEPT("auto-accept", "", "Comma-separated id globs whose new agent keys are accepted without an operator; empty (the default) accepts none."),
     NODEGROUPS("nodegroups", "", "Named targets for tgt_type nodegroup (drover run -N NAME): 'name=compound expression' pairs separated by ';', e.g. web=G@roles:web;edge=L@lb-1,lb-2 or N@web."),
+    JOB_TIMEOUT_SECONDS("job-timeout-seconds", "120", "Seconds a subscription waits for an agent to answer one sub-step before failing the instance with that reason."),
+    TASK_CONCURRENCY("task-concurrency", "200", "Instances a subscription task works on at the same time."),
+    INSPECTION_INTERVAL_SECONDS("inspection-interval-seconds", "3600", "Every enabled subscription is re-planned once per interval (spread over it); 0 turns inspection off."),
+    INVENTORY_DEBOUNCE_SECONDS("inventory-debounce-seconds", "10", "Seconds after the last inventory change before the affected TOPO subscriptions are re-planned."),
     AGENT_BIZ("agent-biz", "", "Business whose idle module receives the hosts of agents accepted without an enrollment token; empty: such agents stay unlinked until an operator places them.");
 
     private final String key;

@@ -36,6 +36,14 @@ public final class Sql {
         }
     }
 
+    public static <T> T fromJson(String text, Class<T> type) {
+        try {
+            return Json.json().readValue(text, type);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("stored JSON is corrupt: " + e.getOriginalMessage(), e);
+        }
+    }
+
     public static OffsetDateTime now() {
         return OffsetDateTime.now(ZoneOffset.UTC);
     }

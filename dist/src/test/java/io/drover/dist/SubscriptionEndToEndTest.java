@@ -1,0 +1,177 @@
+package io.drover.dist;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.drover.agent.DroverAgent;
+import io.drover.model.Json;
+import io.drover.server.testing.TestServer;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Subscriptions end to end: a real server, real agents on loopback with their own roots, the example plugins, and
+ * the CLI. The third-party demo-exporter really runs, listens on its allocated port and serves its rendered config.
+ */
+class SubscriptionEndToEndTest {
+    static final Path REGISTRY = Path.of("..", "examples", "registry");
+    static final Path DEMO = Path.of("..", "examples", "inventory", "demo.yaml");
+
+    Fleet fleet;
+    @TempDir
+    Path roots;
+    final HttpClient http = HttpClient.newHttpClient();
+
+    @BeforeEach
+    void start() {
+        fleet = new Fleet(TestServer.start(), roots);
+    }
+
+    @AfterEach
+    void stop() {
+        fleet.drover("sub", "delete", "1");
+        fleet.close();
+    }
+
+    Fleet.Run ok(String... args) {
+        Fleet.Run run = fleet.drover(args);
+        assertThat(run.exit()).as("drover %s%n%s%s", String.join(" ", args), run.out(), run.err()).isZero();
+        return run;
+    }
+
+    JsonNode json(String text) throws Exception {
+        return Json.json().readTree(text);
+    }
+
+    /** Two agents on demo hosts 3 and 4 (module 21, api), enrolled into business 2. */
+    void twoAgents() throws Exception {
+        ok("inventory", "import", DEMO.toString());
+        String token = json(ok("enroll", "create", "test", "--biz", "2", "-o", "json").out()).path("token").asText();
+        fleet.agent("web-1", "10.0.1.3", token, Duration.ofSeconds(30));
+        fleet.agent("web-2", "10.0.1.4", token, Duration.ofSeconds(30));
+        await().atMost(Duration.ofSeconds(30)).until(() -> {
+            JsonNode agents = json(fleet.drover("agent", "list", "-o", "json").out());
+            return agents.size() == 2 && agents.get(0).path("bk_host_id").asLong() > 0 && agents.get(1).path("bk_host_id").asLong() > 0
+                    && agents.get(0).path("online").asBoolean() && agents.get(1).path("online").asBoolean();
+        });
+        // PUB/SUB drops what is sent before the subscription lands: ping until both answer.
+        await().atMost(Duration.ofSeconds(30)).until(() -> fleet.drover("run", "-L", "web-1,web-2", "test.ping", "--timeout", "3")
+                .exit() == 0);
+        ok("plugin", "upload", REGISTRY.resolve("demo-exporter").toString());
+        ok("plugin", "upload", REGISTRY.resolve("bkmonitorbeat").toString());
+    }
+
+    static String spec(String interval) {
+        return """
+                name: web exporters
+                scope: {bk_biz_id: 2, object_type: HOST, node_type: TOPO, nodes: [{bk_obj_id: module, bk_inst_id: 21}]}
+                batch_size: 1
+                steps:
+                  - id: exporter
+                    type: PLUGIN
+                    config: {plugin_name: demo-exporter, plugin_version: latest}
+                    params:
+                      context: {scrape_interval: %s, rack: "{{ cmdb_instance.host.rack }}"}
+                  - id: beat
+                    type: PLUGIN
+                    config: {plugin_name: bkmonitorbeat, config_templates: [{name: bkmonitorbeat_script.conf}]}
+                    params:
+                      context: {period: 30}
+                """.formatted(interval);
+    }
+
+    long awaitTask(String... subArgs) throws Exception {
+        JsonNode tasks = json(ok("sub", "tasks", "1", "-o", "json").out());
+        long id = tasks.get(0).path("id").asLong();
+        await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500))
+                .until(() -> !json(ok("task", "show", Long.toString(id), "-o", "json").out()).path("status").asText().equals("RUNNING"));
+        return id;
+    }
+
+    String serve(int port) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/")).timeout(Duration.ofSeconds(5)).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
+    }
+
+    Path exporterDir(String agent, long host) {
+        return roots.resolve(agent).resolve("usr/local/gse/external_plugins/sub_1_host_" + host + "/demo-exporter");
+    }
+
+    int port(long host) throws Exception {
+        for (JsonNode i : json(ok("sub", "instances", "1", "-o", "json").out())) {
+            for (JsonNode d : i.path("deployed")) {
+                if (d.path("bk_host_id").asLong() == host && d.path("step_id").asText().equals("exporter")) {
+                    return d.path("port").asInt();
+                }
+            }
+        }
+        throw new AssertionError("no port for host " + host);
+    }
+
+    @Test
+    void createDeploysEditsConvergeAndDisableEnableStopAndStart() throws Exception {
+        twoAgents();
+        Path file = roots.resolve("spec.yaml");
+        Files.writeString(file, spec("60"));
+
+        Fleet.Run plan = fleet.drover("sub", "create", "-f", file.toString(), "--watch");
+        assertThat(plan.exit()).as(plan.out() + plan.err()).isZero();
+        assertThat(plan.out()).contains("SUCCESS");
+        long task = awaitTask();
+        JsonNode detail = json(ok("task", "show", Long.toString(task), "-o", "json").out());
+        assertThat(detail.path("status").asText()).as(detail.toPrettyString()).isEqualTo("SUCCESS");
+
+        int port1 = port(3);
+        int port2 = port(4);
+        assertThat(port1).isBetween(19100, 19199);
+        assertThat(port2).isBetween(19100, 19199).isNotEqualTo(port1);
+        assertThat(Files.readString(exporterDir("web-1", 3).resolve("etc/exporter.yaml")))
+                .contains("listen: \"" + port1 + "\"").contains("scrape_interval: 60").contains("host: api-1");
+        assertThat(roots.resolve("web-1/usr/local/gse/plugins/etc/bkmonitorbeat/bkmonitorbeat_script_sub_1_host_3.conf"))
+                .content().contains("period: 30s").contains("api-1-disk");
+        await().atMost(Duration.ofSeconds(20)).ignoreExceptions().until(() -> serve(port1).contains("host: api-1"));
+        assertThat(serve(port2)).contains("host: api-2").contains("scrape_interval: 60");
+
+        assertThat(ok("sub", "plan", "1").out()).contains("NOT_CHANGE").doesNotContain("PUSH_CONFIG");
+        assertThat(ok("host", "plugins", "3").out()).contains("demo-exporter").contains("bkmonitorbeat").contains(Integer.toString(port1));
+
+        // a context edit re-pushes every instance and the process serves the new content
+        Files.writeString(file, spec("15"));
+        Fleet.Run planned = ok("sub", "plan", "1", "-f", file.toString());
+        assertThat(planned.out()).contains("PUSH_CONFIG").contains("CONFIG_CHANGE");
+        ok("sub", "update", "1", "-f", file.toString(), "--watch");
+        awaitTask();
+        await().atMost(Duration.ofSeconds(20)).until(() -> serve(port1).contains("scrape_interval: 15")
+                && serve(port2).contains("scrape_interval: 15"));
+
+        // disable stops every process; enable starts them again
+        ok("sub", "disable", "1", "--watch");
+        awaitTask();
+        assertThat(json(ok("sub", "instances", "1", "-o", "json").out()).findValuesAsText("status")).contains("STOPPED");
+        await().atMost(Duration.ofSeconds(20)).until(() -> !Files.exists(exporterDir("web-1", 3).resolve("demo-exporter.pid")));
+        ok("sub", "enable", "1", "--watch");
+        awaitTask();
+        await().atMost(Duration.ofSeconds(20)).ignoreExceptions().until(() -> serve(port1).contains("scrape_interval: 15"));
+
+        // moving host 4 out of the module uninstalls there: process stopped, files gone, port released
+        ok("host", "move", "4", "--module", "20");
+        assertThat(ok("sub", "plan", "1").out()).contains("UNINSTALL").contains("REMOVE_FROM_SCOPE");
+        ok("sub", "run", "1", "--watch");
+        awaitTask();
+        assertThat(exporterDir("web-2", 4)).doesNotExist();
+        assertThat(roots.resolve("web-2/usr/local/gse/plugins/etc/bkmonitorbeat/bkmonitorbeat_script_sub_1_host_4.conf")).doesNotExist();
+        assertThat(ok("host", "plugins", "4").out()).doesNotContain("demo-exporter");
+    }
+}

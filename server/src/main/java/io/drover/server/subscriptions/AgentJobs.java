@@ -1,0 +1,49 @@
+package io.drover.server.subscriptions;
+
+import io.drover.model.auth.Role;
+import io.drover.model.jobs.JobRequest;
+import io.drover.model.jobs.JobResult;
+import io.drover.model.jobs.JobStarted;
+import io.drover.server.auth.Principal;
+import io.drover.server.jobs.JobService;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/** Runs one agent function on one agent and waits for its return: the unit every pipeline sub-step is made of. */
+public final class AgentJobs {
+    static final Principal SUBSCRIPTIONS = new Principal(0, "subscriptions", Role.ADMIN, Set.of());
+
+    /** What came back: success, the return value, and a one-line text for logs and errors. */
+    public record Outcome(boolean ok, Object ret, String jid, String text) {
+    }
+
+    private final JobService jobs;
+    private final Duration timeout;
+
+    public AgentJobs(JobService jobs, Duration timeout) {
+        this.jobs = jobs;
+        this.timeout = timeout;
+    }
+
+    public Outcome call(String agentId, String fun, List<Object> args, Map<String, Object> kwargs) {
+        JobStarted started;
+        try {
+            started = jobs.start(SUBSCRIPTIONS, new JobRequest(agentId, "list", fun, args, kwargs, (int) timeout.toSeconds()));
+        } catch (RuntimeException e) {
+            return new Outcome(false, null, null, "agent " + agentId + " cannot be sent " + fun + ": " + e.getMessage());
+        }
+        JobResult result = jobs.await(started.jid(), timeout);
+        JobResult.Return ret = result.returns().get(agentId);
+        if (ret == null) {
+            return new Outcome(false, null, started.jid(), "agent " + agentId + " did not answer " + fun + " within "
+                    + timeout.toSeconds() + " s (job " + started.jid() + ")");
+        }
+        String text = ret.ret() instanceof String s ? s : io.drover.server.store.Sql.toJson(ret.ret());
+        if (text.length() > 2_000) {
+            text = text.substring(0, 2_000) + "…";
+        }
+        return new Outcome(ret.success() && ret.retcode() == 0, ret.ret(), started.jid(), text);
+    }
+}

@@ -1,0 +1,94 @@
+package io.drover.server.subscriptions;
+
+import io.drover.model.subscriptions.TaskInfo.StepRecord;
+import io.drover.model.subscriptions.TaskInfo.SubStep;
+import io.drover.server.store.Sql;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+
+/**
+ * The record of one instance in a task: its steps and their sub-steps with status, times and log lines. Every
+ * change is written through {@link Saver} at once, so a reader (and a restarted server) sees the run as it is.
+ */
+final class Journal {
+    /** Persists the instance's record. */
+    interface Saver {
+        void save(List<StepRecord> steps);
+    }
+
+    private final List<StepRecord> steps = new ArrayList<>();
+    private final Saver saver;
+    private int current = -1;
+
+    Journal(List<StepRecord> planned, Saver saver) {
+        this.steps.addAll(planned);
+        this.saver = saver;
+    }
+
+    synchronized List<StepRecord> steps() {
+        return List.copyOf(steps);
+    }
+
+    synchronized void beginStep(String stepId) {
+        for (int i = 0; i < steps.size(); i++) {
+            if (steps.get(i).stepId().equals(stepId)) {
+                current = i;
+                StepRecord s = steps.get(i);
+                steps.set(i, new StepRecord(s.stepId(), s.action(), s.reason(), "RUNNING", s.subSteps()));
+                saver.save(steps());
+                return;
+            }
+        }
+    }
+
+    synchronized void endStep(String status) {
+        StepRecord s = steps.get(current);
+        steps.set(current, new StepRecord(s.stepId(), s.action(), s.reason(), status, s.subSteps()));
+        saver.save(steps());
+    }
+
+    synchronized void markStep(String stepId, String status) {
+        for (int i = 0; i < steps.size(); i++) {
+            StepRecord s = steps.get(i);
+            if (s.stepId().equals(stepId)) {
+                steps.set(i, new StepRecord(s.stepId(), s.action(), s.reason(), status, s.subSteps()));
+            }
+        }
+        saver.save(steps());
+    }
+
+    /** Runs one sub-step: RUNNING while it runs, then SUCCESS or FAILED with its log line. */
+    AgentJobs.Outcome run(String name, Supplier<AgentJobs.Outcome> work) {
+        OffsetDateTime started = Sql.now();
+        update(new SubStep(name, "RUNNING", started, null, List.of()), false);
+        AgentJobs.Outcome outcome;
+        try {
+            outcome = work.get();
+        } catch (RuntimeException e) {
+            outcome = new AgentJobs.Outcome(false, null, null, e.getMessage());
+        }
+        update(new SubStep(name, outcome.ok() ? "SUCCESS" : "FAILED", started, Sql.now(),
+                List.of((outcome.jid() == null ? "" : "job " + outcome.jid() + ": ") + outcome.text())), true);
+        return outcome;
+    }
+
+    /** A sub-step decided on the server (port allocation): its log line and result. */
+    void note(String name, boolean ok, String line) {
+        OffsetDateTime now = Sql.now();
+        update(new SubStep(name, ok ? "SUCCESS" : "FAILED", now, now, List.of(line)), false);
+    }
+
+    private synchronized void update(SubStep sub, boolean replaceLast) {
+        StepRecord s = steps.get(current);
+        List<SubStep> subs = new ArrayList<>(s.subSteps());
+        if (replaceLast && !subs.isEmpty() && subs.getLast().name().equals(sub.name()) && "RUNNING".equals(subs.getLast().status())) {
+            subs.set(subs.size() - 1, sub);
+        } else {
+            subs.add(sub);
+        }
+        steps.set(current, new StepRecord(s.stepId(), s.action(), s.reason(), s.status(), List.copyOf(subs)));
+        saver.save(steps());
+    }
+}

@@ -1,0 +1,207 @@
+package io.drover.server.subscriptions;
+
+import io.drover.core.packages.PackageArchive;
+import io.drover.core.packages.PortRange;
+import io.drover.core.packages.Version;
+import io.drover.core.render.TemplateRenderer;
+import io.drover.core.subscriptions.InstanceRenderer;
+import io.drover.core.subscriptions.InstanceRenderer.RenderedStep;
+import io.drover.core.subscriptions.InstanceRenderer.StepInput;
+import io.drover.core.subscriptions.InventorySnapshot;
+import io.drover.core.subscriptions.Planner;
+import io.drover.core.subscriptions.Planner.Departed;
+import io.drover.core.subscriptions.Planner.Desired;
+import io.drover.core.subscriptions.Planner.DesiredStep;
+import io.drover.core.subscriptions.ScopeInstance;
+import io.drover.core.subscriptions.ScopeResolver;
+import io.drover.model.inventory.Host;
+import io.drover.model.inventory.ServiceInstance;
+import io.drover.model.inventory.TopoModule;
+import io.drover.model.packages.PackageInfo;
+import io.drover.model.packages.PackageMetadata.ConfigTemplate;
+import io.drover.model.subscriptions.SubscriptionInfo;
+import io.drover.model.subscriptions.SubscriptionSpec;
+import io.drover.server.http.ApiException;
+import io.drover.server.inventory.InventoryRepository;
+import io.drover.server.inventory.TopoFilter;
+import io.drover.server.packages.PackageStore;
+import java.io.ByteArrayInputStream;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.jdbi.v3.core.Jdbi;
+
+/**
+ * Gathers what the planner needs for one subscription (the package of each step, the scope's instances from the
+ * CMDB, their rendered files, what is deployed, which agents answer) and runs it. Changes nothing.
+ */
+public final class PlanBuilder {
+    /** A step with the stored package it deploys and that package's template sources. */
+    public record StepPackage(SubscriptionSpec.Step step, PackageInfo pkg, Map<String, String> templateSources) {
+    }
+
+    /** A plan with everything execution needs: instances, rendered files, packages, agents, deployed rows. */
+    public record Prepared(SubscriptionInfo subscription, Planner.Plan plan, Map<String, ScopeInstance> instances,
+                           Map<String, Map<String, RenderedStep>> rendered, Map<String, StepPackage> packages,
+                           Map<Long, String> agents, List<Deployments.Row> deployed, List<String> missing,
+                           Map<Long, Host> hosts) {
+    }
+
+    private final Jdbi jdbi;
+    private final InventoryRepository repository;
+    private final PackageStore packages;
+    private final Deployments deployments;
+    private final AgentDirectory agents;
+    private final InstanceRenderer renderer = new InstanceRenderer(new TemplateRenderer());
+
+    public PlanBuilder(Jdbi jdbi, InventoryRepository repository, PackageStore packages, Deployments deployments,
+                       AgentDirectory agents) {
+        this.jdbi = jdbi;
+        this.repository = repository;
+        this.packages = packages;
+        this.deployments = deployments;
+        this.agents = agents;
+    }
+
+    public Prepared prepare(SubscriptionInfo sub) {
+        SubscriptionSpec spec = sub.spec();
+        Map<String, StepPackage> steps = stepPackages(spec);
+        InventorySnapshot inventory = snapshot(spec);
+        ScopeResolver.Resolution resolution = ScopeResolver.resolve(sub.id(), spec, inventory);
+        List<Deployments.Row> deployed = deployments.of(sub.id());
+        Map<Long, String> agentsByHost = agents.agentsByHost();
+        Map<String, ScopeInstance> instances = new LinkedHashMap<>();
+        Map<String, Map<String, RenderedStep>> rendered = new HashMap<>();
+        List<Desired> desired = new ArrayList<>();
+        Map<String, Map<String, Integer>> ports = new HashMap<>();
+        for (Deployments.Row r : deployed) {
+            if (r.port() != null) {
+                ports.computeIfAbsent(r.instanceId(), k -> new HashMap<>()).put(r.stepId(), r.port());
+            }
+        }
+        List<StepInput> inputs = steps.values().stream().map(sp -> new StepInput(sp.step().id(), sp.pkg().metadata(),
+                sp.templateSources(), sp.step().config().configTemplates().stream().map(SubscriptionSpec.TemplateRef::name).toList(),
+                sp.step().params() == null ? Map.of() : sp.step().params().context())).toList();
+        for (ScopeInstance instance : resolution.instances()) {
+            instances.put(instance.instanceId(), instance);
+            Map<String, Integer> instancePorts = new HashMap<>(provisionalPorts(steps));
+            instancePorts.putAll(ports.getOrDefault(instance.instanceId(), Map.of()));
+            Map<String, RenderedStep> files = renderer.render(instance, spec.scope(), inputs, instancePorts);
+            rendered.put(instance.instanceId(), files);
+            Map<String, DesiredStep> want = new LinkedHashMap<>();
+            files.forEach((stepId, r) -> want.put(stepId, r.error() != null ? DesiredStep.failed(r.error()) : DesiredStep.rendered(r.md5s())));
+            Set<Long> offline = new TreeSet<>();
+            for (long host : instance.targetHosts()) {
+                if (!agents.online(agentsByHost.get(host))) {
+                    offline.add(host);
+                }
+            }
+            desired.add(new Desired(instance.instanceId(), new HashSet<>(instance.targetHosts()), offline, want));
+        }
+        List<Departed> departed = new ArrayList<>();
+        Set<String> seen = new HashSet<>();
+        for (Deployments.Row r : deployed) {
+            if (!instances.containsKey(r.instanceId()) && seen.add(r.instanceId())) {
+                departed.add(departed(sub, r, deployed, agentsByHost));
+            }
+        }
+        List<Planner.StepSpec> stepSpecs = steps.values().stream()
+                .map(sp -> new Planner.StepSpec(sp.step().id(), sp.pkg().version())).toList();
+        Planner.Plan plan = Planner.plan(sub.enabled(), stepSpecs, desired, Deployments.byInstance(deployed), departed);
+        Map<Long, Host> hosts = new HashMap<>();
+        for (ScopeInstance i : instances.values()) {
+            hosts.put(i.host().bkHostId(), i.host());
+        }
+        return new Prepared(sub, plan, instances, rendered, steps, agentsByHost, deployed, resolution.missing(), hosts);
+    }
+
+    /** A departed instance left the business when its host now belongs to another one. */
+    private Departed departed(SubscriptionInfo sub, Deployments.Row row, List<Deployments.Row> deployed, Map<Long, String> agentsByHost) {
+        Host host = jdbi.withHandle(h -> repository.host(h, row.hostId())).orElse(null);
+        boolean outOfBusiness = host != null && host.bkBizId() != null && host.bkBizId() != row.bizId();
+        Set<Long> offline = new TreeSet<>();
+        deployed.stream().filter(r -> r.instanceId().equals(row.instanceId())).forEach(r -> {
+            if (!agents.online(agentsByHost.get(r.hostId()))) {
+                offline.add(r.hostId());
+            }
+        });
+        return new Departed(row.instanceId(), outOfBusiness, offline);
+    }
+
+    /** For planning only: a copy without a port yet renders with the first port of its range. */
+    private static Map<String, Integer> provisionalPorts(Map<String, StepPackage> steps) {
+        Map<String, Integer> ports = new HashMap<>();
+        steps.forEach((id, sp) -> {
+            if (sp.pkg().metadata().portRange() != null) {
+                ports.put(id, PortRange.parse(sp.pkg().metadata().portRange()).ports().getFirst());
+            }
+        });
+        return ports;
+    }
+
+    /** Each step's stored package ({@code latest}: the highest stored version) with its template sources. */
+    public Map<String, StepPackage> stepPackages(SubscriptionSpec spec) {
+        Map<String, StepPackage> out = new LinkedHashMap<>();
+        for (SubscriptionSpec.Step step : spec.steps()) {
+            String plugin = step.config().pluginName();
+            String wanted = step.config().pluginVersion();
+            List<PackageInfo> versions = packages.list(plugin);
+            PackageInfo pkg;
+            if (wanted == null || wanted.equals("latest")) {
+                pkg = versions.stream().max((a, b) -> Version.parse(a.version()).compareTo(Version.parse(b.version())))
+                        .orElseThrow(() -> ApiException.invalid("steps." + step.id() + ".config.plugin_name",
+                                "plugin " + plugin + " has no package in the store; upload it (drover plugin upload) or enable its addon"));
+            } else {
+                pkg = packages.find(plugin, wanted).orElseThrow(() -> ApiException.invalid("steps." + step.id()
+                        + ".config.plugin_version", "plugin " + plugin + " " + wanted + " is not in the store; stored: "
+                        + versions.stream().map(PackageInfo::version).toList()));
+            }
+            Set<String> knownTemplates = new HashSet<>();
+            pkg.metadata().configTemplates().forEach(t -> knownTemplates.add(t.name()));
+            for (SubscriptionSpec.TemplateRef ref : step.config().configTemplates()) {
+                if (!knownTemplates.contains(ref.name())) {
+                    throw ApiException.invalid("steps." + step.id() + ".config.config_templates", "plugin " + plugin + " "
+                            + pkg.version() + " has no config template '" + ref.name() + "'; it has " + new TreeSet<>(knownTemplates));
+                }
+            }
+            Set<String> sources = new HashSet<>();
+            pkg.metadata().configTemplates().stream().map(ConfigTemplate::source).forEach(sources::add);
+            Map<String, String> texts = PackageArchive.texts(new ByteArrayInputStream(packages.read(plugin, pkg.version())), sources);
+            out.put(step.id(), new StepPackage(step, pkg, texts));
+        }
+        return out;
+    }
+
+    private InventorySnapshot snapshot(SubscriptionSpec spec) {
+        Set<Long> businesses = new TreeSet<>();
+        businesses.add(spec.scope().bkBizId());
+        spec.scope().nodes().stream().map(SubscriptionSpec.Node::bkBizId).filter(java.util.Objects::nonNull).forEach(businesses::add);
+        return jdbi.inTransaction(h -> {
+            List<Host> hosts = new ArrayList<>();
+            List<TopoModule> modules = new ArrayList<>();
+            List<ServiceInstance> services = new ArrayList<>();
+            for (long biz : businesses) {
+                hosts.addAll(repository.allHosts(h, TopoFilter.business(biz)));
+                modules.addAll(repository.modules(h, biz, null, null));
+                if ("SERVICE".equals(spec.scope().objectType())) {
+                    services.addAll(repository.serviceInstances(h, TopoFilter.business(biz), 0, 1_000_000).items());
+                }
+            }
+            if (spec.targetHosts() != null) {
+                for (SubscriptionSpec.Node n : spec.targetHosts()) {
+                    Long id = n.bkHostId() != null ? n.bkHostId()
+                            : repository.hostIdByAddress(h, n.bkCloudId() == null ? 0 : n.bkCloudId(), n.ip()).orElse(null);
+                    if (id != null && hosts.stream().noneMatch(x -> x.bkHostId().equals(id))) {
+                        repository.host(h, id).ifPresent(hosts::add);
+                    }
+                }
+            }
+            return new InventorySnapshot(hosts, modules, services);
+        });
+    }
+}

@@ -1,0 +1,263 @@
+package io.drover.server.subscriptions;
+
+import io.drover.core.subscriptions.Action;
+import io.drover.core.subscriptions.Planner;
+import io.drover.core.subscriptions.ScopeInstance;
+import io.drover.model.inventory.Host;
+import io.drover.model.subscriptions.InstanceStatus;
+import io.drover.model.subscriptions.PlanView;
+import io.drover.model.subscriptions.RunRequest;
+import io.drover.model.subscriptions.SubscriptionInfo;
+import io.drover.model.subscriptions.SubscriptionSpec;
+import io.drover.model.subscriptions.TaskInfo;
+import io.drover.server.auth.Principal;
+import io.drover.server.http.ApiException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import org.jdbi.v3.core.Jdbi;
+
+/** Subscription operations as the API and CLI offer them; every change plans and runs at once. */
+public final class SubscriptionService {
+    /** What a change started: the subscription and the task (absent when there was nothing to do). */
+    public record Started(SubscriptionInfo subscription, Long taskId) {
+    }
+
+    private final Jdbi jdbi;
+    private final SubscriptionStore store;
+    private final PlanBuilder planner;
+    private final TaskRunner runner;
+    private final Deployments deployments;
+
+    public SubscriptionService(Jdbi jdbi, SubscriptionStore store, PlanBuilder planner, TaskRunner runner, Deployments deployments) {
+        this.jdbi = jdbi;
+        this.store = store;
+        this.planner = planner;
+        this.runner = runner;
+        this.deployments = deployments;
+    }
+
+    public Started create(Principal p, SubscriptionSpec spec) {
+        SubscriptionStore.validate(spec);
+        p.requireBiz(spec.scope().bkBizId());
+        planner.stepPackages(spec);
+        SubscriptionInfo created = store.create(spec);
+        Long task = Boolean.FALSE.equals(spec.runImmediately()) ? null : run(created, "create", p.name());
+        return new Started(created, task);
+    }
+
+    public SubscriptionInfo get(Principal p, long id) {
+        SubscriptionInfo s = store.get(id);
+        p.requireBiz(s.bkBizId());
+        return s;
+    }
+
+    public List<SubscriptionInfo> list(Principal p, Long biz, String plugin) {
+        return store.list(biz, plugin).stream().filter(s -> p.mayTouch(s.bkBizId())).toList();
+    }
+
+    public Started update(Principal p, long id, SubscriptionSpec spec) {
+        get(p, id);
+        SubscriptionStore.validate(spec);
+        p.requireBiz(spec.scope().bkBizId());
+        planner.stepPackages(spec);
+        SubscriptionInfo updated = store.update(id, spec);
+        return new Started(updated, run(updated, "update", p.name()));
+    }
+
+    public Started setEnabled(Principal p, long id, boolean enabled) {
+        get(p, id);
+        store.setEnabled(id, enabled);
+        SubscriptionInfo s = store.get(id);
+        return new Started(s, run(s, enabled ? "enable" : "disable", p.name()));
+    }
+
+    /** Uninstalls from every instance, then deletes; with {@code keepPlugins}, forgets the deployments at once. */
+    public Started delete(Principal p, long id, boolean keepPlugins) {
+        SubscriptionInfo s = get(p, id);
+        if (runner.runningTask(id).isPresent()) {
+            throw ApiException.conflict("task_running", "subscription " + id + " has a task running; revoke it first");
+        }
+        if (keepPlugins || deployments.of(id).isEmpty()) {
+            store.delete(id);
+            return new Started(s, null);
+        }
+        SubscriptionSpec empty = new SubscriptionSpec(s.spec().name(), new SubscriptionSpec.Scope(s.bkBizId(),
+                s.objectType(), "INSTANCE", List.of(), Map.of()), s.spec().steps(), s.spec().targetHosts(), null, true,
+                s.spec().batchSize(), s.spec().maxFailureRatio());
+        SubscriptionInfo emptied = new SubscriptionInfo(s.id(), s.name(), s.bkBizId(), s.objectType(), "INSTANCE", true, empty,
+                s.createdAt(), s.updatedAt());
+        Optional<Long> task = runner.start(planner.prepare(emptied), "delete", p.name(), TaskRunner.Selection.ALL, status -> {
+            if (status.equals("SUCCESS")) {
+                store.delete(id);
+            }
+        });
+        return new Started(s, task.orElse(null));
+    }
+
+    public PlanView plan(Principal p, long id) {
+        return view(id, planner.prepare(get(p, id)));
+    }
+
+    /** The plan an update to {@code spec} would run, without saving it (checked like an update). */
+    public PlanView planProposed(Principal p, long id, SubscriptionSpec spec) {
+        SubscriptionInfo s = get(p, id);
+        SubscriptionStore.validate(spec);
+        p.requireBiz(spec.scope().bkBizId());
+        SubscriptionStore.checkFixedFields(s, spec);
+        return view(id, planner.prepare(new SubscriptionInfo(s.id(), spec.name(), spec.scope().bkBizId(), s.objectType(),
+                spec.scope().nodeType(), s.enabled(), spec, s.createdAt(), s.updatedAt())));
+    }
+
+    private static PlanView view(long id, PlanBuilder.Prepared prepared) {
+        List<PlanView.InstancePlan> instances = new ArrayList<>();
+        for (Planner.InstancePlan ip : prepared.plan().instances()) {
+            ScopeInstance i = prepared.instances().get(ip.instanceId());
+            Long hostId = i != null ? i.host().bkHostId() : prepared.deployed().stream()
+                    .filter(r -> r.instanceId().equals(ip.instanceId())).map(Deployments.Row::hostId).findFirst().orElse(null);
+            Host host = hostId == null ? null : prepared.hosts().get(hostId);
+            instances.add(new PlanView.InstancePlan(ip.instanceId(), hostId, host == null ? null : host.bkHostInnerip(),
+                    ip.steps().stream().map(s -> new PlanView.StepPlan(s.stepId(), s.action().name(), s.reason().name(),
+                            s.reason().text(), s.detail())).toList()));
+        }
+        Map<String, Integer> totals = new LinkedHashMap<>();
+        prepared.plan().totals().forEach((a, n) -> totals.put(a.name(), n));
+        return new PlanView(id, instances, totals, prepared.missing());
+    }
+
+    /** The full plan, or only the given actions on the given instances. */
+    public Started runNow(Principal p, long id, RunRequest request) {
+        SubscriptionInfo s = get(p, id);
+        Map<String, Action> forced = new LinkedHashMap<>();
+        if (request != null && request.actions() != null) {
+            Set<String> steps = new HashSet<>();
+            s.spec().steps().forEach(step -> steps.add(step.id()));
+            request.actions().forEach((step, action) -> {
+                if (!steps.contains(step)) {
+                    throw ApiException.invalid("actions." + step, "is not a step of subscription " + id + "; steps: " + steps);
+                }
+                try {
+                    Action a = Action.valueOf(action.toUpperCase(Locale.ROOT));
+                    if (!a.changes()) {
+                        throw new IllegalArgumentException();
+                    }
+                    forced.put(step, a);
+                } catch (IllegalArgumentException e) {
+                    throw ApiException.invalid("actions." + step, "'" + action + "' is not INSTALL, UNINSTALL, PUSH_CONFIG, START or STOP");
+                }
+            });
+        }
+        Set<String> ids = request == null || request.instanceIds() == null || request.instanceIds().isEmpty() ? null
+                : new HashSet<>(request.instanceIds());
+        return new Started(s, runner.start(planner.prepare(s), "run", p.name(), new TaskRunner.Selection(ids, forced)).orElse(null));
+    }
+
+    /** Runs the plan again for the instances that failed in the last task (or the ids given). */
+    public Started retry(Principal p, long id, List<String> instanceIds) {
+        SubscriptionInfo s = get(p, id);
+        List<String> ids = instanceIds == null || instanceIds.isEmpty() ? runner.failedInstances(id) : instanceIds;
+        if (ids.isEmpty()) {
+            throw ApiException.conflict("nothing_to_retry", "the last task of subscription " + id + " has no failed instance");
+        }
+        return new Started(s, runner.start(planner.prepare(s), "retry", p.name(),
+                new TaskRunner.Selection(new HashSet<>(ids), Map.of())).orElse(null));
+    }
+
+    public TaskInfo revoke(Principal p, long id) {
+        get(p, id);
+        long task = runner.runningTask(id).orElseThrow(() -> ApiException.conflict("task_not_running",
+                "subscription " + id + " has no task running"));
+        runner.revoke(task);
+        return runner.get(task, false);
+    }
+
+    public List<InstanceStatus> instances(Principal p, long id) {
+        get(p, id);
+        Map<String, List<Deployments.Row>> rows = new TreeMap<>();
+        deployments.of(id).forEach(r -> rows.computeIfAbsent(r.instanceId(), k -> new ArrayList<>()).add(r));
+        Map<String, String[]> last = lastTaskOfInstances(id);
+        Set<String> all = new java.util.TreeSet<>(rows.keySet());
+        all.addAll(last.keySet());
+        List<InstanceStatus> out = new ArrayList<>();
+        for (String instance : all) {
+            List<InstanceStatus.Deployed> deployed = rows.getOrDefault(instance, List.of()).stream()
+                    .map(r -> new InstanceStatus.Deployed(r.stepId(), r.plugin(), r.version(), r.status().name(), r.port(),
+                            r.hostId(), r.groupId(), r.updatedAt())).toList();
+            String[] t = last.get(instance);
+            String status = t != null && List.of("PENDING", "RUNNING").contains(t[1]) ? t[1]
+                    : t != null && t[1].equals("FAILED") ? "FAILED"
+                    : deployed.isEmpty() ? "NOT_DEPLOYED" : deployed.stream().allMatch(d -> d.status().equals("RUNNING"))
+                    ? "RUNNING" : deployed.stream().anyMatch(d -> d.status().equals("UNKNOWN")) ? "UNKNOWN" : "STOPPED";
+            out.add(new InstanceStatus(instance, status, deployed, t == null ? null : Long.parseLong(t[0]), t == null ? null : t[1]));
+        }
+        return out;
+    }
+
+    /** Instances by status, and deployed copies by plugin version. */
+    public Map<String, Object> statistics(Principal p, long id) {
+        List<InstanceStatus> instances = instances(p, id);
+        Map<String, Integer> byStatus = new TreeMap<>();
+        Map<String, Integer> byVersion = new TreeMap<>();
+        for (InstanceStatus i : instances) {
+            byStatus.merge(i.status(), 1, Integer::sum);
+            i.deployed().forEach(d -> byVersion.merge(d.plugin() + " " + d.version(), 1, Integer::sum));
+        }
+        return Map.of("subscription_id", id, "instances", instances.size(), "by_status", byStatus, "by_version", byVersion);
+    }
+
+    public TaskInfo task(Principal p, long taskId) {
+        TaskInfo t = runner.get(taskId, true);
+        get(p, t.subscriptionId());
+        return t;
+    }
+
+    public List<TaskInfo> tasks(Principal p, long id) {
+        get(p, id);
+        return runner.list(id);
+    }
+
+    /** What subscriptions deployed on one host. */
+    public List<Map<String, Object>> hostPlugins(Principal p, long hostId) {
+        List<Map<String, Object>> out = new ArrayList<>();
+        for (Deployments.Row r : deployments.ofHost(hostId)) {
+            SubscriptionInfo s = store.get(r.subscriptionId());
+            if (!p.mayTouch(s.bkBizId())) {
+                continue;
+            }
+            Map<String, Object> row = new LinkedHashMap<>();
+            row.put("plugin", r.plugin());
+            row.put("version", r.version());
+            row.put("status", r.status().name());
+            row.put("port", r.port());
+            row.put("subscription_id", r.subscriptionId());
+            row.put("subscription", s.name());
+            row.put("step_id", r.stepId());
+            row.put("instance_id", r.instanceId());
+            row.put("group_id", r.groupId());
+            row.put("files", r.files().keySet());
+            out.add(row);
+        }
+        return out;
+    }
+
+    /** Plans and runs a subscription; the task id, or null when nothing needed doing. */
+    public Long run(SubscriptionInfo s, String trigger, String actor) {
+        return runner.start(planner.prepare(s), trigger, actor, TaskRunner.Selection.ALL).orElse(null);
+    }
+
+    private Map<String, String[]> lastTaskOfInstances(long id) {
+        Map<String, String[]> last = new LinkedHashMap<>();
+        jdbi.useHandle(h -> h.createQuery("""
+                        SELECT ti.instance_id, ti.task_id, ti.status FROM task_instance ti JOIN task t ON t.id = ti.task_id
+                        WHERE t.subscription_id = :sub ORDER BY ti.task_id""").bind("sub", id)
+                .map((rs, ctx) -> new String[] {rs.getString("instance_id"), String.valueOf(rs.getLong("task_id")), rs.getString("status")})
+                .forEach(r -> last.put(r[0], new String[] {r[1], r[2]})));
+        return last;
+    }
+}
