@@ -245,7 +245,14 @@ public final class SubCommand {
                 client.out().println("subscription " + id + " deleted");
                 return 0;
             }
-            started(client, started, "is uninstalling; it is deleted when the task succeeds", watch);
+            try {
+                started(client, started, "is uninstalling; it is deleted when the task succeeds", watch);
+            } catch (CliException e) {
+                if (!watch || !e.getMessage().contains("[404 not_found]")) {
+                    throw e;
+                }
+                client.out().println("uninstalled everywhere; subscription " + id + " deleted");
+            }
             return 0;
         }
     }

@@ -40,6 +40,11 @@ final class Fleet implements AutoCloseable {
         return agent;
     }
 
+    /** The agents started so far, in start order. */
+    List<DroverAgent> agents() {
+        return agents;
+    }
+
     /** Runs the CLI in this process against the server. */
     Run drover(String... args) {
         StringWriter out = new StringWriter();

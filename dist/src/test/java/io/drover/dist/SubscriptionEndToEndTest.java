@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.drover.agent.DroverAgent;
 import io.drover.model.Json;
+import io.drover.server.config.Setting;
 import io.drover.server.testing.TestServer;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -36,7 +37,8 @@ class SubscriptionEndToEndTest {
 
     @BeforeEach
     void start() {
-        fleet = new Fleet(TestServer.start(), roots);
+        fleet = new Fleet(TestServer.start(TestServer.newDataDir(), Map.of(Setting.INVENTORY_DEBOUNCE_SECONDS, "1",
+                Setting.JOB_TIMEOUT_SECONDS, "6")), roots);
     }
 
     @AfterEach
@@ -94,7 +96,17 @@ class SubscriptionEndToEndTest {
 
     long awaitTask(String... subArgs) throws Exception {
         JsonNode tasks = json(ok("sub", "tasks", "1", "-o", "json").out());
-        long id = tasks.get(0).path("id").asLong();
+        return awaitTask(tasks.get(0).path("id").asLong());
+    }
+
+    /** Waits for a task newer than {@code after} (started by a trigger) and for it to end. */
+    long awaitNewTask(long after) throws Exception {
+        await().atMost(Duration.ofSeconds(30)).until(() -> json(ok("sub", "tasks", "1", "-o", "json").out()).get(0)
+                .path("id").asLong() > after);
+        return awaitTask();
+    }
+
+    long awaitTask(long id) throws Exception {
         await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500))
                 .until(() -> !json(ok("task", "show", Long.toString(id), "-o", "json").out()).path("status").asText().equals("RUNNING"));
         return id;
@@ -103,6 +115,15 @@ class SubscriptionEndToEndTest {
     String serve(int port) throws Exception {
         return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/")).timeout(Duration.ofSeconds(5)).build(),
                 HttpResponse.BodyHandlers.ofString()).body();
+    }
+
+    boolean answers(int port) {
+        try {
+            serve(port);
+            return true;
+        } catch (Exception e) {
+            return false;
+        }
     }
 
     Path exporterDir(String agent, long host) {
@@ -165,13 +186,67 @@ class SubscriptionEndToEndTest {
         awaitTask();
         await().atMost(Duration.ofSeconds(20)).ignoreExceptions().until(() -> serve(port1).contains("scrape_interval: 15"));
 
+        // a CMDB attribute a template uses, edited on one host: only that instance is re-pushed, by the inventory trigger
+        long before = awaitTask();
+        JsonNode host3 = fleet.server.get("/api/v1/hosts/3", fleet.server.adminToken()).body().deepCopy();
+        ((com.fasterxml.jackson.databind.node.ObjectNode) host3).put("bk_host_name", "api-1b");
+        assertThat(fleet.server.put("/api/v1/hosts/3", fleet.server.adminToken(), host3).status()).isEqualTo(200);
+        long edited = awaitNewTask(before);
+        JsonNode editTask = json(ok("task", "show", Long.toString(edited), "-o", "json").out());
+        assertThat(editTask.path("trigger").asText()).isEqualTo("inventory");
+        assertThat(editTask.path("instances").findValuesAsText("instance_id")).containsExactly("host|instance|host|3");
+        assertThat(editTask.path("instances").get(0).path("steps").findValuesAsText("action")).containsOnly("PUSH_CONFIG");
+        await().atMost(Duration.ofSeconds(20)).until(() -> serve(port1).contains("host: api-1b"));
+
         // moving host 4 out of the module uninstalls there: process stopped, files gone, port released
         ok("host", "move", "4", "--module", "20");
-        assertThat(ok("sub", "plan", "1").out()).contains("UNINSTALL").contains("REMOVE_FROM_SCOPE");
-        ok("sub", "run", "1", "--watch");
-        awaitTask();
-        assertThat(exporterDir("web-2", 4)).doesNotExist();
+        awaitNewTask(edited);
+        await().atMost(Duration.ofSeconds(30)).until(() -> !Files.exists(exporterDir("web-2", 4)));
         assertThat(roots.resolve("web-2/usr/local/gse/plugins/etc/bkmonitorbeat/bkmonitorbeat_script_sub_1_host_4.conf")).doesNotExist();
         assertThat(ok("host", "plugins", "4").out()).doesNotContain("demo-exporter");
+        await().atMost(Duration.ofSeconds(10)).until(() -> !answers(port2));
+
+        // moving host 3 to another business cannot uninstall it from here: reported as OUT_OF_BUSINESS, kept
+        assertThat(fleet.server.post("/api/v1/businesses", fleet.server.adminToken(), Map.of("bk_biz_id", 3,
+                "bk_biz_name", "elsewhere")).status()).isEqualTo(201);
+        ok("host", "move", "3", "--biz", "3");
+        assertThat(ok("sub", "plan", "1").out()).contains("SKIP").contains("OUT_OF_BUSINESS");
+        assertThat(exporterDir("web-1", 3).resolve("etc/exporter.yaml")).exists();
+    }
+
+    @Test
+    void anAgentKilledDuringARunFailsItsInstanceClearlyAndRetrySucceedsOnceItIsBack() throws Exception {
+        twoAgents();
+        Path file = roots.resolve("spec.yaml");
+        Files.writeString(file, spec("60").replace("batch_size: 1", "batch_size: 2"));
+        String doomedId = "web-2";
+        fleet.agents().get(1).close();
+        Fleet.Run created = fleet.drover("sub", "create", "-f", file.toString(), "--watch");
+        assertThat(created.exit()).as(created.out()).isEqualTo(1);
+        long task = awaitTask();
+        JsonNode detail = json(ok("task", "show", Long.toString(task), "-o", "json").out());
+        assertThat(detail.path("status").asText()).isEqualTo("FAILED");
+        JsonNode failed = null;
+        for (JsonNode i : detail.path("instances")) {
+            if (i.path("status").asText().equals("FAILED")) {
+                failed = i;
+            }
+        }
+        assertThat(failed).as(detail.toPrettyString()).isNotNull();
+        assertThat(failed.path("error").asText()).contains("agent " + doomedId + " did not answer").contains("within 6 s");
+        assertThat(detail.path("counts").path("SUCCESS").asInt()).isEqualTo(1);
+
+        fleet.agent(doomedId, doomedId.equals("web-1") ? "10.0.1.3" : "10.0.1.4", null, Duration.ofSeconds(30));
+        await().atMost(Duration.ofSeconds(30)).until(() -> fleet.drover("run", "-L", doomedId, "test.ping", "--timeout", "3").exit() == 0);
+        Fleet.Run retried = ok("sub", "retry", "1", "--watch");
+        assertThat(retried.out()).contains("SUCCESS");
+        assertThat(json(ok("sub", "instances", "1", "-o", "json").out()).findValuesAsText("status")).containsOnly("RUNNING");
+
+        // delete uninstalls everywhere first, then the subscription is gone
+        Fleet.Run deleted = ok("sub", "delete", "1", "--watch");
+        assertThat(deleted.out()).contains("subscription 1 deleted");
+        assertThat(exporterDir("web-1", 3)).doesNotExist();
+        assertThat(exporterDir("web-2", 4)).doesNotExist();
+        await().atMost(Duration.ofSeconds(10)).until(() -> ok("sub", "list", "-o", "json").out().strip().equals("[ ]"));
     }
 }

@@ -17,6 +17,7 @@ import io.drover.server.subscriptions.SubscriptionRoutes;
 import io.drover.server.subscriptions.SubscriptionService;
 import io.drover.server.subscriptions.SubscriptionStore;
 import io.drover.server.subscriptions.TaskRunner;
+import io.drover.server.subscriptions.Triggers;
 import io.drover.server.agents.AgentRoutes;
 import io.drover.server.agents.EnrollmentTokens;
 import io.drover.server.auth.AdminTokenFile;
@@ -77,6 +78,7 @@ public final class DroverServer implements AutoCloseable {
     private final Registries registries;
     private final AddonService addons;
     private final TaskRunner tasks;
+    private final Triggers triggers;
     private final SubscriptionService subscriptions;
     private volatile SaltMaster master;
     private final ScheduledExecutorService housekeeping;
@@ -129,6 +131,9 @@ public final class DroverServer implements AutoCloseable {
                     new PlanBuilder(database.jdbi(), new InventoryRepository(), packages, deployments,
                             new AgentDirectory(database.jdbi(), agents)), tasks, deployments);
             new SubscriptionRoutes(subscriptions).register(api);
+            this.triggers = new Triggers(new SubscriptionStore(database.jdbi()), subscriptions,
+                    java.time.Duration.ofSeconds(config.inventoryDebounceSeconds()),
+                    java.time.Duration.ofSeconds(config.inspectionIntervalSeconds()));
             int interrupted = tasks.failInterrupted();
             if (interrupted > 0) {
                 log.warn("{} task(s) were interrupted by the last stop; their unfinished instances are marked FAILED", interrupted);
@@ -166,6 +171,7 @@ public final class DroverServer implements AutoCloseable {
             server.database.close();
             throw e;
         }
+        server.triggers.start(server.bus);
         server.housekeeping.scheduleWithFixedDelay(server::prune, 1, 60, TimeUnit.MINUTES);
         server.housekeeping.scheduleWithFixedDelay(server::checkPresence, 1, 1, TimeUnit.SECONDS);
         log.info("drover server {} listening on {}, agents on {}:{}/{}, database {}", Version.current(), server.url(),
@@ -275,6 +281,7 @@ public final class DroverServer implements AutoCloseable {
         if (master != null) {
             master.close();
         }
+        triggers.close();
         tasks.close();
         jobs.close();
         database.close();

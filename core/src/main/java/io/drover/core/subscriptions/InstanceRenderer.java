@@ -44,7 +44,7 @@ public final class InstanceRenderer {
         for (StepInput step : steps) {
             ControlInfo control = controlInfo(instance, step, ports.get(step.stepId()));
             try {
-                Map<String, Object> params = renderer.renderValues(step.stepId(), step.paramsContext(),
+                Map<String, Object> params = renderer.renderValues(step.stepId(), withDefaults(step),
                         RenderContext.forParams(base, control));
                 Map<String, Object> context = RenderContext.withStep(base, step.stepId(), control, params);
                 Map<String, String> files = new LinkedHashMap<>();
@@ -60,6 +60,20 @@ public final class InstanceRenderer {
             }
         }
         return out;
+    }
+
+    /** The step's context over the defaults its package's parameter schema declares. */
+    static Map<String, Object> withDefaults(StepInput step) {
+        Map<String, Object> context = new LinkedHashMap<>();
+        if (step.metadata().parameters().get("properties") instanceof Map<?, ?> properties) {
+            properties.forEach((name, schema) -> {
+                if (schema instanceof Map<?, ?> s && s.get("default") != null) {
+                    context.put(String.valueOf(name), s.get("default"));
+                }
+            });
+        }
+        context.putAll(step.paramsContext());
+        return context;
     }
 
     /** The step's chosen templates (all of the package's when the step names none). */

@@ -98,6 +98,9 @@ public final class SubscriptionService {
                 store.delete(id);
             }
         });
+        if (task.isEmpty()) {
+            store.delete(id); // nothing could be uninstalled from here (e.g. every object left the business)
+        }
         return new Started(s, task.orElse(null));
     }
 

@@ -1,0 +1,59 @@
+package io.drover.dist;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.drover.model.Json;
+import io.drover.server.config.Setting;
+import io.drover.server.testing.TestServer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A server stopped while a task runs: on the next start no instance stays RUNNING, and the reason is given. */
+class SubscriptionRestartTest {
+    @TempDir
+    Path roots;
+
+    @Test
+    void anInterruptedTaskIsFailedWithItsReasonOnTheNextStart() throws Exception {
+        Path data = TestServer.newDataDir();
+        Map<Setting, String> settings = Map.of(Setting.JOB_TIMEOUT_SECONDS, "60", Setting.SALT_PUBLISH_PORT,
+                Integer.toString(TestServer.freePort()), Setting.SALT_REQUEST_PORT, Integer.toString(TestServer.freePort()));
+        Fleet fleet = new Fleet(TestServer.start(data, settings), roots);
+        assertThat(fleet.drover("inventory", "import", "../examples/inventory/demo.yaml").exit()).isZero();
+        String token = Json.json().readTree(fleet.drover("enroll", "create", "t", "--biz", "2", "-o", "json").out())
+                .path("token").asText();
+        fleet.agent("web-1", "10.0.1.3", token, Duration.ofSeconds(30));
+        await().atMost(Duration.ofSeconds(30)).until(() -> fleet.drover("run", "-L", "web-1", "test.ping", "--timeout", "3").exit() == 0);
+        await().atMost(Duration.ofSeconds(10)).until(() -> Json.json().readTree(fleet.drover("agent", "list", "-o", "json").out())
+                .get(0).path("bk_host_id").asLong() == 3);
+        assertThat(fleet.drover("plugin", "upload", "../examples/registry/bkmonitorbeat").exit()).isZero();
+        fleet.agents().getFirst().close(); // the job below now waits for an agent that does not answer
+        Path spec = roots.resolve("spec.yaml");
+        Files.writeString(spec, """
+                name: beat
+                scope: {bk_biz_id: 2, object_type: HOST, node_type: INSTANCE, nodes: [{bk_host_id: 3}]}
+                steps: [{id: beat, type: PLUGIN, config: {plugin_name: bkmonitorbeat}}]
+                """);
+        assertThat(fleet.drover("sub", "create", "-f", spec.toString()).exit()).isZero();
+        await().atMost(Duration.ofSeconds(10)).until(() -> fleet.drover("task", "show", "1", "-o", "json").out()
+                .contains("\"RUNNING\""));
+        fleet.server.close();
+
+        TestServer again = TestServer.start(data, settings);
+        try {
+            JsonNode task = again.get("/api/v1/tasks/1", again.adminToken()).body();
+            assertThat(task.path("status").asText()).isEqualTo("FAILED");
+            assertThat(task.path("error").asText()).isEqualTo("interrupted by a server stop");
+            assertThat(task.path("instances").get(0).path("status").asText()).isEqualTo("FAILED");
+            assertThat(task.path("instances").get(0).path("error").asText()).contains("the server stopped during the run");
+        } finally {
+            again.close();
+        }
+    }
+}
