@@ -65,9 +65,19 @@ final class QuickstartCommand implements Callable<Integer> {
         }
         LocalAgents agents = new LocalAgents(config.dataDir(), agentCount, "127.0.0.1", server.master().requestPort(),
                 server.master().publishPort(), enrollToken, demoAddresses());
-        printWelcome(server, imported);
+        long subscription;
+        try {
+            System.out.println("drover quickstart: server up at " + server.url() + "; waiting for " + agentCount
+                    + " local agents, then deploying the example plugins...");
+            subscription = new QuickstartDeployment(server, QUICKSTART, System.out).deploy(exampleRegistry(), agentCount);
+        } catch (RuntimeException e) {
+            System.err.println("quickstart: the example deployment failed: " + e.getMessage());
+            subscription = -1;
+        }
+        printWelcome(server, imported, subscription);
         return ServerCommand.runUntilStopped(() -> {
             agents.close();
+            SimulatedHosts.stopProcessesUnder(config.dataDir());
             server.close();
         });
     }
@@ -92,7 +102,15 @@ final class QuickstartCommand implements Callable<Integer> {
                 .mapToObj(i -> i <= known.size() ? known.get(i - 1) : "10.0.9." + i).toList();
     }
 
-    private void printWelcome(DroverServer server, ImportResult imported) {
+    /** examples/registry of the distribution ({@code drover.home}), else of the working directory. */
+    static Path exampleRegistry() {
+        String home = System.getProperty("drover.home");
+        Path fromHome = home == null ? null : Path.of(home, "examples", "registry");
+        return fromHome != null && java.nio.file.Files.isDirectory(fromHome) ? fromHome
+                : Path.of("examples", "registry").toAbsolutePath();
+    }
+
+    private void printWelcome(DroverServer server, ImportResult imported, long subscription) {
         Path tokenFile = server.config().dataDir().resolve(AdminTokenFile.FILE_NAME);
         String url = server.url();
         String flags = url.equals("http://127.0.0.1:8080") ? "" : " --server " + url;
@@ -113,9 +131,24 @@ final class QuickstartCommand implements Callable<Integer> {
                   %s service list --biz 2%s
                   %s events --tag 'drover/inventory/*'%s
                   %s host move 4 --module 20%s      (and watch the event arrive)
-
-                Press Ctrl-C to stop.
                 """, url, url, tokenFile, imported.created(), imported.updated(), imported.unchanged(),
                 agentCount, server.config().dataDir(), drover, flags, drover, flags, drover, flags, drover, flags, drover, flags, drover, flags, drover, flags);
+        if (subscription > 0) {
+            Path spec = server.config().dataDir().resolve("quickstart-subscription.yaml");
+            System.out.printf("""
+
+                    The example plugins are deployed by subscription %d. Change something and watch it converge:
+                      %s sub instances %d%s                   what runs where, with ports
+                      %s host plugins 1%s                     what is deployed on demo host 1
+                      edit scrape_interval in %s, then
+                      %s sub plan %d -f %s%s       (PUSH_CONFIG on every instance)
+                      %s sub update %d -f %s --watch%s
+                      %s host move 3 --module 22%s            (host 3 leaves the scope: UNINSTALL after 10 s)
+                      %s sub disable %d --watch%s / %s sub enable %d --watch%s
+                    """, subscription, drover, subscription, flags, drover, flags, spec, drover, subscription, spec, flags,
+                    drover, subscription, spec, flags, drover, flags, drover, subscription, flags, drover, subscription, flags);
+        }
+        System.out.println();
+        System.out.println("Press Ctrl-C to stop.");
     }
 }

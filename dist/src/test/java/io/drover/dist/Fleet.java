@@ -63,6 +63,7 @@ final class Fleet implements AutoCloseable {
     @Override
     public void close() {
         agents.forEach(DroverAgent::close);
+        SimulatedHosts.stopProcessesUnder(roots);
         server.close();
     }
 }

@@ -257,6 +257,10 @@ public final class DroverServer implements AutoCloseable {
         return subscriptions;
     }
 
+    public Registries registries() {
+        return registries;
+    }
+
     public AddonService addons() {
         return addons;
     }
