@@ -2,7 +2,9 @@ package io.drover.core.render;
 
 import com.hubspot.jinjava.Jinjava;
 import com.hubspot.jinjava.JinjavaConfig;
-import com.hubspot.jinjava.interpret.RenderResult;
+import com.hubspot.jinjava.interpret.Context;
+import com.hubspot.jinjava.interpret.InterpretException;
+import com.hubspot.jinjava.interpret.JinjavaInterpreter;
 import com.hubspot.jinjava.interpret.TemplateError;
 import com.hubspot.jinjava.loader.ResourceLocator;
 import java.io.IOException;
@@ -10,7 +12,11 @@ import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import com.hubspot.jinjava.tree.Node;
+import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -23,7 +29,14 @@ import java.util.stream.Collectors;
 public final class TemplateRenderer {
     public static final long MAX_OUTPUT = 1L << 20;
 
+    private static final int MAX_CACHED = 10_000;
+
+    /** A parsed template and the errors parsing found (reported on every render). */
+    private record Compiled(Node tree, List<TemplateError> errors) {
+    }
+
     private final Jinjava jinjava;
+    private final Map<String, Compiled> compiled = new ConcurrentHashMap<>();
 
     public TemplateRenderer() {
         jinjava = new Jinjava(JinjavaConfig.newBuilder()
@@ -37,19 +50,56 @@ public final class TemplateRenderer {
         jinjava.setResourceLocator(new NoFiles());
     }
 
-    /** Renders one template; {@code name} is used in error messages only. */
+    /**
+     * Renders one template; {@code name} is used in error messages only. Templates are parsed once and the trees
+     * reused (planning renders the same few templates for every instance).
+     */
     public String render(String name, String source, Map<String, ?> context) {
-        RenderResult result;
-        try {
-            result = jinjava.renderForResult(source, context);
-        } catch (RuntimeException e) {
-            throw new RenderException("template " + name + ": " + e.getMessage());
+        Compiled template = compile(source);
+        List<TemplateError> errors = new ArrayList<>(template.errors());
+        String output = null;
+        if (errors.isEmpty()) {
+            JinjavaInterpreter interpreter = new JinjavaInterpreter(jinjava,
+                    new Context(jinjava.getGlobalContext(), context, jinjava.getGlobalConfig().getDisabled()),
+                    jinjava.getGlobalConfig());
+            JinjavaInterpreter.pushCurrent(interpreter);
+            try {
+                output = interpreter.render(template.tree());
+                errors.addAll(interpreter.getErrorsCopy());
+            } catch (InterpretException e) {
+                throw new RenderException("template " + name + ": " + (e.getLineNumber() > 0 ? "line " + e.getLineNumber()
+                        + ": " : "") + e.getMessage());
+            } catch (RuntimeException e) {
+                throw new RenderException("template " + name + ": " + e.getMessage());
+            } finally {
+                JinjavaInterpreter.popCurrent();
+            }
         }
-        if (!result.getErrors().isEmpty()) {
-            throw new RenderException("template " + name + ": " + result.getErrors().stream()
+        if (!errors.isEmpty()) {
+            throw new RenderException("template " + name + ": " + errors.stream()
                     .map(TemplateRenderer::describe).distinct().collect(Collectors.joining("; ")));
         }
-        return result.getOutput();
+        return output;
+    }
+
+    private Compiled compile(String source) {
+        Compiled found = compiled.get(source);
+        if (found != null) {
+            return found;
+        }
+        if (compiled.size() >= MAX_CACHED) {
+            compiled.clear();
+        }
+        JinjavaInterpreter interpreter = jinjava.newInterpreter();
+        JinjavaInterpreter.pushCurrent(interpreter);
+        try {
+            Node tree = interpreter.parse(source);
+            Compiled c = new Compiled(tree, List.copyOf(interpreter.getErrorsCopy()));
+            compiled.put(source, c);
+            return c;
+        } finally {
+            JinjavaInterpreter.popCurrent();
+        }
     }
 
     /**

@@ -21,12 +21,16 @@ public final class InstanceRenderer {
                             List<String> templateNames, Map<String, Object> paramsContext) {
     }
 
-    /** The rendered files of one step (path relative to the agent root → content), or why it failed. */
-    public record RenderedStep(Map<String, String> files, String error) {
-        public Map<String, String> md5s() {
+    /** The rendered files of one step (path relative to the agent root → content, and → md5), or why it failed. */
+    public record RenderedStep(Map<String, String> files, Map<String, String> md5s, String error) {
+        public static RenderedStep of(Map<String, String> files) {
             Map<String, String> md5s = new LinkedHashMap<>();
             files.forEach((path, content) -> md5s.put(path, TemplateRenderer.md5(content)));
-            return md5s;
+            return new RenderedStep(Map.copyOf(files), Map.copyOf(md5s), null);
+        }
+
+        public static RenderedStep failed(String error) {
+            return new RenderedStep(Map.of(), Map.of(), error);
         }
     }
 
@@ -54,11 +58,34 @@ public final class InstanceRenderer {
                             : DeployPaths.externalConfig(instance.groupId(), step.metadata().name(), t.path(), t.name());
                     files.put(path, renderer.render(t.name(), step.templateSources().get(t.source()), context));
                 }
-                out.put(step.stepId(), new RenderedStep(files, null));
+                out.put(step.stepId(), RenderedStep.of(files));
             } catch (RenderException e) {
-                out.put(step.stepId(), new RenderedStep(Map.of(), "step " + step.stepId() + ": " + e.getMessage()));
+                out.put(step.stepId(), RenderedStep.failed("step " + step.stepId() + ": " + e.getMessage()));
             }
         }
+        return out;
+    }
+
+    /**
+     * Renders every instance (in parallel), reusing what {@code cache} holds for instances whose inputs did not
+     * change. {@code ports}: instance id → step id → port.
+     */
+    public Map<String, Map<String, RenderedStep>> renderAll(List<ScopeInstance> instances, SubscriptionSpec.Scope scope,
+                                                            List<StepInput> steps, Map<String, Map<String, Integer>> ports,
+                                                            Map<String, Integer> defaultPorts, RenderCache cache) {
+        cache.use(steps, scope);
+        Map<String, Map<String, RenderedStep>> out = new java.util.concurrent.ConcurrentHashMap<>();
+        instances.parallelStream().forEach(instance -> {
+            Map<String, Integer> instancePorts = new java.util.HashMap<>(defaultPorts);
+            instancePorts.putAll(ports.getOrDefault(instance.instanceId(), Map.of()));
+            Map<String, RenderedStep> rendered = cache.get(instance, instancePorts);
+            if (rendered == null) {
+                rendered = render(instance, scope, steps, instancePorts);
+                cache.put(instance, instancePorts, rendered);
+            }
+            out.put(instance.instanceId(), rendered);
+        });
+        cache.retain(out.keySet());
         return out;
     }
 

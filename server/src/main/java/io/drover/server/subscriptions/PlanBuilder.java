@@ -12,6 +12,7 @@ import io.drover.core.subscriptions.Planner;
 import io.drover.core.subscriptions.Planner.Departed;
 import io.drover.core.subscriptions.Planner.Desired;
 import io.drover.core.subscriptions.Planner.DesiredStep;
+import io.drover.core.subscriptions.RenderCache;
 import io.drover.core.subscriptions.ScopeInstance;
 import io.drover.core.subscriptions.ScopeResolver;
 import io.drover.model.inventory.Host;
@@ -58,6 +59,7 @@ public final class PlanBuilder {
     private final Deployments deployments;
     private final AgentDirectory agents;
     private final InstanceRenderer renderer = new InstanceRenderer(new TemplateRenderer());
+    private final Map<Long, RenderCache> caches = new java.util.concurrent.ConcurrentHashMap<>();
 
     public PlanBuilder(Jdbi jdbi, InventoryRepository repository, PackageStore packages, Deployments deployments,
                        AgentDirectory agents) {
@@ -87,14 +89,13 @@ public final class PlanBuilder {
         List<StepInput> inputs = steps.values().stream().map(sp -> new StepInput(sp.step().id(), sp.pkg().metadata(),
                 sp.templateSources(), sp.step().config().configTemplates().stream().map(SubscriptionSpec.TemplateRef::name).toList(),
                 sp.step().params() == null ? Map.of() : sp.step().params().context())).toList();
+        rendered.putAll(renderer.renderAll(resolution.instances(), spec.scope(), inputs, ports, provisionalPorts(steps),
+                caches.computeIfAbsent(sub.id(), k -> new RenderCache())));
         for (ScopeInstance instance : resolution.instances()) {
             instances.put(instance.instanceId(), instance);
-            Map<String, Integer> instancePorts = new HashMap<>(provisionalPorts(steps));
-            instancePorts.putAll(ports.getOrDefault(instance.instanceId(), Map.of()));
-            Map<String, RenderedStep> files = renderer.render(instance, spec.scope(), inputs, instancePorts);
-            rendered.put(instance.instanceId(), files);
             Map<String, DesiredStep> want = new LinkedHashMap<>();
-            files.forEach((stepId, r) -> want.put(stepId, r.error() != null ? DesiredStep.failed(r.error()) : DesiredStep.rendered(r.md5s())));
+            rendered.get(instance.instanceId()).forEach((stepId, r) ->
+                    want.put(stepId, r.error() != null ? DesiredStep.failed(r.error()) : DesiredStep.rendered(r.md5s())));
             Set<Long> offline = new TreeSet<>();
             for (long host : instance.targetHosts()) {
                 if (!agents.online(agentsByHost.get(host))) {

@@ -1,0 +1,161 @@
+package io.drover.bench;
+
+import io.drover.core.render.TemplateRenderer;
+import io.drover.core.subscriptions.InstanceRenderer;
+import io.drover.core.subscriptions.InstanceRenderer.RenderedStep;
+import io.drover.core.subscriptions.InstanceRenderer.StepInput;
+import io.drover.core.subscriptions.InventorySnapshot;
+import io.drover.core.subscriptions.Planner;
+import io.drover.core.subscriptions.RenderCache;
+import io.drover.core.subscriptions.ScopeInstance;
+import io.drover.core.subscriptions.ScopeResolver;
+import io.drover.model.inventory.Host;
+import io.drover.model.inventory.TopoModule;
+import io.drover.model.packages.PackageMetadata;
+import io.drover.model.packages.PackageMetadata.ConfigTemplate;
+import io.drover.model.subscriptions.SubscriptionSpec;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Planning a subscription over 100,000 host instances with 2 steps (an official plugin with two sub-configs and a
+ * third-party plugin with a port), all templates using host attributes and the step contexts templated values:
+ * the pure planning path of every run (scope resolution, rendering, the planner), without the database.
+ *
+ * <p>Measures a full plan (nothing rendered before, nothing deployed), a re-plan with nothing changed (everything
+ * deployed as planned, renders cached) and a re-plan after one host's attribute changed.
+ * Usage: {@code bench/run PlanningBenchmark [hosts] [runs]}.
+ */
+public final class PlanningBenchmark {
+    public static void main(String[] args) {
+        int hostCount = args.length > 0 ? Integer.parseInt(args[0]) : 100_000;
+        int runs = args.length > 1 ? Integer.parseInt(args[1]) : 5;
+        List<Host> hosts = new ArrayList<>();
+        List<TopoModule> modules = new ArrayList<>();
+        for (long m = 1; m <= 100; m++) {
+            modules.add(new TopoModule(1000 + m, 100L, 2L, "module-" + m, false));
+        }
+        for (long id = 1; id <= hostCount; id++) {
+            hosts.add(host(id, "rack-" + (id % 40)));
+        }
+        SubscriptionSpec spec = new SubscriptionSpec("bench", new SubscriptionSpec.Scope(2L, "HOST", "TOPO",
+                List.of(new SubscriptionSpec.Node("biz", 2L, null, null, null, null, null)), Map.of()), List.of(), null,
+                null, null, null, null);
+        List<StepInput> steps = steps();
+        InstanceRenderer renderer = new InstanceRenderer(new TemplateRenderer());
+        RenderCache cache = new RenderCache();
+        Map<String, Map<String, List<Planner.Copy>>> deployed = new HashMap<>();
+        List<Planner.StepSpec> stepSpecs = List.of(new Planner.StepSpec("beat", "2.1.0"), new Planner.StepSpec("exporter", "1.0.0"));
+
+        double[] full = new double[runs];
+        double[] unchanged = new double[runs];
+        double[] oneEdit = new double[runs];
+        for (int run = 0; run < runs; run++) {
+            cache = new RenderCache();
+            deployed.clear();
+            long t0 = System.nanoTime();
+            Planner.Plan plan = plan(hosts, modules, spec, steps, renderer, cache, deployed, stepSpecs);
+            full[run] = ms(t0);
+            check(plan, Planner.Plan::totals, "INSTALL", hostCount * 2);
+            deployAsPlanned(plan, hosts, renderer, cache, deployed, spec, steps, modules);
+
+            long t1 = System.nanoTime();
+            Planner.Plan again = plan(hosts, modules, spec, steps, renderer, cache, deployed, stepSpecs);
+            unchanged[run] = ms(t1);
+            check(again, Planner.Plan::totals, "NOT_CHANGE", hostCount * 2);
+
+            List<Host> edited = new ArrayList<>(hosts);
+            edited.set(42, host(43, "rack-moved"));
+            long t2 = System.nanoTime();
+            Planner.Plan afterEdit = plan(edited, modules, spec, steps, renderer, cache, deployed, stepSpecs);
+            oneEdit[run] = ms(t2);
+            check(afterEdit, Planner.Plan::totals, "PUSH_CONFIG", 2);
+            plan(hosts, modules, spec, steps, renderer, cache, deployed, stepSpecs); // back to the deployed state
+            System.out.printf(Locale.ROOT, "run %d: full %.0f ms, unchanged %.0f ms, one host edited %.0f ms%n",
+                    run + 1, full[run], unchanged[run], oneEdit[run]);
+        }
+        System.out.printf(Locale.ROOT, "%,d host instances x 2 steps: full plan median %.0f ms, re-plan unchanged median %.0f ms,"
+                        + " re-plan after one edit median %.0f ms (%d runs, %d cores, heap used %d MiB)%n", hostCount,
+                median(full), median(unchanged), median(oneEdit), runs, Runtime.getRuntime().availableProcessors(),
+                (Runtime.getRuntime().totalMemory() - Runtime.getRuntime().freeMemory()) >> 20);
+    }
+
+    static Host host(long id, String rack) {
+        return new Host(id, 2L, "10." + (id >> 16 & 255) + "." + (id >> 8 & 255) + "." + (id & 255), 0L, "host-" + id,
+                "linux", "x86_64", List.of(1001 + id % 100), Map.of("rack", rack, "region", "eu-" + (id % 3), "env", "prod"));
+    }
+
+    static List<StepInput> steps() {
+        PackageMetadata beat = new PackageMetadata("bkmonitorbeat", "2.1.0", null, "official", List.of("linux"),
+                List.of("x86_64"), null, null, null, null, null, null, List.of(
+                new ConfigTemplate("bkmonitorbeat_script.conf", "etc/bkmonitorbeat", "script.j2", "yaml", false),
+                new ConfigTemplate("bkmonitorbeat_http.conf", "etc/bkmonitorbeat", "http.j2", "yaml", false)),
+                null, null, null, null);
+        PackageMetadata exporter = new PackageMetadata("node_exporter", "1.0.0", null, "external", List.of("linux"),
+                List.of("x86_64"), null, null, null, null, "9100-9199", null,
+                List.of(new ConfigTemplate("exporter.yaml", "etc", "exporter.j2", "yaml", true)), null, null, null, null);
+        return List.of(
+                new StepInput("beat", beat, Map.of(
+                        "script.j2", "name: {{ target.host.bk_host_name }}-disk\nperiod: {{ period }}s\nrack: {{ rack }}\n",
+                        "http.j2", "url: http://{{ cmdb_instance.host.bk_host_innerip }}/health\nregion: {{ cmdb_instance.host.region }}\n"),
+                        List.of(), Map.of("period", 60, "rack", "{{ cmdb_instance.host.rack }}")),
+                new StepInput("exporter", exporter, Map.of("exporter.j2",
+                        "listen: {{ control_info.listen_ip }}:{{ control_info.listen_port }}\nhost: {{ target.host.bk_host_name }}\n"
+                                + "labels: {env: {{ cmdb_instance.host.env }}, beat_rack: {{ step_data.beat.context.rack }}}\n"),
+                        List.of(), Map.of("interval", 30)));
+    }
+
+    static Planner.Plan plan(List<Host> hosts, List<TopoModule> modules, SubscriptionSpec spec, List<StepInput> steps,
+                             InstanceRenderer renderer, RenderCache cache, Map<String, Map<String, List<Planner.Copy>>> deployed,
+                             List<Planner.StepSpec> stepSpecs) {
+        InventorySnapshot inventory = new InventorySnapshot(hosts, modules, List.of());
+        List<ScopeInstance> instances = ScopeResolver.resolve(7, spec, inventory).instances();
+        Map<String, Map<String, RenderedStep>> rendered = renderer.renderAll(instances, spec.scope(), steps, Map.of(),
+                Map.of("exporter", 9100), cache);
+        List<Planner.Desired> desired = new ArrayList<>(instances.size());
+        for (ScopeInstance i : instances) {
+            Map<String, Planner.DesiredStep> want = new HashMap<>();
+            rendered.get(i.instanceId()).forEach((step, r) -> want.put(step, Planner.DesiredStep.rendered(r.md5s())));
+            desired.add(new Planner.Desired(i.instanceId(), Set.copyOf(i.targetHosts()), Set.of(), want));
+        }
+        return Planner.plan(true, stepSpecs, desired, deployed, List.of());
+    }
+
+    /** Records every planned copy as deployed with the files it was planned with. */
+    static void deployAsPlanned(Planner.Plan plan, List<Host> hosts, InstanceRenderer renderer, RenderCache cache,
+                                Map<String, Map<String, List<Planner.Copy>>> deployed, SubscriptionSpec spec,
+                                List<StepInput> steps, List<TopoModule> modules) {
+        List<ScopeInstance> instances = ScopeResolver.resolve(7, spec, new InventorySnapshot(hosts, modules, List.of())).instances();
+        Map<String, Map<String, RenderedStep>> rendered = renderer.renderAll(instances, spec.scope(), steps, Map.of(),
+                Map.of("exporter", 9100), cache);
+        for (ScopeInstance i : instances) {
+            Map<String, List<Planner.Copy>> byStep = new HashMap<>();
+            rendered.get(i.instanceId()).forEach((step, r) -> byStep.put(step, List.of(new Planner.Copy(i.host().bkHostId(),
+                    step.equals("beat") ? "2.1.0" : "1.0.0", Planner.CopyStatus.RUNNING, r.md5s()))));
+            deployed.put(i.instanceId(), byStep);
+        }
+    }
+
+    static void check(Planner.Plan plan, java.util.function.Function<Planner.Plan, Map<io.drover.core.subscriptions.Action, Integer>> totals,
+                      String action, int expected) {
+        int got = totals.apply(plan).getOrDefault(io.drover.core.subscriptions.Action.valueOf(action), 0);
+        if (got != expected) {
+            throw new IllegalStateException("expected " + expected + " " + action + ", got " + plan.totals());
+        }
+    }
+
+    static double ms(long start) {
+        return (System.nanoTime() - start) / 1e6;
+    }
+
+    static double median(double[] values) {
+        double[] sorted = values.clone();
+        Arrays.sort(sorted);
+        return sorted[sorted.length / 2];
+    }
+}
