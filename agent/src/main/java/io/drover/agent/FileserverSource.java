@@ -13,13 +13,13 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /** Fetches server files over the agent transport (Salt's {@code _file_hash} and {@code _serve_file} in chunks). */
-final class FileserverSource implements FileSource {
+public final class FileserverSource implements FileSource {
     private static final long MAX_BYTES = 2L << 30;
 
     private final java.util.function.Supplier<SaltMinion> minion;
     private final Path tmpDir;
 
-    FileserverSource(java.util.function.Supplier<SaltMinion> minion, Path tmpDir) {
+    public FileserverSource(java.util.function.Supplier<SaltMinion> minion, Path tmpDir) {
         this.minion = minion;
         this.tmpDir = tmpDir;
     }

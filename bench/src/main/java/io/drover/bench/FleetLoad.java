@@ -49,6 +49,10 @@ public final class FleetLoad {
         // a thousand times over.
         org.zeromq.ZContext shared = new org.zeromq.ZContext(Integer.parseInt(opts.getOrDefault("io-threads", "2")));
 
+        // --functions ROOT: each agent runs the real agent functions under ROOT/<id> (process start simulated) and
+        // reports the address --ip-base.<i/250>.<i%250+1>, so that a server with --agent-biz links it to that host.
+        Path functionsRoot = opts.containsKey("functions") ? Path.of(opts.get("functions")) : null;
+        java.util.concurrent.ExecutorService jobs = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor();
         long start = System.nanoTime();
         List<SaltMinion> fleet = new ArrayList<>(count);
         int ramp = Integer.parseInt(opts.getOrDefault("ramp", "50"));
@@ -62,6 +66,13 @@ public final class FleetLoad {
             String id = prefix + i;
             MinionConfig config = MinionConfig.of(id, master[0], 4505, Integer.parseInt(master[1]))
                     .withTimeouts(Duration.ofSeconds(30), Duration.ofSeconds(2), Duration.ofSeconds(5));
+            if (functionsRoot != null) {
+                SimulatedHost host = new SimulatedHost(id, functionsRoot.resolve(id), jobs);
+                SaltMinion minion = new SaltMinion(config, key, null, Targets.byId(id), host::handle, pem -> { }, shared);
+                host.attach(minion);
+                fleet.add(minion);
+                continue;
+            }
             fleet.add(new SaltMinion(config, key, null, Targets.byId(id), (minion, load) -> {
                 Map<String, Object> ret = new LinkedHashMap<>();
                 ret.put("jid", load.get("jid"));
@@ -77,6 +88,14 @@ public final class FleetLoad {
             Thread.sleep(200);
         }
         System.out.printf(Locale.ROOT, "%d agents connected in %.1f s%n", count, (System.nanoTime() - start) / 1e9);
+        if (opts.containsKey("ip-base")) {
+            for (int i = 0; i < fleet.size(); i++) {
+                String ip = opts.get("ip-base") + "." + (i / 250) + "." + (i % 250 + 1);
+                fleet.get(i).fireEvent("drover/agent/" + fleet.get(i).id() + "/heartbeat", Map.of("version", "load",
+                        "interval", 3600, "grains", Map.of("id", fleet.get(i).id(), "drover_innerip", ip, "kernel", "Linux")));
+            }
+            System.out.println("heartbeats sent with addresses " + opts.get("ip-base") + ".x.y");
+        }
         if (rounds > 0) {
             ping(opts.get("server"), Files.readString(Path.of(opts.get("token-file"))).strip(),
                     opts.getOrDefault("target", prefix + "*"), rounds, Integer.parseInt(opts.getOrDefault("expect", "" + count)));

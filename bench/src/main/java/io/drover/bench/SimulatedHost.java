@@ -1,0 +1,72 @@
+package io.drover.bench;
+
+import io.drover.agent.FileserverSource;
+import io.drover.agent.functions.Functions;
+import io.drover.agent.supervisor.Supervisor;
+import io.drover.transport.minion.SaltMinion;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * One simulated host for the fleet load tool: the real agent functions (files, packages fetched over the
+ * fileserver and extracted, listening ports) under its own root; only process supervision is simulated
+ * ({@code proc.register} is remembered, START/RESTART/RELOAD leave the process RUNNING, STOP stops it), since a
+ * thousand real plugin processes do not fit one machine.
+ */
+final class SimulatedHost {
+    private final AtomicReference<SaltMinion> minion = new AtomicReference<>();
+    private final Functions functions;
+    private final Map<String, String> processes = new ConcurrentHashMap<>();
+    private final ExecutorService jobs;
+
+    SimulatedHost(String id, Path root, ExecutorService jobs) {
+        this.jobs = jobs;
+        Path state = root.resolve("var/lib/drover-agent");
+        this.functions = new Functions(() -> Map.of("id", id), "load", root, new Supervisor(state, root),
+                new FileserverSource(minion::get, state.resolve("tmp")), jid -> null);
+    }
+
+    void attach(SaltMinion m) {
+        minion.set(m);
+    }
+
+    /** Runs a job off the minion's I/O thread (a package fetch talks to the server over the same minion). */
+    void handle(SaltMinion m, Map<?, ?> load) {
+        jobs.submit(() -> {
+            String fun = String.valueOf(load.get("fun"));
+            List<?> args = load.get("arg") instanceof List<?> l ? l : List.of();
+            Object value;
+            int retcode;
+            if (fun.startsWith("proc.")) {
+                String name = args.isEmpty() ? "" : String.valueOf(args.getFirst());
+                String op = args.size() > 1 ? String.valueOf(args.get(1)).toUpperCase(java.util.Locale.ROOT) : "";
+                if (fun.equals("proc.register")) {
+                    processes.putIfAbsent(name, "STOPPED");
+                } else if (List.of("START", "RESTART", "RELOAD").contains(op)) {
+                    processes.put(name, "RUNNING");
+                } else if (op.equals("STOP")) {
+                    processes.put(name, "STOPPED");
+                }
+                value = Map.of("name", name, "status", processes.getOrDefault(name, "UNREGISTERED"));
+                retcode = 0;
+            } else {
+                Functions.Result result = functions.call(fun, args);
+                value = result.value();
+                retcode = result.retcode();
+            }
+            Map<String, Object> ret = new LinkedHashMap<>();
+            ret.put("jid", load.get("jid"));
+            ret.put("fun", fun);
+            ret.put("fun_args", args);
+            ret.put("return", value);
+            ret.put("retcode", retcode);
+            ret.put("success", retcode == 0);
+            m.sendReturn(ret);
+        });
+    }
+}
