@@ -61,7 +61,7 @@ heap_max=0
 start=$(date +%s.%N)
 "$drover" sub create -f "$work/sub.yaml" > "$work/create.log"
 while "$drover" task show 1 -o json | grep -q '"status" : "RUNNING"'; do
-  heap=$(curl -s "$DROVER_SERVER/metrics" | grep '^jvm_memory_used_bytes{area="heap"' | awk '{s += $2} END {printf "%d", s}')
+  heap=$(curl -s "$DROVER_SERVER/metrics" | grep '^jvm_memory_used_bytes{area="heap"' | awk '{s += $NF} END {printf "%d", s}')
   [ "$heap" -gt "$heap_max" ] && heap_max=$heap
   sleep 1
 done

@@ -215,14 +215,41 @@ class SubscriptionEndToEndTest {
     }
 
     @Test
+    void templatesAreLintedWhenASubscriptionIsRegistered() throws Exception {
+        ok("inventory", "import", DEMO.toString());
+        Path plugin = roots.resolve("lintcheck");
+        AddonEndToEndTest.copyTree(REGISTRY.resolve("bkmonitorbeat"), plugin);
+        Files.writeString(plugin.resolve("metadata.yaml"), Files.readString(plugin.resolve("metadata.yaml"))
+                .replace("name: bkmonitorbeat", "name: lintcheck"));
+        Files.writeString(plugin.resolve("templates/bkmonitorbeat_http.conf.j2"), "type: http\nurl: {{ urll }}\n");
+        ok("plugin", "upload", plugin.toString());
+        Path file = roots.resolve("lint.yaml");
+        Files.writeString(file, """
+                name: lint
+                scope: {bk_biz_id: 2, object_type: HOST, node_type: TOPO, nodes: [{bk_obj_id: module, bk_inst_id: 21}]}
+                steps: [{id: beat, type: PLUGIN, config: {plugin_name: lintcheck}}]
+                """);
+        Fleet.Run refused = fleet.drover("sub", "create", "-f", file.toString());
+        assertThat(refused.exit()).isEqualTo(1);
+        assertThat(refused.err()).contains("template lintcheck_http.conf").contains("line 2").contains("urll");
+        assertThat(ok("sub", "list", "-o", "json").out().strip()).isEqualTo("[ ]");
+    }
+
+    @Test
     void anAgentKilledDuringARunFailsItsInstanceClearlyAndRetrySucceedsOnceItIsBack() throws Exception {
         twoAgents();
         Path file = roots.resolve("spec.yaml");
         Files.writeString(file, spec("60").replace("batch_size: 1", "batch_size: 2"));
         String doomedId = "web-2";
         fleet.agents().get(1).close();
-        Fleet.Run created = fleet.drover("sub", "create", "-f", file.toString(), "--watch");
-        assertThat(created.exit()).as(created.out()).isEqualTo(1);
+        ok("sub", "create", "-f", file.toString());
+        Fleet.Run busy = fleet.drover("sub", "run", "1");
+        assertThat(busy.exit()).isEqualTo(1);
+        assertThat(busy.err()).contains("subscription 1 has task 1 running").contains("409");
+        Path service = roots.resolve("service.yaml");
+        Files.writeString(service, spec("60").replace("object_type: HOST", "object_type: SERVICE"));
+        assertThat(fleet.drover("sub", "update", "1", "-f", service.toString()).err())
+                .contains("scope.object_type is fixed when a subscription is created (HOST)").contains("409");
         long task = awaitTask();
         JsonNode detail = json(ok("task", "show", Long.toString(task), "-o", "json").out());
         assertThat(detail.path("status").asText()).isEqualTo("FAILED");

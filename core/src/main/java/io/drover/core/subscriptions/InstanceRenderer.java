@@ -105,10 +105,14 @@ public final class InstanceRenderer {
 
     /** The step's chosen templates (all of the package's when the step names none). */
     static List<ConfigTemplate> templates(StepInput step) {
-        if (step.templateNames().isEmpty()) {
-            return step.metadata().configTemplates();
+        return templatesOf(step.metadata(), step.templateNames());
+    }
+
+    public static List<ConfigTemplate> templatesOf(PackageMetadata metadata, List<String> names) {
+        if (names.isEmpty()) {
+            return metadata.configTemplates();
         }
-        return step.metadata().configTemplates().stream().filter(t -> step.templateNames().contains(t.name())).toList();
+        return metadata.configTemplates().stream().filter(t -> names.contains(t.name())).toList();
     }
 
     static ControlInfo controlInfo(ScopeInstance instance, StepInput step, Integer port) {

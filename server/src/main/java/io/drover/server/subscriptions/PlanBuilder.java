@@ -3,6 +3,7 @@ package io.drover.server.subscriptions;
 import io.drover.core.packages.PackageArchive;
 import io.drover.core.packages.PortRange;
 import io.drover.core.packages.Version;
+import io.drover.core.render.TemplateLinter;
 import io.drover.core.render.TemplateRenderer;
 import io.drover.core.subscriptions.InstanceRenderer;
 import io.drover.core.subscriptions.InstanceRenderer.RenderedStep;
@@ -58,7 +59,9 @@ public final class PlanBuilder {
     private final PackageStore packages;
     private final Deployments deployments;
     private final AgentDirectory agents;
-    private final InstanceRenderer renderer = new InstanceRenderer(new TemplateRenderer());
+    private final TemplateRenderer templates = new TemplateRenderer();
+    private final InstanceRenderer renderer = new InstanceRenderer(templates);
+    private final TemplateLinter linter = new TemplateLinter(templates);
     private final Map<Long, RenderCache> caches = new java.util.concurrent.ConcurrentHashMap<>();
 
     public PlanBuilder(Jdbi jdbi, InventoryRepository repository, PackageStore packages, Deployments deployments,
@@ -173,9 +176,37 @@ public final class PlanBuilder {
             Set<String> sources = new HashSet<>();
             pkg.metadata().configTemplates().stream().map(ConfigTemplate::source).forEach(sources::add);
             Map<String, String> texts = PackageArchive.texts(new ByteArrayInputStream(packages.read(plugin, pkg.version())), sources);
-            out.put(step.id(), new StepPackage(step, pkg, texts));
+            StepPackage sp = new StepPackage(step, pkg, texts);
+            lint(sp, out.keySet());
+            out.put(step.id(), sp);
         }
         return out;
+    }
+
+    /**
+     * Templates are checked when a subscription is registered: a top-level variable that neither the render context,
+     * the package's parameters nor the step's context provides is a 422 naming the template and line.
+     */
+    private void lint(StepPackage sp, Set<String> earlierSteps) {
+        Set<String> known = new HashSet<>(List.of("cmdb_instance", "target", "step_data", "control_info", "context"));
+        if (sp.pkg().metadata().parameters().get("properties") instanceof Map<?, ?> props) {
+            props.keySet().forEach(k -> known.add(String.valueOf(k)));
+        }
+        if (sp.step().params() != null) {
+            known.addAll(sp.step().params().context().keySet());
+        }
+        List<String> problems = new ArrayList<>();
+        for (ConfigTemplate t : InstanceRenderer.templatesOf(sp.pkg().metadata(),
+                sp.step().config().configTemplates().stream().map(SubscriptionSpec.TemplateRef::name).toList())) {
+            String source = sp.templateSources().get(t.source());
+            if (source != null) {
+                problems.addAll(linter.lint(t.name(), source, known));
+            }
+        }
+        if (!problems.isEmpty()) {
+            throw ApiException.invalid(problems.stream().map(p -> new io.drover.model.api.Problem.FieldError(
+                    "steps." + sp.step().id() + ".config_templates", p)).toList());
+        }
     }
 
     private InventorySnapshot snapshot(SubscriptionSpec spec) {
