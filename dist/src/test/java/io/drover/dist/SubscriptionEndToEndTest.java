@@ -167,6 +167,8 @@ class SubscriptionEndToEndTest {
 
         assertThat(ok("sub", "plan", "1").out()).contains("NOT_CHANGE").doesNotContain("PUSH_CONFIG");
         assertThat(ok("host", "plugins", "3").out()).contains("demo-exporter").contains("bkmonitorbeat").contains(Integer.toString(port1));
+        assertThat(fleet.drover("plugin", "delete", "demo-exporter@1.0.0").err())
+                .contains("package demo-exporter 1.0.0 is deployed by subscription(s) [1]");
 
         // a context edit re-pushes every instance and the process serves the new content
         Files.writeString(file, spec("15"));

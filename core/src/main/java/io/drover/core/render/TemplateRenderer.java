@@ -2,6 +2,8 @@ package io.drover.core.render;
 
 import com.hubspot.jinjava.Jinjava;
 import com.hubspot.jinjava.JinjavaConfig;
+import com.hubspot.jinjava.LegacyOverrides;
+import com.hubspot.jinjava.el.JinjavaInterpreterResolver;
 import com.hubspot.jinjava.interpret.Context;
 import com.hubspot.jinjava.interpret.InterpretException;
 import com.hubspot.jinjava.interpret.JinjavaInterpreter;
@@ -24,12 +26,17 @@ import java.util.stream.Collectors;
 /**
  * Renders config templates with Jinjava, strictly and within bounds: an unknown variable, a syntax error or output
  * over the limit is a {@link RenderException} naming the template and line, never blank text. Templates cannot
- * include or import files (there is no loader), and recursion and output size are limited.
+ * include or import files (there is no loader), and recursion, output size and render time are limited.
  */
 public final class TemplateRenderer {
     public static final long MAX_OUTPUT = 1L << 20;
 
+    public static final java.time.Duration DEFAULT_TIME_LIMIT = java.time.Duration.ofSeconds(2);
+
     private static final int MAX_CACHED = 10_000;
+
+    /** The deadline (System.nanoTime) of the render running on this thread; checked before every node renders. */
+    private static final ThreadLocal<long[]> DEADLINE = ThreadLocal.withInitial(() -> new long[1]);
 
     /** A parsed template and the errors parsing found (reported on every render). */
     private record Compiled(Node tree, List<TemplateError> errors) {
@@ -37,8 +44,15 @@ public final class TemplateRenderer {
 
     private final Jinjava jinjava;
     private final Map<String, Compiled> compiled = new ConcurrentHashMap<>();
+    private final long timeLimitNanos;
 
     public TemplateRenderer() {
+        this(DEFAULT_TIME_LIMIT);
+    }
+
+    /** A renderer that fails any single template render taking longer than {@code timeLimit}. */
+    public TemplateRenderer(java.time.Duration timeLimit) {
+        this.timeLimitNanos = timeLimit.toNanos();
         jinjava = new Jinjava(JinjavaConfig.newBuilder()
                 .withFailOnUnknownTokens(true)
                 .withMaxOutputSize(MAX_OUTPUT)
@@ -46,32 +60,47 @@ public final class TemplateRenderer {
                 .withMaxListSize(100_000)
                 .withMaxMapSize(100_000)
                 .withMaxStringLength(MAX_OUTPUT)
+                .withNodePreProcessor((node, interpreter) -> checkDeadline(node))
+                .withLegacyOverrides(LegacyOverrides.newBuilder().withUsePyishObjectMapper(true).build())
+                .withInterperterFactory(PythonicInterpreter.FACTORY)
+                .withElResolver(new PythonStringMethods(JinjavaInterpreterResolver.DEFAULT_RESOLVER_READ_ONLY))
                 .build());
         jinjava.setResourceLocator(new NoFiles());
+        Jinja2Filters.register(jinjava);
     }
 
     /**
      * Renders one template; {@code name} is used in error messages only. Templates are parsed once and the trees
-     * reused (planning renders the same few templates for every instance).
+     * reused (planning renders the same few templates for every instance). A value that is present but empty should
+     * be {@link PyNone#NONE}: Jinjava reports an expression whose value is {@code null} as an unknown variable.
      */
     public String render(String name, String source, Map<String, ?> context) {
         Compiled template = compile(source);
         List<TemplateError> errors = new ArrayList<>(template.errors());
         String output = null;
         if (errors.isEmpty()) {
-            JinjavaInterpreter interpreter = new JinjavaInterpreter(jinjava,
+            JinjavaInterpreter interpreter = new PythonicInterpreter(jinjava,
                     new Context(jinjava.getGlobalContext(), context, jinjava.getGlobalConfig().getDisabled()),
                     jinjava.getGlobalConfig());
             JinjavaInterpreter.pushCurrent(interpreter);
+            long[] deadline = DEADLINE.get();
+            long outerDeadline = deadline[0];
+            deadline[0] = System.nanoTime() + timeLimitNanos;
             try {
                 output = interpreter.render(template.tree());
                 errors.addAll(interpreter.getErrorsCopy());
+            } catch (TimeLimitExceeded e) {
+                throw timeLimit(name, e);
             } catch (InterpretException e) {
+                if (timedOut(e) instanceof TimeLimitExceeded t) {
+                    throw timeLimit(name, t);
+                }
                 throw new RenderException("template " + name + ": " + (e.getLineNumber() > 0 ? "line " + e.getLineNumber()
                         + ": " : "") + e.getMessage());
             } catch (RuntimeException e) {
                 throw new RenderException("template " + name + ": " + e.getMessage());
             } finally {
+                deadline[0] = outerDeadline;
                 JinjavaInterpreter.popCurrent();
             }
         }
@@ -93,7 +122,7 @@ public final class TemplateRenderer {
         JinjavaInterpreter interpreter = jinjava.newInterpreter();
         JinjavaInterpreter.pushCurrent(interpreter);
         try {
-            Node tree = interpreter.parse(source);
+            Node tree = interpreter.parse(withoutTrailingNewline(source));
             Compiled c = new Compiled(tree, List.copyOf(interpreter.getErrorsCopy()));
             compiled.put(source, c);
             return c;
@@ -130,7 +159,7 @@ public final class TemplateRenderer {
             }
             return out;
         }
-        return value;
+        return PyNone.of(value);
     }
 
     public static String md5(String text) {
@@ -138,6 +167,46 @@ public final class TemplateRenderer {
             return HexFormat.of().formatHex(MessageDigest.getInstance("MD5").digest(text.getBytes(StandardCharsets.UTF_8)));
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
+        }
+    }
+
+    private RenderException timeLimit(String name, TimeLimitExceeded e) {
+        return new RenderException("template " + name + ": line " + e.line + ": rendering took longer than "
+                + java.time.Duration.ofNanos(timeLimitNanos).toMillis() + " ms");
+    }
+
+    /** Jinjava wraps exceptions thrown while rendering a tag; the time limit may sit a few causes deep. */
+    private static Throwable timedOut(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof TimeLimitExceeded) {
+                return t;
+            }
+        }
+        return null;
+    }
+
+    /** Jinja2 (keep_trailing_newline=False) drops one newline at the end of a template. */
+    private static String withoutTrailingNewline(String source) {
+        if (source.endsWith("\r\n")) {
+            return source.substring(0, source.length() - 2);
+        }
+        return source.endsWith("\n") || source.endsWith("\r") ? source.substring(0, source.length() - 1) : source;
+    }
+
+    private static void checkDeadline(Node node) {
+        long deadline = DEADLINE.get()[0];
+        if (deadline != 0 && System.nanoTime() - deadline > 0) {
+            throw new TimeLimitExceeded(node.getLineNumber());
+        }
+    }
+
+    /** Thrown from inside Jinjava's tree walk; unchecked and stackless so it unwinds cheaply. */
+    private static final class TimeLimitExceeded extends RuntimeException {
+        final int line;
+
+        TimeLimitExceeded(int line) {
+            super("time limit exceeded", null, false, false);
+            this.line = line;
         }
     }
 

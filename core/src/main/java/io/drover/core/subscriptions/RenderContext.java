@@ -1,5 +1,6 @@
 package io.drover.core.subscriptions;
 
+import io.drover.core.render.PyNone;
 import io.drover.model.inventory.Host;
 import io.drover.model.inventory.ServiceInstance;
 import io.drover.model.inventory.ServiceProcess;
@@ -89,8 +90,10 @@ public final class RenderContext {
         return context;
     }
 
+    /** Attributes without a value are Python's {@code None}, which Jinja2 templates print and test. */
     private static Map<String, Object> host(Host h) {
         Map<String, Object> m = new HashMap<>(h.attributes());
+        m.replaceAll((k, v) -> PyNone.replaceNulls(v));
         m.put("bk_host_id", h.bkHostId());
         m.put("bk_biz_id", h.bkBizId());
         m.put("bk_host_innerip", h.bkHostInnerip());
@@ -118,7 +121,7 @@ public final class RenderContext {
         m.put("name", p.name());
         m.put("bind_ip", p.bindIp());
         m.put("ports", p.ports());
-        m.put("port", p.ports().isEmpty() ? null : p.ports().getFirst());
+        m.put("port", p.ports().isEmpty() ? PyNone.NONE : p.ports().getFirst());
         m.put("protocol", p.protocol());
         return m;
     }

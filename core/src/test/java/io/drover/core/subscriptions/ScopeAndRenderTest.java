@@ -20,12 +20,17 @@ import org.junit.jupiter.api.Test;
 
 class ScopeAndRenderTest {
     // business 2: set 20 with modules 21 (hosts 1, 2; mysql on host 2) and 22 (host 3); business 3: module 31 (host 4)
+    static final List<TopoModule> MODULES = List.of(new TopoModule(21L, 20L, 2L, "web", false),
+            new TopoModule(22L, 20L, 2L, "db", false), new TopoModule(31L, 30L, 3L, "other", false));
     static final InventorySnapshot INVENTORY = new InventorySnapshot(
-            List.of(host(1, 2, 21), host(2, 2, 21), host(3, 2, 22), host(4, 3, 31)),
-            List.of(new TopoModule(21L, 20L, 2L, "web", false), new TopoModule(22L, 20L, 2L, "db", false),
-                    new TopoModule(31L, 30L, 3L, "other", false)),
+            List.of(host(1, 2, 21), host(2, 2, 21), host(3, 2, 22), host(4, 3, 31)), MODULES,
             List.of(new ServiceInstance(7L, "mysql-7", 2L, 21L, 2L, Map.of("mysql_user", "monitor", "env", "prod"),
                     List.of(new ServiceProcess("mysqld", "10.0.0.2", List.of(3306), "tcp")))));
+
+    static final PackageMetadata BEAT = new PackageMetadata("bkmonitorbeat", "2.1.0", null, "official", List.of("linux"),
+            List.of("x86_64"), null, null, null, null, null, null,
+            List.of(new ConfigTemplate("bkmonitorbeat_script.conf", "etc/bkmonitorbeat", "t/script.j2", "yaml", false)),
+            null, null, null, null);
 
     static Host host(long id, long biz, long module) {
         return new Host(id, biz, "10.0.0." + id, 0L, "host-" + id, "linux", "x86_64", List.of(module), Map.of("rack", "r" + id));
@@ -87,9 +92,7 @@ class ScopeAndRenderTest {
     void stepsRenderTheirContextFirstThenTemplatesAtTheSeedsPaths() {
         ScopeInstance mysql = ScopeResolver.resolve(2, spec("SERVICE", "TOPO", List.of(topo("module", 21)), null, Map.of()), INVENTORY)
                 .instances().getFirst();
-        PackageMetadata beat = new PackageMetadata("bkmonitorbeat", "2.1.0", null, "official", List.of("linux"), List.of("x86_64"),
-                null, null, null, null, null, null, List.of(new ConfigTemplate("bkmonitorbeat_script.conf", "etc/bkmonitorbeat", "t/script.j2", "yaml", false)),
-                null, null, null, null);
+        PackageMetadata beat = BEAT;
         PackageMetadata exporter = new PackageMetadata("mysql_exporter", "1.0.0", null, "external", List.of("linux"), List.of("x86_64"),
                 null, null, null, null, "9104-9110", null, List.of(new ConfigTemplate("config.yaml", "etc", "config.j2", "yaml", true)),
                 null, null, null, null);
@@ -102,14 +105,30 @@ class ScopeAndRenderTest {
         Map<String, RenderedStep> rendered = new InstanceRenderer(new TemplateRenderer()).render(mysql, null, steps,
                 Map.of("mysql_exporter", 9104));
         assertThat(rendered.get("beat").files()).containsExactly(Map.entry(
-                "usr/local/gse/plugins/etc/bkmonitorbeat/bkmonitorbeat_script_sub_2_service_7.conf", "host: host-2\nuser: monitor\n"));
+                "usr/local/gse/plugins/etc/bkmonitorbeat/bkmonitorbeat_script_sub_2_service_7.conf", "host: host-2\nuser: monitor"));
         assertThat(rendered.get("mysql_exporter").files()).containsExactly(Map.entry(
                 "usr/local/gse/external_plugins/sub_2_service_7/mysql_exporter/etc/config.yaml",
-                "listen: 10.0.0.2:9104\nbeat_user: monitor\nmysql: 10.0.0.2:3306\n"));
+                "listen: 10.0.0.2:9104\nbeat_user: monitor\nmysql: 10.0.0.2:3306"));
 
         List<StepInput> broken = List.of(new StepInput("beat", beat, Map.of("t/script.j2", "x: {{ cmdb_instance.host.nope }}"),
                 List.of(), Map.of()));
         RenderedStep failed = new InstanceRenderer(new TemplateRenderer()).render(mysql, null, broken, Map.of()).get("beat");
         assertThat(failed.error()).startsWith("step beat: template bkmonitorbeat_script.conf: line 1:").contains("nope");
+    }
+
+    @Test
+    void anAttributeWithoutAValueIsNoneAsInJinja2() {
+        Map<String, Object> network = new java.util.HashMap<>();
+        network.put("outer_ip", null);
+        Host bare = new Host(9L, 2L, "10.0.0.9", 0L, "host-9", "linux", "x86_64", List.of(21L), Map.of("network", network));
+        ScopeInstance instance = ScopeResolver.resolve(1, spec("HOST", "INSTANCE", List.of(new Node(null, null, null, 9L,
+                null, null, null)), null, Map.of()), new InventorySnapshot(List.of(bare), MODULES, List.of()))
+                .instances().getFirst();
+        RenderedStep step = new InstanceRenderer(new TemplateRenderer()).render(instance, null, List.of(new StepInput("beat", BEAT,
+                Map.of("t/script.j2", "outer: {{ cmdb_instance.host.network.outer_ip }} {% if not cmdb_instance.host.network.outer_ip %}"
+                        + "inner only{% endif %} {{ cmdb_instance.process.port is none }}"),
+                List.of(), Map.of())), Map.of()).get("beat");
+        assertThat(step.error()).isNull();
+        assertThat(step.files().values()).containsExactly("outer: None inner only True");
     }
 }

@@ -115,6 +115,11 @@ public final class AddonService {
             throw ApiException.conflict("addon_in_use", "addon " + name + " is required by " + dependents
                     + "; disable them first, or pass --force");
         }
+        List<Long> subscriptions = subscriptionsDeploying(name);
+        if (!subscriptions.isEmpty() && !force) {
+            throw ApiException.conflict("addon_in_use", "addon " + name + " is deployed by subscription(s) " + subscriptions
+                    + "; delete them first, or pass --force");
+        }
         AddonInfo before = status(name);
         jdbi.useTransaction(h -> {
             h.createUpdate("DELETE FROM addon WHERE name = :name").bind("name", name).execute();
@@ -172,6 +177,15 @@ public final class AddonService {
         Map<String, Object> params = ParamsSchema.of(pkg.metadata().parameters()).masked(openParams(e));
         return new AddonInfo(e.name(), "enabled", e.version(), e.registry(), available, pkg.description(), deps, params,
                 e.enabledAt(), e.updatedAt());
+    }
+
+    /** Subscriptions with a step that deploys the plugin. */
+    private List<Long> subscriptionsDeploying(String plugin) {
+        return jdbi.withHandle(h -> h.createQuery("SELECT id, spec FROM subscription ORDER BY id")
+                .map((rs, ctx) -> Map.entry(rs.getLong("id"), io.drover.server.store.Sql.fromJson(rs.getString("spec"),
+                        io.drover.model.subscriptions.SubscriptionSpec.class))).list()).stream()
+                .filter(e -> e.getValue().steps().stream().anyMatch(step -> step.config() != null
+                        && plugin.equals(step.config().pluginName()))).map(Map.Entry::getKey).toList();
     }
 
     private static Request parse(String addon) {

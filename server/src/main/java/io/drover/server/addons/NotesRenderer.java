@@ -2,6 +2,7 @@ package io.drover.server.addons;
 
 import io.drover.core.packages.PackageException;
 import io.drover.core.render.RenderException;
+import io.drover.core.render.PyNone;
 import io.drover.core.render.TemplateRenderer;
 import java.util.HashMap;
 import java.util.Map;
@@ -14,8 +15,10 @@ final class NotesRenderer {
         if (template == null || template.isBlank()) {
             return null;
         }
-        Map<String, Object> context = new HashMap<>(params);
-        context.put("parameter", params);
+        @SuppressWarnings("unchecked")
+        Map<String, Object> values = (Map<String, Object>) PyNone.replaceNulls(params);
+        Map<String, Object> context = new HashMap<>(values);
+        context.put("parameter", values);
         context.put("addon", Map.of("name", addon, "version", version));
         try {
             return renderer.render("NOTES.j2 of " + addon + " " + version, template, context);

@@ -177,6 +177,13 @@ public final class PackageStore {
                 throw ApiException.conflict("package_in_use", "package " + name + " " + info.version()
                         + " is the enabled version of addon " + name + "; disable or upgrade the addon first");
             }
+            List<Long> deployedBy = h.createQuery("SELECT DISTINCT subscription_id FROM deployment WHERE plugin = :name "
+                            + "AND version = :version ORDER BY subscription_id")
+                    .bind("name", info.name()).bind("version", info.version()).mapTo(Long.class).list();
+            if (!deployedBy.isEmpty()) {
+                throw ApiException.conflict("package_in_use", "package " + name + " " + info.version()
+                        + " is deployed by subscription(s) " + deployedBy + "; upgrade or delete them first");
+            }
             h.createUpdate("DELETE FROM package WHERE name = :name AND version = :version")
                     .bind("name", info.name()).bind("version", info.version()).execute();
         });
