@@ -56,6 +56,7 @@ public final class FleetLoad {
         long start = System.nanoTime();
         List<SaltMinion> fleet = new ArrayList<>(count);
         int ramp = Integer.parseInt(opts.getOrDefault("ramp", "50"));
+        SharedPortTable portTable = new SharedPortTable();
         for (int i = 0; i < count; i++) {
             if (i > 0 && i % ramp == 0) {
                 // Ramp up: a batch signs in before the next starts, so thousands of agents do not retry in a storm.
@@ -67,7 +68,7 @@ public final class FleetLoad {
             MinionConfig config = MinionConfig.of(id, master[0], 4505, Integer.parseInt(master[1]))
                     .withTimeouts(Duration.ofSeconds(30), Duration.ofSeconds(2), Duration.ofSeconds(5));
             if (functionsRoot != null) {
-                SimulatedHost host = new SimulatedHost(id, functionsRoot.resolve(id), jobs);
+                SimulatedHost host = new SimulatedHost(id, functionsRoot.resolve(id), jobs, portTable);
                 SaltMinion minion = new SaltMinion(config, key, null, Targets.byId(id), host::handle, pem -> { }, shared);
                 host.attach(minion);
                 fleet.add(minion);

@@ -2,6 +2,7 @@ package io.drover.bench;
 
 import io.drover.agent.FileserverSource;
 import io.drover.agent.functions.Functions;
+import io.drover.agent.functions.ListeningPorts;
 import io.drover.agent.supervisor.Supervisor;
 import io.drover.transport.minion.SaltMinion;
 import java.nio.file.Path;
@@ -24,11 +25,15 @@ final class SimulatedHost {
     private final Map<String, String> processes = new ConcurrentHashMap<>();
     private final ExecutorService jobs;
 
-    SimulatedHost(String id, Path root, ExecutorService jobs) {
+    /**
+     * {@code listeningPorts}: the simulated hosts of one load process share one network namespace, so they share
+     * one reading of its port tables (see {@link SharedPortTable}).
+     */
+    SimulatedHost(String id, Path root, ExecutorService jobs, ListeningPorts.Source listeningPorts) {
         this.jobs = jobs;
         Path state = root.resolve("var/lib/drover-agent");
         this.functions = new Functions(() -> Map.of("id", id), "load", root, new Supervisor(state, root),
-                new FileserverSource(minion::get, state.resolve("tmp")), jid -> null);
+                new FileserverSource(minion::get, state.resolve("tmp")), jid -> null, listeningPorts);
     }
 
     void attach(SaltMinion m) {

@@ -50,6 +50,7 @@ public final class Functions {
     private final Supervisor supervisor;
     private final FileSource files;
     private final Function<String, Map<String, Object>> runningJobs;
+    private final ListeningPorts.Source listeningPorts;
     private final PackageInstaller installer = new PackageInstaller(PackageInstaller.MAX_BYTES, PackageInstaller.MAX_ENTRIES);
 
     /**
@@ -58,6 +59,13 @@ public final class Functions {
      */
     public Functions(Supplier<Map<String, Object>> grains, String version, Path root, Supervisor supervisor, FileSource files,
                      Function<String, Map<String, Object>> runningJobs) {
+        this(grains, version, root, supervisor, files, runningJobs, ListeningPorts::read);
+    }
+
+    /** As above, with where {@code sys.used_ports} reads the host's listening ports from. */
+    public Functions(Supplier<Map<String, Object>> grains, String version, Path root, Supervisor supervisor, FileSource files,
+                     Function<String, Map<String, Object>> runningJobs, ListeningPorts.Source listeningPorts) {
+        this.listeningPorts = listeningPorts;
         this.grains = grains;
         this.version = version;
         this.root = root.toAbsolutePath().normalize();
@@ -91,7 +99,7 @@ public final class Functions {
                     boolean existed = Files.isDirectory(path) ? deleteTree(path) : Files.deleteIfExists(path);
                     yield Result.ok(Map.of("path", a.required(0, "path"), "removed", existed));
                 }
-                case "sys.used_ports" -> Result.ok(ListeningPorts.read());
+                case "sys.used_ports" -> Result.ok(listeningPorts.read());
                 case "plugin.install_package" -> installPackage(a);
                 case "plugin.remove" -> {
                     Path dir = under(a.required(0, "target_dir"));

@@ -97,7 +97,8 @@ public final class JobService implements AutoCloseable {
             throw ApiException.invalid("tgt", e.getMessage());
         }
         List<String> listed = type.equals("list") ? TargetExpression.listed(request.tgt()) : List.of();
-        List<String> minions = expected(target, type);
+        List<String> minions = type.equals("list") ? listed.stream().distinct().filter(id -> keys.acceptedKey(id) != null).toList()
+                : expected(target, type);
         List<String> absent = listed.stream().filter(id -> !minions.contains(id)).toList();
         if (minions.isEmpty()) {
             throw ApiException.invalid("tgt", "'" + request.tgt() + "' matches no accepted minion");
@@ -139,7 +140,8 @@ public final class JobService implements AutoCloseable {
     /**
      * The accepted minions a target names (the set the caller waits for; minions check the target themselves).
      * Id targets need nothing else; grain, address and compound targets use the grains each minion reported, and
-     * a minion that has reported none is expected whenever the target looks past ids (Salt's greedy default).
+     * a minion that has reported none is expected whenever the target looks past ids (Salt's greedy default). A list
+     * target (what subscriptions send, one agent per job) is answered from the accepted-key cache instead.
      */
     private List<String> expected(TargetExpression target, String type) {
         boolean idOnly = List.of("glob", "pcre", "list").contains(type);
