@@ -75,6 +75,9 @@ public final class FleetLoad {
                 continue;
             }
             fleet.add(new SaltMinion(config, key, null, Targets.byId(id), (minion, load) -> {
+                long in = System.currentTimeMillis();
+                FIRST_IN.accumulateAndGet(in, Math::min);
+                LAST_IN.accumulateAndGet(in, Math::max);
                 Map<String, Object> ret = new LinkedHashMap<>();
                 ret.put("jid", load.get("jid"));
                 ret.put("fun", load.get("fun"));
@@ -83,6 +86,7 @@ public final class FleetLoad {
                 ret.put("retcode", 0);
                 ret.put("success", true);
                 minion.sendReturn(ret);
+                LAST_OUT.accumulateAndGet(System.currentTimeMillis(), Math::max);
             }, pem -> { }, shared));
         }
         while (fleet.stream().anyMatch(m -> m.state() != SaltMinion.State.CONNECTED)) {
@@ -106,12 +110,20 @@ public final class FleetLoad {
         Thread.currentThread().join();
     }
 
+    static final java.util.concurrent.atomic.AtomicLong FIRST_IN = new java.util.concurrent.atomic.AtomicLong(Long.MAX_VALUE);
+    static final java.util.concurrent.atomic.AtomicLong LAST_IN = new java.util.concurrent.atomic.AtomicLong();
+    static final java.util.concurrent.atomic.AtomicLong LAST_OUT = new java.util.concurrent.atomic.AtomicLong();
+
     private static void ping(String server, String token, String target, int rounds, int expected) throws Exception {
         HttpClient http = HttpClient.newHttpClient();
         List<Double> times = new ArrayList<>();
         int warmup = 3;
         for (int round = 0; round < rounds + warmup; round++) {
             long t0 = System.nanoTime();
+            long w0 = System.currentTimeMillis();
+            FIRST_IN.set(Long.MAX_VALUE);
+            LAST_IN.set(0);
+            LAST_OUT.set(0);
             String body = "{\"tgt\":\"" + target + "\",\"fun\":\"test.ping\",\"arg\":[]}";
             JsonNode started = Json.json().readTree(http.send(HttpRequest.newBuilder(URI.create(server + "/api/v1/jobs"))
                     .header("Authorization", "Bearer " + token).header("Content-Type", "application/json")
@@ -131,8 +143,8 @@ public final class FleetLoad {
             if (round >= warmup) {
                 times.add(seconds);
             }
-            System.out.printf(Locale.ROOT, "round %d: %d/%d returns in %.3f s%s%n", round, returned, expected, seconds,
-                    round < warmup ? " (warm-up)" : "");
+            System.out.printf(Locale.ROOT, "round %d: %d/%d returns in %.3f s%s  [minions of this process: first job received +%d ms, last received +%d ms, last return acknowledged +%d ms]%n", round, returned, expected, seconds,
+                    round < warmup ? " (warm-up)" : "", FIRST_IN.get() - w0, LAST_IN.get() - w0, LAST_OUT.get() - w0);
         }
         double[] sorted = times.stream().mapToDouble(Double::doubleValue).sorted().toArray();
         System.out.printf(Locale.ROOT, "test.ping to %d agents, every return collected: median %.3f s, p90 %.3f s, max %.3f s%n",

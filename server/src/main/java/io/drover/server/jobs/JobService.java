@@ -54,7 +54,8 @@ public final class JobService implements AutoCloseable {
     /** Jobs still waiting for returns: the minions not heard from, and a future completed when none are left. */
     private final Map<String, LiveJob> live = new java.util.concurrent.ConcurrentHashMap<>();
 
-    private record LiveJob(java.util.Set<String> missing, CompletableFuture<Void> done, long startedNanos) {
+    private record LiveJob(java.util.Set<String> missing, CompletableFuture<Void> done, long startedNanos,
+                           java.util.concurrent.atomic.AtomicLong firstReturnNanos, int expected) {
     }
 
     /**
@@ -121,7 +122,8 @@ public final class JobService implements AutoCloseable {
                     "tgt", request.tgt(), "tgt_type", type, "minions", minions, "user", principal.name()));
         });
         events.publishPending();
-        live.put(jid, new LiveJob(java.util.concurrent.ConcurrentHashMap.newKeySet(), new CompletableFuture<>(), System.nanoTime()));
+        live.put(jid, new LiveJob(java.util.concurrent.ConcurrentHashMap.newKeySet(), new CompletableFuture<>(), System.nanoTime(),
+                new java.util.concurrent.atomic.AtomicLong(), minions.size()));
         live.get(jid).missing().addAll(minions);
         Map<String, Object> load = new LinkedHashMap<>();
         load.put("fun", request.fun());
@@ -133,7 +135,9 @@ public final class JobService implements AutoCloseable {
         load.put("jid", jid);
         load.put("ret", "");
         load.put("user", principal.name());
+        long publishing = System.nanoTime();
         publisher.accept(load, minions);
+        log.debug("job {}: published to {} minion(s) in {} ms", jid, minions.size(), (System.nanoTime() - publishing) / 1_000_000);
         return new JobStarted(jid, minions, absent);
     }
 
@@ -255,7 +259,14 @@ public final class JobService implements AutoCloseable {
 
     private void answered(String jid, String minionId) {
         LiveJob job = live.get(jid);
+        if (job != null) {
+            job.firstReturnNanos().compareAndSet(0, System.nanoTime());
+        }
         if (job != null && job.missing().remove(minionId) && job.missing().isEmpty()) {
+            long now = System.nanoTime();
+            log.debug("job {}: every return of {} stored, the first {} ms and the last {} ms after the job was written",
+                    jid, job.expected(), (job.firstReturnNanos().get() - job.startedNanos()) / 1_000_000,
+                    (now - job.startedNanos()) / 1_000_000);
             job.done().complete(null);
             live.remove(jid);
         }

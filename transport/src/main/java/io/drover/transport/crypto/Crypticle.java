@@ -5,7 +5,6 @@ import io.drover.transport.wire.SaltPack;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
-import java.security.SecureRandom;
 import java.util.Arrays;
 import java.util.Base64;
 import javax.crypto.Cipher;
@@ -23,7 +22,6 @@ public final class Crypticle {
     private static final int HMAC_KEY = 32;
     private static final int BLOCK = 16;
     private static final int MAC = 32;
-    private static final SecureRandom RANDOM = new SecureRandom();
 
     private final SecretKeySpec aesKey;
     private final SecretKeySpec hmacKey;
@@ -47,7 +45,7 @@ public final class Crypticle {
     /** A fresh random key string, as Salt's {@code Crypticle.generate_key_string()}. */
     public static String generateKeyString() {
         byte[] key = new byte[AES_KEY + HMAC_KEY];
-        RANDOM.nextBytes(key);
+        Randomness.nextBytes(key);
         return Base64.getEncoder().encodeToString(key);
     }
 
@@ -142,7 +140,7 @@ public final class Crypticle {
 
     private static byte[] randomIv() {
         byte[] iv = new byte[BLOCK];
-        RANDOM.nextBytes(iv);
+        Randomness.nextBytes(iv);
         return iv;
     }
 }

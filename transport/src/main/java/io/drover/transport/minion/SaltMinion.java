@@ -54,6 +54,7 @@ public final class SaltMinion implements AutoCloseable {
     private final Object requestLock = new Object();
     private ZMQ.Socket request;
     private volatile String masterPem;
+    private volatile ParsedKey masterKey;
     private volatile Crypticle session;
     private volatile byte[] tok;
     private volatile State state = State.CONNECTING;
@@ -242,6 +243,20 @@ public final class SaltMinion implements AutoCloseable {
         }
     }
 
+    /** The trusted master key, parsed once per PEM (every publish is checked against it). */
+    private RSAPublicKey masterKey() {
+        String pem = masterPem;
+        ParsedKey parsed = masterKey;
+        if (parsed == null || !parsed.pem().equals(pem)) {
+            parsed = new ParsedKey(pem, RsaKeys.parsePublic(pem));
+            masterKey = parsed;
+        }
+        return parsed.key();
+    }
+
+    private record ParsedKey(String pem, RSAPublicKey key) {
+    }
+
     /** Checks and dispatches one publish; anything that fails a check is dropped. */
     public void onPublish(byte[] payload) {
         Map<?, ?> load;
@@ -249,7 +264,7 @@ public final class SaltMinion implements AutoCloseable {
             Map<?, ?> envelope = Messages.map(SaltPack.unpack(payload), "publish");
             byte[] ct = SaltPack.bytes(envelope.get("load"));
             if (envelope.get("sig") != null
-                    && !Rsa.verifySha1(RsaKeys.parsePublic(masterPem), ct, SaltPack.bytes(envelope.get("sig")))) {
+                    && !Rsa.verifySha1(masterKey(), ct, SaltPack.bytes(envelope.get("sig")))) {
                 log.warn("{}: dropped a publish with a bad signature", config.id());
                 return;
             }

@@ -7,7 +7,6 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.UUID;
 import java.util.regex.Pattern;
 
 /** Small shared pieces of the Salt protocol: envelopes, nonces, id rules, topic hashes. */
@@ -27,7 +26,7 @@ public final class Messages {
     }
 
     public static String nonce() {
-        return UUID.randomUUID().toString().replace("-", "");
+        return io.drover.transport.crypto.Randomness.hexNonce();
     }
 
     /** Minion ids become file names and topics: letters, digits, {@code . _ @ -}, not starting with a dot. */
