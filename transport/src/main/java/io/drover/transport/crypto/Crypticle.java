@@ -7,6 +7,7 @@ import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.util.Arrays;
 import java.util.Base64;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import javax.crypto.Cipher;
 import javax.crypto.Mac;
 import javax.crypto.spec.IvParameterSpec;
@@ -26,6 +27,12 @@ public final class Crypticle {
     private final SecretKeySpec aesKey;
     private final SecretKeySpec hmacKey;
     private final String keyString;
+    /**
+     * Ciphers and keyed MACs kept for reuse: looking a JCE algorithm up and keying an HMAC cost more than
+     * encrypting a small message, and a master or a fleet load process does that thousands of times a second.
+     */
+    private final ConcurrentLinkedQueue<Cipher> ciphers = new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<Mac> macs = new ConcurrentLinkedQueue<>();
 
     public Crypticle(String keyString) {
         byte[] key;
@@ -59,10 +66,11 @@ public final class Crypticle {
 
     /** Encrypts with a given IV: for golden-vector tests; production code uses a random IV. */
     byte[] encrypt(byte[] plain, byte[] iv) {
+        Cipher cipher = cipher();
         try {
-            Cipher cipher = Cipher.getInstance("AES/CBC/PKCS5Padding");
             cipher.init(Cipher.ENCRYPT_MODE, aesKey, new IvParameterSpec(iv));
             byte[] ct = cipher.doFinal(plain);
+            ciphers.offer(cipher);
             byte[] out = new byte[BLOCK + ct.length + MAC];
             System.arraycopy(iv, 0, out, 0, BLOCK);
             System.arraycopy(ct, 0, out, BLOCK, ct.length);
@@ -82,10 +90,12 @@ public final class Crypticle {
         if (!MessageDigest.isEqual(expected, Arrays.copyOfRange(data, data.length - MAC, data.length))) {
             throw new InvalidMessageException("HMAC check failed (session key changed or data tampered)");
         }
+        Cipher cipher = cipher();
         try {
-            Cipher cipher = Cipher.getInstance("AES/CBC/PKCS5Padding");
             cipher.init(Cipher.DECRYPT_MODE, aesKey, new IvParameterSpec(data, 0, BLOCK));
-            return cipher.doFinal(data, BLOCK, data.length - BLOCK - MAC);
+            byte[] plain = cipher.doFinal(data, BLOCK, data.length - BLOCK - MAC);
+            ciphers.offer(cipher);
+            return plain;
         } catch (GeneralSecurityException e) {
             throw new InvalidMessageException("cannot decrypt: " + e.getMessage());
         }
@@ -127,12 +137,30 @@ public final class Crypticle {
         }
     }
 
-    private byte[] mac(byte[] data, int length) {
+    /** A cipher from the pool or a new one; a cipher that failed is not returned to the pool. */
+    private Cipher cipher() {
+        Cipher cipher = ciphers.poll();
+        if (cipher != null) {
+            return cipher;
+        }
         try {
-            Mac mac = Mac.getInstance("HmacSHA256");
-            mac.init(hmacKey);
+            return Cipher.getInstance("AES/CBC/PKCS5Padding");
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private byte[] mac(byte[] data, int length) {
+        Mac mac = macs.poll();
+        try {
+            if (mac == null) {
+                mac = Mac.getInstance("HmacSHA256");
+                mac.init(hmacKey);
+            }
             mac.update(data, 0, length);
-            return mac.doFinal();
+            byte[] result = mac.doFinal();
+            macs.offer(mac);
+            return result;
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException(e);
         }

@@ -27,7 +27,9 @@ public final class SaltPack {
     /** Largest frame Drover accepts; a bigger one is dropped before decoding. */
     public static final int MAX_FRAME = 64 * 1024 * 1024;
     private static final int MAX_DEPTH = 64;
-    private static final MessagePack.PackerConfig PACKER = new MessagePack.PackerConfig().withStr8FormatSupport(false);
+    /** Most frames are a few hundred bytes: start with 1 KiB instead of msgpack-java's 8 KiB (it grows as needed). */
+    private static final MessagePack.PackerConfig PACKER = new MessagePack.PackerConfig().withStr8FormatSupport(false)
+            .withBufferSize(1024);
 
     private SaltPack() {
     }
