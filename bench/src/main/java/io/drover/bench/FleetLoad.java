@@ -28,7 +28,8 @@ import java.util.Map;
  *
  * <p>Usage: {@code FleetLoad --server URL --token-file FILE --master HOST:PORT --count N [--prefix sim-] [--ping 20]
  * [--target GLOB --expect TOTAL] [--ramp 50] [--io-threads 2]}: agents start in batches of {@code ramp}, each once most of the
- * previous batch signed in. One process holds about 500 agents within a 20,000 open-file limit; run several
+ * previous batch signed in. An agent costs about ten open files (two sockets, their mailboxes, two connections), so one process holds up to
+ * about 1,800 within a 20,000 open-file limit; run several
  * (without --ping) and let one of them ping the whole fleet with --target and --expect.
  * The agents share one RSA key (generating thousands takes minutes on two cores); the server's auto-accept must
  * cover the prefix, e.g. {@code drover server --auto-accept 'sim-*'}.
@@ -48,6 +49,8 @@ public final class FleetLoad {
         // per minion would mean two more threads per minion, which a real agent has but a 2-core host cannot carry
         // a thousand times over.
         org.zeromq.ZContext shared = new org.zeromq.ZContext(Integer.parseInt(opts.getOrDefault("io-threads", "2")));
+        // Two sockets per agent; JeroMQ refuses sockets beyond 1,023 per context unless told otherwise.
+        shared.getContext().setMaxSockets(2 * count + 64);
 
         // --functions ROOT: each agent runs the real agent functions under ROOT/<id> (process start simulated) and
         // reports the address --ip-base.<i/250>.<i%250+1>, so that a server with --agent-biz links it to that host.
@@ -104,8 +107,7 @@ public final class FleetLoad {
         if (rounds > 0) {
             ping(opts.get("server"), Files.readString(Path.of(opts.get("token-file"))).strip(),
                     opts.getOrDefault("target", prefix + "*"), rounds, Integer.parseInt(opts.getOrDefault("expect", "" + count)));
-            fleet.forEach(SaltMinion::close);
-            System.exit(0);
+            System.exit(0); // closing thousands of minions one by one takes longer than the run; exiting closes their sockets
         }
         Thread.currentThread().join();
     }

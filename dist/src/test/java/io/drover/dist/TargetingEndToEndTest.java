@@ -4,9 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.drover.server.config.Setting;
+import io.drover.server.testing.EventFollower;
 import io.drover.server.testing.TestServer;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -52,6 +54,41 @@ class TargetingEndToEndTest {
         assertThat(answered("run", "-C", "( E@^web and S@10.0.1.1 ) or L@db-1", "test.ping")).isEqualTo("db-1: web-1:");
         assertThat(answered("run", "-N", "webs", "test.ping")).isEqualTo("web-1: web-2:");
         assertThat(answered("run", "-N", "everyone", "test.ping")).isEqualTo("db-1: web-1: web-2:");
+    }
+
+    /** The publish frames counted on /metrics since the server started, by topic (broadcast or minion). */
+    double frames(String topic) {
+        String prefix = "drover_salt_publish_frames_total{topic=\"" + topic + "\"}";
+        return fleet.server.get("/metrics", null).text().lines().filter(l -> l.startsWith(prefix))
+                .mapToDouble(l -> Double.parseDouble(l.substring(prefix.length()).strip())).findFirst().orElseThrow();
+    }
+
+    @Test
+    void aJobForEveryAgentGoesOutAsOneBroadcastFrameAndEachReturnIsAStoredEvent() throws Exception {
+        double broadcast = frames("broadcast");
+        double targeted = frames("minion");
+        String jid;
+        try (EventFollower live = new EventFollower(fleet.server.url(), "?tag=salt/job/*/ret/*", fleet.server.adminToken())) {
+            await().atMost(Duration.ofSeconds(5)).until(live::connected);
+            jid = fleet.server.post("/api/v1/jobs", fleet.server.adminToken(), Map.of("tgt", "*", "fun", "test.ping"))
+                    .body().path("jid").asText();
+            String ret = "salt/job/" + jid + "/ret/";
+            await().atMost(Duration.ofSeconds(10)).until(() -> live.tags().containsAll(List.of(ret + "web-1", ret + "web-2", ret + "db-1")));
+            assertThat(live.events).filteredOn(e -> e.path("tag").asText().startsWith(ret)).hasSize(3)
+                    .allSatisfy(e -> assertThat(e.at("/data/return").asBoolean()).isTrue());
+        }
+        assertThat(frames("broadcast")).isEqualTo(broadcast + 1);
+        assertThat(frames("minion")).isEqualTo(targeted);
+
+        assertThat(answered("run", "-L", "web-1,db-1", "test.ping")).isEqualTo("db-1: web-1:");
+        assertThat(frames("minion")).isEqualTo(targeted + 2);
+        assertThat(frames("broadcast")).isEqualTo(broadcast + 1);
+
+        try (EventFollower replay = new EventFollower(fleet.server.url(), "?since=0&tag=salt/job/" + jid + "/ret/*",
+                fleet.server.adminToken())) {
+            await().atMost(Duration.ofSeconds(5)).until(() -> replay.events.size() == 3);
+            assertThat(replay.events).extracting(e -> e.at("/data/id").asText()).containsExactlyInAnyOrder("web-1", "web-2", "db-1");
+        }
     }
 
     @Test

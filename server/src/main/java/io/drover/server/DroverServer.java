@@ -81,6 +81,7 @@ public final class DroverServer implements AutoCloseable {
     private final Triggers triggers;
     private final SubscriptionService subscriptions;
     private volatile SaltMaster master;
+    private final PrometheusMeterRegistry metrics;
     private final ScheduledExecutorService housekeeping;
     private final Path adminTokenFile;
 
@@ -89,7 +90,7 @@ public final class DroverServer implements AutoCloseable {
         createDataDir(config.dataDir());
         this.database = Database.open(config.dbUrl(), config.dbUser(), config.dbPassword(), config.dbPoolSize());
         try {
-            PrometheusMeterRegistry metrics = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+            this.metrics = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
             new JvmMemoryMetrics().bindTo(metrics);
             new JvmGcMetrics().bindTo(metrics);
             new JvmThreadMetrics().bindTo(metrics);
@@ -152,6 +153,13 @@ public final class DroverServer implements AutoCloseable {
         }
     }
 
+    private static void publishMetrics(PrometheusMeterRegistry metrics, SaltMaster master) {
+        io.micrometer.core.instrument.FunctionCounter.builder("drover.salt.publish.frames", master, SaltMaster::broadcastFrames)
+                .tag("topic", "broadcast").description("Job frames sent on the publish port").register(metrics);
+        io.micrometer.core.instrument.FunctionCounter.builder("drover.salt.publish.frames", master, SaltMaster::targetedFrames)
+                .tag("topic", "minion").description("Job frames sent on the publish port").register(metrics);
+    }
+
     /** Opens the database, migrates it, binds the agent transport and serves the API. */
     public static DroverServer start(ServerConfig config) {
         DroverServer server = new DroverServer(config);
@@ -162,6 +170,7 @@ public final class DroverServer implements AutoCloseable {
                     config.saltPublishPort(), config.saltRequestPort(),
                     SaltMaster.PublishMode.valueOf(config.saltPublishMode().toUpperCase(java.util.Locale.ROOT)));
             server.keys.onRevoked(server.master::rotateSessionKey);
+            publishMetrics(server.metrics, server.master);
             server.api.start(config.host(), config.port());
         } catch (RuntimeException e) {
             server.housekeeping.shutdownNow();

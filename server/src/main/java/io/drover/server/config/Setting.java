@@ -20,7 +20,7 @@ public enum Setting {
     SALT_HOST("salt-host", "127.0.0.1", "Interface of the agent transport (Salt's publish and request ports); 0.0.0.0 for every interface."),
     SALT_PUBLISH_PORT("salt-publish-port", "4505", "Publish port of the agent transport (0 picks a free port)."),
     SALT_REQUEST_PORT("salt-request-port", "4506", "Request port of the agent transport (0 picks a free port)."),
-    SALT_PUBLISH_MODE("salt-publish-mode", "filtered", "How jobs are published: filtered (one frame per targeted agent, topic sha1(id): untargeted agents never receive the job) or broadcast (one frame with topic 'broadcast' that every agent receives and checks itself; fewer frames for very wide targets)."),
+    SALT_PUBLISH_MODE("salt-publish-mode", "filtered", "How jobs are published: filtered (one frame per targeted agent, topic sha1(id): untargeted agents never receive the job; a job for every accepted agent is sent as one broadcast frame) or broadcast (one frame with topic 'broadcast' that every agent receives and checks itself; fewer frames for very wide targets)."),
     AUTO_ACCEPT("auto-accept", "", "Comma-separated id globs whose new agent keys are accepted without an operator; empty (the default) accepts none."),
     NODEGROUPS("nodegroups", "", "Named targets for tgt_type nodegroup (drover run -N NAME): 'name=compound expression' pairs separated by ';', e.g. web=G@roles:web;edge=L@lb-1,lb-2 or N@web."),
     JOB_TIMEOUT_SECONDS("job-timeout-seconds", "120", "Seconds a subscription waits for an agent to answer one sub-step before failing the instance with that reason."),

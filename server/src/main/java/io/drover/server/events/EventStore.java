@@ -26,6 +26,7 @@ public final class EventStore {
     private final EventBus bus;
     private final java.util.concurrent.Semaphore wake = new java.util.concurrent.Semaphore(0);
     private Thread publisher;
+    private final java.util.concurrent.ConcurrentLinkedQueue<List<Event>> committed = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
     public EventStore(Jdbi jdbi, EventBus bus) {
         this.jdbi = jdbi;
@@ -52,10 +53,42 @@ public final class EventStore {
     }
 
     /**
-     * Asks a background thread to publish what is pending; requests made while it works are served by one more
-     * pass. For hot paths (job returns) that must not wait for the bus and the outbox update.
+     * For hot paths (job returns): writes events already marked published inside the caller's transaction and
+     * returns them with their ids; the caller hands them to {@link #publishCommitted} after commit. This skips the
+     * outbox round trip (read back, mark published) that costs more than the insert. A crash between commit and
+     * publish loses only the live delivery, whose subscribers are in this process and die with it; the events are
+     * stored and replayable like any other.
      */
-    public void publishPendingSoon() {
+    public List<Event> appendPublished(Handle handle, List<Map.Entry<String, Map<String, Object>>> tagged) {
+        if (tagged.isEmpty()) {
+            return List.of();
+        }
+        var batch = handle.prepareBatch("INSERT INTO event_outbox (tag, data, created_at, published) VALUES (:tag, :data, :at, TRUE)");
+        var now = Sql.now();
+        for (Map.Entry<String, Map<String, Object>> e : tagged) {
+            batch.bind("tag", e.getKey()).bind("data", Sql.toJson(e.getValue())).bind("at", now).add();
+        }
+        List<Long> ids = batch.executePreparedBatch("id").mapTo(Long.class).list();
+        if (ids.size() != tagged.size()) {
+            throw new IllegalStateException("the database returned " + ids.size() + " ids for " + tagged.size() + " events");
+        }
+        List<Event> written = new ArrayList<>(ids.size());
+        for (int i = 0; i < ids.size(); i++) {
+            written.add(new Event(ids.get(i), tagged.get(i).getKey(), now, tagged.get(i).getValue()));
+        }
+        return written;
+    }
+
+    /** Publishes events written by {@link #appendPublished} on the background thread, once their transaction committed. */
+    public void publishCommitted(List<Event> committed) {
+        if (committed.isEmpty()) {
+            return;
+        }
+        this.committed.add(committed);
+        wakePublisher();
+    }
+
+    private void wakePublisher() {
         synchronized (wake) {
             if (publisher == null) {
                 publisher = Thread.ofPlatform().name("event-publisher").daemon().start(this::publishLoop);
@@ -69,11 +102,14 @@ public final class EventStore {
             try {
                 wake.acquire();
                 wake.drainPermits();
-                publishPending();
+                List<Event> ready;
+                while ((ready = committed.poll()) != null) {
+                    ready.forEach(bus::publish);
+                }
             } catch (InterruptedException e) {
                 return;
             } catch (RuntimeException e) {
-                org.slf4j.LoggerFactory.getLogger(EventStore.class).warn("publishing events failed; retried on the next change", e);
+                org.slf4j.LoggerFactory.getLogger(EventStore.class).warn("publishing events failed", e);
             }
         }
     }

@@ -60,7 +60,7 @@ public final class JobService implements AutoCloseable {
 
     /**
      * {@code grains} gives the grains a minion reported (empty when none), {@code nodegroups} maps names to compound
-     * expressions, {@code publisher} sends a publish load to the given minion ids.
+     * expressions, {@code publisher} sends a publish load to the given minion ids (null: to every minion, as one broadcast frame).
      */
     public JobService(Jdbi jdbi, EventStore events, KeyStore keys, java.util.function.Function<String, Map<String, Object>> grains,
                       Map<String, String> nodegroups, BiConsumer<Map<String, Object>, List<String>> publisher) {
@@ -98,8 +98,9 @@ public final class JobService implements AutoCloseable {
             throw ApiException.invalid("tgt", e.getMessage());
         }
         List<String> listed = type.equals("list") ? TargetExpression.listed(request.tgt()) : List.of();
+        List<String> accepted = type.equals("list") ? null : keys.acceptedIds();
         List<String> minions = type.equals("list") ? listed.stream().distinct().filter(id -> keys.acceptedKey(id) != null).toList()
-                : expected(target, type);
+                : expected(target, type, accepted);
         List<String> absent = listed.stream().filter(id -> !minions.contains(id)).toList();
         if (minions.isEmpty()) {
             throw ApiException.invalid("tgt", "'" + request.tgt() + "' matches no accepted minion");
@@ -136,7 +137,9 @@ public final class JobService implements AutoCloseable {
         load.put("ret", "");
         load.put("user", principal.name());
         long publishing = System.nanoTime();
-        publisher.accept(load, minions);
+        // A job for every accepted minion goes out as one broadcast frame instead of one frame per minion: the same
+        // agents receive it (minions without an accepted key have no session key), with one send instead of thousands.
+        publisher.accept(load, accepted != null && minions.size() == accepted.size() ? null : minions);
         log.debug("job {}: published to {} minion(s) in {} ms", jid, minions.size(), (System.nanoTime() - publishing) / 1_000_000);
         return new JobStarted(jid, minions, absent);
     }
@@ -147,9 +150,9 @@ public final class JobService implements AutoCloseable {
      * a minion that has reported none is expected whenever the target looks past ids (Salt's greedy default). A list
      * target (what subscriptions send, one agent per job) is answered from the accepted-key cache instead.
      */
-    private List<String> expected(TargetExpression target, String type) {
+    private List<String> expected(TargetExpression target, String type, List<String> accepted) {
         boolean idOnly = List.of("glob", "pcre", "list").contains(type);
-        return keys.acceptedIds().stream().filter(id -> {
+        return accepted.stream().filter(id -> {
             Map<String, Object> reported = grains.apply(id);
             return target.matches(new MinionView(id, reported)) || (!idOnly && reported.isEmpty());
         }).toList();
@@ -190,10 +193,10 @@ public final class JobService implements AutoCloseable {
             }
             returns.drainTo(batch, 999);
             try {
-                storeBatch(batch);
+                List<io.drover.model.events.Event> fired = storeBatch(batch);
                 batch.forEach(p -> p.stored().complete(true));
                 batch.forEach(p -> answered((String) p.load().get("jid"), p.minionId()));
-                events.publishPendingSoon();
+                events.publishCommitted(fired);
             } catch (RuntimeException e) {
                 log.warn("storing {} return(s) failed", batch.size(), e);
                 batch.forEach(p -> p.stored().completeExceptionally(e));
@@ -202,8 +205,9 @@ public final class JobService implements AutoCloseable {
         }
     }
 
-    private void storeBatch(List<PendingReturn> batch) {
-        jdbi.useTransaction(h -> {
+    /** Stores a batch of returns in one transaction; the return events it wrote, to publish after commit. */
+    private List<io.drover.model.events.Event> storeBatch(List<PendingReturn> batch) {
+        return jdbi.inTransaction(h -> {
             List<String> jids = batch.stream().map(p -> (String) p.load().get("jid")).distinct().toList();
             // Only minions the job targeted may answer it, once; anything else is acknowledged and dropped. A live
             // job knows in memory who has not answered yet (only this thread removes names, after commit); other
@@ -253,7 +257,7 @@ public final class JobService implements AutoCloseable {
             if (!fired.isEmpty()) {
                 insert.execute();
             }
-            events.appendAll(h, fired);
+            return events.appendPublished(h, fired);
         });
     }
 

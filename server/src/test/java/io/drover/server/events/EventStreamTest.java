@@ -4,20 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.drover.model.Json;
+import io.drover.server.testing.EventFollower;
 import io.drover.server.testing.TestServer;
-import java.io.BufferedReader;
-import java.io.InputStream;
-import java.io.InputStreamReader;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -38,50 +29,14 @@ class EventStreamTest {
         server.close();
     }
 
-    /** Follows the stream on a background thread, collecting each event's JSON. */
-    static final class Follower implements AutoCloseable {
-        final List<JsonNode> events = new CopyOnWriteArrayList<>();
-        final Thread thread;
-        volatile InputStream body;
-
-        Follower(String query, String token) {
-            thread = Thread.ofVirtual().start(() -> {
-                try {
-                    HttpResponse<InputStream> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                                    URI.create(server.url() + "/api/v1/events" + query))
-                            .header("Authorization", "Bearer " + token).header("Accept", "text/event-stream").build(),
-                            HttpResponse.BodyHandlers.ofInputStream());
-                    body = r.body();
-                    BufferedReader reader = new BufferedReader(new InputStreamReader(body, StandardCharsets.UTF_8));
-                    String line;
-                    while ((line = reader.readLine()) != null) {
-                        if (line.startsWith("data:")) {
-                            events.add(Json.json().readTree(line.substring(5).strip()));
-                        }
-                    }
-                } catch (Exception ignored) {
-                    // closed by the test
-                }
-            });
-        }
-
-        List<String> tags() {
-            return events.stream().map(e -> e.path("tag").asText()).toList();
-        }
-
-        @Override
-        public void close() throws Exception {
-            if (body != null) {
-                body.close();
-            }
-            thread.interrupt();
-        }
+    static EventFollower follow(String query, String token) {
+        return new EventFollower(server.url(), query, token);
     }
 
     @Test
     void streamsMatchingEventsLiveAndReplaysFromAnId() throws Exception {
-        try (Follower hosts = new Follower("?tag=drover/inventory/host/*", server.adminToken())) {
-            await().atMost(Duration.ofSeconds(5)).until(() -> hosts.body != null);
+        try (EventFollower hosts = follow("?tag=drover/inventory/host/*", server.adminToken())) {
+            await().atMost(Duration.ofSeconds(5)).until(hosts::connected);
             Thread.sleep(300);
             server.post("/api/v1/sets", server.adminToken(), Map.of("bk_biz_id", 2, "bk_set_name", "not-a-host"));
             server.post("/api/v1/hosts", server.adminToken(), Map.of("bk_biz_id", 2, "bk_host_innerip", "10.5.5.5"));
@@ -91,7 +46,7 @@ class EventStreamTest {
             assertThat(event.at("/data/after/bk_host_innerip").asText()).isEqualTo("10.5.5.5");
             assertThat(event.at("/data/before").isNull() || event.at("/data/before").isMissingNode()).isTrue();
         }
-        try (Follower replay = new Follower("?since=0&tag=drover/inventory/business/*", server.adminToken())) {
+        try (EventFollower replay = follow("?since=0&tag=drover/inventory/business/*", server.adminToken())) {
             await().atMost(Duration.ofSeconds(5)).until(() -> replay.events.size() == 2);
             assertThat(replay.events).extracting(e -> e.at("/data/id").asLong()).containsExactly(2L, 7L);
         }
@@ -101,7 +56,7 @@ class EventStreamTest {
     void aBusinessScopedTokenSeesOnlyItsBusinessesEvents() throws Exception {
         String shop = server.post("/api/v1/tokens", server.adminToken(), Map.of("name", "shop-viewer", "role", "viewer",
                 "bk_biz_ids", List.of(2))).body().path("token").asText();
-        try (Follower scoped = new Follower("?since=0&tag=drover/inventory/business/*", shop)) {
+        try (EventFollower scoped = follow("?since=0&tag=drover/inventory/business/*", shop)) {
             await().atMost(Duration.ofSeconds(5)).until(() -> !scoped.events.isEmpty());
             Thread.sleep(500);
             assertThat(scoped.events).extracting(e -> e.at("/data/bk_biz_id").asLong()).containsOnly(2L);

@@ -2,6 +2,7 @@ package io.drover.server.inventory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.drover.model.Json;
 import io.drover.model.api.Page;
@@ -259,6 +260,21 @@ abstract class InventoryStoreContract {
         assertThat(events.publishPending()).isEqualTo(1);
         assertThat(published).extracting(Event::tag).containsExactly("drover/inventory/host/updated");
         assertThat(events.publishPending()).isZero();
+    }
+
+    @Test
+    void hotPathEventsAreStoredPublishedAndDeliveredFromMemoryAfterCommit() {
+        List<Map.Entry<String, Map<String, Object>>> returns = List.of(Map.entry("salt/job/1/ret/a", Map.of("id", "a")),
+                Map.entry("salt/job/1/ret/b", Map.of("id", "b")));
+        List<Event> written = db.jdbi().inTransaction(h -> events.appendPublished(h, returns));
+        assertThat(written).extracting(Event::tag).containsExactly("salt/job/1/ret/a", "salt/job/1/ret/b");
+        assertThat(written.get(1).id()).isGreaterThan(written.get(0).id());
+        assertThat(events.publishPending()).as("not published a second time by the outbox").isZero();
+        events.publishCommitted(written);
+        await().atMost(java.time.Duration.ofSeconds(5)).until(() -> published.size() == 2);
+        assertThat(published).extracting(Event::id).containsExactly(written.get(0).id(), written.get(1).id());
+        assertThat(events.after(written.get(0).id() - 1, io.drover.core.match.Glob.compile("salt/job/*"), 10))
+                .extracting(Event::data).containsExactly(Map.of("id", "a"), Map.of("id", "b"));
     }
 
     @Test

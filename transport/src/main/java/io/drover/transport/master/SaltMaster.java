@@ -63,6 +63,8 @@ public final class SaltMaster implements AutoCloseable {
     private final BlockingQueue<byte[][]> publishes = new LinkedBlockingQueue<>(100_000);
     private final Pipe wakeup;
     private final AtomicLong serial = new AtomicLong();
+    private final AtomicLong broadcastFrames = new AtomicLong();
+    private final AtomicLong targetedFrames = new AtomicLong();
     private volatile Crypticle session = new Crypticle(Crypticle.generateKeyString());
     private volatile boolean running = true;
     private final Thread routerThread;
@@ -143,11 +145,23 @@ public final class SaltMaster implements AutoCloseable {
         byte[] frame = SaltPack.pack(envelope);
         if (publishMode == PublishMode.BROADCAST || minions == null) {
             enqueue(new byte[][] {BROADCAST, frame});
+            broadcastFrames.incrementAndGet();
         } else {
             for (String id : minions) {
                 enqueue(new byte[][] {Messages.topic(id).getBytes(StandardCharsets.US_ASCII), frame});
             }
+            targetedFrames.addAndGet(minions.size());
         }
+    }
+
+    /** Publishes sent with the topic "broadcast" since start. */
+    public long broadcastFrames() {
+        return broadcastFrames.get();
+    }
+
+    /** Publishes sent with one minion's topic since start. */
+    public long targetedFrames() {
+        return targetedFrames.get();
     }
 
     private void enqueue(byte[][] frames) {

@@ -228,7 +228,9 @@ public final class SaltMinion implements AutoCloseable {
             sub.subscribe("broadcast".getBytes(StandardCharsets.US_ASCII));
             sub.connect("tcp://" + config.masterHost() + ":" + publishPort);
             log.debug("{}: subscribed to {}:{}", config.id(), config.masterHost(), publishPort);
-            sub.setReceiveTimeOut(250);
+            // The wait wakes up only to notice a stop or a re-authentication asked for by another thread; every
+            // wake-up costs a fleet load process thousands of selector registrations a second.
+            sub.setReceiveTimeOut(1000);
             while (running && !reauth) {
                 byte[] first = sub.recv(0);
                 if (first == null) {
