@@ -80,7 +80,9 @@ public final class SaltBridge implements MasterHandler {
 
     @Override
     public Object onCommand(String id, String cmd, Map<?, ?> load) {
-        agents.seen(id);
+        if (id != null) {
+            agents.seen(id);
+        }
         return switch (cmd) {
             case "_file_list" -> files.list(load.get("prefix") instanceof String p ? p : "");
             case "_file_hash" -> files.hash(load.get("path"));

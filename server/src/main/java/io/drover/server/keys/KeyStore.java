@@ -158,7 +158,9 @@ public final class KeyStore {
     }
 
     private static MinionKey minionKey(java.sql.ResultSet rs) throws java.sql.SQLException {
-        return new MinionKey(rs.getString("id"), rs.getString("state"), rs.getString("fingerprint"),
+        // Computed from the key rather than read from the fingerprint column: rows written before the fingerprint
+        // followed Salt's form (sha256 over the PEM text, not the DER bytes) still show what the minion shows.
+        return new MinionKey(rs.getString("id"), rs.getString("state"), RsaKeys.fingerprint(rs.getString("public_key")),
                 rs.getObject("created_at", OffsetDateTime.class), rs.getObject("updated_at", OffsetDateTime.class));
     }
 

@@ -2,6 +2,7 @@ package io.drover.transport.crypto;
 
 import java.io.ByteArrayOutputStream;
 import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.KeyFactory;
 import java.security.KeyPair;
@@ -15,6 +16,7 @@ import java.security.spec.X509EncodedKeySpec;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.HexFormat;
+import java.util.List;
 
 /**
  * RSA keys in the PEM forms Salt writes: private keys as PKCS#1 ({@code BEGIN RSA PRIVATE KEY}), public keys as
@@ -81,11 +83,19 @@ public final class RsaKeys {
         }
     }
 
-    /** The sha256 fingerprint salt-key prints: colon-separated hex of sha256 over the PEM body's DER bytes. */
+    /**
+     * The sha256 fingerprint salt-key and {@code key.finger} print: colon-separated hex of sha256 over the PEM's
+     * base64 lines (armour and blank lines dropped, each line ending in a newline), so an operator can compare it with
+     * what the minion shows.
+     */
     public static String fingerprint(String publicPem) {
+        List<String> lines = publicPem.replace("\r\n", "\n").lines().filter(l -> !l.isBlank()).toList();
+        StringBuilder body = new StringBuilder();
+        for (String line : lines.subList(Math.min(1, lines.size()), Math.max(1, lines.size() - 1))) {
+            body.append(line).append('\n');
+        }
         try {
-            byte[] der = Base64.getMimeDecoder().decode(stripArmor(publicPem));
-            byte[] digest = MessageDigest.getInstance("SHA-256").digest(der);
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(body.toString().getBytes(StandardCharsets.US_ASCII));
             StringBuilder sb = new StringBuilder();
             for (byte b : digest) {
                 sb.append(sb.isEmpty() ? "" : ":").append(String.format("%02x", b));
@@ -110,10 +120,6 @@ public final class RsaKeys {
             throw new IllegalArgumentException("no " + type + " block");
         }
         return Base64.getMimeDecoder().decode(pem.substring(from + begin.length(), to).strip());
-    }
-
-    private static String stripArmor(String pem) {
-        return pem.replaceAll("-----[A-Z ]+-----", "").strip();
     }
 
     /** The PKCS#1 RSAPrivateKey inside a PKCS#8 PrivateKeyInfo: the content of its OCTET STRING. */

@@ -25,7 +25,10 @@ public interface MasterHandler {
         return Map.of();
     }
 
-    /** Any other AES command from an accepted minion (fileserver and so on); null means "not supported". */
+    /**
+     * Any other AES command from an accepted minion (fileserver and so on); null means "not supported". {@code id} is
+     * null for the fileserver commands of a salt-minion, which sends none.
+     */
     default Object onCommand(String id, String cmd, Map<?, ?> load) {
         return null;
     }

@@ -41,6 +41,9 @@ import org.zeromq.ZMQ;
 public final class SaltMaster implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(SaltMaster.class);
     private static final byte[] BROADCAST = "broadcast".getBytes(StandardCharsets.UTF_8);
+    /** What a salt-minion's file client asks without naming itself; Drover serves the first three, the rest get None. */
+    private static final java.util.Set<String> FILESERVER_COMMANDS = java.util.Set.of("_file_list", "_file_hash", "_serve_file",
+            "_file_find", "_file_list_emptydirs", "_dir_list", "_symlink_list", "_file_envs", "_master_opts");
     private static final int MAX_WORKERS = 10_000;
     /** Connections that have not finished the ZMTP handshake by then are dropped (see SaltMinion.HANDSHAKE_MS). */
     private static final int HANDSHAKE_MS = 2000;
@@ -293,6 +296,12 @@ public final class SaltMaster implements AutoCloseable {
         Crypticle current = session;
         Map<Object, Object> load = new LinkedHashMap<>(Messages.map(current.loads(ciphertext, null), "load"));
         Object nonce = load.remove("nonce");
+        if (load.get("id") == null && FILESERVER_COMMANDS.contains(load.get("cmd"))) {
+            // A salt-minion's file client sends no id (a salt-master asks for none): the current session key, which
+            // only accepted minions get and which changes when a key is rejected or deleted, is the credential.
+            Object result = handler.onCommand(null, (String) load.get("cmd"), load);
+            return SaltPack.pack(current.dumps(result, nonce instanceof String s ? s : null));
+        }
         String id = Messages.string(load, "id");
         String pubPem = Messages.validId(id) ? handler.acceptedKey(id) : null;
         if (pubPem == null) {
@@ -369,6 +378,8 @@ public final class SaltMaster implements AutoCloseable {
                 inner.put("enc", "pub");
                 inner.put("pub_key", masterPubPem);
                 inner.put("publish_port", publishPort);
+                // Tells a Drover minion that publishes carry topics (sha1(id) or "broadcast"); a salt-minion ignores it.
+                inner.put(Messages.TOPICS_FLAG, true);
                 inner.put("aes", Rsa.encryptOaep(minionPub, aes.getBytes(StandardCharsets.UTF_8)));
                 inner.put("sig", Rsa.signX931(masterKey, Messages.sha256Hex(aes).getBytes(StandardCharsets.US_ASCII)));
                 if (load.get("token") != null) {

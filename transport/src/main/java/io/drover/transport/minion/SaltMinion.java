@@ -23,7 +23,7 @@ import org.zeromq.ZMQ;
 
 /**
  * The minion side of Salt's transport: authenticates with its RSA key, subscribes to the publish port (its own
- * topic and "broadcast"), checks every publish (signature, HMAC, increasing serial, that it targets this
+ * topic and "broadcast" on a Drover server, everything on a salt-master), checks every publish (signature, HMAC, increasing serial, that it targets this
  * minion) and hands jobs to a listener; sends returns and events over one long-lived request socket with
  * timeout and retry. Re-authenticates with jitter when the master's session key changes.
  */
@@ -61,6 +61,8 @@ public final class SaltMinion implements AutoCloseable {
     /** From the configuration until the master names its publish port in the sign-in reply. */
     private volatile int publishPort;
     private volatile boolean reauth;
+    /** The master frames publishes with topics (a Drover server says so when signing in); false for a salt-master. */
+    private volatile boolean topics;
     private volatile boolean running = true;
     private long lastSerial;
     private final java.util.concurrent.CountDownLatch stopped = new java.util.concurrent.CountDownLatch(1);
@@ -191,6 +193,7 @@ public final class SaltMinion implements AutoCloseable {
                     onMasterKeyPinned.accept(advertised);
                 }
             }
+            topics = Boolean.TRUE.equals(inner.get(Messages.TOPICS_FLAG));
             if (inner.get("publish_port") instanceof Long port && port > 0 && port < 65536) {
                 publishPort = port.intValue();
             }
@@ -224,8 +227,14 @@ public final class SaltMinion implements AutoCloseable {
             sub.setReconnectIVLMax(10_000);
             sub.setLinger(0);
             sub.setRcvHWM(10_000);
-            sub.subscribe(Messages.topic(config.id()).getBytes(StandardCharsets.US_ASCII));
-            sub.subscribe("broadcast".getBytes(StandardCharsets.US_ASCII));
+            if (topics) {
+                sub.subscribe(Messages.topic(config.id()).getBytes(StandardCharsets.US_ASCII));
+                sub.subscribe("broadcast".getBytes(StandardCharsets.US_ASCII));
+            } else {
+                // A salt-master publishes one untagged frame by default (zmq_filtering off): take every publish
+                // and let the target check decide, as a salt-minion does.
+                sub.subscribe(new byte[0]);
+            }
             sub.connect("tcp://" + config.masterHost() + ":" + publishPort);
             log.debug("{}: subscribed to {}:{}", config.id(), config.masterHost(), publishPort);
             // The wait wakes up only to notice a stop or a re-authentication asked for by another thread; every

@@ -11,6 +11,12 @@ import java.util.regex.Pattern;
 
 /** Small shared pieces of the Salt protocol: envelopes, nonces, id rules, topic hashes. */
 public final class Messages {
+    /**
+     * Key in a Drover master's sign-in reply: its publishes carry a topic frame, so a minion subscribes to its own
+     * topic and "broadcast" only. A salt-master does not send it and publishes untagged frames by default.
+     */
+    public static final String TOPICS_FLAG = "drover_topics";
+
     public static final int VERSION = 2;
     private static final Pattern VALID_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._@-]{0,254}");
 

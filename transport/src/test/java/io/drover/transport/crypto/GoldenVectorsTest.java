@@ -138,4 +138,17 @@ class GoldenVectorsTest {
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> Rsa.recoverX931(masterPub,
                 HEX.parseHex(v.get("minion_tok_hex").asText()))).isInstanceOf(InvalidMessageException.class);
     }
+
+    /**
+     * salt-minion-3006.pub is the key a real salt-minion 3006.0 generated on this machine; its fingerprint is what
+     * Salt's own {@code salt.utils.crypt.pem_finger} printed for that file (the value salt-key and key.finger show).
+     */
+    @Test
+    void keyFingerprintsAreTheOnesSaltShows() throws IOException {
+        String pem = resource("salt-minion-3006.pub");
+        String salt = "11:c1:0b:c3:4a:07:ea:97:81:bc:c1:66:b3:09:d6:a9:5f:f2:47:05:a2:6c:71:88:20:08:ea:dd:82:59:a9:6b";
+        assertThat(RsaKeys.fingerprint(pem)).isEqualTo(salt);
+        assertThat(RsaKeys.fingerprint(pem.replace("\n", "\r\n"))).as("line endings do not matter").isEqualTo(salt);
+        assertThat(RsaKeys.fingerprint(RsaKeys.publicPem(minionPub))).isNotEqualTo(salt);
+    }
 }

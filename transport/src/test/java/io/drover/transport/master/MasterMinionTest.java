@@ -61,6 +61,11 @@ class MasterMinionTest {
             events.add(load);
             return true;
         }
+
+        @Override
+        public Object onCommand(String id, String cmd, Map<?, ?> load) {
+            return cmd.equals("_file_list") ? List.of("files of " + id) : null;
+        }
     }
 
     Keys keys;
@@ -198,6 +203,21 @@ class MasterMinionTest {
         Map<?, ?> inner = (Map<?, ?>) SaltPack.unpack(SaltPack.bytes(reply.get("load")));
         return new String(io.drover.transport.crypto.Rsa.decryptOaep((RSAPrivateCrtKey) pair.getPrivate(),
                 SaltPack.bytes(inner.get("aes"))), StandardCharsets.UTF_8);
+    }
+
+    /** A salt-minion's file client sends fileserver requests without its id; anything else still needs one. */
+    @Test
+    void fileserverRequestsMayOmitTheIdOtherRequestsMayNot() {
+        Crypticle session = new Crypticle(sessionKeyViaAuth());
+        byte[] list = session.dumps(Map.of("cmd", "_file_list", "saltenv", "base", "prefix", "", "nonce", "n1"), null);
+        Object reply = SaltPack.unpack(master.handle(SaltPack.pack(Messages.envelope("aes", list))));
+        assertThat(session.loads(SaltPack.bytes(reply), "n1")).isEqualTo(List.of("files of null"));
+        byte[] find = session.dumps(Map.of("cmd", "_file_find", "path", "a.txt", "saltenv", "base", "nonce", "n2"), null);
+        assertThat(session.loads(SaltPack.bytes(SaltPack.unpack(master.handle(SaltPack.pack(Messages.envelope("aes", find))))), "n2"))
+                .isNull();
+        byte[] anonymousReturn = session.dumps(Map.of("cmd", "_return", "jid", "1", "return", true, "nonce", "n3"), null);
+        assertThat(SaltPack.unpack(master.handle(SaltPack.pack(Messages.envelope("aes", anonymousReturn))))).isEqualTo("bad load");
+        assertThat(keys.returns).isEmpty();
     }
 
     @Test
