@@ -27,7 +27,7 @@ import java.util.Map;
  * {@code test.ping} to all of them through the REST API, every return collected.
  *
  * <p>Usage: {@code FleetLoad --server URL --token-file FILE --master HOST:PORT --count N [--prefix sim-] [--ping 20]
- * [--target GLOB --expect TOTAL] [--ramp 50] [--io-threads 2]}: agents start in batches of {@code ramp}, each once most of the
+ * [--warmup 3] [--target GLOB --expect TOTAL] [--ramp 50] [--io-threads 2]}: agents start in batches of {@code ramp}, each once most of the
  * previous batch signed in. An agent costs about ten open files (two sockets, their mailboxes, two connections), so one process holds up to
  * about 1,800 within a 20,000 open-file limit; run several
  * (without --ping) and let one of them ping the whole fleet with --target and --expect.
@@ -106,7 +106,8 @@ public final class FleetLoad {
         }
         if (rounds > 0) {
             ping(opts.get("server"), Files.readString(Path.of(opts.get("token-file"))).strip(),
-                    opts.getOrDefault("target", prefix + "*"), rounds, Integer.parseInt(opts.getOrDefault("expect", "" + count)));
+                    opts.getOrDefault("target", prefix + "*"), rounds, Integer.parseInt(opts.getOrDefault("warmup", "3")),
+                    Integer.parseInt(opts.getOrDefault("expect", "" + count)));
             System.exit(0); // closing thousands of minions one by one takes longer than the run; exiting closes their sockets
         }
         Thread.currentThread().join();
@@ -116,10 +117,9 @@ public final class FleetLoad {
     static final java.util.concurrent.atomic.AtomicLong LAST_IN = new java.util.concurrent.atomic.AtomicLong();
     static final java.util.concurrent.atomic.AtomicLong LAST_OUT = new java.util.concurrent.atomic.AtomicLong();
 
-    private static void ping(String server, String token, String target, int rounds, int expected) throws Exception {
+    private static void ping(String server, String token, String target, int rounds, int warmup, int expected) throws Exception {
         HttpClient http = HttpClient.newHttpClient();
         List<Double> times = new ArrayList<>();
-        int warmup = 3;
         for (int round = 0; round < rounds + warmup; round++) {
             long t0 = System.nanoTime();
             long w0 = System.currentTimeMillis();

@@ -1,0 +1,66 @@
+#!/bin/sh
+# Times test.ping to a fleet of simulated agents: a server (-Xmx1g, embedded H2, auto-accept) and PROCS fleet load
+# processes of PER agents each, started one after the other; the last one pings the whole fleet ROUNDS times (after
+# WARMUP untimed rounds, default 3) and prints each round and the median. Also prints the server's heap, open files, and how the two
+# cores were shared between the server and the load processes during the rounds.
+# Usage: bench/ping.sh [PROCS PER ROUNDS [WARMUP]]   (default 2 500 15 3: 1,000 agents; 5 1600 5: 8,000 agents)
+# Needs ports 4505, 4506 and 18083 free. Figures go to docs/benchmarks.md.
+set -e
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+. .ci/java-home
+procs=${1:-2}; per=${2:-500}; rounds=${3:-15}; warmup=${4:-3}
+work=${WORK:-/tmp/drover-ping-bench}
+rm -rf "$work"; mkdir -p "$work"
+./mvnw -q -B -DskipTests install
+./mvnw -q -B -pl bench dependency:build-classpath -Dmdep.outputFile="$root/bench/target/classpath.txt"
+cp="bench/target/classes:$(cat bench/target/classpath.txt)"
+java="$JAVA_HOME/bin/java"
+server_url=http://127.0.0.1:18083
+
+DROVER_SERVER_OPTS="-Xmx1g" dist/target/drover/bin/drover server --port 18083 --data-dir "$work/data" \
+  --auto-accept 'f*' > "$work/server.log" 2>&1 &
+server=$!
+trap 'kill $server $loads 2>/dev/null' EXIT
+until [ -f "$work/data/admin.token" ] && curl -sf "$server_url/readyz" >/dev/null; do sleep 1; done
+
+connected() {
+  until grep -q 'connected in' "$1"; do
+    kill -0 "$2" 2>/dev/null || { echo "load process failed:"; tail -5 "$1"; exit 1; }
+    sleep 1
+  done
+  echo "$(basename "$1" .log): $(grep 'connected in' "$1")"
+}
+loads=""
+i=1
+while [ "$i" -lt "$procs" ]; do
+  "$java" -Xmx1g -cp "$cp" io.drover.bench.FleetLoad --master 127.0.0.1:4506 --count "$per" --prefix "f$i-" \
+    > "$work/f$i.log" 2>&1 &
+  loads="$loads $!"
+  connected "$work/f$i.log" $!
+  i=$((i + 1))
+done
+"$java" -Xmx1g -cp "$cp" io.drover.bench.FleetLoad --server "$server_url" --token-file "$work/data/admin.token" \
+  --master 127.0.0.1:4506 --count "$per" --prefix "f$procs-" --ping "$rounds" --warmup "$warmup" --target 'f*' --expect $((procs * per)) \
+  > "$work/ping.log" 2>&1 &
+pinger=$!
+loads="$loads $pinger"
+connected "$work/ping.log" $pinger
+echo "server open files: $(ls /proc/$server/fd | wc -l)"
+
+# CPU seconds per process over 5 s of ping rounds (utime + stime from /proc, in clock ticks)
+ticks() { for p in $server $loads; do awk -v p="$p" '{printf "%s %d\n", p, $14 + $15}' "/proc/$p/stat" 2>/dev/null; done; }
+until grep -q '^round 4' "$work/ping.log" || ! kill -0 $pinger 2>/dev/null; do sleep 1; done
+ticks > "$work/cpu1"; sleep 5; ticks > "$work/cpu2"
+hz=$(getconf CLK_TCK)
+join "$work/cpu1" "$work/cpu2" | awk -v s="$server" -v hz="$hz" '{ c = ($3 - $2) / hz / 5; if ($1 == s) srv += c; else load += c }
+  END { printf "CPU during the rounds: server %.2f cores, load processes %.2f cores\n", srv, load }'
+
+heap_max=0
+while kill -0 $pinger 2>/dev/null; do
+  heap=$(curl -s "$server_url/metrics" | grep '^jvm_memory_used_bytes{area="heap"' | awk '{s += $NF} END {printf "%d", s}')
+  [ "${heap:-0}" -gt "$heap_max" ] && heap_max=$heap
+  sleep 1
+done
+grep -E '^round|median' "$work/ping.log"
+echo "server heap used at most $((heap_max / 1048576)) MiB (-Xmx1g), sampled once a second"
