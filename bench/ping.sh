@@ -25,7 +25,7 @@ trap 'kill $server $loads 2>/dev/null' EXIT
 until [ -f "$work/data/admin.token" ] && curl -sf "$server_url/readyz" >/dev/null; do sleep 1; done
 
 connected() {
-  until grep -q 'connected in' "$1"; do
+  until grep -qs 'connected in' "$1"; do
     kill -0 "$2" 2>/dev/null || { echo "load process failed:"; tail -5 "$1"; exit 1; }
     sleep 1
   done
