@@ -186,12 +186,22 @@ public final class TaskRunner implements AutoCloseable {
             }
             finishTask(taskId, null);
         } catch (Exception e) {
+            if (stopping(e)) {
+                log.info("task {} left unfinished: the server is stopping (its next start fails what did not finish)", taskId);
+                return;
+            }
             log.error("task {} failed", taskId, e);
             failUnfinished(taskId, "the task failed on the server: " + e.getMessage());
             finishTask(taskId, e.getMessage());
         } finally {
             revoked.remove(taskId);
         }
+    }
+
+    /** True when a task's failure comes from the server stopping (its threads interrupted) rather than from the task. */
+    private static boolean stopping(Exception e) {
+        return e instanceof InterruptedException || e.getCause() instanceof InterruptedException
+                || Thread.currentThread().isInterrupted();
     }
 
     /** Runs one instance's steps in order; stops at the first failure. True when nothing failed. */
@@ -221,6 +231,11 @@ public final class TaskRunner implements AutoCloseable {
             }
             journal.beginStep(step.stepId());
             String error = runStep(p, ip.instanceId(), step, journal);
+            if (error != null && Thread.currentThread().isInterrupted()) {
+                // The server is stopping and cut the wait short: the error says nothing about the agent. Leave the
+                // instance RUNNING; the next start fails it as interrupted by the stop.
+                return false;
+            }
             journal.endStep(error == null ? "SUCCESS" : "FAILED");
             if (error != null) {
                 ip.steps().stream().dropWhile(s -> s != step).skip(1).filter(s -> s.action().changes())
