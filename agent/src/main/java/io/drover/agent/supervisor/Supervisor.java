@@ -317,9 +317,17 @@ public final class Supervisor implements AutoCloseable {
             return;
         }
         setupDir(spec);
+        Optional<Long> before = pid(spec);
         Shell.Outcome outcome = run(spec, spec.restartCmd());
         if (outcome.exit() != 0) {
             throw new IOException("restart_cmd of '" + spec.name() + "' exited with " + outcome.exit() + ": " + outcome.text());
+        }
+        // A restart_cmd that signals the old process and starts the new one in the background returns before the old
+        // one has exited or the new one has written its pid: give it a moment to show a new pid (one that keeps its
+        // pid on restart is accepted once the wait ends).
+        long deadline = System.nanoTime() + options.startCheck().toNanos();
+        while (before.isPresent() && pid(spec).equals(before) && System.nanoTime() < deadline) {
+            Thread.sleep(50);
         }
         if (!awaitRunning(spec, options.startCheck())) {
             throw new IOException("restart_cmd of '" + spec.name() + "' succeeded, but " + spec.pidPath()
