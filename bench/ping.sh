@@ -4,7 +4,7 @@
 # WARMUP untimed rounds, default 3) and prints each round and the median. Also prints the server's heap, open files, and how the two
 # cores were shared between the server and the load processes during the rounds.
 # Usage: bench/ping.sh [PROCS PER ROUNDS [WARMUP]]   (default 2 500 15 3: 1,000 agents; 5 1600 5: 8,000 agents)
-# Needs ports 4505, 4506 and 18083 free. Figures go to docs/benchmarks.md.
+# FLEET_OPTS adds options to every load process (e.g. "--io-threads 1"). Needs ports 4505, 4506 and 18083 free. Figures go to docs/benchmarks.md.
 set -e
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -35,14 +35,14 @@ loads=""
 i=1
 while [ "$i" -lt "$procs" ]; do
   "$java" -Xmx1g -cp "$cp" io.drover.bench.FleetLoad --master 127.0.0.1:4506 --count "$per" --prefix "f$i-" \
-    > "$work/f$i.log" 2>&1 &
+    $FLEET_OPTS > "$work/f$i.log" 2>&1 &
   loads="$loads $!"
   connected "$work/f$i.log" $!
   i=$((i + 1))
 done
 "$java" -Xmx1g -cp "$cp" io.drover.bench.FleetLoad --server "$server_url" --token-file "$work/data/admin.token" \
   --master 127.0.0.1:4506 --count "$per" --prefix "f$procs-" --ping "$rounds" --warmup "$warmup" --target 'f*' --expect $((procs * per)) \
-  > "$work/ping.log" 2>&1 &
+  $FLEET_OPTS > "$work/ping.log" 2>&1 &
 pinger=$!
 loads="$loads $pinger"
 connected "$work/ping.log" $pinger

@@ -33,6 +33,11 @@ public final class Grains {
         String arch = System.getProperty("os.arch");
         g.put("cpuarch", arch.equals("amd64") ? "x86_64" : arch);
         g.put("num_cpus", Runtime.getRuntime().availableProcessors());
+        try {
+            g.putAll(OsRelease.grains(java.nio.file.Files.readString(java.nio.file.Path.of("/etc/os-release"))));
+        } catch (java.io.IOException | java.io.UncheckedIOException e) {
+            // not a Linux distribution with os-release: no os grains
+        }
         List<String> ipv4 = new ArrayList<>();
         try {
             for (NetworkInterface nic : Collections.list(NetworkInterface.getNetworkInterfaces())) {
