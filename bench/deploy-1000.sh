@@ -6,13 +6,9 @@
 set -e
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-. .ci/java-home
 per=${1:-500}
 work=${WORK:-/tmp/drover-deploy-bench}
-rm -rf "$work"; mkdir -p "$work"
-./mvnw -q -B -DskipTests install
-./mvnw -q -B -pl bench dependency:build-classpath -Dmdep.outputFile="$root/bench/target/classpath.txt"
-cp="bench/target/classes:$(cat bench/target/classpath.txt)"
+. bench/build.sh
 drover="dist/target/drover/bin/drover"
 export DROVER_SERVER=http://127.0.0.1:18084
 

@@ -8,13 +8,9 @@
 set -e
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-. .ci/java-home
 procs=${1:-2}; per=${2:-500}; rounds=${3:-15}; warmup=${4:-3}
 work=${WORK:-/tmp/drover-ping-bench}
-rm -rf "$work"; mkdir -p "$work"
-./mvnw -q -B -DskipTests install
-./mvnw -q -B -pl bench dependency:build-classpath -Dmdep.outputFile="$root/bench/target/classpath.txt"
-cp="bench/target/classes:$(cat bench/target/classpath.txt)"
+. bench/build.sh
 java="$JAVA_HOME/bin/java"
 server_url=http://127.0.0.1:18083
 
@@ -48,19 +44,27 @@ loads="$loads $pinger"
 connected "$work/ping.log" $pinger
 echo "server open files: $(ls /proc/$server/fd | wc -l)"
 
-# CPU seconds per process over 5 s of ping rounds (utime + stime from /proc, in clock ticks)
-ticks() { for p in $server $loads; do awk -v p="$p" '{printf "%s %d\n", p, $14 + $15}' "/proc/$p/stat" 2>/dev/null; done; }
-until grep -q '^round 4' "$work/ping.log" || ! kill -0 $pinger 2>/dev/null; do sleep 1; done
-ticks > "$work/cpu1"; sleep 5; ticks > "$work/cpu2"
-hz=$(getconf CLK_TCK)
-join "$work/cpu1" "$work/cpu2" | awk -v s="$server" -v hz="$hz" '{ c = ($3 - $2) / hz / 5; if ($1 == s) srv += c; else load += c }
-  END { printf "CPU during the rounds: server %.2f cores, load processes %.2f cores\n", srv, load }'
+(
+  heap_max=0
+  while kill -0 $pinger 2>/dev/null; do
+    heap=$(curl -s "$server_url/metrics" | grep '^jvm_memory_used_bytes{area="heap"' | awk '{s += $NF} END {printf "%d", s}')
+    [ "${heap:-0}" -gt "$heap_max" ] && heap_max=$heap
+    sleep 1
+  done
+  echo "$heap_max" > "$work/heap"
+) &
+heap_sampler=$!
 
-heap_max=0
-while kill -0 $pinger 2>/dev/null; do
-  heap=$(curl -s "$server_url/metrics" | grep '^jvm_memory_used_bytes{area="heap"' | awk '{s += $NF} END {printf "%d", s}')
-  [ "${heap:-0}" -gt "$heap_max" ] && heap_max=$heap
-  sleep 1
-done
+# CPU seconds per process over 5 s of ping rounds (utime + stime from /proc, in clock ticks)
+ticks() { for p in $server $loads; do awk -v p="$p" '{printf "%s %d\n", p, $14 + $15}' "/proc/$p/stat" 2>/dev/null || true; done; }
+until grep -q '^round 4' "$work/ping.log" || ! kill -0 $pinger 2>/dev/null; do sleep 1; done
+if kill -0 $pinger 2>/dev/null; then
+  ticks > "$work/cpu1"; sleep 5; ticks > "$work/cpu2"
+  hz=$(getconf CLK_TCK)
+  join "$work/cpu1" "$work/cpu2" | awk -v s="$server" -v hz="$hz" '{ c = ($3 - $2) / hz / 5; if ($1 == s) srv += c; else load += c }
+    END { printf "CPU during the rounds: server %.2f cores, load processes %.2f cores\n", srv, load }'
+fi
+
+wait $heap_sampler
 grep -E '^round|median' "$work/ping.log"
-echo "server heap used at most $((heap_max / 1048576)) MiB (-Xmx1g), sampled once a second"
+echo "server heap used at most $(($(cat "$work/heap") / 1048576)) MiB (-Xmx1g), sampled once a second"
