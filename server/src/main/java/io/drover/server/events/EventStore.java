@@ -80,11 +80,11 @@ public final class EventStore {
     }
 
     /** Publishes events written by {@link #appendPublished} on the background thread, once their transaction committed. */
-    public void publishCommitted(List<Event> committed) {
-        if (committed.isEmpty()) {
+    public void publishCommitted(List<Event> events) {
+        if (events.isEmpty()) {
             return;
         }
-        this.committed.add(committed);
+        committed.add(events);
         wakePublisher();
     }
 

@@ -295,12 +295,12 @@ public final class SaltMaster implements AutoCloseable {
     private byte[] aes(byte[] ciphertext) {
         Crypticle current = session;
         Map<Object, Object> load = new LinkedHashMap<>(Messages.map(current.loads(ciphertext, null), "load"));
-        Object nonce = load.remove("nonce");
-        if (load.get("id") == null && FILESERVER_COMMANDS.contains(load.get("cmd"))) {
+        String replyNonce = load.remove("nonce") instanceof String s ? s : null;
+        String cmd = Messages.string(load, "cmd");
+        if (load.get("id") == null && FILESERVER_COMMANDS.contains(cmd)) {
             // A salt-minion's file client sends no id (a salt-master asks for none): the current session key, which
             // only accepted minions get and which changes when a key is rejected or deleted, is the credential.
-            Object result = handler.onCommand(null, (String) load.get("cmd"), load);
-            return SaltPack.pack(current.dumps(result, nonce instanceof String s ? s : null));
+            return SaltPack.pack(current.dumps(handler.onCommand(null, cmd, load), replyNonce));
         }
         String id = Messages.string(load, "id");
         String pubPem = Messages.validId(id) ? handler.acceptedKey(id) : null;
@@ -308,10 +308,8 @@ public final class SaltMaster implements AutoCloseable {
             log.warn("AES request from {} which is not accepted", id);
             return SaltPack.pack("bad load");
         }
-        String cmd = Messages.string(load, "cmd");
         if (cmd.equals("_pillar")) {
-            return SaltPack.pack(privateReply(RsaKeys.parsePublic(pubPem), "pillar", handler.onPillar(id, load),
-                    nonce instanceof String s ? s : null));
+            return SaltPack.pack(privateReply(RsaKeys.parsePublic(pubPem), "pillar", handler.onPillar(id, load), replyNonce));
         }
         Object result = switch (cmd) {
             case "_return" -> handler.onReturn(id, load);
@@ -324,7 +322,7 @@ public final class SaltMaster implements AutoCloseable {
             }
             default -> handler.onCommand(id, cmd, load);
         };
-        return SaltPack.pack(current.dumps(result, nonce instanceof String s ? s : null));
+        return SaltPack.pack(current.dumps(result, replyNonce));
     }
 
     /**
