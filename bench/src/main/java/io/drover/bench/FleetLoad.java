@@ -1,6 +1,8 @@
 package io.drover.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.drover.bench.zmtp.NioMinionTransport;
+import io.drover.bench.zmtp.ZmtpLoop;
 import io.drover.model.Json;
 import io.drover.transport.crypto.RsaKeys;
 import io.drover.transport.minion.MinionConfig;
@@ -22,15 +24,17 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The fleet load tool: N simulated agents in one JVM, each a real {@link SaltMinion} (its own sockets, sign-in,
- * publish checks, returns) answering test.ping, against a running server. With {@code --ping ROUNDS} it then times
+ * The fleet load tool: N simulated agents in one JVM, each a real {@link SaltMinion} (its own two connections,
+ * sign-in, publish checks, returns) answering test.ping, against a running server. Their connections speak ZMTP
+ * through {@link NioMinionTransport} on shared selector loops: one thread per agent, as ZeroMQ sockets need, would
+ * leave two cores little time for the server being measured. With {@code --ping ROUNDS} it then times
  * {@code test.ping} to all of them through the REST API, every return collected.
  *
  * <p>Usage: {@code FleetLoad --server URL --token-file FILE --master HOST:PORT --count N [--prefix sim-] [--ping 20]
- * [--warmup 3] [--target GLOB --expect TOTAL] [--ramp 50] [--io-threads 2]}: agents start in batches of {@code ramp}, each once most of the
- * previous batch signed in. An agent costs about ten open files (two sockets, their mailboxes, two connections), so one process holds up to
- * about 1,800 within a 20,000 open-file limit; run several
- * (without --ping) and let one of them ping the whole fleet with --target and --expect.
+ * [--warmup 3] [--target GLOB --expect TOTAL] [--ramp 50] [--io-threads 1]}: agents start in batches of {@code ramp}, each once most
+ * of the previous batch signed in. An agent costs two open files, so one process holds up to about 9,000 within a
+ * 20,000 open-file limit; to spread the load, run several (without --ping) and let one of them ping the whole fleet
+ * with --target and --expect.
  * The agents share one RSA key (generating thousands takes minutes on two cores); the server's auto-accept must
  * cover the prefix, e.g. {@code drover server --auto-accept 'sim-*'}.
  */
@@ -45,12 +49,11 @@ public final class FleetLoad {
         String[] master = opts.getOrDefault("master", "127.0.0.1:4506").split(":");
         int rounds = Integer.parseInt(opts.getOrDefault("ping", "0"));
         RSAPrivateCrtKey key = (RSAPrivateCrtKey) RsaKeys.generate().getPrivate();
-        // One set of ZeroMQ I/O threads for the whole process (each minion still has its own sockets); a context
-        // per minion would mean two more threads per minion, which a real agent has but a 2-core host cannot carry
-        // a thousand times over.
-        org.zeromq.ZContext shared = new org.zeromq.ZContext(Integer.parseInt(opts.getOrDefault("io-threads", "2")));
-        // Two sockets per agent; JeroMQ refuses sockets beyond 1,023 per context unless told otherwise.
-        shared.getContext().setMaxSockets(2 * count + 64);
+        // The agents' sockets are served by --io-threads selector loops (default 1), not by a thread per socket.
+        ZmtpLoop[] loops = new ZmtpLoop[Integer.parseInt(opts.getOrDefault("io-threads", "1"))];
+        for (int i = 0; i < loops.length; i++) {
+            loops[i] = new ZmtpLoop("zmtp-" + i);
+        }
 
         // --functions ROOT: each agent runs the real agent functions under ROOT/<id> (process start simulated) and
         // reports the address --ip-base.<i/250>.<i%250+1>, so that a server with --agent-biz links it to that host.
@@ -72,7 +75,8 @@ public final class FleetLoad {
                     .withTimeouts(Duration.ofSeconds(30), Duration.ofSeconds(2), Duration.ofSeconds(5));
             if (functionsRoot != null) {
                 SimulatedHost host = new SimulatedHost(id, functionsRoot.resolve(id), jobs, portTable);
-                SaltMinion minion = new SaltMinion(config, key, null, Targets.byId(id), host::handle, pem -> { }, shared);
+                SaltMinion minion = new SaltMinion(config, key, null, Targets.byId(id), host::handle, pem -> { },
+                        new NioMinionTransport(config, loops[i % loops.length]));
                 host.attach(minion);
                 fleet.add(minion);
                 continue;
@@ -90,7 +94,7 @@ public final class FleetLoad {
                 ret.put("success", true);
                 minion.sendReturn(ret);
                 LAST_OUT.accumulateAndGet(System.currentTimeMillis(), Math::max);
-            }, pem -> { }, shared));
+            }, pem -> { }, new NioMinionTransport(config, loops[i % loops.length])));
         }
         while (fleet.stream().anyMatch(m -> m.state() != SaltMinion.State.CONNECTED)) {
             Thread.sleep(200);

@@ -45,7 +45,7 @@ public final class SaltMaster implements AutoCloseable {
     private static final java.util.Set<String> FILESERVER_COMMANDS = java.util.Set.of("_file_list", "_file_hash", "_serve_file",
             "_file_find", "_file_list_emptydirs", "_dir_list", "_symlink_list", "_file_envs", "_master_opts");
     private static final int MAX_WORKERS = 10_000;
-    /** Connections that have not finished the ZMTP handshake by then are dropped (see SaltMinion.HANDSHAKE_MS). */
+    /** Connections that have not finished the ZMTP handshake by then are dropped (see JeroMqTransport.HANDSHAKE_MS). */
     private static final int HANDSHAKE_MS = 2000;
 
     /** How publishes are framed: per-target topics (Salt's zmq_filtering), or one broadcast frame for every SUB. */

@@ -12,29 +12,22 @@ import java.security.interfaces.RSAPrivateCrtKey;
 import java.security.interfaces.RSAPublicKey;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.zeromq.SocketType;
-import org.zeromq.ZContext;
-import org.zeromq.ZMQ;
 
 /**
  * The minion side of Salt's transport: authenticates with its RSA key, subscribes to the publish port (its own
  * topic and "broadcast" on a Drover server, everything on a salt-master), checks every publish (signature, HMAC, increasing serial, that it targets this
  * minion) and hands jobs to a listener; sends returns and events over one long-lived request socket with
- * timeout and retry. Re-authenticates with jitter when the master's session key changes.
+ * timeout and retry. Re-authenticates with jitter when the master's session key changes. The sockets themselves
+ * belong to a {@link MinionTransport}.
  */
 public final class SaltMinion implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(SaltMinion.class);
-    /**
-     * A connection whose ZMTP handshake has not finished by then is dropped and redialled. Measured here with
-     * JeroMQ 0.6.0 on JDK 25: about one loopback connection in three stalls with the peer's greeting unread;
-     * without this limit such a SUB never receives anything.
-     */
-    static final int HANDSHAKE_MS = 2000;
 
     /** Where the minion stands with the master. */
     public enum State { CONNECTING, PENDING, REJECTED, FULL, CONNECTED, STOPPED }
@@ -50,9 +43,7 @@ public final class SaltMinion implements AutoCloseable {
     private final Targets targets;
     private final JobListener listener;
     private final Consumer<String> onMasterKeyPinned;
-    private final ZContext context;
-    private final Object requestLock = new Object();
-    private ZMQ.Socket request;
+    private final MinionTransport transport;
     private volatile String masterPem;
     private volatile ParsedKey masterKey;
     private volatile Crypticle session;
@@ -73,16 +64,16 @@ public final class SaltMinion implements AutoCloseable {
      */
     public SaltMinion(MinionConfig config, RSAPrivateCrtKey key, String pinnedMasterPem, Targets targets,
                       JobListener listener, Consumer<String> onMasterKeyPinned) {
-        this(config, key, pinnedMasterPem, targets, listener, onMasterKeyPinned, null);
+        this(config, key, pinnedMasterPem, targets, listener, onMasterKeyPinned, new JeroMqTransport(config));
     }
 
     /**
-     * @param shared a context whose I/O threads this minion's sockets use (the fleet load tool runs hundreds of
-     *               minions in one JVM); null gives the minion its own, as an agent has
+     * @param transport the sockets to use (the fleet load tool runs thousands of minions over one); closed with
+     *                  the minion
      */
     public SaltMinion(MinionConfig config, RSAPrivateCrtKey key, String pinnedMasterPem, Targets targets,
-                      JobListener listener, Consumer<String> onMasterKeyPinned, ZContext shared) {
-        this.context = shared == null ? new ZContext(1) : shared.shadow();
+                      JobListener listener, Consumer<String> onMasterKeyPinned, MinionTransport transport) {
+        this.transport = transport;
         this.config = config;
         this.key = key;
         this.publicPem = RsaKeys.publicPem(RsaKeys.publicOf(key));
@@ -91,17 +82,7 @@ public final class SaltMinion implements AutoCloseable {
         this.listener = listener;
         this.onMasterKeyPinned = onMasterKeyPinned;
         this.publishPort = config.publishPort();
-        this.loop = loopThread(shared != null).name("minion-" + config.id()).start(this::run);
-    }
-
-    /**
-     * Minions sharing a context (hundreds in one fleet load process) wait for publishes on virtual threads: on JDK 25
-     * a virtual thread blocked in JeroMQ's selector wait parks instead of occupying an OS thread, which saves the
-     * two cores here thousands of thread switches a second. Older JDKs pin the carrier in that wait, and an agent
-     * has a single minion, so those get a platform thread.
-     */
-    private static Thread.Builder loopThread(boolean sharedContext) {
-        return sharedContext && Runtime.version().feature() >= 25 ? Thread.ofVirtual() : Thread.ofPlatform().daemon();
+        this.loop = transport.loopThread().name("minion-" + config.id()).start(this::run);
     }
 
     public String id() {
@@ -221,44 +202,12 @@ public final class SaltMinion implements AutoCloseable {
     }
 
     private void subscribe() {
-        try (ZMQ.Socket sub = context.createSocket(SocketType.SUB)) {
-            sub.setHandshakeIvl(HANDSHAKE_MS);
-            sub.setReconnectIVL(1000 + ThreadLocalRandom.current().nextInt(1 + (int) config.reconnectJitter().toMillis()));
-            sub.setReconnectIVLMax(10_000);
-            sub.setLinger(0);
-            sub.setRcvHWM(10_000);
-            if (topics) {
-                sub.subscribe(Messages.topic(config.id()).getBytes(StandardCharsets.US_ASCII));
-                sub.subscribe("broadcast".getBytes(StandardCharsets.US_ASCII));
-            } else {
+        List<byte[]> prefixes = topics
+                ? List.of(Messages.topic(config.id()).getBytes(StandardCharsets.US_ASCII), "broadcast".getBytes(StandardCharsets.US_ASCII))
                 // A salt-master publishes one untagged frame by default (zmq_filtering off): take every publish
                 // and let the target check decide, as a salt-minion does.
-                sub.subscribe(new byte[0]);
-            }
-            sub.connect("tcp://" + config.masterHost() + ":" + publishPort);
-            log.debug("{}: subscribed to {}:{}", config.id(), config.masterHost(), publishPort);
-            // The wait wakes up only to notice a stop or a re-authentication asked for by another thread; every
-            // wake-up costs a fleet load process thousands of selector registrations a second.
-            sub.setReceiveTimeOut(1000);
-            while (running && !reauth) {
-                byte[] first = sub.recv(0);
-                if (first == null) {
-                    continue;
-                }
-                byte[] payload = first;
-                if (sub.hasReceiveMore()) {
-                    payload = sub.recv(0);
-                    while (sub.hasReceiveMore()) {
-                        sub.recv(0);
-                    }
-                }
-                onPublish(payload);
-            }
-        } catch (RuntimeException e) {
-            if (running) {
-                log.warn("{}: subscription failed: {}", config.id(), e.toString());
-            }
-        }
+                : List.of(new byte[0]);
+        transport.subscribe(config.masterHost(), publishPort, prefixes, this::onPublish, () -> running && !reauth);
         if (running && reauth) {
             sleep(jittered(Duration.ofMillis(200)));
         }
@@ -382,31 +331,12 @@ public final class SaltMinion implements AutoCloseable {
         }
     }
 
-    /** Sends one request frame and returns the decoded reply, retrying on timeout with a fresh socket. */
+    /** Sends one request frame and returns the decoded reply. */
     Object request(byte[] frame) {
-        synchronized (requestLock) {
-            for (int attempt = 1; attempt <= config.tries() && running; attempt++) {
-                if (request == null) {
-                    request = context.createSocket(SocketType.DEALER);
-                    request.setLinger(0);
-                    request.setHandshakeIvl(HANDSHAKE_MS);
-                    request.setReconnectIVLMax(5000);
-                    request.connect("tcp://" + config.masterHost() + ":" + config.requestPort());
-                }
-                request.send(new byte[0], ZMQ.SNDMORE);
-                request.send(frame, 0);
-                request.setReceiveTimeOut((int) config.requestTimeout().toMillis());
-                byte[] empty = request.recv(0);
-                if (empty != null && request.hasReceiveMore()) {
-                    byte[] reply = request.recv(0);
-                    return SaltPack.unpack(reply);
-                }
-                // Timed out: a late reply to this request must not be read as the answer to the next one.
-                request.close();
-                request = null;
-            }
+        if (!running) {
             throw new RequestTimeoutException();
         }
+        return SaltPack.unpack(transport.request(frame));
     }
 
     private Duration jittered(Duration base) {
@@ -433,15 +363,6 @@ public final class SaltMinion implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        synchronized (requestLock) {
-            context.close();
-        }
-    }
-
-    /** The master did not answer within the configured tries. */
-    static final class RequestTimeoutException extends RuntimeException {
-        RequestTimeoutException() {
-            super("no answer from the master");
-        }
+        transport.close();
     }
 }

@@ -1,0 +1,36 @@
+package io.drover.transport.minion;
+
+import java.util.List;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+
+/**
+ * The sockets under a {@link SaltMinion}: one request channel to the master's request port and one subscription to
+ * its publish port. The minion keeps all of Salt's protocol (keys, session cipher, checks); a transport only moves
+ * frames. An agent uses {@link JeroMqTransport}; the fleet load tool brings one that carries thousands of minions
+ * on a single thread.
+ */
+public interface MinionTransport extends AutoCloseable {
+    /**
+     * Sends one request frame and returns the reply frame, retrying with a fresh connection as the configuration
+     * says.
+     *
+     * @throws RequestTimeoutException when no try was answered
+     */
+    byte[] request(byte[] frame);
+
+    /**
+     * Receives publishes from {@code host:port} with the given subscription prefixes (an empty prefix takes
+     * everything) and hands each one's payload (its last frame) to {@code onPayload}, in order, on the calling
+     * thread. Returns when {@code keepGoing} turns false (checked at least once a second) or the subscription
+     * fails.
+     */
+    void subscribe(String host, int port, List<byte[]> prefixes, Consumer<byte[]> onPayload, BooleanSupplier keepGoing);
+
+    /** Builds the thread that runs the minion's sign-in and subscription loop. */
+    Thread.Builder loopThread();
+
+    /** Closes every socket; a request waiting for its reply ends with {@link RequestTimeoutException}. */
+    @Override
+    void close();
+}
