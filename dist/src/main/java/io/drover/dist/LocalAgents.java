@@ -15,7 +15,7 @@ import java.util.List;
 final class LocalAgents implements AutoCloseable {
     /** The same flags and malloc setting as {@code bin/drover agent}. */
     static final List<String> AGENT_JVM_FLAGS = List.of("-Xms8m", "-Xmx32m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-            "-Xss256k", "-XX:ReservedCodeCacheSize=16m", "-XX:MaxMetaspaceSize=48m", "-XX:+IgnoreUnrecognizedVMOptions",
+            "-Xss256k", "-XX:ReservedCodeCacheSize=16m", "-XX:MaxMetaspaceSize=48m", "-Xshare:off", "-XX:+IgnoreUnrecognizedVMOptions",
             "-XX:+UseCompactObjectHeaders", "-XX:TrimNativeHeapInterval=5000");
 
     private final List<Process> processes = new ArrayList<>();
