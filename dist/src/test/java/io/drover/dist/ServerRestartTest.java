@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.drover.agent.DroverAgent;
 import io.drover.server.config.Setting;
+import io.drover.server.testing.EventFollower;
 import io.drover.server.testing.TestServer;
 import io.drover.transport.minion.SaltMinion;
 import java.nio.file.Path;
@@ -17,6 +18,55 @@ import org.junit.jupiter.api.io.TempDir;
 class ServerRestartTest {
     @TempDir
     Path roots;
+
+    /**
+     * Event streams (and a job wait) open while clients go away and the server stops: the server stops promptly and
+     * nothing writes into an exchange Jetty already recycled (Javalin re-runs a failing exception handler for as long
+     * as it fails; that once spun a core and wrote gigabytes of warnings).
+     */
+    @Test
+    void clientsLeavingAndAStopDuringOpenStreamsEndCleanly() throws Exception {
+        ch.qos.logback.classic.Logger javalin = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger("io.javalin");
+        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> warnings = new ch.qos.logback.core.read.ListAppender<>();
+        warnings.start();
+        javalin.addAppender(warnings);
+        Fleet fleet = new Fleet(TestServer.start(TestServer.newDataDir(), Map.of(Setting.AUTO_ACCEPT, "node-*")), roots);
+        boolean stopped = false;
+        try {
+            DroverAgent a = fleet.agent("node-a");
+            await().atMost(Duration.ofSeconds(20)).until(() -> fleet.drover("run", "node-a", "test.ping", "--timeout", "3").exit() == 0);
+            try (EventFollower leaving = new EventFollower(fleet.server.url(), "?tag=*", fleet.server.adminToken())) {
+                await().atMost(Duration.ofSeconds(5)).until(leaving::connected);
+            }
+            EventFollower staying = new EventFollower(fleet.server.url(), "?tag=*", fleet.server.adminToken());
+            await().atMost(Duration.ofSeconds(5)).until(staying::connected);
+            a.close(); // accepted, but no longer answering
+            String jid = fleet.server.post("/api/v1/jobs", fleet.server.adminToken(), Map.of("tgt", "node-a", "fun", "test.ping",
+                    "timeout", 60)).body().path("jid").asText();
+            java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+            var waiting = http.sendAsync(java.net.http.HttpRequest.newBuilder(java.net.URI.create(fleet.server.url()
+                    + "/api/v1/jobs/" + jid + "?wait=30")).header("Authorization", "Bearer " + fleet.server.adminToken()).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString());
+            Thread.sleep(500);
+            long stopping = System.nanoTime();
+            stopped = true;
+            fleet.close();
+            assertThat(Duration.ofNanos(System.nanoTime() - stopping)).isLessThan(Duration.ofSeconds(10));
+            try {
+                waiting.get(10, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (java.util.concurrent.ExecutionException cut) {
+                // the connection closed with the server
+            }
+            staying.close();
+            Thread.sleep(1000);
+            assertThat(warnings.list).as("warnings from Javalin").hasSizeLessThan(5);
+        } finally {
+            javalin.detachAppender(warnings);
+            if (!stopped) {
+                fleet.close();
+            }
+        }
+    }
 
     @Test
     void agentsReauthenticateAfterARestartAndStoredReturnsAreKept() {

@@ -112,22 +112,23 @@ public final class HttpApi {
                     handler.handle(ctx);
                 }, roles);
             }
-            cfg.routes.exception(ApiException.class, (e, ctx) -> problem(ctx, e.status(), e.code(), e.getMessage(),
-                    e.errors()));
-            cfg.routes.exception(HttpResponseException.class, (e, ctx) -> problem(ctx, e.getStatus(),
-                    codeFor(e.getStatus()), e.getMessage(), List.of()));
-            cfg.routes.exception(Exception.class, (e, ctx) -> {
-                log.error("request {} {} failed", ctx.method(), ctx.path(), e);
-                problem(ctx, 500, "internal", "the server failed to handle the request; see the server log", List.of());
-            });
-            cfg.routes.error(404, ctx -> {
-                if (ctx.result() == null || ctx.result().isEmpty()) {
-                    problem(ctx, 404, "not_found", "no route " + ctx.method() + " " + ctx.path(), List.of());
+            // None of these may throw: see answering().
+            cfg.routes.exception(ApiException.class, (e, ctx) -> answering(ctx, c -> problem(c, e.status(), e.code(),
+                    e.getMessage(), e.errors())));
+            cfg.routes.exception(HttpResponseException.class, (e, ctx) -> answering(ctx, c -> problem(c, e.getStatus(),
+                    codeFor(e.getStatus()), e.getMessage(), List.of())));
+            cfg.routes.exception(Exception.class, (e, ctx) -> answering(ctx, c -> {
+                log.error("request {} {} failed", c.method(), c.path(), e);
+                problem(c, 500, "internal", "the server failed to handle the request; see the server log", List.of());
+            }));
+            cfg.routes.error(404, ctx -> answering(ctx, c -> {
+                if (c.result() == null || c.result().isEmpty()) {
+                    problem(c, 404, "not_found", "no route " + c.method() + " " + c.path(), List.of());
                 }
-            });
-            cfg.routes.error(405, ctx -> problem(ctx, 405, "method_not_allowed",
-                    ctx.method() + " is not allowed on " + ctx.path(), List.of()));
-            cfg.routes.after(this::afterRequest);
+            }));
+            cfg.routes.error(405, ctx -> answering(ctx, c -> problem(c, 405, "method_not_allowed",
+                    c.method() + " is not allowed on " + c.path(), List.of())));
+            cfg.routes.after(ctx -> answering(ctx, this::afterRequest));
         }).start();
         return app;
     }
@@ -172,6 +173,19 @@ public final class HttpApi {
         if (!principal.role().atLeast(required)) {
             throw ApiException.forbidden("token '" + principal.name() + "' has role " + principal.role().wireName()
                     + "; " + ctx.method() + " " + ctx.endpoint().path + " needs " + required.wireName());
+        }
+    }
+
+    /**
+     * Runs an exception, error or after handler unless the exchange is gone. Once Jetty has recycled a request (its
+     * client or the server left in the middle of a stream) every call on the context throws, and Javalin re-runs a
+     * failing exception handler for as long as it fails: one such request once kept a core busy writing warnings.
+     */
+    private static void answering(Context ctx, Handler handler) {
+        try {
+            handler.handle(ctx);
+        } catch (Exception gone) {
+            log.debug("a request ended before it could be answered: {}", gone.toString());
         }
     }
 
