@@ -3,16 +3,27 @@ package io.drover.dist;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.drover.agent.DroverAgent;
 import io.drover.server.config.Setting;
 import io.drover.server.testing.EventFollower;
 import io.drover.server.testing.TestServer;
 import io.drover.transport.minion.SaltMinion;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
 
 /** Fault test: the server restarts under running agents. They sign in again on their own; stored returns stay. */
 class ServerRestartTest {
@@ -26,8 +37,8 @@ class ServerRestartTest {
      */
     @Test
     void clientsLeavingAndAStopDuringOpenStreamsEndCleanly() throws Exception {
-        ch.qos.logback.classic.Logger javalin = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger("io.javalin");
-        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> warnings = new ch.qos.logback.core.read.ListAppender<>();
+        Logger javalin = (Logger) LoggerFactory.getLogger("io.javalin");
+        ListAppender<ILoggingEvent> warnings = new ListAppender<>();
         warnings.start();
         javalin.addAppender(warnings);
         Fleet fleet = new Fleet(TestServer.start(TestServer.newDataDir(), Map.of(Setting.AUTO_ACCEPT, "node-*")), roots);
@@ -43,18 +54,18 @@ class ServerRestartTest {
             a.close(); // accepted, but no longer answering
             String jid = fleet.server.post("/api/v1/jobs", fleet.server.adminToken(), Map.of("tgt", "node-a", "fun", "test.ping",
                     "timeout", 60)).body().path("jid").asText();
-            java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
-            var waiting = http.sendAsync(java.net.http.HttpRequest.newBuilder(java.net.URI.create(fleet.server.url()
+            HttpClient http = HttpClient.newHttpClient();
+            var waiting = http.sendAsync(HttpRequest.newBuilder(URI.create(fleet.server.url()
                     + "/api/v1/jobs/" + jid + "?wait=30")).header("Authorization", "Bearer " + fleet.server.adminToken()).build(),
-                    java.net.http.HttpResponse.BodyHandlers.ofString());
+                    HttpResponse.BodyHandlers.ofString());
             Thread.sleep(500);
             long stopping = System.nanoTime();
             stopped = true;
             fleet.close();
             assertThat(Duration.ofNanos(System.nanoTime() - stopping)).isLessThan(Duration.ofSeconds(10));
             try {
-                waiting.get(10, java.util.concurrent.TimeUnit.SECONDS);
-            } catch (java.util.concurrent.ExecutionException cut) {
+                waiting.get(10, TimeUnit.SECONDS);
+            } catch (ExecutionException cut) {
                 // the connection closed with the server
             }
             staying.close();

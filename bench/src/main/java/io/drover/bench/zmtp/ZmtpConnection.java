@@ -34,8 +34,6 @@ public final class ZmtpConnection implements ZmtpDecoder.Sink {
     private final AtomicBoolean closed = new AtomicBoolean();
     /** Guarded by this. */
     private final ArrayDeque<ByteBuffer> out = new ArrayDeque<>();
-    /** Guarded by this. */
-    private boolean connected;
     /** Guarded by this: messages held back until the peer's READY; null since then. */
     private ArrayDeque<ByteBuffer> held = new ArrayDeque<>();
     /** Loop thread only. */
@@ -63,7 +61,7 @@ public final class ZmtpConnection implements ZmtpDecoder.Sink {
                 held.add(data);
                 return true;
             }
-            if (!connected || !out.isEmpty()) {
+            if (!out.isEmpty()) { // (not held: the peer's READY came, so the connection is up)
                 out.add(data);
                 return true;
             }
@@ -120,9 +118,6 @@ public final class ZmtpConnection implements ZmtpDecoder.Sink {
     private void onConnectable() throws IOException {
         if (!channel.finishConnect()) {
             return;
-        }
-        synchronized (this) {
-            connected = true;
         }
         key.interestOps(SelectionKey.OP_READ);
         flush();
