@@ -20,6 +20,7 @@ public final class DroverAgent implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(DroverAgent.class);
 
     private static final long RESEND_MS = 2000;
+    private static final int MAX_LOOP_RESTARTS = 3;
 
     private final SaltMinion minion;
     private final Functions functions;
@@ -34,6 +35,8 @@ public final class DroverAgent implements AutoCloseable {
     /** Jobs running in this process (for saltutil.find_job); a journalled job not among them was cut short by a stop. */
     private final Map<String, Map<String, Object>> inFlight = new java.util.concurrent.ConcurrentHashMap<>();
     private final Supervisor supervisor;
+    private final java.util.concurrent.atomic.AtomicInteger loopRestarts = new java.util.concurrent.atomic.AtomicInteger();
+    private final java.util.function.IntConsumer exit = System::exit;
 
     private DroverAgent(MinionConfig config, Path root, String version, Grains.Placement placement, Duration heartbeat) {
         Path stateDir = root.resolve("var/lib/drover-agent");
@@ -69,6 +72,11 @@ public final class DroverAgent implements AutoCloseable {
         boolean started = false;
         while (running) {
             try {
+                if (!minion.loopAlive()) {
+                    restartDeadLoop();
+                    Thread.sleep(200);
+                    continue;
+                }
                 SaltMinion.State now = minion.state();
                 if (now == SaltMinion.State.CONNECTED && (last != SaltMinion.State.CONNECTED || System.nanoTime() >= nextAt)) {
                     if (!started) {
@@ -91,6 +99,23 @@ public final class DroverAgent implements AutoCloseable {
             } catch (RuntimeException e) {
                 log.warn("{}: heartbeat failed", minion.id(), e);
             }
+        }
+    }
+
+    /**
+     * The minion's loop (sign-in and publishes) died: no heartbeat goes out while it is dead, so the server never
+     * shows an agent online that cannot take jobs. It is started again; after {@link #MAX_LOOP_RESTARTS} restarts
+     * the agent exits with status 70 so that its service manager starts a fresh process.
+     */
+    private void restartDeadLoop() {
+        if (loopRestarts.incrementAndGet() > MAX_LOOP_RESTARTS) {
+            log.error("{}: the job loop died {} times; exiting so that the service manager restarts the agent",
+                    minion.id(), MAX_LOOP_RESTARTS);
+            exit.accept(70);
+            return;
+        }
+        if (minion.restartLoopIfDead()) {
+            log.error("{}: the job loop died; restarted it ({} of {})", minion.id(), loopRestarts.get(), MAX_LOOP_RESTARTS);
         }
     }
 

@@ -1,13 +1,13 @@
 package io.drover.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.drover.bench.zmtp.NioMinionTransport;
-import io.drover.bench.zmtp.ZmtpLoop;
 import io.drover.model.Json;
 import io.drover.transport.crypto.RsaKeys;
 import io.drover.transport.minion.MinionConfig;
 import io.drover.transport.minion.SaltMinion;
 import io.drover.transport.minion.Targets;
+import io.drover.transport.minion.ZmtpMinionTransport;
+import io.drover.transport.zmtp.ZmtpLoop;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -26,12 +26,12 @@ import java.util.Map;
 /**
  * The fleet load tool: N simulated agents in one JVM, each a real {@link SaltMinion} (its own two connections,
  * sign-in, publish checks, returns) answering test.ping, against a running server. Their connections speak ZMTP
- * through {@link NioMinionTransport} on shared selector loops: one thread per agent, as ZeroMQ sockets need, would
+ * through {@link ZmtpMinionTransport} on shared selector loops: one thread per agent, as ZeroMQ sockets need, would
  * leave two cores little time for the server being measured. With {@code --ping ROUNDS} it then times
  * {@code test.ping} to all of them through the REST API, every return collected.
  *
  * <p>Usage: {@code FleetLoad --server URL --token-file FILE --master HOST:PORT --count N [--prefix sim-] [--ping 20]
- * [--warmup 3] [--target GLOB --expect TOTAL] [--ramp 50] [--io-threads 1]}: agents start in batches of {@code ramp}, each once most
+ * [--warmup 3] [--interval SECONDS] [--target GLOB --expect TOTAL] [--ramp 50] [--io-threads 1]}: agents start in batches of {@code ramp}, each once most
  * of the previous batch signed in. An agent costs two open files, so one process holds up to about 9,000 within a
  * 20,000 open-file limit; to spread the load, run several (without --ping) and let one of them ping the whole fleet
  * with --target and --expect.
@@ -76,7 +76,7 @@ public final class FleetLoad {
             if (functionsRoot != null) {
                 SimulatedHost host = new SimulatedHost(id, functionsRoot.resolve(id), jobs, portTable);
                 SaltMinion minion = new SaltMinion(config, key, null, Targets.byId(id), host::handle, pem -> { },
-                        new NioMinionTransport(config, loops[i % loops.length]));
+                        new ZmtpMinionTransport(config, loops[i % loops.length]));
                 host.attach(minion);
                 fleet.add(minion);
                 continue;
@@ -94,7 +94,7 @@ public final class FleetLoad {
                 ret.put("success", true);
                 minion.sendReturn(ret);
                 LAST_OUT.accumulateAndGet(System.currentTimeMillis(), Math::max);
-            }, pem -> { }, new NioMinionTransport(config, loops[i % loops.length])));
+            }, pem -> { }, new ZmtpMinionTransport(config, loops[i % loops.length])));
         }
         while (fleet.stream().anyMatch(m -> m.state() != SaltMinion.State.CONNECTED)) {
             Thread.sleep(200);
@@ -111,7 +111,8 @@ public final class FleetLoad {
         if (rounds > 0) {
             ping(opts.get("server"), Files.readString(Path.of(opts.get("token-file"))).strip(),
                     opts.getOrDefault("target", prefix + "*"), rounds, Integer.parseInt(opts.getOrDefault("warmup", "3")),
-                    Integer.parseInt(opts.getOrDefault("expect", "" + count)));
+                    Integer.parseInt(opts.getOrDefault("expect", "" + count)),
+                    Duration.ofSeconds(Long.parseLong(opts.getOrDefault("interval", "0"))));
             System.exit(0); // closing thousands of minions one by one takes longer than the run; exiting closes their sockets
         }
         Thread.currentThread().join();
@@ -121,9 +122,11 @@ public final class FleetLoad {
     static final java.util.concurrent.atomic.AtomicLong LAST_IN = new java.util.concurrent.atomic.AtomicLong();
     static final java.util.concurrent.atomic.AtomicLong LAST_OUT = new java.util.concurrent.atomic.AtomicLong();
 
-    private static void ping(String server, String token, String target, int rounds, int warmup, int expected) throws Exception {
+    private static void ping(String server, String token, String target, int rounds, int warmup, int expected,
+                             Duration interval) throws Exception {
         HttpClient http = HttpClient.newHttpClient();
         List<Double> times = new ArrayList<>();
+        int complete = 0;
         for (int round = 0; round < rounds + warmup; round++) {
             long t0 = System.nanoTime();
             long w0 = System.currentTimeMillis();
@@ -148,10 +151,16 @@ public final class FleetLoad {
             double seconds = (System.nanoTime() - t0) / 1e9;
             if (round >= warmup) {
                 times.add(seconds);
+                complete += returned == expected ? 1 : 0;
             }
             System.out.printf(Locale.ROOT, "round %d: %d/%d returns in %.3f s%s  [minions of this process: first job received +%d ms, last received +%d ms, last return acknowledged +%d ms]%n", round, returned, expected, seconds,
                     round < warmup ? " (warm-up)" : "", FIRST_IN.get() - w0, LAST_IN.get() - w0, LAST_OUT.get() - w0);
+            long rest = t0 + interval.toNanos() - System.nanoTime();
+            if (rest > 0) {
+                Thread.sleep(rest / 1_000_000);
+            }
         }
+        System.out.printf(Locale.ROOT, "rounds with every return: %d of %d%n", complete, rounds);
         double[] sorted = times.stream().mapToDouble(Double::doubleValue).sorted().toArray();
         System.out.printf(Locale.ROOT, "test.ping to %d agents, every return collected: median %.3f s, p90 %.3f s, max %.3f s%n",
                 expected, sorted[sorted.length / 2], sorted[(int) Math.ceil(sorted.length * 0.9) - 1], sorted[sorted.length - 1]);

@@ -11,6 +11,9 @@ final class StartupFailure {
     static String explain(Throwable failure, String dataDir, int port) {
         for (Throwable t = failure; t != null; t = t.getCause()) {
             String message = String.valueOf(t.getMessage());
+            if (t instanceof io.drover.transport.zmtp.PortInUseException inUse) {
+                return inUse.getMessage() + " (another Drover server or salt-master?); choose another with --salt-publish-port / --salt-request-port";
+            }
             if (t instanceof BindException) {
                 return "port " + port + " is in use (another Drover server?); choose another with --port";
             }

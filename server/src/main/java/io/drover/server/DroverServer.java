@@ -103,7 +103,7 @@ public final class DroverServer implements AutoCloseable {
             this.inventory = new InventoryService(database.jdbi(), new InventoryRepository(), events);
 
             this.api = new HttpApi(tokens, audit, metrics);
-            new OpsRoutes(database, metrics, Version.current()).register(api);
+            new OpsRoutes(database, metrics, Version.current(), () -> master != null && master.ready()).register(api);
             new AuthRoutes(tokens, audit).register(api);
             new InventoryRoutes(inventory).register(api);
             new EventRoutes(bus, events).register(api);
@@ -114,7 +114,8 @@ public final class DroverServer implements AutoCloseable {
             this.files = new FileServer(config.dataDir().resolve("files"));
             this.keys = new KeyStore(database.jdbi(), events, config.autoAccept().stream().map(Glob::compile).toList(),
                     enrollment, agents);
-            this.jobs = new JobService(database.jdbi(), events, keys, agents::grains, config.nodegroups(), (load, minions) -> master.publish(load, minions));
+            this.jobs = new JobService(database.jdbi(), events, keys, agents::grains, config.nodegroups(), (load, minions) -> master.publish(load, minions),
+                    config.returnMaxBytes());
             new JobRoutes(keys, jobs).register(api);
 
             this.packages = new PackageStore(database.jdbi(), config.dataDir().resolve("files"));
@@ -154,6 +155,26 @@ public final class DroverServer implements AutoCloseable {
     }
 
     private static void publishMetrics(PrometheusMeterRegistry metrics, SaltMaster master) {
+        for (var stats : java.util.List.of(master.requestStats(), master.publishStats())) {
+            String port = stats == master.requestStats() ? "request" : "publish";
+            io.micrometer.core.instrument.Gauge.builder("drover.salt.connections", stats, s -> s.openConnections())
+                    .tag("port", port).description("Open connections on a transport port").register(metrics);
+            io.micrometer.core.instrument.FunctionCounter.builder("drover.salt.connections.refused", stats, s -> s.refusedConnections())
+                    .tag("port", port).description("Connections closed at once: over salt-max-connections, or accept failed").register(metrics);
+            io.micrometer.core.instrument.FunctionCounter.builder("drover.salt.messages.dropped", stats, s -> s.droppedMessages())
+                    .tag("port", port).description("Messages not sent because the peer's queue was full").register(metrics);
+            for (String kind : java.util.List.of("greeting", "flags", "oversize", "frames", "command", "order", "subscription",
+                    "budget", "handshake")) {
+                io.micrometer.core.instrument.FunctionCounter.builder("drover.salt.bad.frames", stats,
+                                s -> s.protocolErrors().getOrDefault(kind, 0L))
+                        .tag("port", port).tag("kind", kind)
+                        .description("Connections closed for breaking the protocol or a limit, by kind").register(metrics);
+            }
+        }
+        io.micrometer.core.instrument.FunctionCounter.builder("drover.salt.transport.restarts", master, SaltMaster::restarts)
+                .description("Transport endpoints rebuilt after they stopped").register(metrics);
+        io.micrometer.core.instrument.FunctionCounter.builder("drover.salt.publish.dropped", master, SaltMaster::droppedPublishes)
+                .description("Publishes dropped because the publish queue was full").register(metrics);
         io.micrometer.core.instrument.FunctionCounter.builder("drover.salt.publish.frames", master, SaltMaster::broadcastFrames)
                 .tag("topic", "broadcast").description("Job frames sent on the publish port").register(metrics);
         io.micrometer.core.instrument.FunctionCounter.builder("drover.salt.publish.frames", master, SaltMaster::targetedFrames)
@@ -168,7 +189,9 @@ public final class DroverServer implements AutoCloseable {
                     new SaltBridge(server.keys, server.jobs, server.agents, server.files, server.database.jdbi(),
                             server.events), config.saltHost(),
                     config.saltPublishPort(), config.saltRequestPort(),
-                    SaltMaster.PublishMode.valueOf(config.saltPublishMode().toUpperCase(java.util.Locale.ROOT)));
+                    SaltMaster.PublishMode.valueOf(config.saltPublishMode().toUpperCase(java.util.Locale.ROOT)),
+                    new SaltMaster.Limits(config.saltMaxMessageBytes(), config.saltMaxConnections(),
+                            SaltMaster.Limits.defaults().receiveBudgetBytes(), SaltMaster.Limits.defaults().maxQueuedBytes()));
             server.keys.onRevoked(server.master::rotateSessionKey);
             publishMetrics(server.metrics, server.master);
             server.api.start(config.host(), config.port());

@@ -1,54 +1,127 @@
 package io.drover.core.match;
 
-import java.util.regex.Pattern;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * A shell-style glob as Salt uses it for ids and event tags: {@code *} matches any run of characters
- * (slashes included), {@code ?} one character, {@code [abc]} / {@code [!abc]} / {@code [a-z]} a class.
+ * (slashes included), {@code ?} one character, {@code [abc]} / {@code [!abc]} / {@code [a-z]} a class; an
+ * unclosed {@code [} is literal, as in Python's fnmatch.
+ * <p>
+ * Matched without regular expressions, in at most (glob length × candidate length) steps whatever the glob:
+ * globs arrive from API callers and in publishes, and a regex built from {@code *a*a*a…b} backtracks
+ * exponentially.
  */
 public final class Glob {
     private final String text;
-    private final Pattern pattern;
+    private final List<Token> tokens;
 
-    private Glob(String text, Pattern pattern) {
+    private sealed interface Token permits Any, Run, Literal, CharClass {}
+
+    private record Any() implements Token {}
+
+    private record Run() implements Token {}
+
+    private record Literal(char c) implements Token {}
+
+    /** {@code ranges} holds pairs: first, last (a single character is a pair of equals). */
+    private record CharClass(char[] ranges, boolean negated) implements Token {
+        boolean contains(char c) {
+            boolean in = false;
+            for (int i = 0; i < ranges.length && !in; i += 2) {
+                in = c >= ranges[i] && c <= ranges[i + 1];
+            }
+            return in != negated;
+        }
+    }
+
+    private Glob(String text, List<Token> tokens) {
         this.text = text;
-        this.pattern = pattern;
+        this.tokens = tokens;
     }
 
     public static Glob compile(String glob) {
         if (glob == null || glob.isEmpty()) {
             throw new IllegalArgumentException("empty glob");
         }
-        StringBuilder regex = new StringBuilder(glob.length() + 8);
+        List<Token> tokens = new ArrayList<>(glob.length());
         int i = 0;
         while (i < glob.length()) {
             char c = glob.charAt(i);
-            switch (c) {
-                case '*' -> regex.append(".*");
-                case '?' -> regex.append('.');
-                case '[' -> {
-                    int close = glob.indexOf(']', i + 2);
-                    if (close < 0) {
-                        regex.append("\\[");
-                    } else {
-                        String body = glob.substring(i + 1, close);
-                        boolean negated = body.startsWith("!");
-                        if (negated) {
-                            body = body.substring(1);
-                        }
-                        regex.append(negated ? "[^" : "[").append(body.replace("\\", "\\\\").replace("[", "\\[")).append(']');
-                        i = close;
-                    }
+            int close = c == '[' ? glob.indexOf(']', i + 2) : -1;
+            if (c == '*') {
+                if (tokens.isEmpty() || !(tokens.getLast() instanceof Run)) {
+                    tokens.add(new Run());
                 }
-                default -> regex.append(Pattern.quote(String.valueOf(c)));
+            } else if (c == '?') {
+                tokens.add(new Any());
+            } else if (close > 0) {
+                tokens.add(charClass(glob.substring(i + 1, close)));
+                i = close;
+            } else {
+                tokens.add(new Literal(c));
             }
             i++;
         }
-        return new Glob(glob, Pattern.compile(regex.toString(), Pattern.DOTALL));
+        return new Glob(glob, List.copyOf(tokens));
     }
 
+    private static CharClass charClass(String body) {
+        boolean negated = body.startsWith("!") && body.length() > 1;
+        String members = negated ? body.substring(1) : body;
+        StringBuilder ranges = new StringBuilder();
+        for (int i = 0; i < members.length(); i++) {
+            char first = members.charAt(i);
+            char last = first;
+            if (i + 2 < members.length() && members.charAt(i + 1) == '-') {
+                last = members.charAt(i + 2);
+                i += 2;
+            }
+            ranges.append(first).append(last);
+        }
+        return new CharClass(ranges.toString().toCharArray(), negated);
+    }
+
+    /**
+     * Greedy matching that backtracks only to the last {@code *}: a later star can always absorb what an
+     * earlier one would have, so earlier choices never need revisiting.
+     */
     public boolean matches(String candidate) {
-        return candidate != null && pattern.matcher(candidate).matches();
+        if (candidate == null) {
+            return false;
+        }
+        int t = 0;
+        int c = 0;
+        int starToken = -1;
+        int starCandidate = 0;
+        while (c < candidate.length()) {
+            Token token = t < tokens.size() ? tokens.get(t) : null;
+            if (token instanceof Run) {
+                starToken = t++;
+                starCandidate = c;
+            } else if (token != null && matchesOne(token, candidate.charAt(c))) {
+                t++;
+                c++;
+            } else if (starToken >= 0) {
+                t = starToken + 1;
+                c = ++starCandidate;
+            } else {
+                return false;
+            }
+        }
+        while (t < tokens.size() && tokens.get(t) instanceof Run) {
+            t++;
+        }
+        return t == tokens.size();
+    }
+
+    private static boolean matchesOne(Token token, char c) {
+        return switch (token) {
+            case Any ignored -> true;
+            case Literal literal -> literal.c() == c;
+            case CharClass charClass -> charClass.contains(c);
+            case Run ignored -> false;
+        };
     }
 
     @Override

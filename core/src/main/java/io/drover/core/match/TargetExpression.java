@@ -4,13 +4,13 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Predicate;
-import java.util.regex.Pattern;
-import java.util.regex.PatternSyntaxException;
 
 /**
  * Salt's minion targeting, parsed once and matched against many minions: glob, pcre (anchored at the start),
@@ -25,6 +25,13 @@ import java.util.regex.PatternSyntaxException;
 public final class TargetExpression {
     public static final List<String> TYPES = List.of("glob", "pcre", "list", "grain", "grain_pcre", "ipcidr",
             "compound", "nodegroup");
+    /** Parentheses, {@code not}s and nodegroup references, nested: deeper is refused before it costs a stack. */
+    public static final int MAX_DEPTH = 50;
+    /** Matches in one target, nodegroups expanded: bounds parsing a nodegroup that names another many times. */
+    public static final int MAX_TERMS = 100_000;
+    /** Characters of a target with its nodegroups expanded, as minions receive it. */
+    public static final int MAX_EXPANDED_CHARS = 1 << 20;
+    private static final int SHOWN_CHARS = 120;
 
     private final Predicate<MinionView> predicate;
 
@@ -38,10 +45,28 @@ public final class TargetExpression {
 
     /** Parses a target; {@code nodegroups} maps names to compound expressions. */
     public static TargetExpression parse(String type, Object tgt, Map<String, String> nodegroups) {
-        return new TargetExpression(predicate(type == null ? "glob" : type, tgt, nodegroups, new HashSet<>()));
+        return new TargetExpression(predicate(type == null ? "glob" : type, tgt, new Parsing(nodegroups), 0));
     }
 
-    private static Predicate<MinionView> predicate(String type, Object tgt, Map<String, String> nodegroups, Set<String> expanding) {
+    /** What one parse has seen: nodegroups being expanded (to find cycles) and matches so far. */
+    private static final class Parsing {
+        final Map<String, String> nodegroups;
+        final Set<String> expanding = new LinkedHashSet<>();
+        int terms;
+
+        Parsing(Map<String, String> nodegroups) {
+            this.nodegroups = nodegroups;
+        }
+
+        void countTerm() {
+            if (++terms > MAX_TERMS) {
+                throw new TargetException("target has more than " + MAX_TERMS + " matches (nodegroups expanded)");
+            }
+        }
+    }
+
+    private static Predicate<MinionView> predicate(String type, Object tgt, Parsing parsing, int depth) {
+        parsing.countTerm();
         if (type.equals("list")) {
             Set<String> ids = new HashSet<>(listed(tgt));
             return m -> ids.contains(m.id());
@@ -55,8 +80,8 @@ public final class TargetExpression {
                 yield m -> glob.matches(m.id());
             }
             case "pcre" -> {
-                Pattern p = regex(text, "pcre target");
-                yield m -> p.matcher(m.id()).lookingAt();
+                BoundedRegex regex = BoundedRegex.compile(text, "pcre target");
+                yield m -> regex.lookingAt(m.id());
             }
             case "grain" -> grain(text, false);
             case "grain_pcre" -> grain(text, true);
@@ -64,10 +89,15 @@ public final class TargetExpression {
                 Cidr cidr = Cidr.parse(text);
                 yield m -> m.addresses().stream().anyMatch(cidr::contains);
             }
-            case "compound" -> new Compound(text, nodegroups, expanding).parse();
-            case "nodegroup" -> nodegroup(text, nodegroups, expanding);
-            default -> throw new TargetException("unknown target type '" + type + "' (" + String.join(", ", TYPES) + ")");
+            case "compound" -> new Compound(text, parsing, depth).parse();
+            case "nodegroup" -> nodegroup(text, parsing, depth);
+            default -> throw new TargetException("unknown target type '" + shown(type) + "' (" + String.join(", ", TYPES) + ")");
         };
+    }
+
+    /** An expression as errors quote it: cut after {@value #SHOWN_CHARS} characters. */
+    static String shown(String text) {
+        return text.length() <= SHOWN_CHARS ? text : text.substring(0, SHOWN_CHARS) + "… (" + text.length() + " characters)";
     }
 
     /**
@@ -76,11 +106,13 @@ public final class TargetExpression {
      */
     public static String expandNodegroups(String type, String tgt, Map<String, String> nodegroups) {
         parse(type, tgt, nodegroups);
-        return expand(type.equals("nodegroup") ? "N@" + tgt : tgt, nodegroups);
+        StringBuilder out = new StringBuilder();
+        expand(type.equals("nodegroup") ? "N@" + tgt : tgt, nodegroups, out);
+        return out.toString();
     }
 
-    private static String expand(String expression, Map<String, String> nodegroups) {
-        StringBuilder out = new StringBuilder();
+    /** Recursion is bounded: the parse above refused cycles and nesting past {@link #MAX_DEPTH}. */
+    private static void expand(String expression, Map<String, String> nodegroups, StringBuilder out) {
         for (String word : expression.strip().split("\\s+")) {
             int open = 0;
             while (open < word.length() && word.charAt(open) == '(') {
@@ -91,10 +123,19 @@ public final class TargetExpression {
                 close--;
             }
             String core = word.substring(open, close);
-            String replaced = core.startsWith("N@") ? "( " + expand(nodegroups.get(core.substring(2)), nodegroups) + " )" : core;
-            out.append(out.isEmpty() ? "" : " ").append(word, 0, open).append(replaced).append(word.substring(close));
+            out.append(out.isEmpty() || out.charAt(out.length() - 1) == ' ' ? "" : " ").append(word, 0, open);
+            if (core.startsWith("N@")) {
+                out.append("( ");
+                expand(nodegroups.get(core.substring(2)), nodegroups, out);
+                out.append(" )");
+            } else {
+                out.append(core);
+            }
+            out.append(word, close, word.length());
+            if (out.length() > MAX_EXPANDED_CHARS) {
+                throw new TargetException("target is longer than " + MAX_EXPANDED_CHARS + " characters with its nodegroups expanded");
+            }
         }
-        return out.toString();
     }
 
     /** The ids of a list target: a list, or a comma-separated string; trimmed, blanks dropped. */
@@ -108,51 +149,44 @@ public final class TargetExpression {
         return ids;
     }
 
-    private static Predicate<MinionView> nodegroup(String name, Map<String, String> nodegroups, Set<String> expanding) {
-        String expression = nodegroups.get(name);
+    private static Predicate<MinionView> nodegroup(String name, Parsing parsing, int depth) {
+        String expression = parsing.nodegroups.get(name);
         if (expression == null) {
-            throw new TargetException("unknown nodegroup '" + name + "'"
-                    + (nodegroups.isEmpty() ? " (no nodegroups are configured)" : " (known: " + String.join(", ", nodegroups.keySet().stream().sorted().toList()) + ")"));
+            Set<String> known = new TreeSet<>(parsing.nodegroups.keySet());
+            throw new TargetException("unknown nodegroup '" + shown(name) + "'"
+                    + (known.isEmpty() ? " (no nodegroups are configured)" : " (known: " + String.join(", ", known) + ")"));
         }
-        if (!expanding.add(name)) {
-            throw new TargetException("nodegroup '" + name + "' refers to itself (through " + String.join(" -> ", expanding) + ")");
+        if (!parsing.expanding.add(name)) {
+            throw new TargetException("nodegroup '" + name + "' refers to itself (through " + String.join(" -> ", parsing.expanding) + ")");
         }
-        Predicate<MinionView> p = predicate("compound", expression, nodegroups, expanding);
-        expanding.remove(name);
+        Predicate<MinionView> p = predicate("compound", expression, parsing, depth);
+        parsing.expanding.remove(name);
         return p;
-    }
-
-    private static Pattern regex(String text, String what) {
-        try {
-            return Pattern.compile(text);
-        } catch (PatternSyntaxException e) {
-            throw new TargetException(what + " '" + text + "' is not a regular expression: " + e.getDescription());
-        }
     }
 
     /** {@code key[:sub…]:value}: every split between key path and value is tried, as Salt does. */
     private static Predicate<MinionView> grain(String text, boolean regex) {
         String[] parts = text.split(":", -1);
         if (parts.length < 2 || parts[0].isEmpty()) {
-            throw new TargetException("grain target '" + text + "' is not key:value");
+            throw new TargetException("grain target '" + shown(text) + "' is not key:value");
         }
         List<Predicate<MinionView>> splits = new ArrayList<>();
-        for (int at = 1; at < parts.length; at++) {
+        for (int at = 1; at < parts.length && at <= MAX_DEPTH; at++) {
             List<String> path = List.of(Arrays.copyOfRange(parts, 0, at));
             String value = String.join(":", Arrays.copyOfRange(parts, at, parts.length)).toLowerCase(Locale.ROOT);
             Predicate<String> valueMatch;
             if (regex) {
-                Pattern p = regex(value, "grain_pcre value");
-                valueMatch = v -> p.matcher(v).lookingAt();
+                BoundedRegex p = BoundedRegex.compile(value, "grain_pcre value");
+                valueMatch = p::lookingAt;
             } else if (value.isEmpty()) {
                 valueMatch = String::isEmpty;
             } else {
                 Glob g = Glob.compile(value);
                 valueMatch = g::matches;
             }
-            splits.add(m -> matchesValue(lookup(m.grains(), path), valueMatch));
+            splits.add(m -> matchesValue(lookup(m.grains(), path), valueMatch, 0));
         }
-        return m -> splits.stream().anyMatch(s -> s.test(m));
+        return anyOf(splits);
     }
 
     private static Object lookup(Map<String, Object> grains, List<String> path) {
@@ -168,11 +202,12 @@ public final class TargetExpression {
 
     private enum Missing { VALUE }
 
-    private static boolean matchesValue(Object value, Predicate<String> match) {
+    /** Grains come from hosts: lists and maps nested past {@link #MAX_DEPTH} are not looked into. */
+    private static boolean matchesValue(Object value, Predicate<String> match, int depth) {
         return switch (value) {
             case Missing ignored -> false;
-            case Collection<?> list -> list.stream().anyMatch(v -> matchesValue(v, match));
-            case Map<?, ?> map -> map.keySet().stream().anyMatch(k -> matchesValue(k, match));
+            case Collection<?> list -> depth < MAX_DEPTH && list.stream().anyMatch(v -> matchesValue(v, match, depth + 1));
+            case Map<?, ?> map -> depth < MAX_DEPTH && map.keySet().stream().anyMatch(k -> matchesValue(k, match, depth + 1));
             case null -> match.test("none");
             default -> match.test(String.valueOf(value).toLowerCase(Locale.ROOT));
         };
@@ -227,18 +262,52 @@ public final class TargetExpression {
         }
     }
 
-    /** Recursive descent over the words of a compound expression: or → and → not → term. */
+    private static Predicate<MinionView> anyOf(List<Predicate<MinionView>> parts) {
+        if (parts.size() == 1) {
+            return parts.getFirst();
+        }
+        List<Predicate<MinionView>> all = List.copyOf(parts);
+        return m -> {
+            for (Predicate<MinionView> p : all) {
+                if (p.test(m)) {
+                    return true;
+                }
+            }
+            return false;
+        };
+    }
+
+    private static Predicate<MinionView> allOf(List<Predicate<MinionView>> parts) {
+        if (parts.size() == 1) {
+            return parts.getFirst();
+        }
+        List<Predicate<MinionView>> all = List.copyOf(parts);
+        return m -> {
+            for (Predicate<MinionView> p : all) {
+                if (!p.test(m)) {
+                    return false;
+                }
+            }
+            return true;
+        };
+    }
+
+    /**
+     * Recursive descent over the words of a compound expression: or → and → not → term. Each parenthesis,
+     * {@code not} and nodegroup goes one level deeper, at most {@link #MAX_DEPTH}; a run of {@code or} or
+     * {@code and} builds one flat predicate, so matching recurses no deeper than parsing did.
+     */
     private static final class Compound {
         private final String text;
-        private final Map<String, String> nodegroups;
-        private final Set<String> expanding;
+        private final Parsing parsing;
+        private final int baseDepth;
         private final List<String> words = new ArrayList<>();
         private int at;
 
-        Compound(String text, Map<String, String> nodegroups, Set<String> expanding) {
+        Compound(String text, Parsing parsing, int depth) {
             this.text = text;
-            this.nodegroups = nodegroups;
-            this.expanding = expanding;
+            this.parsing = parsing;
+            this.baseDepth = depth;
             for (String word : text.strip().split("\\s+")) {
                 int open = 0;
                 while (open < word.length() && word.charAt(open) == '(') {
@@ -259,50 +328,52 @@ public final class TargetExpression {
         }
 
         Predicate<MinionView> parse() {
-            Predicate<MinionView> result = or();
+            Predicate<MinionView> result = or(baseDepth);
             if (at < words.size()) {
                 String word = words.get(at);
-                throw error(word.equals(")") ? "unbalanced parenthesis" : "'" + word + "' follows a complete expression without and/or");
+                throw error(word.equals(")") ? "unbalanced parenthesis" : "'" + shown(word) + "' follows a complete expression without and/or");
             }
             return result;
         }
 
-        private Predicate<MinionView> or() {
-            Predicate<MinionView> left = and();
+        private Predicate<MinionView> or(int depth) {
+            List<Predicate<MinionView>> any = new ArrayList<>();
+            any.add(and(depth));
             while (peek("or")) {
                 at++;
-                left = left.or(and());
+                any.add(and(depth));
             }
-            return left;
+            return anyOf(any);
         }
 
-        private Predicate<MinionView> and() {
-            Predicate<MinionView> left = not();
+        private Predicate<MinionView> and(int depth) {
+            List<Predicate<MinionView>> all = new ArrayList<>();
+            all.add(not(depth));
             while (peek("and") || peek("not")) {
                 if (peek("and")) {
                     at++;
                 }
-                left = left.and(not());
+                all.add(not(depth));
             }
-            return left;
+            return allOf(all);
         }
 
-        private Predicate<MinionView> not() {
+        private Predicate<MinionView> not(int depth) {
             if (peek("not")) {
                 at++;
-                return not().negate();
+                return not(deeper(depth)).negate();
             }
-            return term();
+            return term(depth);
         }
 
-        private Predicate<MinionView> term() {
+        private Predicate<MinionView> term(int depth) {
             if (at >= words.size()) {
                 throw error(words.isEmpty() ? "it is empty" : "it ends where a match is expected");
             }
             String word = words.get(at++);
             switch (word) {
                 case "(" -> {
-                    Predicate<MinionView> inner = or();
+                    Predicate<MinionView> inner = or(deeper(depth));
                     if (!peek(")")) {
                         throw error("unbalanced parenthesis");
                     }
@@ -311,25 +382,32 @@ public final class TargetExpression {
                 }
                 case ")", "and", "or" -> throw error("'" + word + "' where a match is expected");
                 default -> {
-                    return word(word);
+                    return word(word, depth);
                 }
             }
         }
 
-        private Predicate<MinionView> word(String word) {
+        private int deeper(int depth) {
+            if (depth >= MAX_DEPTH) {
+                throw error("nested deeper than " + MAX_DEPTH + " levels (parentheses, not and nodegroups)");
+            }
+            return depth + 1;
+        }
+
+        private Predicate<MinionView> word(String word, int depth) {
             if (word.length() > 2 && word.charAt(1) == '@') {
                 String value = word.substring(2);
                 return switch (word.charAt(0)) {
-                    case 'G' -> predicate("grain", value, nodegroups, expanding);
-                    case 'P' -> predicate("grain_pcre", value, nodegroups, expanding);
-                    case 'E' -> predicate("pcre", value, nodegroups, expanding);
-                    case 'L' -> predicate("list", value, nodegroups, expanding);
-                    case 'S' -> predicate("ipcidr", value, nodegroups, expanding);
-                    case 'N' -> nodegroup(value, nodegroups, expanding);
+                    case 'G' -> predicate("grain", value, parsing, depth);
+                    case 'P' -> predicate("grain_pcre", value, parsing, depth);
+                    case 'E' -> predicate("pcre", value, parsing, depth);
+                    case 'L' -> predicate("list", value, parsing, depth);
+                    case 'S' -> predicate("ipcidr", value, parsing, depth);
+                    case 'N' -> nodegroup(value, parsing, deeper(depth));
                     default -> throw error("'" + word.charAt(0) + "@' is not supported (G@ P@ E@ L@ S@ N@, or a bare id glob)");
                 };
             }
-            return predicate("glob", word, nodegroups, expanding);
+            return predicate("glob", word, parsing, depth);
         }
 
         private boolean peek(String word) {
@@ -337,7 +415,7 @@ public final class TargetExpression {
         }
 
         private TargetException error(String why) {
-            return new TargetException("compound target '" + text + "': " + why);
+            return new TargetException("compound target '" + shown(text) + "': " + why);
         }
     }
 }

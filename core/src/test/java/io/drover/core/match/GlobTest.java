@@ -26,6 +26,17 @@ class GlobTest {
             "a.b, axb, false",
             "(x), (x), true",
             "[unclosed, [unclosed, true",
+            "[^a], ^, true",
+            "[^a], b, false",
+            "[]]x, ]x, true",
+            "x[a-], -, false",
+            "x[a-], x-, true",
+            "[a&&b], &, true",
+            "*.example.*, web.example.com, true",
+            "*a*b, aaab, true",
+            "*a*b, aaba, false",
+            "**, '', true",
+            "a*, '', false",
     })
     void matches(String glob, String candidate, boolean expected) {
         assertThat(Glob.compile(glob).matches(candidate)).isEqualTo(expected);
@@ -35,5 +46,12 @@ class GlobTest {
     void rejectsEmptyGlobAndNeverMatchesNull() {
         assertThatThrownBy(() -> Glob.compile("")).isInstanceOf(IllegalArgumentException.class);
         assertThat(Glob.compile("*").matches(null)).isFalse();
+    }
+
+    @Test
+    void aGlobThatWouldBacktrackExponentiallyAsARegexMatchesInLinearSteps() {
+        String glob = "*a".repeat(40) + "b";
+        assertThat(Glob.compile(glob).matches("a".repeat(10_000))).isFalse();
+        assertThat(Glob.compile(glob).matches("a".repeat(10_000) + "b")).isTrue();
     }
 }

@@ -104,4 +104,104 @@ class TargetExpressionTest {
         assertThatThrownBy(() -> matching("list", " , ")).hasMessage("list target names no id");
         assertThatThrownBy(() -> matching("range", "x")).hasMessageContaining("unknown target type 'range' (glob, pcre, list");
     }
+
+    /** Runs {@code body} on a thread with an agent's 256 KiB stack and rethrows what it threw. */
+    static void onSmallStack(Runnable body) throws Throwable {
+        Throwable[] thrown = new Throwable[1];
+        Thread thread = new Thread(null, () -> {
+            try {
+                body.run();
+            } catch (Throwable t) {
+                thrown[0] = t;
+            }
+        }, "small-stack", 256 * 1024);
+        thread.start();
+        thread.join();
+        if (thrown[0] != null) {
+            throw thrown[0];
+        }
+    }
+
+    @Test
+    void nestingUpToTheLimitParsesAndDeeperIsRefusedOnASmallStack() throws Throwable {
+        int max = TargetExpression.MAX_DEPTH;
+        onSmallStack(() -> {
+            assertThat(matching("compound", "( ".repeat(max) + "web-1" + " )".repeat(max))).containsExactly("web-1");
+            assertThat(matching("compound", "not ".repeat(max) + "web-1")).as("an even number of nots").containsExactly("web-1");
+            for (int depth : new int[] {max + 1, 500, 5_000, 100_000}) {
+                assertThatThrownBy(() -> matching("compound", "( ".repeat(depth) + "web-1" + " )".repeat(depth)))
+                        .isInstanceOf(TargetException.class).hasMessageContaining("nested deeper than 50 levels");
+                assertThatThrownBy(() -> matching("compound", "not ".repeat(depth) + "web-1"))
+                        .isInstanceOf(TargetException.class).hasMessageContaining("nested deeper than 50 levels");
+                assertThatThrownBy(() -> matching("compound", "(".repeat(depth) + "web-1"))
+                        .isInstanceOf(TargetException.class).hasMessageContaining("nested deeper than 50 levels");
+            }
+        });
+    }
+
+    @Test
+    void wideExpressionsAreFlatAndMatchOnASmallStack() throws Throwable {
+        onSmallStack(() -> {
+            String wideOr = String.join(" or ", java.util.Collections.nCopies(50_000, "db-*")) + " or web-1";
+            assertThat(matching("compound", wideOr)).containsExactly("web-1", "db-1");
+            String wideAnd = String.join(" and ", java.util.Collections.nCopies(50_000, "*-1")) + " and not db-*";
+            assertThat(matching("compound", wideAnd)).containsExactly("web-1");
+        });
+    }
+
+    @Test
+    void nodegroupsCountTowardsDepthAndSize() throws Throwable {
+        Map<String, String> chain = new java.util.HashMap<>();
+        for (int i = 0; i < 60; i++) {
+            chain.put("g" + i, "N@g" + (i + 1));
+        }
+        chain.put("g60", "web-1");
+        assertThatThrownBy(() -> TargetExpression.parse("nodegroup", "g0", chain))
+                .hasMessageContaining("nested deeper than 50 levels");
+        assertThat(TargetExpression.parse("nodegroup", "g20", chain).matches(WEB1)).isTrue();
+
+        // Each group names the next twice: 2^30 matches once expanded.
+        Map<String, String> doubling = new java.util.HashMap<>();
+        for (int i = 0; i < 30; i++) {
+            doubling.put("d" + i, "N@d" + (i + 1) + " or N@d" + (i + 1));
+        }
+        doubling.put("d30", "web-1");
+        assertThatThrownBy(() -> TargetExpression.parse("nodegroup", "d0", doubling))
+                .hasMessage("target has more than 100000 matches (nodegroups expanded)");
+        Map<String, String> long16 = new java.util.HashMap<>(doubling);
+        long16.put("d16", "L@" + "x".repeat(40_000));
+        assertThatThrownBy(() -> TargetExpression.expandNodegroups("nodegroup", "d10", long16))
+                .hasMessageContaining("longer than 1048576 characters");
+    }
+
+    @Test
+    void regularExpressionsCannotExhaustTheMatchingThread() throws Throwable {
+        assertThatThrownBy(() -> matching("pcre", "(".repeat(2_000) + "a" + ")".repeat(2_000)))
+                .hasMessageContaining("nests groups deeper than 50 levels");
+        assertThatThrownBy(() -> matching("grain_pcre", "os:" + "[".repeat(100) + "a" + "]".repeat(100)))
+                .hasMessageContaining("grain_pcre value");
+        assertThat(BoundedRegex.nesting("\\((\\Q((((\\E[(]))")).isEqualTo(2);
+        MinionView longId = new MinionView("a".repeat(40) + "!", Map.of("v", "ab".repeat(100_000)));
+        assertThat(TargetExpression.parse("pcre", "(a+)+$", Map.of()).matches(longId)).as("catastrophic backtracking").isFalse();
+        onSmallStack(() -> assertThat(TargetExpression.parse("grain_pcre", "v:(a|b)*c", Map.of()).matches(longId)).isFalse());
+        assertThat(TargetExpression.parse("pcre", "a+!", Map.of()).matches(longId)).isTrue();
+    }
+
+    @Test
+    void errorsQuoteLongExpressionsShortened() {
+        String huge = "x".repeat(100_000) + " y";
+        assertThatThrownBy(() -> matching("compound", huge)).isInstanceOf(TargetException.class)
+                .hasMessageContaining("… (100002 characters)").message().hasSizeLessThan(300);
+        assertThatThrownBy(() -> matching("grain", "k".repeat(10_000))).message().hasSizeLessThan(300);
+    }
+
+    @Test
+    void aGrainTargetWithThousandsOfColonsTriesAtMostFiftyKeyPaths() {
+        String target = "url:" + "a:".repeat(20_000) + "*";
+        MinionView host = new MinionView("h", Map.of("url", "a:".repeat(20_000) + "b"));
+        assertThat(TargetExpression.parse("grain", target, Map.of()).matches(host)).isTrue();
+        assertThat(TargetExpression.parse("grain_pcre", "url:" + "a:".repeat(4_000), Map.of()).matches(host)).isTrue();
+        assertThatThrownBy(() -> TargetExpression.parse("grain_pcre", "url:" + "a:".repeat(20_000), Map.of()))
+                .hasMessageContaining("is longer than 8192 characters");
+    }
 }

@@ -110,6 +110,9 @@ public final class ServerConfig {
         port(Setting.SALT_PUBLISH_PORT);
         port(Setting.SALT_REQUEST_PORT);
         positive(Setting.DB_POOL_SIZE);
+        positive(Setting.SALT_MAX_MESSAGE_BYTES);
+        positive(Setting.SALT_MAX_CONNECTIONS);
+        positive(Setting.RETURN_MAX_BYTES);
         positive(Setting.EVENT_RETENTION_DAYS);
         if (!get(Setting.AGENT_BIZ).isBlank()) {
             positive(Setting.AGENT_BIZ);
@@ -233,6 +236,18 @@ public final class ServerConfig {
 
     public int saltRequestPort() {
         return integer(Setting.SALT_REQUEST_PORT);
+    }
+
+    public int saltMaxMessageBytes() {
+        return integer(Setting.SALT_MAX_MESSAGE_BYTES);
+    }
+
+    public int saltMaxConnections() {
+        return integer(Setting.SALT_MAX_CONNECTIONS);
+    }
+
+    public int returnMaxBytes() {
+        return integer(Setting.RETURN_MAX_BYTES);
     }
 
     /** Id globs whose new keys are accepted at once. */

@@ -62,8 +62,13 @@ public final class JobService implements AutoCloseable {
      * {@code grains} gives the grains a minion reported (empty when none), {@code nodegroups} maps names to compound
      * expressions, {@code publisher} sends a publish load to the given minion ids (null: to every minion, as one broadcast frame).
      */
+    /** Largest return stored, as JSON bytes; a larger one is stored as an error naming the limit. */
+    private final int returnMaxBytes;
+
     public JobService(Jdbi jdbi, EventStore events, KeyStore keys, java.util.function.Function<String, Map<String, Object>> grains,
-                      Map<String, String> nodegroups, BiConsumer<Map<String, Object>, List<String>> publisher) {
+                      Map<String, String> nodegroups, BiConsumer<Map<String, Object>, List<String>> publisher,
+                      int returnMaxBytes) {
+        this.returnMaxBytes = returnMaxBytes;
         this.grains = grains;
         this.nodegroups = Map.copyOf(nodegroups);
         this.jdbi = jdbi;
@@ -243,7 +248,16 @@ public final class JobService implements AutoCloseable {
                 Object ret = Messages.jsonSafe(p.load().get("return"));
                 int retcode = p.load().get("retcode") instanceof Number n ? n.intValue() : 0;
                 boolean success = !Boolean.FALSE.equals(p.load().get("success"));
-                insert.bind("jid", jid).bind("id", p.minionId()).bind("ret", Sql.toJson(ret)).bind("retcode", retcode)
+                String json = Sql.toJson(ret);
+                int size = json.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+                if (size > returnMaxBytes) {
+                    ret = "the return of " + size + " bytes is over the limit of " + returnMaxBytes
+                            + " bytes (setting return-max-bytes); it was not stored";
+                    json = Sql.toJson(ret);
+                    retcode = retcode == 0 ? 1 : retcode;
+                    success = false;
+                }
+                insert.bind("jid", jid).bind("id", p.minionId()).bind("ret", json).bind("retcode", retcode)
                         .bind("success", success).bind("now", now).add();
                 Map<String, Object> data = new LinkedHashMap<>();
                 data.put("jid", jid);

@@ -67,6 +67,13 @@ public final class SaltBridge implements MasterHandler {
         return true;
     }
 
+    /** The transport rebuilt an endpoint: recorded as {@code drover/transport/restarted} with which one. */
+    @Override
+    public void onTransportRestart(String what) {
+        jdbi.useTransaction(h -> events.append(h, "drover/transport/restarted", Map.of("endpoint", what)));
+        events.publishPending();
+    }
+
     /** A salt-minion asks for its pillar at start with its grains: they are kept for targeting. */
     @Override
     public Map<String, Object> onPillar(String id, Map<?, ?> load) {

@@ -14,7 +14,12 @@ public final class OpsRoutes {
     private final PrometheusMeterRegistry metrics;
     private final String version;
 
-    public OpsRoutes(Database database, PrometheusMeterRegistry metrics, String version) {
+    private final java.util.function.BooleanSupplier transportReady;
+
+    /** @param transportReady whether the agent transport serves its ports (false until it is bound) */
+    public OpsRoutes(Database database, PrometheusMeterRegistry metrics, String version,
+                     java.util.function.BooleanSupplier transportReady) {
+        this.transportReady = transportReady;
         this.database = database;
         this.metrics = metrics;
         this.version = version;
@@ -23,10 +28,15 @@ public final class OpsRoutes {
     public void register(HttpApi api) {
         api.add(new Route(HandlerType.GET, "/healthz", null, "Liveness: the process answers", null, Route.Shape.ONE,
                 null, 200, ctx -> ctx.json(Map.of("status", "ok"))));
-        api.add(new Route(HandlerType.GET, "/readyz", null, "Readiness: the database answers (503 when it does not)",
+        api.add(new Route(HandlerType.GET, "/readyz", null,
+                "Readiness: the database answers and the agent transport serves its ports (503 naming what is not ready)",
                 null, Route.Shape.ONE, null, 200, ctx -> {
-                    boolean ready = database.isReachable();
-                    ctx.status(ready ? 200 : 503).json(Map.of("status", ready ? "ready" : "database unreachable"));
+                    boolean database = this.database.isReachable();
+                    boolean transport = transportReady.getAsBoolean();
+                    String status = database && transport ? "ready"
+                            : !database ? "database unreachable" : "agent transport down";
+                    ctx.status(database && transport ? 200 : 503).json(Map.of("status", status,
+                            "database", database ? "ok" : "unreachable", "transport", transport ? "ok" : "down"));
                 }));
         api.add(new Route(HandlerType.GET, "/metrics", null, "Prometheus metrics", null, Route.Shape.TEXT, null, 200,
                 ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8").result(metrics.scrape())));

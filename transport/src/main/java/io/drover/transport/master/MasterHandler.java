@@ -32,4 +32,8 @@ public interface MasterHandler {
     default Object onCommand(String id, String cmd, Map<?, ?> load) {
         return null;
     }
+
+    /** The transport rebuilt one of its endpoints after it stopped (what: which one). */
+    default void onTransportRestart(String what) {
+    }
 }

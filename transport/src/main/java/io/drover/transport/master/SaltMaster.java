@@ -7,20 +7,21 @@ import io.drover.transport.crypto.RsaKeys;
 import io.drover.transport.protocol.Messages;
 import io.drover.transport.wire.MalformedFrameException;
 import io.drover.transport.wire.SaltPack;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.Pipe;
+import io.drover.transport.zmtp.PortInUseException;
+import io.drover.transport.zmtp.ReceiveBudget;
+import io.drover.transport.zmtp.ZmtpLimits;
+import io.drover.transport.zmtp.ZmtpLoop;
+import io.drover.transport.zmtp.ZmtpPublisher;
+import io.drover.transport.zmtp.ZmtpRouter;
+import io.drover.transport.zmtp.ZmtpStats;
 import java.nio.charset.StandardCharsets;
 import java.security.interfaces.RSAPrivateCrtKey;
 import java.security.interfaces.RSAPublicKey;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -29,90 +30,143 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.zeromq.SocketType;
-import org.zeromq.ZContext;
-import org.zeromq.ZMQ;
 
 /**
- * The master side of Salt's ZeroMQ transport: a ROUTER on the request port whose requests are handled by a
- * pool of virtual-thread workers, and a PUB on the publish port. Each socket has one owner thread; workers hand
- * replies back through a queue and wake the router thread through a pipe.
+ * The master side of Salt's ZeroMQ transport: a ROUTER on the request port whose requests are handled by a pool of
+ * virtual-thread workers, and a PUB on the publish port, both Drover's own ZMTP endpoints with bounded input
+ * ({@link Limits}). One publisher thread owns the publish serial: it numbers, encrypts, signs and sends each publish
+ * in the order they were queued, so an agent never sees serials out of order. A watchdog checks every second that
+ * both socket loops and the publisher are alive; a dead one is rebuilt on the same port (agents reconnect by
+ * themselves) and {@link MasterHandler#onTransportRestart} is told.
  */
 public final class SaltMaster implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(SaltMaster.class);
     private static final byte[] BROADCAST = "broadcast".getBytes(StandardCharsets.UTF_8);
+    private static final byte[] EMPTY = new byte[0];
     /** What a salt-minion's file client asks without naming itself; Drover serves the first three, the rest get None. */
     private static final java.util.Set<String> FILESERVER_COMMANDS = java.util.Set.of("_file_list", "_file_hash", "_serve_file",
             "_file_find", "_file_list_emptydirs", "_dir_list", "_symlink_list", "_file_envs", "_master_opts");
     private static final int MAX_WORKERS = 10_000;
-    /** Connections that have not finished the ZMTP handshake by then are dropped (see JeroMqTransport.HANDSHAKE_MS). */
-    private static final int HANDSHAKE_MS = 2000;
+    private static final int MAX_QUEUED_PUBLISHES = 100_000;
 
     /** How publishes are framed: per-target topics (Salt's zmq_filtering), or one broadcast frame for every SUB. */
     public enum PublishMode { FILTERED, BROADCAST }
 
+    /**
+     * What a peer may cost. {@code maxRequestBytes}: the largest request (a job return is the largest a minion
+     * sends); {@code maxConnections}: per port; {@code receiveBudgetBytes}: requests still arriving on all
+     * connections together; {@code maxQueuedBytes}: bytes waiting to be written to one connection before further
+     * messages to it are dropped.
+     */
+    public record Limits(int maxRequestBytes, int maxConnections, long receiveBudgetBytes, int maxQueuedBytes) {
+        /** Subscriptions a minion needs: its topic and "broadcast" (Drover), or "" (a salt-minion); room to spare. */
+        static final int MAX_SUBSCRIPTIONS = 8;
+        /** A topic is 40 hex digits or "broadcast". */
+        static final int MAX_SUBSCRIPTION_BYTES = 64;
+
+        public static Limits defaults() {
+            return new Limits(16 << 20, 50_000, 512L << 20, 16 << 20);
+        }
+
+        ZmtpLimits router() {
+            return new ZmtpLimits(maxRequestBytes, 4, maxQueuedBytes, 0, 0);
+        }
+
+        ZmtpLimits publisher() {
+            return new ZmtpLimits(ZmtpLimits.MAX_COMMAND_BYTES, 1, maxQueuedBytes, MAX_SUBSCRIPTIONS, MAX_SUBSCRIPTION_BYTES);
+        }
+    }
+
+    private record Publish(Map<String, Object> load, Collection<String> minions) {
+    }
+
     private final RSAPrivateCrtKey masterKey;
     private final String masterPubPem;
     private final MasterHandler handler;
-    private final ZContext context = new ZContext(1);
-    private final ZMQ.Socket router;
-    private final ZMQ.Socket pub;
-    private final int requestPort;
-    private final int publishPort;
+    private final String host;
+    private final Limits limits;
     private final PublishMode publishMode;
+    private final ZmtpStats requestStats = new ZmtpStats("salt request port");
+    private final ZmtpStats publishStats = new ZmtpStats("salt publish port");
+    private final ReceiveBudget requestBudget;
     private final ExecutorService workers = Executors.newVirtualThreadPerTaskExecutor();
     private final Semaphore workerSlots = new Semaphore(MAX_WORKERS);
-    private final ConcurrentLinkedQueue<byte[][]> replies = new ConcurrentLinkedQueue<>();
-    private final BlockingQueue<byte[][]> publishes = new LinkedBlockingQueue<>(100_000);
-    private final Pipe wakeup;
-    private final AtomicLong serial = new AtomicLong();
+    private final BlockingQueue<Publish> publishes = new LinkedBlockingQueue<>(MAX_QUEUED_PUBLISHES);
     private final AtomicLong broadcastFrames = new AtomicLong();
     private final AtomicLong targetedFrames = new AtomicLong();
+    private final AtomicLong droppedPublishes = new AtomicLong();
+    private final AtomicLong restarts = new AtomicLong();
     private volatile Crypticle session = new Crypticle(Crypticle.generateKeyString());
     private volatile boolean running = true;
-    private final Thread routerThread;
-    private final Thread publisherThread;
+    private final int requestPort;
+    private final int publishPort;
+    private volatile ZmtpLoop requestLoop;
+    private volatile ZmtpRouter router;
+    private volatile ZmtpLoop publishLoop;
+    private volatile ZmtpPublisher pub;
+    private volatile Thread publisherThread;
+    private final Thread watchdog;
+    /** The publish serial: read and written by the publisher thread only (a rebuilt publisher goes on from it). */
+    private final AtomicLong serial = new AtomicLong();
 
-    /**
-     * Binds {@code tcp://host:publishPort} and {@code tcp://host:requestPort} (0 = any free port).
-     */
     public SaltMaster(RSAPrivateCrtKey masterKey, MasterHandler handler, String host, int publishPort, int requestPort,
                       PublishMode publishMode) {
-        this.masterKey = masterKey;
-        this.masterPubPem = RsaKeys.publicPem(RsaKeys.publicOf(masterKey));
-        this.handler = handler;
-        this.publishMode = publishMode;
-        try {
-            this.wakeup = Pipe.open();
-            wakeup.source().configureBlocking(false);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        this.pub = context.createSocket(SocketType.PUB);
-        pub.setSndHWM(100_000);
-        pub.setHandshakeIvl(HANDSHAKE_MS);
-        pub.setLinger(0);
-        this.publishPort = bind(pub, host, publishPort);
-        this.router = context.createSocket(SocketType.ROUTER);
-        router.setRcvHWM(100_000);
-        router.setSndHWM(100_000);
-        router.setLinger(0);
-        router.setBacklog(10_000);
-        router.setHandshakeIvl(HANDSHAKE_MS);
-        this.requestPort = bind(router, host, requestPort);
-        log.info("salt master: publish port {}, request port {}", this.publishPort, this.requestPort);
-        this.routerThread = Thread.ofPlatform().name("salt-master-router").daemon().start(this::routeRequests);
-        this.publisherThread = Thread.ofPlatform().name("salt-master-publisher").daemon().start(this::publishLoop);
+        this(masterKey, handler, host, publishPort, requestPort, publishMode, Limits.defaults());
     }
 
     /**
-     * Binds; port 0 lets the operating system choose. (JeroMQ's bindToRandomPort guesses ports itself and can take
-     * one that is in use as the source port of a loopback connection: peers then never reach it.)
+     * Binds {@code host:publishPort} and {@code host:requestPort} (0 = any free port).
+     *
+     * @throws PortInUseException when a port is taken
      */
-    private static int bind(ZMQ.Socket socket, String host, int port) {
-        socket.bind("tcp://" + host + ":" + (port == 0 ? "*" : Integer.toString(port)));
-        String endpoint = socket.getLastEndpoint();
-        return Integer.parseInt(endpoint.substring(endpoint.lastIndexOf(':') + 1));
+    public SaltMaster(RSAPrivateCrtKey masterKey, MasterHandler handler, String host, int publishPort, int requestPort,
+                      PublishMode publishMode, Limits limits) {
+        this.masterKey = masterKey;
+        this.masterPubPem = RsaKeys.publicPem(RsaKeys.publicOf(masterKey));
+        this.handler = handler;
+        this.host = host;
+        this.limits = limits;
+        this.publishMode = publishMode;
+        this.requestBudget = new ReceiveBudget(limits.receiveBudgetBytes());
+        this.publishPort = startPublisher(publishPort);
+        try {
+            this.requestPort = startRouter(requestPort);
+        } catch (RuntimeException e) {
+            publishLoop.close();
+            throw e;
+        }
+        this.publisherThread = startPublisherThread();
+        this.watchdog = Thread.ofPlatform().name("salt-master-watchdog").daemon().start(this::watch);
+        log.info("salt master: publish port {}, request port {}", this.publishPort, this.requestPort);
+    }
+
+    private int startPublisher(int port) {
+        ZmtpLoop loop = new ZmtpLoop("salt-publish-io");
+        try {
+            pub = new ZmtpPublisher(loop, host, port, limits.publisher(), limits.maxConnections(), publishStats);
+        } catch (RuntimeException e) {
+            loop.close();
+            throw e;
+        }
+        publishLoop = loop;
+        return pub.port();
+    }
+
+    private int startRouter(int port) {
+        ZmtpLoop loop = new ZmtpLoop("salt-request-io");
+        try {
+            router = new ZmtpRouter(loop, host, port, limits.router(), limits.maxConnections(), requestBudget, requestStats,
+                    this::onRequest);
+        } catch (RuntimeException e) {
+            loop.close();
+            throw e;
+        }
+        requestLoop = loop;
+        return router.port();
+    }
+
+    private Thread startPublisherThread() {
+        return Thread.ofPlatform().name("salt-master-publisher").daemon().start(this::publishLoop);
     }
 
     public int requestPort() {
@@ -127,6 +181,29 @@ public final class SaltMaster implements AutoCloseable {
         return masterPubPem;
     }
 
+    /** Whether both ports are served and the publisher runs (what {@code /readyz} reports). */
+    public boolean ready() {
+        return running && requestLoop.alive() && publishLoop.alive() && publisherThread.isAlive();
+    }
+
+    /** Endpoints rebuilt by the watchdog since start. */
+    public long restarts() {
+        return restarts.get();
+    }
+
+    public ZmtpStats requestStats() {
+        return requestStats;
+    }
+
+    public ZmtpStats publishStats() {
+        return publishStats;
+    }
+
+    /** Publishes dropped because the queue was full. */
+    public long droppedPublishes() {
+        return droppedPublishes.get();
+    }
+
     /** A new session key: every minion re-authenticates on its next message (after a key is rejected or deleted). */
     public void rotateSessionKey() {
         session = new Crypticle(Crypticle.generateKeyString());
@@ -135,25 +212,12 @@ public final class SaltMaster implements AutoCloseable {
 
     /**
      * Publishes a job load ({@code fun, arg, tgt, tgt_type, jid, ret, user}) to the given minions (their topics),
-     * or to every subscriber when {@code minions} is null. Adds the increasing {@code serial}.
+     * or to every subscriber when {@code minions} is null. The publisher thread adds the increasing {@code serial}.
      */
     public void publish(Map<String, Object> load, Collection<String> minions) {
-        Map<String, Object> withSerial = new LinkedHashMap<>(load);
-        withSerial.put("serial", serial.incrementAndGet());
-        byte[] ct = session.dumps(withSerial, null);
-        Map<String, Object> envelope = new LinkedHashMap<>();
-        envelope.put("enc", "aes");
-        envelope.put("load", ct);
-        envelope.put("sig", Rsa.signSha1(masterKey, ct));
-        byte[] frame = SaltPack.pack(envelope);
-        if (publishMode == PublishMode.BROADCAST || minions == null) {
-            enqueue(new byte[][] {BROADCAST, frame});
-            broadcastFrames.incrementAndGet();
-        } else {
-            for (String id : minions) {
-                enqueue(new byte[][] {Messages.topic(id).getBytes(StandardCharsets.US_ASCII), frame});
-            }
-            targetedFrames.addAndGet(minions.size());
+        if (!publishes.offer(new Publish(load, minions == null ? null : List.copyOf(minions)))) {
+            droppedPublishes.incrementAndGet();
+            log.warn("publish queue full ({} waiting); a publish was dropped", MAX_QUEUED_PUBLISHES);
         }
     }
 
@@ -167,103 +231,124 @@ public final class SaltMaster implements AutoCloseable {
         return targetedFrames.get();
     }
 
-    private void enqueue(byte[][] frames) {
-        if (!publishes.offer(frames)) {
-            log.warn("publish queue full; a publish was dropped");
-        }
-    }
-
     private void publishLoop() {
         while (running) {
+            Publish next;
             try {
-                byte[][] frames = publishes.poll(200, TimeUnit.MILLISECONDS);
-                if (frames == null) {
-                    continue;
-                }
-                for (int i = 0; i < frames.length; i++) {
-                    pub.send(frames[i], i < frames.length - 1 ? ZMQ.SNDMORE : 0);
-                }
+                next = publishes.poll(200, TimeUnit.MILLISECONDS);
             } catch (InterruptedException e) {
                 return;
+            }
+            if (next == null) {
+                continue;
+            }
+            try {
+                send(next);
             } catch (RuntimeException e) {
-                if (running) {
-                    log.warn("publish failed", e);
-                }
+                log.warn("publish failed", e);
             }
         }
     }
 
-    private void routeRequests() {
-        ZMQ.Poller poller = context.createPoller(2);
-        poller.register(router, ZMQ.Poller.POLLIN);
-        poller.register(wakeup.source(), ZMQ.Poller.POLLIN);
-        ByteBuffer drain = ByteBuffer.allocate(4096);
+    /** Publisher thread: numbers, encrypts, signs and sends one publish. */
+    private void send(Publish publish) {
+        Map<String, Object> withSerial = new LinkedHashMap<>(publish.load());
+        withSerial.put("serial", serial.incrementAndGet());
+        byte[] ct = session.dumps(withSerial, null);
+        Map<String, Object> envelope = new LinkedHashMap<>();
+        envelope.put("enc", "aes");
+        envelope.put("load", ct);
+        envelope.put("sig", Rsa.signSha1(masterKey, ct));
+        byte[] frame = SaltPack.pack(envelope);
+        ZmtpPublisher current = pub;
+        if (publishMode == PublishMode.BROADCAST || publish.minions() == null) {
+            current.publish(BROADCAST, frame);
+            broadcastFrames.incrementAndGet();
+        } else {
+            for (String id : publish.minions()) {
+                current.publish(Messages.topic(id).getBytes(StandardCharsets.US_ASCII), frame);
+            }
+            targetedFrames.addAndGet(publish.minions().size());
+        }
+    }
+
+    /** Request loop thread: hands a request to a worker; the reply goes back through the router from there. */
+    private void onRequest(long peer, List<byte[]> frames) {
+        if (frames.size() != 2 || frames.get(0).length != 0) {
+            log.debug("dropped a request with {} frames", frames.size());
+            return;
+        }
+        byte[] payload = frames.get(1);
+        if (!workerSlots.tryAcquire()) {
+            log.warn("all {} workers busy; a request was dropped (the minion retries)", MAX_WORKERS);
+            return;
+        }
+        ZmtpRouter replyVia = router;
+        workers.execute(() -> {
+            try {
+                replyVia.send(peer, EMPTY, handle(payload));
+            } finally {
+                workerSlots.release();
+            }
+        });
+    }
+
+    /** Every second: rebuilds an endpoint whose loop died or is stuck, and a publisher thread that died. */
+    private void watch() {
         while (running) {
             try {
-                poller.poll(500);
-                if (poller.pollin(1)) {
-                    drain.clear();
-                    while (wakeup.source().read(drain) > 0) {
-                        drain.clear();
-                    }
-                }
-                byte[][] reply;
-                while ((reply = replies.poll()) != null) {
-                    router.send(reply[0], ZMQ.SNDMORE);
-                    router.send(reply[1], ZMQ.SNDMORE);
-                    router.send(reply[2], 0);
-                }
-                if (poller.pollin(0)) {
-                    receiveRequests();
-                }
-            } catch (IOException | RuntimeException e) {
-                if (running) {
-                    log.warn("request routing error", e);
-                }
-            }
-        }
-        poller.close();
-    }
-
-    private void receiveRequests() {
-        while (true) {
-            byte[] identity = router.recv(ZMQ.DONTWAIT);
-            if (identity == null) {
+                Thread.sleep(1000);
+            } catch (InterruptedException e) {
                 return;
             }
-            List<byte[]> frames = new ArrayList<>(2);
-            while (router.hasReceiveMore()) {
-                frames.add(router.recv(0));
-            }
-            if (frames.size() != 2 || frames.get(0).length != 0) {
-                log.debug("dropped a request with {} frames", frames.size());
-                continue;
-            }
-            byte[] payload = frames.get(1);
-            if (!workerSlots.tryAcquire()) {
-                log.warn("all {} workers busy; a request was dropped (the minion retries)", MAX_WORKERS);
-                continue;
-            }
-            workers.execute(() -> {
-                try {
-                    byte[] answer = handle(payload);
-                    replies.add(new byte[][] {identity, new byte[0], answer});
-                    wake();
-                } finally {
-                    workerSlots.release();
+            try {
+                if (running && !requestLoop.alive()) {
+                    rebuild("request port " + requestPort, () -> {
+                        ZmtpLoop old = requestLoop;
+                        router.close();
+                        old.close();
+                        startRouter(requestPort);
+                    });
                 }
-            });
+                if (running && !publishLoop.alive()) {
+                    rebuild("publish port " + publishPort, () -> {
+                        ZmtpLoop old = publishLoop;
+                        pub.close();
+                        old.close();
+                        startPublisher(publishPort);
+                    });
+                }
+                if (running && !publisherThread.isAlive()) {
+                    rebuild("publisher thread", () -> publisherThread = startPublisherThread());
+                }
+            } catch (RuntimeException e) {
+                log.error("rebuilding the transport failed; trying again in a second", e);
+            }
         }
     }
 
-    private void wake() {
-        synchronized (wakeup) {
-            try {
-                wakeup.sink().write(ByteBuffer.wrap(new byte[] {1}));
-            } catch (IOException e) {
-                log.warn("cannot wake the router thread", e);
-            }
-        }
+    private void rebuild(String what, Runnable how) {
+        log.error("the salt transport's {} stopped; rebuilding it", what);
+        how.run();
+        restarts.incrementAndGet();
+        handler.onTransportRestart(what);
+    }
+
+    /** For tests: sends a raw payload to every subscriber, as a hostile master (or a man in the middle) could. */
+    void publishRawForTest(byte[] payload) {
+        pub.publish(BROADCAST, payload);
+    }
+
+    /** For tests: the current session cipher, to make publishes that are encrypted but otherwise wrong. */
+    Crypticle sessionForTest() {
+        return session;
+    }
+
+    /** For tests: ends the loop behind a port as a fatal error would, so that the watchdog must rebuild it. */
+    void killLoopForTest(boolean requestSide) {
+        (requestSide ? requestLoop : publishLoop).execute(() -> {
+            throw new InternalError("killed for a test");
+        });
     }
 
     /** One request in, one reply out. Never throws: anything malformed gets Salt's "bad load". */
@@ -395,22 +480,20 @@ public final class SaltMaster implements AutoCloseable {
         return reply;
     }
 
+    /** Stops the watchdog, the publisher, both ports and the workers; returns within a few seconds. */
     @Override
     public void close() {
         running = false;
+        watchdog.interrupt();
+        router.close();
+        pub.close();
+        requestLoop.close();
+        publishLoop.close();
         workers.shutdownNow();
         try {
-            routerThread.join(2000);
             publisherThread.join(2000);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        }
-        context.close();
-        try {
-            wakeup.sink().close();
-            wakeup.source().close();
-        } catch (IOException ignored) {
-            // closing anyway
         }
     }
 }

@@ -57,14 +57,14 @@ public final class SaltMinion implements AutoCloseable {
     private volatile boolean running = true;
     private long lastSerial;
     private final java.util.concurrent.CountDownLatch stopped = new java.util.concurrent.CountDownLatch(1);
-    private final Thread loop;
+    private volatile Thread loop;
 
     /**
      * @param pinnedMasterPem the master key trusted before (null: trust on first use, then {@code onMasterKeyPinned})
      */
     public SaltMinion(MinionConfig config, RSAPrivateCrtKey key, String pinnedMasterPem, Targets targets,
                       JobListener listener, Consumer<String> onMasterKeyPinned) {
-        this(config, key, pinnedMasterPem, targets, listener, onMasterKeyPinned, new JeroMqTransport(config));
+        this(config, key, pinnedMasterPem, targets, listener, onMasterKeyPinned, new ZmtpMinionTransport(config));
     }
 
     /**
@@ -85,6 +85,22 @@ public final class SaltMinion implements AutoCloseable {
         this.loop = transport.loopThread().name("minion-" + config.id()).start(this::run);
     }
 
+    /** Whether the thread that signs in and receives publishes is running (it is what a heartbeat vouches for). */
+    public boolean loopAlive() {
+        return loop.isAlive() || !running;
+    }
+
+    /** Starts the loop again after it died; true when it had to. */
+    public synchronized boolean restartLoopIfDead() {
+        if (!running || loop.isAlive()) {
+            return false;
+        }
+        reauth = false;
+        state = State.CONNECTING;
+        loop = transport.loopThread().name("minion-" + config.id()).start(this::run);
+        return true;
+    }
+
     public String id() {
         return config.id();
     }
@@ -99,14 +115,19 @@ public final class SaltMinion implements AutoCloseable {
             State result;
             try {
                 result = authenticate();
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | StackOverflowError e) {
                 log.error("{}: sign-in failed", config.id(), e);
                 result = State.CONNECTING;
             }
             state = result;
             if (result == State.CONNECTED) {
                 wait = config.acceptanceWait();
-                subscribe();
+                try {
+                    subscribe();
+                } catch (RuntimeException | StackOverflowError e) {
+                    log.error("{}: the subscription failed; signing in again", config.id(), e);
+                    sleep(jittered(Duration.ofSeconds(1)));
+                }
                 continue;
             }
             if (result == State.REJECTED) {
@@ -229,13 +250,21 @@ public final class SaltMinion implements AutoCloseable {
 
     /** Checks and dispatches one publish; anything that fails a check is dropped. */
     public void onPublish(byte[] payload) {
+        try {
+            checkAndDispatch(payload);
+        } catch (RuntimeException | StackOverflowError e) {
+            log.warn("{}: dropped a publish that could not be read: {}", config.id(), e.toString());
+        }
+    }
+
+    private void checkAndDispatch(byte[] payload) {
         Map<?, ?> load;
         try {
             Map<?, ?> envelope = Messages.map(SaltPack.unpack(payload), "publish");
             byte[] ct = SaltPack.bytes(envelope.get("load"));
-            if (envelope.get("sig") != null
-                    && !Rsa.verifySha1(masterKey(), ct, SaltPack.bytes(envelope.get("sig")))) {
-                log.warn("{}: dropped a publish with a bad signature", config.id());
+            // Salt masters sign publishes (sign_pub_messages, on by default); an unsigned one is not the master's.
+            if (envelope.get("sig") == null || !Rsa.verifySha1(masterKey(), ct, SaltPack.bytes(envelope.get("sig")))) {
+                log.warn("{}: dropped a publish with a missing or bad signature", config.id());
                 return;
             }
             load = Messages.map(session.loads(ct, null), "publish load");
@@ -258,8 +287,7 @@ public final class SaltMinion implements AutoCloseable {
             }
             lastSerial = serial;
         }
-        if (!(load.get("jid") instanceof String) || !(load.get("fun") instanceof String)
-                || !targets.matches(load.get("tgt_type") instanceof String t ? t : "glob", load.get("tgt"))) {
+        if (!(load.get("jid") instanceof String) || !(load.get("fun") instanceof String) || !targeted(load)) {
             return;
         }
         Thread.ofVirtual().name("job-" + load.get("jid")).start(() -> {
@@ -269,6 +297,16 @@ public final class SaltMinion implements AutoCloseable {
                 log.warn("{}: job {} failed in the listener", config.id(), load.get("jid"), e);
             }
         });
+    }
+
+    /** Whether the publish targets this minion; a target that cannot be checked does not. */
+    private boolean targeted(Map<?, ?> load) {
+        try {
+            return targets.matches(load.get("tgt_type") instanceof String t ? t : "glob", load.get("tgt"));
+        } catch (RuntimeException | StackOverflowError e) {
+            log.warn("{}: dropped a publish whose target cannot be checked: {}", config.id(), e.toString());
+            return false;
+        }
     }
 
     /** Sends a job return; true when the master acknowledged it (any decrypted reply, Salt answers None). */

@@ -30,7 +30,7 @@ class MasterMinionTest {
     static final RSAPrivateCrtKey MASTER_KEY = (RSAPrivateCrtKey) RsaKeys.generate().getPrivate();
 
     /** Keys decided by a map: id → decision; accepted keys remembered. */
-    static final class Keys implements MasterHandler {
+    static class Keys implements MasterHandler {
         final Map<String, KeyDecision> decisions = new ConcurrentHashMap<>();
         final Map<String, String> accepted = new ConcurrentHashMap<>();
         final List<Map<?, ?>> returns = new CopyOnWriteArrayList<>();

@@ -1,8 +1,9 @@
-package io.drover.bench.zmtp;
+package io.drover.transport.minion;
 
-import io.drover.transport.minion.MinionConfig;
-import io.drover.transport.minion.MinionTransport;
-import io.drover.transport.minion.RequestTimeoutException;
+import io.drover.transport.wire.SaltPack;
+import io.drover.transport.zmtp.ZmtpConnection;
+import io.drover.transport.zmtp.ZmtpLimits;
+import io.drover.transport.zmtp.ZmtpLoop;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -16,31 +17,50 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
 /**
- * A simulated minion's sockets on a shared {@link ZmtpLoop}: a DEALER for requests (one at a time, a fresh
- * connection after a timeout, as {@link io.drover.transport.minion.JeroMqTransport}) and a SUB whose payloads the
- * minion's loop thread (virtual) takes from a queue. Same ZMTP bytes on the wire as a ZeroMQ socket.
+ * A minion's sockets on a {@link ZmtpLoop} (its own, or one shared by the fleet load tool's thousands of simulated
+ * minions): a DEALER for requests (one at a time; a fresh connection after a timeout, so that a late reply is never
+ * read as the answer to the next request) and a SUB whose payloads the minion's loop thread takes from a queue.
+ * The same ZMTP bytes on the wire as ZeroMQ's sockets; every frame from the master is bounded by
+ * {@link SaltPack#MAX_FRAME} before it is read.
  */
-public final class NioMinionTransport implements MinionTransport {
+public final class ZmtpMinionTransport implements MinionTransport {
+    private static final ZmtpLimits LIMITS = ZmtpLimits.client(SaltPack.MAX_FRAME);
+    /** Publishes waiting for the minion's checks; more are dropped (as a ZeroMQ SUB at its high-water mark). */
+    private static final int QUEUED_PUBLISHES = 10_000;
+    private final java.util.concurrent.atomic.AtomicLong droppedPublishes = new java.util.concurrent.atomic.AtomicLong();
+
     private static final byte[] EMPTY = new byte[0];
     /** Put on a subscription's queue when its connection closes. */
     private static final byte[] CLOSED = new byte[0];
 
     private final MinionConfig config;
     private final ZmtpLoop loop;
+    private final boolean ownLoop;
     private final ReentrantLock requestLock = new ReentrantLock();
     /** Guarded by requestLock; volatile so that close() can reach it while a request waits. */
     private volatile Dealer dealer;
     private volatile ZmtpConnection subscription;
     private volatile boolean open = true;
 
-    public NioMinionTransport(MinionConfig config, ZmtpLoop loop) {
+    /** An agent's transport, on a loop of its own. */
+    public ZmtpMinionTransport(MinionConfig config) {
+        this(config, new ZmtpLoop("zmtp-" + config.id()), true);
+    }
+
+    /** A transport on a shared loop (closed by its owner). */
+    public ZmtpMinionTransport(MinionConfig config, ZmtpLoop loop) {
+        this(config, loop, false);
+    }
+
+    private ZmtpMinionTransport(MinionConfig config, ZmtpLoop loop, boolean ownLoop) {
         this.config = config;
         this.loop = loop;
+        this.ownLoop = ownLoop;
     }
 
     @Override
     public Thread.Builder loopThread() {
-        return Thread.ofVirtual();
+        return ownLoop ? Thread.ofPlatform().daemon() : Thread.ofVirtual();
     }
 
     @Override
@@ -52,7 +72,7 @@ public final class NioMinionTransport implements MinionTransport {
                 if (d == null || d.closed) {
                     d = new Dealer();
                     d.connection = loop.connect(new InetSocketAddress(config.masterHost(), config.requestPort()), "DEALER",
-                            List.of(), d);
+                            List.of(), LIMITS, d);
                     dealer = d;
                 }
                 CompletableFuture<byte[]> reply = d.send(frame);
@@ -100,7 +120,7 @@ public final class NioMinionTransport implements MinionTransport {
         }
 
         @Override
-        public void onMessage(List<byte[]> frames) {
+        public void onMessage(ZmtpConnection connection, List<byte[]> frames) {
             CompletableFuture<byte[]> w = waiting;
             if (w != null) {
                 w.complete(frames.getLast());
@@ -108,7 +128,7 @@ public final class NioMinionTransport implements MinionTransport {
         }
 
         @Override
-        public void onClosed() {
+        public void onClosed(ZmtpConnection connection) {
             closed = true;
             CompletableFuture<byte[]> w = waiting;
             if (w != null) {
@@ -119,15 +139,18 @@ public final class NioMinionTransport implements MinionTransport {
 
     @Override
     public void subscribe(String host, int port, List<byte[]> prefixes, Consumer<byte[]> onPayload, BooleanSupplier keepGoing) {
-        LinkedBlockingQueue<byte[]> payloads = new LinkedBlockingQueue<>();
-        ZmtpConnection sub = loop.connect(new InetSocketAddress(host, port), "SUB", prefixes, new ZmtpConnection.Handler() {
+        LinkedBlockingQueue<byte[]> payloads = new LinkedBlockingQueue<>(QUEUED_PUBLISHES);
+        ZmtpConnection sub = loop.connect(new InetSocketAddress(host, port), "SUB", prefixes, LIMITS, new ZmtpConnection.Handler() {
             @Override
-            public void onMessage(List<byte[]> frames) {
-                payloads.add(frames.getLast());
+            public void onMessage(ZmtpConnection connection, List<byte[]> frames) {
+                if (!payloads.offer(frames.getLast())) {
+                    droppedPublishes.incrementAndGet();
+                }
             }
 
             @Override
-            public void onClosed() {
+            public void onClosed(ZmtpConnection connection) {
+                payloads.clear(); // the minion signs in again: what was queued is of the old session
                 payloads.add(CLOSED);
             }
         });
@@ -159,6 +182,9 @@ public final class NioMinionTransport implements MinionTransport {
         ZmtpConnection s = subscription;
         if (s != null) {
             s.close();
+        }
+        if (ownLoop) {
+            loop.close();
         }
     }
 }

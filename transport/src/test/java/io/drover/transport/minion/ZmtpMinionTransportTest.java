@@ -1,4 +1,4 @@
-package io.drover.bench.zmtp;
+package io.drover.transport.minion;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -7,9 +7,7 @@ import io.drover.transport.crypto.RsaKeys;
 import io.drover.transport.master.KeyDecision;
 import io.drover.transport.master.MasterHandler;
 import io.drover.transport.master.SaltMaster;
-import io.drover.transport.minion.MinionConfig;
-import io.drover.transport.minion.SaltMinion;
-import io.drover.transport.minion.Targets;
+import io.drover.transport.zmtp.ZmtpLoop;
 import java.security.interfaces.RSAPrivateCrtKey;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,8 +19,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** The load tool's ZMTP client against the real (JeroMQ) master: sign-in, publishes, returns, fileserver, restart. */
-class NioMinionTransportTest {
+/** The load tool's ZMTP client against the real master, many minions on one shared loop as in the load tool: sign-in, publishes, returns, fileserver, restart. */
+class ZmtpMinionTransportTest {
     static final RSAPrivateCrtKey MASTER_KEY = (RSAPrivateCrtKey) RsaKeys.generate().getPrivate();
     static final RSAPrivateCrtKey MINION_KEY = (RSAPrivateCrtKey) RsaKeys.generate().getPrivate();
 
@@ -82,7 +80,7 @@ class NioMinionTransportTest {
         SaltMinion m = new SaltMinion(config, MINION_KEY, null, Targets.byId(id), (minion, load) -> {
             jobs.get(id).add(load.get("jid"));
             minion.sendReturn(Map.of("jid", load.get("jid"), "fun", load.get("fun"), "return", true, "retcode", 0));
-        }, pem -> { }, new NioMinionTransport(config, loop));
+        }, pem -> { }, new ZmtpMinionTransport(config, loop));
         minions.add(m);
         return m;
     }

@@ -1,4 +1,4 @@
-package io.drover.bench.zmtp;
+package io.drover.transport.zmtp;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -7,18 +7,18 @@ import java.nio.charset.StandardCharsets;
  * Encodes what a ZMTP 3.0 peer with the NULL mechanism sends (rfc.zeromq.org/spec/23): the 64-byte greeting, the
  * READY command, messages as frames, a SUB's subscriptions as messages starting with 1, and PONG.
  */
-final class Zmtp {
-    static final int MORE = 0x01;
-    static final int LONG = 0x02;
-    static final int COMMAND = 0x04;
-    static final int GREETING_LENGTH = 64;
-    static final int SIGNATURE_LENGTH = 10;
+public final class Zmtp {
+    public static final int MORE = 0x01;
+    public static final int LONG = 0x02;
+    public static final int COMMAND = 0x04;
+    public static final int GREETING_LENGTH = 64;
+    public static final int SIGNATURE_LENGTH = 10;
 
     private Zmtp() {
     }
 
     /** Signature (0xFF, eight bytes, 0x7F), version 3.0, mechanism NULL, not a server, zero filler. */
-    static byte[] greeting() {
+    public static byte[] greeting() {
         byte[] g = new byte[GREETING_LENGTH];
         g[0] = (byte) 0xFF;
         g[8] = 1;
@@ -30,18 +30,18 @@ final class Zmtp {
         return g;
     }
 
-    /** Whether the peer's greeting is one this client can talk to: ZMTP 3 or later with the NULL mechanism. */
-    static boolean acceptableGreeting(ByteBuffer b, int at) {
-        if (b.get(at) != (byte) 0xFF || (b.get(at + 9) & 1) == 0 || b.get(at + 10) < 3) {
-            return false;
-        }
-        byte[] mechanism = new byte[20];
-        b.get(at + 12, mechanism);
-        return new String(mechanism, StandardCharsets.US_ASCII).replace("\0", "").equals("NULL");
+    /** Whether the first 11 bytes of a greeting are ZMTP's signature and a major version of 3 or later. */
+    static boolean acceptableSignature(byte[] g) {
+        return g[0] == (byte) 0xFF && (g[9] & 1) == 1 && g[10] >= 3;
+    }
+
+    /** Whether a whole greeting names the NULL mechanism (the only one Salt uses). */
+    static boolean nullMechanism(byte[] g) {
+        return new String(g, 12, 20, StandardCharsets.US_ASCII).replace("\0", "").equals("NULL");
     }
 
     /** READY with the one property a NULL peer needs: {@code Socket-Type}. */
-    static ByteBuffer ready(String socketType) {
+    public static ByteBuffer ready(String socketType) {
         byte[] name = "Socket-Type".getBytes(StandardCharsets.US_ASCII);
         byte[] value = socketType.getBytes(StandardCharsets.US_ASCII);
         ByteBuffer body = ByteBuffer.allocate(1 + 5 + 1 + name.length + 4 + value.length);
@@ -51,7 +51,7 @@ final class Zmtp {
     }
 
     /** PONG echoing a PING's context (the bytes after its name and two-byte TTL). */
-    static ByteBuffer pong(byte[] ping) {
+    public static ByteBuffer pong(byte[] ping) {
         int contextAt = 1 + 4 + 2;
         int contextLength = Math.max(0, ping.length - contextAt);
         ByteBuffer body = ByteBuffer.allocate(1 + 4 + contextLength);
@@ -63,7 +63,7 @@ final class Zmtp {
     }
 
     /** ZMTP 3.0 subscription: a one-frame message of 1 followed by the prefix. */
-    static ByteBuffer subscription(byte[] prefix) {
+    public static ByteBuffer subscription(byte[] prefix) {
         byte[] body = new byte[prefix.length + 1];
         body[0] = 1;
         System.arraycopy(prefix, 0, body, 1, prefix.length);
@@ -71,7 +71,7 @@ final class Zmtp {
     }
 
     /** One message of the given frames, every frame but the last flagged MORE; flipped, ready to write. */
-    static ByteBuffer message(byte[]... frames) {
+    public static ByteBuffer message(byte[]... frames) {
         int size = 0;
         for (byte[] f : frames) {
             size += header(f.length) + f.length;

@@ -1,0 +1,107 @@
+package io.drover.transport.zmtp;
+
+import java.nio.channels.SocketChannel;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What one endpoint has seen: connections open and refused, connections closed for breaking the protocol or a
+ * limit (by kind), messages dropped at a full queue. Protocol errors are logged at most once per kind every ten
+ * seconds, with the count of those not logged, so that a flood of bad frames cannot flood the log.
+ */
+public final class ZmtpStats {
+    private static final Logger log = LoggerFactory.getLogger(ZmtpStats.class);
+    private static final long LOG_EVERY_NANOS = 10_000_000_000L;
+
+    private final String endpoint;
+    private final AtomicLong open = new AtomicLong();
+    private final LongAdder accepted = new LongAdder();
+    private final LongAdder refused = new LongAdder();
+    private final LongAdder dropped = new LongAdder();
+    private final Map<String, LongAdder> errors = new ConcurrentHashMap<>();
+    private final Map<String, long[]> lastLogged = new ConcurrentHashMap<>();
+
+    public ZmtpStats(String endpoint) {
+        this.endpoint = endpoint;
+    }
+
+    public String endpoint() {
+        return endpoint;
+    }
+
+    void opened() {
+        open.incrementAndGet();
+        accepted.increment();
+    }
+
+    void closed() {
+        open.decrementAndGet();
+    }
+
+    void refused(String why) {
+        refused.increment();
+        logLimited("refused", "{}: refused a connection: {}", why);
+    }
+
+    void dropped() {
+        dropped.increment();
+    }
+
+    void protocolError(String kind, String message, SocketChannel channel) {
+        errors.computeIfAbsent(kind, k -> new LongAdder()).increment();
+        String peer;
+        try {
+            peer = String.valueOf(channel.getRemoteAddress());
+        } catch (Exception e) {
+            peer = "?";
+        }
+        logLimited(kind, "{}: closed a connection: {}", message + " (from " + peer + ")");
+    }
+
+    private void logLimited(String kind, String format, String detail) {
+        long now = System.nanoTime();
+        long[] state = lastLogged.computeIfAbsent(kind, k -> new long[] {now - LOG_EVERY_NANOS - 1, 0});
+        synchronized (state) {
+            if (now - state[0] > LOG_EVERY_NANOS) {
+                String suppressed = state[1] > 0 ? " (" + state[1] + " more like it not logged)" : "";
+                state[0] = now;
+                state[1] = 0;
+                log.warn(format, endpoint, detail + suppressed);
+            } else {
+                state[1]++;
+            }
+        }
+    }
+
+    public long openConnections() {
+        return open.get();
+    }
+
+    public long acceptedConnections() {
+        return accepted.sum();
+    }
+
+    public long refusedConnections() {
+        return refused.sum();
+    }
+
+    public long droppedMessages() {
+        return dropped.sum();
+    }
+
+    /** Connections closed for a protocol error or a limit, by kind. */
+    public Map<String, Long> protocolErrors() {
+        Map<String, Long> out = new TreeMap<>();
+        errors.forEach((k, v) -> out.put(k, v.sum()));
+        return out;
+    }
+
+    public long protocolErrorTotal() {
+        return errors.values().stream().mapToLong(LongAdder::sum).sum();
+    }
+}
