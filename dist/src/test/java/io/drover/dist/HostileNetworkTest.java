@@ -66,7 +66,7 @@ class HostileNetworkTest {
         publishPort = freePort();
         requestPort = freePort();
         server = serverProcess(dir.resolve("data"), dir.resolve("server.log"));
-        await().atMost(Duration.ofSeconds(60)).until(() -> readyz().statusCode() == 200);
+        await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> readyz().statusCode() == 200);
         token = Files.readString(dir.resolve("data/admin.token")).strip();
         for (int i = 1; i <= 3; i++) {
             MinionConfig config = MinionConfig.of("web-" + i, "127.0.0.1", publishPort, requestPort)
