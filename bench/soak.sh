@@ -50,6 +50,7 @@ echo "ping: $(grep 'rounds with every return' "$work/ping.log")"
 echo "ping: $(grep 'every return collected' "$work/ping.log")"
 echo "hostile: $(tail -1 "$work/hostile.log")"
 echo "server RSS max: $(( $(cat "$work/rss_max") / 1024 )) MiB"
-curl -s "$server_url/metrics" | grep -E '^drover_salt_(transport_restarts|bad_frames|connections_refused)' | grep -v ' 0.0$' || true
+curl -s "$server_url/metrics" | grep -E '^drover_salt_transport_restarts'
+curl -s "$server_url/metrics" | grep -E '^drover_salt_(bad_frames|connections_refused)' | grep -v ' 0.0$' || true
 echo "readyz: $(curl -s "$server_url/readyz")"
 echo "server threads: $(ls /proc/$server/task | wc -l), open files: $(ls /proc/$server/fd | wc -l)"

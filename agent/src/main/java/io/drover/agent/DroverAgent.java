@@ -207,8 +207,8 @@ public final class DroverAgent implements AutoCloseable {
     @Override
     public void close() {
         running = false;
-        // No interrupts: JeroMQ sockets break when their thread is interrupted mid-call. Both loops check
-        // running at least every two seconds and are daemons.
+        // No interrupts: an interrupted NIO channel is closed under its thread. Both loops check running at
+        // least every two seconds and are daemons.
         supervisor.close();
         minion.close();
     }

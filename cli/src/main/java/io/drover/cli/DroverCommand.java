@@ -2,6 +2,8 @@ package io.drover.cli;
 
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
 
 /** The {@code drover} command tree for operators. The distribution adds {@code server} and {@code quickstart}. */
 @Command(name = "drover", mixinStandardHelpOptions = true, versionProvider = DroverCommand.VersionProvider.class,
@@ -22,6 +24,16 @@ public final class DroverCommand {
             }
             throw e;
         });
+        return withHelpOnEveryCommand(cli);
+    }
+
+    /** Gives every command and group -h/--help: picocli gives it only to commands that declare it. */
+    public static CommandLine withHelpOnEveryCommand(CommandLine cli) {
+        CommandSpec spec = cli.getCommandSpec();
+        if (spec.findOption("--help") == null) {
+            spec.addOption(OptionSpec.builder("-h", "--help").usageHelp(true).description("Show this help and exit.").build());
+        }
+        cli.getSubcommands().values().forEach(DroverCommand::withHelpOnEveryCommand);
         return cli;
     }
 

@@ -18,9 +18,14 @@ public final class Main {
             // drover agent list|show|grains are operator commands.
             return new CommandLine(new AgentRunCommand()).execute(java.util.Arrays.copyOfRange(args, 1, args.length));
         }
+        return commandLine().execute(args);
+    }
+
+    /** The whole command tree: the operator CLI, {@code server} and {@code quickstart}; -h/--help on every command. */
+    public static CommandLine commandLine() {
         CommandLine cli = DroverCommand.commandLine();
         cli.addSubcommand("server", ServerCommand.commandLine());
         cli.addSubcommand("quickstart", new QuickstartCommand());
-        return cli.execute(args);
+        return DroverCommand.withHelpOnEveryCommand(cli);
     }
 }

@@ -60,8 +60,7 @@ class CliEndToEndTest {
     }
 
     static CommandLine cli(Writer out) {
-        return io.drover.cli.DroverCommand.commandLine().addSubcommand("server", ServerCommand.commandLine())
-                .setOut(new PrintWriter(out, true));
+        return Main.commandLine().setOut(new PrintWriter(out, true));
     }
 
     @Test
@@ -147,6 +146,31 @@ class CliEndToEndTest {
         assertThat(first.created()).isEqualTo(18);
         ImportResult second = QuickstartCommand.importDemo(server.server());
         assertThat(second).isEqualTo(new ImportResult(0, 0, 16));
+    }
+
+    @Test
+    void everyCommandAndGroupAnswersHelp() {
+        java.util.List<java.util.List<String>> paths = new java.util.ArrayList<>();
+        collect(Main.commandLine(), new java.util.ArrayList<>(), paths);
+        assertThat(paths).as("commands found").hasSizeGreaterThan(50);
+        for (java.util.List<String> path : paths) {
+            for (String flag : new String[] {"--help", "-h"}) {
+                java.util.List<String> args = new java.util.ArrayList<>(path);
+                args.add(flag);
+                Run help = raw(args.toArray(String[]::new));
+                assertThat(help.exit()).as("drover %s: %s", String.join(" ", args), help.err()).isZero();
+                assertThat(help.out()).as("drover %s", String.join(" ", args)).startsWith("Usage: ");
+            }
+        }
+    }
+
+    static void collect(CommandLine cli, java.util.List<String> path, java.util.List<java.util.List<String>> into) {
+        into.add(path);
+        cli.getSubcommands().forEach((name, sub) -> {
+            java.util.List<String> longer = new java.util.ArrayList<>(path);
+            longer.add(name);
+            collect(sub, longer, into);
+        });
     }
 
     @Test

@@ -7,8 +7,8 @@ import java.util.function.Consumer;
 /**
  * The sockets under a {@link SaltMinion}: one request channel to the master's request port and one subscription to
  * its publish port. The minion keeps all of Salt's protocol (keys, session cipher, checks); a transport only moves
- * frames. An agent uses {@link JeroMqTransport}; the fleet load tool brings one that carries thousands of minions
- * on a single thread.
+ * frames. {@link ZmtpMinionTransport} is the one: an agent runs it on its own selector loop, the fleet load tool
+ * carries thousands of minions on one shared loop.
  */
 public interface MinionTransport extends AutoCloseable {
     /**

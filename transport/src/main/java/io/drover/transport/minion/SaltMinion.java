@@ -382,7 +382,7 @@ public final class SaltMinion implements AutoCloseable {
         return base.plusMillis(extra);
     }
 
-    /** Waits, but returns at once when the minion is closed (no interrupts: JeroMQ is not interrupt-safe). */
+    /** Waits, but returns at once when the minion is closed (no interrupts: they close NIO channels). */
     private void sleep(Duration d) {
         try {
             stopped.await(d.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
