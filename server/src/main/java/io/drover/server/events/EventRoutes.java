@@ -13,6 +13,7 @@ import io.javalin.http.Context;
 import io.javalin.http.HandlerType;
 import io.javalin.http.sse.SseClient;
 import io.javalin.http.sse.SseHandler;
+import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -54,6 +55,11 @@ public final class EventRoutes {
         String lastEventId = ctx.header("Last-Event-ID");
         if (since < 0 && lastEventId != null && lastEventId.matches("\\d{1,18}")) {
             since = Long.parseLong(lastEventId);
+        }
+        String accept = ctx.header("Accept");
+        if (accept == null || !accept.contains("text/event-stream")) {
+            throw new ApiException(406, "not_acceptable", "this route streams Server-Sent Events: send the header "
+                    + "'Accept: text/event-stream'", List.of());
         }
         Principal principal = HttpApi.principal(ctx);
         long replayFrom = since;

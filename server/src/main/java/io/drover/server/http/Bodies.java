@@ -2,16 +2,22 @@ package io.drover.server.http;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.exc.InvalidFormatException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import io.drover.model.Json;
 import io.javalin.http.Context;
+import io.drover.model.api.Problem.FieldError;
 import java.io.IOException;
+import java.util.List;
 import java.util.stream.Collectors;
 
-/** Reads request bodies (JSON, or YAML when the content type says so) into records, with precise errors. */
+/**
+ * Reads request bodies (JSON, or YAML when the content type says so) into records, with precise errors: the
+ * document is parsed (nesting bounded, nothing after it), its texts checked ({@link TextRules}), then mapped.
+ */
 public final class Bodies {
     private Bodies() {
     }
@@ -24,11 +30,15 @@ public final class Bodies {
         String contentType = String.valueOf(ctx.contentType());
         ObjectMapper mapper = contentType.contains("yaml") ? Json.yaml() : Json.json();
         try {
-            T value = mapper.readValue(bytes, type);
-            if (value == null) {
+            JsonNode tree = mapper.readTree(bytes);
+            if (tree == null || tree.isMissingNode() || tree.isNull()) {
                 throw ApiException.badRequest("missing_body", "the request body is empty");
             }
-            return value;
+            List<FieldError> bad = TextRules.check(tree);
+            if (!bad.isEmpty()) {
+                throw ApiException.invalid(bad);
+            }
+            return mapper.treeToValue(tree, type);
         } catch (UnrecognizedPropertyException e) {
             throw ApiException.invalid(path(e), "is not a known field");
         } catch (InvalidFormatException e) {

@@ -98,6 +98,10 @@ public final class HttpApi {
             cfg.concurrency.useVirtualThreads = true;
             cfg.jetty.host = host;
             cfg.jetty.port = port;
+            // Errors Jetty answers itself (malformed request line, URI or headers too long, ambiguous paths)
+            // are problem documents too.
+            cfg.jetty.modifyServer(server -> server.setErrorHandler(new ProblemErrorHandler()));
+            cfg.jetty.modifyServletContextHandler(context -> context.setErrorHandler(new ProblemErrorHandler()));
             cfg.startup.showJavalinBanner = false;
             cfg.jsonMapper(new JavalinJackson(Json.json(), true));
             cfg.routes.before(ctx -> ctx.attribute(STARTED, System.nanoTime()));
@@ -211,18 +215,25 @@ public final class HttpApi {
     }
 
     static void problem(Context ctx, int status, String code, String detail, List<Problem.FieldError> errors) {
+        ctx.status(status);
+        ctx.contentType(PROBLEM_JSON);
+        ctx.result(problemJson(status, code, detail, errors));
+    }
+
+    static final String PROBLEM_JSON = "application/problem+json";
+
+    /** An RFC 9457 problem document. */
+    static String problemJson(int status, String code, String detail, List<Problem.FieldError> errors) {
         Problem problem = new Problem("https://drover.io/problems/" + code, title(status), status, detail, code,
                 errors);
-        ctx.status(status);
-        ctx.contentType("application/problem+json");
         try {
-            ctx.result(Json.json().writeValueAsString(problem));
+            return Json.json().writeValueAsString(problem);
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            ctx.result("{\"status\":" + status + "}");
+            return "{\"status\":" + status + "}";
         }
     }
 
-    private static String codeFor(int status) {
+    static String codeFor(int status) {
         return switch (status) {
             case 400 -> "bad_request";
             case 401 -> "unauthorized";
@@ -230,20 +241,26 @@ public final class HttpApi {
             case 404 -> "not_found";
             case 405 -> "method_not_allowed";
             case 409 -> "conflict";
+            case 406 -> "not_acceptable";
             case 413 -> "body_too_large";
+            case 414 -> "uri_too_long";
+            case 431 -> "headers_too_large";
             default -> "http_" + status;
         };
     }
 
-    private static String title(int status) {
+    static String title(int status) {
         return switch (status) {
             case 400 -> "Bad request";
             case 401 -> "Unauthorized";
             case 403 -> "Forbidden";
             case 404 -> "Not found";
             case 405 -> "Method not allowed";
+            case 406 -> "Not acceptable";
             case 409 -> "Conflict";
             case 413 -> "Body too large";
+            case 414 -> "URI too long";
+            case 431 -> "Request headers too large";
             case 422 -> "Validation failed";
             case 500 -> "Internal error";
             case 503 -> "Unavailable";

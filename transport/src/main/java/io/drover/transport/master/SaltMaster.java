@@ -4,6 +4,7 @@ import io.drover.transport.crypto.Crypticle;
 import io.drover.transport.crypto.InvalidMessageException;
 import io.drover.transport.crypto.Rsa;
 import io.drover.transport.crypto.RsaKeys;
+import io.drover.transport.logging.RateLimitedLog;
 import io.drover.transport.protocol.Messages;
 import io.drover.transport.wire.MalformedFrameException;
 import io.drover.transport.wire.SaltPack;
@@ -41,6 +42,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class SaltMaster implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(SaltMaster.class);
+    private final RateLimitedLog peerWarnings = new RateLimitedLog(log);
     private static final byte[] BROADCAST = "broadcast".getBytes(StandardCharsets.UTF_8);
     private static final byte[] EMPTY = new byte[0];
     /** What a salt-minion's file client asks without naming itself; Drover serves the first three, the rest get None. */
@@ -280,7 +282,7 @@ public final class SaltMaster implements AutoCloseable {
         }
         byte[] payload = frames.get(1);
         if (!workerSlots.tryAcquire()) {
-            log.warn("all {} workers busy; a request was dropped (the minion retries)", MAX_WORKERS);
+            peerWarnings.warn("busy", "all {} workers busy; a request was dropped (the minion retries)", MAX_WORKERS);
             return;
         }
         ZmtpRouter replyVia = router;
@@ -361,7 +363,7 @@ public final class SaltMaster implements AutoCloseable {
                 if ("_auth".equals(load.get("cmd"))) {
                     return SaltPack.pack(auth(load));
                 }
-                log.warn("refused clear command {}: jobs are published only by the server", load.get("cmd"));
+                peerWarnings.warn("clear", "refused a clear command other than _auth: jobs are published only by the server");
                 return SaltPack.pack("clear commands are not accepted");
             }
             if ("aes".equals(enc)) {
@@ -372,7 +374,7 @@ public final class SaltMaster implements AutoCloseable {
             log.debug("bad request: {}", e.getMessage());
             return SaltPack.pack("bad load");
         } catch (RuntimeException e) {
-            log.warn("request failed", e);
+            peerWarnings.warn("failed", "a request failed", e);
             return SaltPack.pack("bad load");
         }
     }
@@ -390,7 +392,7 @@ public final class SaltMaster implements AutoCloseable {
         String id = Messages.string(load, "id");
         String pubPem = Messages.validId(id) ? handler.acceptedKey(id) : null;
         if (pubPem == null) {
-            log.warn("AES request from {} which is not accepted", id);
+            peerWarnings.warn("not-accepted", "AES request from {} which is not accepted", Messages.validId(id) ? id : "an invalid id");
             return SaltPack.pack("bad load");
         }
         if (cmd.equals("_pillar")) {
@@ -400,7 +402,7 @@ public final class SaltMaster implements AutoCloseable {
             case "_return" -> handler.onReturn(id, load);
             case "_minion_event" -> {
                 if (!tokenValid(pubPem, load.get("tok"))) {
-                    log.warn("event from {} with a bad token", id);
+                    peerWarnings.warn("token", "event from {} with a bad token", id);
                     yield false;
                 }
                 yield handler.onEvent(id, load);

@@ -4,6 +4,7 @@ import io.drover.transport.crypto.Crypticle;
 import io.drover.transport.crypto.InvalidMessageException;
 import io.drover.transport.crypto.Rsa;
 import io.drover.transport.crypto.RsaKeys;
+import io.drover.transport.logging.RateLimitedLog;
 import io.drover.transport.protocol.Messages;
 import io.drover.transport.wire.MalformedFrameException;
 import io.drover.transport.wire.SaltPack;
@@ -28,6 +29,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class SaltMinion implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(SaltMinion.class);
+    private final RateLimitedLog dropped = new RateLimitedLog(log);
 
     /** Where the minion stands with the master. */
     public enum State { CONNECTING, PENDING, REJECTED, FULL, CONNECTED, STOPPED }
@@ -253,7 +255,7 @@ public final class SaltMinion implements AutoCloseable {
         try {
             checkAndDispatch(payload);
         } catch (RuntimeException | StackOverflowError e) {
-            log.warn("{}: dropped a publish that could not be read: {}", config.id(), e.toString());
+            dropped.warn("unreadable", "{}: dropped a publish that could not be read: {}", config.id(), e.toString());
         }
     }
 
@@ -264,7 +266,7 @@ public final class SaltMinion implements AutoCloseable {
             byte[] ct = SaltPack.bytes(envelope.get("load"));
             // Salt masters sign publishes (sign_pub_messages, on by default); an unsigned one is not the master's.
             if (envelope.get("sig") == null || !Rsa.verifySha1(masterKey(), ct, SaltPack.bytes(envelope.get("sig")))) {
-                log.warn("{}: dropped a publish with a missing or bad signature", config.id());
+                dropped.warn("signature", "{}: dropped a publish with a missing or bad signature", config.id());
                 return;
             }
             load = Messages.map(session.loads(ct, null), "publish load");
@@ -273,16 +275,16 @@ public final class SaltMinion implements AutoCloseable {
             reauth = true;
             return;
         } catch (MalformedFrameException | IllegalArgumentException e) {
-            log.warn("{}: dropped a malformed publish: {}", config.id(), e.getMessage());
+            dropped.warn("malformed", "{}: dropped a malformed publish: {}", config.id(), e.getMessage());
             return;
         }
         if (!(load.get("serial") instanceof Long serial)) {
-            log.warn("{}: dropped a publish without serial", config.id());
+            dropped.warn("serial", "{}: dropped a publish without serial", config.id());
             return;
         }
         synchronized (this) {
             if (serial <= lastSerial) {
-                log.warn("{}: dropped a replayed publish (serial {} <= {})", config.id(), serial, lastSerial);
+                dropped.warn("replayed", "{}: dropped a replayed publish (serial {} <= {})", config.id(), serial, lastSerial);
                 return;
             }
             lastSerial = serial;
@@ -304,7 +306,7 @@ public final class SaltMinion implements AutoCloseable {
         try {
             return targets.matches(load.get("tgt_type") instanceof String t ? t : "glob", load.get("tgt"));
         } catch (RuntimeException | StackOverflowError e) {
-            log.warn("{}: dropped a publish whose target cannot be checked: {}", config.id(), e.toString());
+            dropped.warn("target", "{}: dropped a publish whose target cannot be checked: {}", config.id(), e.toString());
             return false;
         }
     }

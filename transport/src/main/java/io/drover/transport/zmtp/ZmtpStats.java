@@ -1,5 +1,6 @@
 package io.drover.transport.zmtp;
 
+import io.drover.transport.logging.RateLimitedLog;
 import java.nio.channels.SocketChannel;
 import java.util.Map;
 import java.util.TreeMap;
@@ -16,7 +17,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class ZmtpStats {
     private static final Logger log = LoggerFactory.getLogger(ZmtpStats.class);
-    private static final long LOG_EVERY_NANOS = 10_000_000_000L;
 
     private final String endpoint;
     private final AtomicLong open = new AtomicLong();
@@ -24,7 +24,7 @@ public final class ZmtpStats {
     private final LongAdder refused = new LongAdder();
     private final LongAdder dropped = new LongAdder();
     private final Map<String, LongAdder> errors = new ConcurrentHashMap<>();
-    private final Map<String, long[]> lastLogged = new ConcurrentHashMap<>();
+    private final RateLimitedLog warnings = new RateLimitedLog(log);
 
     public ZmtpStats(String endpoint) {
         this.endpoint = endpoint;
@@ -45,7 +45,7 @@ public final class ZmtpStats {
 
     void refused(String why) {
         refused.increment();
-        logLimited("refused", "{}: refused a connection: {}", why);
+        warnings.warn("refused", "{}: refused a connection: {}", endpoint, why);
     }
 
     void dropped() {
@@ -60,22 +60,7 @@ public final class ZmtpStats {
         } catch (Exception e) {
             peer = "?";
         }
-        logLimited(kind, "{}: closed a connection: {}", message + " (from " + peer + ")");
-    }
-
-    private void logLimited(String kind, String format, String detail) {
-        long now = System.nanoTime();
-        long[] state = lastLogged.computeIfAbsent(kind, k -> new long[] {now - LOG_EVERY_NANOS - 1, 0});
-        synchronized (state) {
-            if (now - state[0] > LOG_EVERY_NANOS) {
-                String suppressed = state[1] > 0 ? " (" + state[1] + " more like it not logged)" : "";
-                state[0] = now;
-                state[1] = 0;
-                log.warn(format, endpoint, detail + suppressed);
-            } else {
-                state[1]++;
-            }
-        }
+        warnings.warn(kind, "{}: closed a connection: {} (from {})", endpoint, message, peer);
     }
 
     public long openConnections() {
