@@ -102,7 +102,7 @@ final class QuickstartDeployment {
             if (agents.size() >= count) {
                 String ids = String.join(",", agents.stream().map(AgentInfo::id).toList());
                 var started = server.jobs().start(principal, new JobRequest(ids, "list", "test.ping", List.of(), Map.of(), 5));
-                if (server.jobs().await(started.jid(), java.time.Duration.ofSeconds(5)).returns().size() >= count) {
+                if (server.jobs().await(principal, started.jid(), java.time.Duration.ofSeconds(5)).returns().size() >= count) {
                     return true;
                 }
             }

@@ -114,9 +114,10 @@ public final class DroverServer implements AutoCloseable {
             this.files = new FileServer(config.dataDir().resolve("files"));
             this.keys = new KeyStore(database.jdbi(), events, config.autoAccept().stream().map(Glob::compile).toList(),
                     enrollment, agents);
-            this.jobs = new JobService(database.jdbi(), events, keys, agents::grains, config.nodegroups(), (load, minions) -> master.publish(load, minions),
+            this.jobs = new JobService(database.jdbi(), events, keys, agents::grains, agents::businesses, config.nodegroups(),
+                    (load, minions) -> master.publish(load, minions),
                     config.returnMaxBytes());
-            new JobRoutes(keys, jobs).register(api);
+            new JobRoutes(keys, jobs, agents::businesses).register(api);
 
             this.packages = new PackageStore(database.jdbi(), config.dataDir().resolve("files"));
             this.registries = new Registries(database.jdbi(), packages, config.dataDir().resolve("registries"));
@@ -132,7 +133,7 @@ public final class DroverServer implements AutoCloseable {
             this.subscriptions = new SubscriptionService(database.jdbi(), new SubscriptionStore(database.jdbi()),
                     new PlanBuilder(database.jdbi(), new InventoryRepository(), packages, deployments,
                             new AgentDirectory(database.jdbi(), agents)), tasks, deployments);
-            new SubscriptionRoutes(subscriptions).register(api);
+            new SubscriptionRoutes(subscriptions, inventory).register(api);
             this.triggers = new Triggers(new SubscriptionStore(database.jdbi()), subscriptions,
                     java.time.Duration.ofSeconds(config.inventoryDebounceSeconds()),
                     java.time.Duration.ofSeconds(config.inspectionIntervalSeconds()));

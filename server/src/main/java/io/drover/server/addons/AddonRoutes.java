@@ -9,6 +9,7 @@ import io.drover.model.packages.AddonInfo;
 import io.drover.model.packages.AddonRequest;
 import io.drover.server.http.Bodies;
 import io.drover.server.http.HttpApi;
+import io.drover.server.http.Scope;
 import io.drover.server.http.Params;
 import io.drover.server.http.Route.Shape;
 
@@ -21,22 +22,22 @@ public final class AddonRoutes {
     }
 
     public void register(HttpApi api) {
-        api.get(API + "/addons", Role.VIEWER, "Every addon the registries offer or that is enabled",
+        api.get(API + "/addons", Role.VIEWER, Scope.SHARED, "Every addon the registries offer or that is enabled",
                 AddonCatalog.class, Shape.ONE, ctx -> ctx.json(addons.list()));
-        api.get(API + "/addons/{name}", Role.VIEWER, "An addon's status: version, registry, dependencies, masked parameters",
+        api.get(API + "/addons/{name}", Role.VIEWER, Scope.SHARED, "An addon's status: version, registry, dependencies, masked parameters",
                 AddonInfo.class, Shape.ONE, ctx -> ctx.json(addons.status(ctx.pathParam("name"))));
-        api.post(API + "/addons", Role.OPERATOR,
+        api.post(API + "/addons", Role.ADMIN, Scope.ALL_BUSINESSES,
                 "Enable an addon and its dependencies ({addon: '[registry/]name[@version]', params, dry_run})",
                 AddonRequest.class, AddonChange.class, 201, ctx -> {
                     AddonRequest request = Bodies.read(ctx, AddonRequest.class);
                     AddonChange change = addons.enable(request);
                     ctx.status(change.dryRun() ? 200 : 201).json(change);
                 });
-        api.post(API + "/addons/{name}/upgrade", Role.OPERATOR,
+        api.post(API + "/addons/{name}/upgrade", Role.ADMIN, Scope.ALL_BUSINESSES,
                 "Upgrade (or reconfigure) an enabled addon; stored parameters merged with the new ones, new values win",
                 AddonRequest.class, AddonChange.class, 200,
                 ctx -> ctx.json(addons.upgrade(ctx.pathParam("name"), Bodies.read(ctx, AddonRequest.class))));
-        api.delete(API + "/addons/{name}", Role.OPERATOR,
+        api.delete(API + "/addons/{name}", Role.ADMIN, Scope.ALL_BUSINESSES,
                 "Disable an addon and delete its stored parameters (?force=true even if other addons require it)",
                 ctx -> addons.disable(ctx.pathParam("name"), Params.flag(ctx, "force")));
     }

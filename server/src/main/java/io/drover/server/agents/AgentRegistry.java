@@ -15,10 +15,13 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
@@ -298,6 +301,29 @@ public final class AgentRegistry {
         return a == null ? Map.of() : a.grains;
     }
 
+    /**
+     * The business of each agent's host as it is now (hosts move between businesses); agents not linked to a host
+     * belong to no business and are left out.
+     */
+    public Map<String, Long> businesses(Collection<String> ids) {
+        Map<String, Long> hostOf = new HashMap<>();
+        for (String id : ids) {
+            Agent a = agents.get(id);
+            if (a != null && a.hostId != null) {
+                hostOf.put(id, a.hostId);
+            }
+        }
+        Map<Long, Long> bizOfHost = inventory.hostBusinesses(Set.copyOf(hostOf.values()));
+        Map<String, Long> out = new HashMap<>();
+        hostOf.forEach((id, host) -> {
+            Long biz = bizOfHost.get(host);
+            if (biz != null) {
+                out.put(id, biz);
+            }
+        });
+        return out;
+    }
+
     public boolean online(String id) {
         Agent a = agents.get(id);
         return a != null && a.online;
@@ -313,7 +339,11 @@ public final class AgentRegistry {
                     : new AgentInfo(id, rs.getString(2), a.hostId, a.bizId, text(a.grains.get("drover_innerip")),
                     a.online, a.version, a.lastSeen == null ? null : a.lastSeen.atOffset(ZoneOffset.UTC));
         }).forEach(out::add));
-        return out.stream().filter(a -> p.allBusinesses() || (a.bkBizId() != null && p.mayTouch(a.bkBizId()))).toList();
+        if (p.allBusinesses()) {
+            return out;
+        }
+        Map<String, Long> current = businesses(out.stream().map(AgentInfo::id).toList());
+        return out.stream().filter(a -> p.covers(current.get(a.id()))).toList();
     }
 
     public AgentInfo get(Principal p, String id) {

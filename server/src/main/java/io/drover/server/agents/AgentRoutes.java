@@ -10,6 +10,7 @@ import io.drover.model.agents.EnrollmentTokenRequest;
 import io.drover.model.auth.Role;
 import io.drover.server.http.Bodies;
 import io.drover.server.http.HttpApi;
+import io.drover.server.http.Scope;
 import io.drover.server.http.Params;
 import io.drover.server.http.Route.Shape;
 import java.util.Map;
@@ -25,22 +26,22 @@ public final class AgentRoutes {
     }
 
     public void register(HttpApi api) {
-        api.get(API + "/agents", Role.VIEWER, "List agents: key state, host, online, version, last seen",
+        api.get(API + "/agents", Role.VIEWER, Scope.BUSINESS, "List agents: key state, host, online, version, last seen",
                 AgentInfo.class, Shape.LIST, ctx -> ctx.json(agents.list(principal(ctx))));
-        api.get(API + "/agents/{id}", Role.VIEWER, "One agent", AgentInfo.class, Shape.ONE,
+        api.get(API + "/agents/{id}", Role.VIEWER, Scope.BUSINESS, "One agent", AgentInfo.class, Shape.ONE,
                 ctx -> ctx.json(agents.get(principal(ctx), ctx.pathParam("id"))));
-        api.get(API + "/agents/{id}/grains", Role.VIEWER, "The facts (grains) an agent last reported", Map.class,
+        api.get(API + "/agents/{id}/grains", Role.VIEWER, Scope.BUSINESS, "The facts (grains) an agent last reported", Map.class,
                 Shape.ONE, ctx -> {
                     agents.get(principal(ctx), ctx.pathParam("id"));
                     ctx.json(agents.grains(ctx.pathParam("id")));
                 });
-        api.get(API + "/enrollment-tokens", Role.ADMIN, "List enrollment tokens (never their secrets)",
+        api.get(API + "/enrollment-tokens", Role.ADMIN, Scope.BUSINESS, "List enrollment tokens (never their secrets)",
                 EnrollmentTokenInfo.class, Shape.LIST, ctx -> ctx.json(enrollment.list(principal(ctx))));
-        api.post(API + "/enrollment-tokens", Role.ADMIN,
+        api.post(API + "/enrollment-tokens", Role.ADMIN, Scope.BUSINESS,
                 "Create an enrollment token: agents presenting it are accepted into its business; the secret is in this response only",
                 EnrollmentTokenRequest.class, CreatedEnrollmentToken.class, 201,
                 ctx -> ctx.json(enrollment.create(principal(ctx), Bodies.read(ctx, EnrollmentTokenRequest.class))));
-        api.delete(API + "/enrollment-tokens/{id}", Role.ADMIN, "Revoke an enrollment token",
+        api.delete(API + "/enrollment-tokens/{id}", Role.ADMIN, Scope.BUSINESS, "Revoke an enrollment token",
                 ctx -> enrollment.revoke(principal(ctx), Params.pathId(ctx, "id")));
     }
 }

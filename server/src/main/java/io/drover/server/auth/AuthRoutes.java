@@ -9,6 +9,7 @@ import io.drover.model.auth.TokenInfo;
 import io.drover.model.auth.TokenRequest;
 import io.drover.server.http.Bodies;
 import io.drover.server.http.HttpApi;
+import io.drover.server.http.Scope;
 import io.drover.server.http.Params;
 import io.drover.server.http.Route.Shape;
 
@@ -23,17 +24,17 @@ public final class AuthRoutes {
     }
 
     public void register(HttpApi api) {
-        api.get(API + "/tokens", Role.ADMIN, "List tokens (never their secrets)", TokenInfo.class, Shape.LIST,
+        api.get(API + "/tokens", Role.ADMIN, Scope.ALL_BUSINESSES, "List tokens (never their secrets)", TokenInfo.class, Shape.LIST,
                 ctx -> ctx.json(tokens.list()));
-        api.post(API + "/tokens", Role.ADMIN, "Create a token; the secret is in this response only",
+        api.post(API + "/tokens", Role.ADMIN, Scope.ALL_BUSINESSES, "Create a token; the secret is in this response only",
                 TokenRequest.class, CreatedToken.class, 201,
                 ctx -> {
                     HttpApi.principal(ctx).requireAllBusinesses("create tokens");
                     ctx.json(tokens.create(Bodies.read(ctx, TokenRequest.class)));
                 });
-        api.delete(API + "/tokens/{id}", Role.ADMIN, "Revoke a token",
+        api.delete(API + "/tokens/{id}", Role.ADMIN, Scope.ALL_BUSINESSES, "Revoke a token",
                 ctx -> tokens.revoke(Params.pathId(ctx, "id")));
-        api.get(API + "/audit", Role.ADMIN, "The audit log of mutations, newest first, paged", AuditEntry.class,
+        api.get(API + "/audit", Role.ADMIN, Scope.ALL_BUSINESSES, "The audit log of mutations, newest first, paged", AuditEntry.class,
                 Shape.PAGE, ctx -> ctx.json(audit.list(Params.offset(ctx), Params.limit(ctx))));
     }
 }

@@ -4,6 +4,7 @@ import io.drover.model.auth.Role;
 import io.drover.server.http.ApiException;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /** Who is calling: the token's id and name, its role, and the businesses it may touch (empty = all). */
@@ -39,6 +40,27 @@ public record Principal(long tokenId, String name, Role role, Set<Long> bizIds) 
             throw ApiException.forbidden("token '" + name + "' is limited to businesses "
                     + bizIds.stream().sorted().toList() + " and may not " + action);
         }
+    }
+
+    /**
+     * Refuses with 403 unless every agent named is in a business this token covers; {@code businesses} maps agents
+     * to their business (an agent not in it belongs to none). {@code what} says where the agents come from.
+     */
+    public void requireAgents(Collection<String> ids, Map<String, Long> businesses, String what) {
+        if (allBusinesses()) {
+            return;
+        }
+        List<String> outside = ids.stream().filter(id -> !covers(businesses.get(id))).sorted().toList();
+        if (!outside.isEmpty()) {
+            throw ApiException.forbidden("token '" + name + "' is limited to businesses " + bizIds.stream().sorted().toList()
+                    + ": " + outside.size() + " of the " + ids.size() + " agents " + what + " are outside them (first: "
+                    + String.join(", ", outside.subList(0, Math.min(5, outside.size()))) + ")");
+        }
+    }
+
+    /** Whether this token covers an object of business {@code bizId}; null (no business) only for all-business tokens. */
+    public boolean covers(Long bizId) {
+        return allBusinesses() || (bizId != null && bizIds.contains(bizId));
     }
 
     /** The business filter for list queries: null means no filter. */

@@ -7,6 +7,7 @@ import io.drover.model.events.Event;
 import io.drover.server.auth.Principal;
 import io.drover.server.http.ApiException;
 import io.drover.server.http.HttpApi;
+import io.drover.server.http.Scope;
 import io.drover.server.http.Params;
 import io.drover.server.http.Route;
 import io.javalin.http.Context;
@@ -38,7 +39,7 @@ public final class EventRoutes {
     }
 
     public void register(HttpApi api) {
-        api.add(new Route(HandlerType.GET, HttpApi.API + "/events", Role.VIEWER,
+        api.add(new Route(HandlerType.GET, HttpApi.API + "/events", Role.VIEWER, Scope.BUSINESS,
                 "Stream events as Server-Sent Events; ?tag=<glob> filters by tag, ?since=<id> replays stored events after that id",
                 null, Route.Shape.EVENT_STREAM, null, 200, this::stream));
     }

@@ -61,26 +61,26 @@ public final class HttpApi {
     }
 
     /** GET returning one JSON value. */
-    public void get(String path, Role role, String summary, Class<?> response, Route.Shape shape, Handler handler) {
-        add(new Route(HandlerType.GET, path, role, summary, null, shape, response, 200, handler));
+    public void get(String path, Role role, Scope scope, String summary, Class<?> response, Route.Shape shape, Handler handler) {
+        add(new Route(HandlerType.GET, path, role, scope, summary, null, shape, response, 200, handler));
     }
 
-    public void post(String path, Role role, String summary, Class<?> body, Class<?> response, int status,
+    public void post(String path, Role role, Scope scope, String summary, Class<?> body, Class<?> response, int status,
                      Handler handler) {
-        add(new Route(HandlerType.POST, path, role, summary, body, response == null ? Route.Shape.NONE
+        add(new Route(HandlerType.POST, path, role, scope, summary, body, response == null ? Route.Shape.NONE
                 : Route.Shape.ONE, response, status, handler));
     }
 
-    public void put(String path, Role role, String summary, Class<?> body, Class<?> response, Handler handler) {
-        add(new Route(HandlerType.PUT, path, role, summary, body, Route.Shape.ONE, response, 200, handler));
+    public void put(String path, Role role, Scope scope, String summary, Class<?> body, Class<?> response, Handler handler) {
+        add(new Route(HandlerType.PUT, path, role, scope, summary, body, Route.Shape.ONE, response, 200, handler));
     }
 
-    public void delete(String path, Role role, String summary, Handler handler) {
-        add(new Route(HandlerType.DELETE, path, role, summary, null, Route.Shape.NONE, null, 204, handler));
+    public void delete(String path, Role role, Scope scope, String summary, Handler handler) {
+        add(new Route(HandlerType.DELETE, path, role, scope, summary, null, Route.Shape.NONE, null, 204, handler));
     }
 
-    public void sse(String path, Role role, String summary, Consumer<SseClient> client) {
-        add(new Route(HandlerType.GET, path, role, summary, null, Route.Shape.EVENT_STREAM, null, 200,
+    public void sse(String path, Role role, Scope scope, String summary, Consumer<SseClient> client) {
+        add(new Route(HandlerType.GET, path, role, scope, summary, null, Route.Shape.EVENT_STREAM, null, 200,
                 new SseHandler(client)));
     }
 
@@ -108,7 +108,7 @@ public final class HttpApi {
             cfg.routes.beforeMatched(this::authenticate);
             for (Route route : routes) {
                 RouteRole[] roles = route.role() == null ? new RouteRole[0]
-                        : new RouteRole[] {new RequiredRole(route.role())};
+                        : new RouteRole[] {new RequiredRole(route.role(), route.scope())};
                 Handler handler = route.handler();
                 int status = route.status();
                 cfg.routes.addHttpHandler(route.method(), route.path(), ctx -> {
@@ -159,11 +159,12 @@ public final class HttpApi {
     }
 
     private void authenticate(Context ctx) {
-        Role required = ctx.routeRoles().stream().filter(RequiredRole.class::isInstance)
-                .map(r -> ((RequiredRole) r).role()).findFirst().orElse(null);
-        if (required == null) {
+        RequiredRole rule = ctx.routeRoles().stream().filter(RequiredRole.class::isInstance)
+                .map(RequiredRole.class::cast).findFirst().orElse(null);
+        if (rule == null) {
             return;
         }
+        Role required = rule.role();
         String header = ctx.header("Authorization");
         if (header == null || header.isBlank()) {
             throw ApiException.unauthorized("this route needs a token: send 'Authorization: Bearer <token>'");
@@ -177,6 +178,11 @@ public final class HttpApi {
         if (!principal.role().atLeast(required)) {
             throw ApiException.forbidden("token '" + principal.name() + "' has role " + principal.role().wireName()
                     + "; " + ctx.method() + " " + ctx.endpoint().path + " needs " + required.wireName());
+        }
+        if (rule.scope() == Scope.ALL_BUSINESSES && !principal.allBusinesses()) {
+            throw ApiException.forbidden("token '" + principal.name() + "' is limited to businesses "
+                    + principal.bizIds().stream().sorted().toList() + "; " + ctx.method() + " " + ctx.endpoint().path
+                    + " concerns every business and needs a token for all of them");
         }
     }
 

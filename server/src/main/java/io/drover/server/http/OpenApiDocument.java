@@ -57,6 +57,7 @@ public final class OpenApiDocument {
         if (route.role() != null) {
             op.put("security", List.of(Map.of("bearer", List.of())));
             op.put("x-drover-role", route.role().wireName());
+            op.put("x-drover-scope", route.scope().name().toLowerCase(java.util.Locale.ROOT));
         }
         if (route.body() != null) {
             op.put("requestBody", Map.of("required", true, "content",

@@ -188,6 +188,18 @@ public final class InventoryRepository {
                 .map((rs, ctx) -> host(rs)).findOne();
     }
 
+    /** The business of each of these hosts (unknown ids are left out). */
+    public Map<Long, Long> hostBusinesses(Handle h, java.util.Collection<Long> hostIds) {
+        Map<Long, Long> out = new HashMap<>();
+        List<Long> ids = List.copyOf(hostIds);
+        for (int from = 0; from < ids.size(); from += 1_000) {
+            h.createQuery("SELECT bk_host_id, bk_biz_id FROM host WHERE bk_host_id IN (<ids>)")
+                    .bindList("ids", ids.subList(from, Math.min(ids.size(), from + 1_000)))
+                    .map((rs, ctx) -> out.put(rs.getLong(1), rs.getLong(2))).forEach(ignored -> { });
+        }
+        return out;
+    }
+
     public Optional<Long> hostIdByAddress(Handle h, long cloudId, String ip) {
         return h.createQuery("SELECT bk_host_id FROM host WHERE bk_cloud_id = :cloud AND bk_host_innerip = :ip")
                 .bind("cloud", cloudId).bind("ip", ip).mapTo(Long.class).findOne();

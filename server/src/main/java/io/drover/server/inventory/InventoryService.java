@@ -110,6 +110,11 @@ public final class InventoryService {
         return module;
     }
 
+    /** The business each of these hosts is in now. */
+    public Map<Long, Long> hostBusinesses(java.util.Collection<Long> hostIds) {
+        return hostIds.isEmpty() ? Map.of() : jdbi.withHandle(h -> repo.hostBusinesses(h, hostIds));
+    }
+
     public Host host(Principal p, long id) {
         Host host = jdbi.withHandle(h -> repo.host(h, id)).orElseThrow(() -> ApiException.notFound("host", id));
         p.requireBiz(host.bkBizId());

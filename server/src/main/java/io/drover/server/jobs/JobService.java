@@ -65,10 +65,15 @@ public final class JobService implements AutoCloseable {
     /** Largest return stored, as JSON bytes; a larger one is stored as an error naming the limit. */
     private final int returnMaxBytes;
 
+    /** The business of each agent's host (agents in none left out): what a business-scoped token may target. */
+    private final java.util.function.Function<java.util.Collection<String>, Map<String, Long>> agentBusinesses;
+
     public JobService(Jdbi jdbi, EventStore events, KeyStore keys, java.util.function.Function<String, Map<String, Object>> grains,
+                      java.util.function.Function<java.util.Collection<String>, Map<String, Long>> agentBusinesses,
                       Map<String, String> nodegroups, BiConsumer<Map<String, Object>, List<String>> publisher,
                       int returnMaxBytes) {
         this.returnMaxBytes = returnMaxBytes;
+        this.agentBusinesses = agentBusinesses;
         this.grains = grains;
         this.nodegroups = Map.copyOf(nodegroups);
         this.jdbi = jdbi;
@@ -110,6 +115,8 @@ public final class JobService implements AutoCloseable {
         if (minions.isEmpty()) {
             throw ApiException.invalid("tgt", "'" + request.tgt() + "' matches no accepted minion");
         }
+        // Resolved here, never taken from the caller: a scoped token may run only on agents of its businesses.
+        principal.requireAgents(minions, principal.allBusinesses() ? Map.of() : agentBusinesses.apply(minions), "the target names");
         List<Object> arg = new ArrayList<>(request.arg() == null ? List.of() : request.arg());
         if (request.kwarg() != null && !request.kwarg().isEmpty()) {
             Map<String, Object> kwarg = new LinkedHashMap<>(request.kwarg());
@@ -300,7 +307,11 @@ public final class JobService implements AutoCloseable {
      * The job once every targeted minion answered, or as it is when {@code wait} runs out: a client waits with one
      * request instead of polling.
      */
-    public JobResult await(String jid, java.time.Duration wait) {
+    public JobResult await(Principal principal, String jid, java.time.Duration wait) {
+        if (!principal.allBusinesses()) {
+            List<String> minions = get(jid).minions();
+            principal.requireAgents(minions, agentBusinesses.apply(minions), "job " + jid + " targeted");
+        }
         LiveJob job = live.get(jid);
         if (job != null && !wait.isZero()) {
             try {

@@ -1,6 +1,7 @@
 package io.drover.server.ops;
 
 import io.drover.server.http.HttpApi;
+import io.drover.server.http.Scope;
 import io.drover.server.http.OpenApiDocument;
 import io.drover.server.http.Route;
 import io.drover.server.store.Database;
@@ -26,9 +27,9 @@ public final class OpsRoutes {
     }
 
     public void register(HttpApi api) {
-        api.add(new Route(HandlerType.GET, "/healthz", null, "Liveness: the process answers", null, Route.Shape.ONE,
+        api.add(new Route(HandlerType.GET, "/healthz", null, Scope.NONE, "Liveness: the process answers", null, Route.Shape.ONE,
                 null, 200, ctx -> ctx.json(Map.of("status", "ok"))));
-        api.add(new Route(HandlerType.GET, "/readyz", null,
+        api.add(new Route(HandlerType.GET, "/readyz", null, Scope.NONE,
                 "Readiness: the database answers and the agent transport serves its ports (503 naming what is not ready)",
                 null, Route.Shape.ONE, null, 200, ctx -> {
                     boolean database = this.database.isReachable();
@@ -38,9 +39,9 @@ public final class OpsRoutes {
                     ctx.status(database && transport ? 200 : 503).json(Map.of("status", status,
                             "database", database ? "ok" : "unreachable", "transport", transport ? "ok" : "down"));
                 }));
-        api.add(new Route(HandlerType.GET, "/metrics", null, "Prometheus metrics", null, Route.Shape.TEXT, null, 200,
+        api.add(new Route(HandlerType.GET, "/metrics", null, Scope.NONE, "Prometheus metrics", null, Route.Shape.TEXT, null, 200,
                 ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8").result(metrics.scrape())));
-        api.add(new Route(HandlerType.GET, HttpApi.API + "/openapi.json", null, "This OpenAPI document", null,
+        api.add(new Route(HandlerType.GET, HttpApi.API + "/openapi.json", null, Scope.NONE, "This OpenAPI document", null,
                 Route.Shape.ONE, null, 200, ctx -> ctx.json(OpenApiDocument.build(api.routes(), version))));
     }
 }

@@ -34,7 +34,7 @@ public final class AgentJobs {
         } catch (RuntimeException e) {
             return new Outcome(false, null, null, "agent " + agentId + " cannot be sent " + fun + ": " + e.getMessage());
         }
-        JobResult result = jobs.await(started.jid(), timeout);
+        JobResult result = jobs.await(SUBSCRIPTIONS, started.jid(), timeout);
         JobResult.Return ret = result.returns().get(agentId);
         if (ret == null) {
             return new Outcome(false, null, started.jid(), "agent " + agentId + " did not answer " + fun + " within "
