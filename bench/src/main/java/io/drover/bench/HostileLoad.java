@@ -1,7 +1,6 @@
 package io.drover.bench;
 
 import io.drover.transport.zmtp.Zmtp;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
@@ -88,15 +87,6 @@ public final class HostileLoad {
         return out.toString().strip();
     }
 
-    private static byte[] concat(ByteBuffer... parts) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        for (ByteBuffer b : parts) {
-            byte[] a = new byte[b.remaining()];
-            b.get(a);
-            out.writeBytes(a);
-        }
-        return out.toByteArray();
-    }
 
     /** Sends the bytes, then reads until the server closes (at most 10 s); counts closed or left. */
     private void attack(int port, byte[] bytes, String what) {
@@ -125,11 +115,11 @@ public final class HostileLoad {
             random.nextBytes(noise);
             switch (random.nextInt(4)) {
                 case 0 -> attack(port, noise, "random-bytes");
-                case 1 -> attack(port, concat(ByteBuffer.wrap(Zmtp.greeting()), ByteBuffer.wrap(noise)), "random-frames");
-                case 2 -> attack(port, concat(ByteBuffer.wrap(Zmtp.greeting()), Zmtp.ready("DEALER"),
-                        ByteBuffer.allocate(9).put((byte) Zmtp.LONG).putLong(random.nextLong()).flip()), "oversized-frame");
-                default -> attack(port, concat(ByteBuffer.wrap(Zmtp.greeting()), Zmtp.ready("DEALER"),
-                        ByteBuffer.allocate(9).put((byte) Zmtp.LONG).putLong(15L << 20).flip(), ByteBuffer.wrap(new byte[1 << 20])),
+                case 1 -> attack(port, Zmtp.bytes(ByteBuffer.wrap(Zmtp.greeting()), ByteBuffer.wrap(noise)), "random-frames");
+                case 2 -> attack(port, Zmtp.bytes(ByteBuffer.wrap(Zmtp.greeting()), Zmtp.ready("DEALER"),
+                        Zmtp.longHeader(0, random.nextLong())), "oversized-frame");
+                default -> attack(port, Zmtp.bytes(ByteBuffer.wrap(Zmtp.greeting()), Zmtp.ready("DEALER"),
+                        Zmtp.longHeader(0, 15L << 20), ByteBuffer.wrap(new byte[1 << 20])),
                         "large-partial-frame");
             }
         }
@@ -140,7 +130,7 @@ public final class HostileLoad {
         while (running()) {
             byte[] prefix = new byte[random.nextBoolean() ? 10_000 : 65];
             random.nextBytes(prefix);
-            attack(publishPort, concat(ByteBuffer.wrap(Zmtp.greeting()), Zmtp.ready("SUB"), Zmtp.subscription(prefix)),
+            attack(publishPort, Zmtp.bytes(ByteBuffer.wrap(Zmtp.greeting()), Zmtp.ready("SUB"), Zmtp.subscription(prefix)),
                     "huge-subscribe");
             ByteBuffer[] many = new ByteBuffer[12];
             many[0] = ByteBuffer.wrap(Zmtp.greeting());
@@ -148,7 +138,7 @@ public final class HostileLoad {
             for (int i = 2; i < many.length; i++) {
                 many[i] = Zmtp.subscription(("t" + random.nextInt()).getBytes());
             }
-            attack(publishPort, concat(many), "excess-subscriptions");
+            attack(publishPort, Zmtp.bytes(many), "excess-subscriptions");
         }
     }
 

@@ -263,32 +263,26 @@ public final class TargetExpression {
     }
 
     private static Predicate<MinionView> anyOf(List<Predicate<MinionView>> parts) {
-        if (parts.size() == 1) {
-            return parts.getFirst();
-        }
-        List<Predicate<MinionView>> all = List.copyOf(parts);
-        return m -> {
-            for (Predicate<MinionView> p : all) {
-                if (p.test(m)) {
-                    return true;
-                }
-            }
-            return false;
-        };
+        return combined(parts, true);
     }
 
     private static Predicate<MinionView> allOf(List<Predicate<MinionView>> parts) {
+        return combined(parts, false);
+    }
+
+    /** One flat predicate over all parts: true at the first part that matches ({@code any}), or false at the first that does not. */
+    private static Predicate<MinionView> combined(List<Predicate<MinionView>> parts, boolean any) {
         if (parts.size() == 1) {
             return parts.getFirst();
         }
         List<Predicate<MinionView>> all = List.copyOf(parts);
         return m -> {
             for (Predicate<MinionView> p : all) {
-                if (!p.test(m)) {
-                    return false;
+                if (p.test(m) == any) {
+                    return any;
                 }
             }
-            return true;
+            return !any;
         };
     }
 

@@ -70,6 +70,25 @@ public final class Zmtp {
         return message(body);
     }
 
+    /**
+     * A frame header in the 8-byte form announcing {@code size} bytes, whatever they are: what a peer may send, for
+     * tools and tests that play hostile peers.
+     */
+    public static ByteBuffer longHeader(int flags, long size) {
+        return ByteBuffer.allocate(9).put((byte) (flags | LONG)).putLong(size).flip();
+    }
+
+    /** The remaining bytes of each buffer, in order, as one array: what goes on the wire. */
+    public static byte[] bytes(ByteBuffer... parts) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        for (ByteBuffer part : parts) {
+            byte[] chunk = new byte[part.remaining()];
+            part.get(chunk);
+            out.writeBytes(chunk);
+        }
+        return out.toByteArray();
+    }
+
     /** One message of the given frames, every frame but the last flagged MORE; flipped, ready to write. */
     public static ByteBuffer message(byte[]... frames) {
         int size = 0;

@@ -9,7 +9,6 @@ import io.drover.transport.zmtp.Zmtp;
 import io.drover.transport.zmtp.ZmtpDecoder;
 import io.drover.transport.zmtp.ZmtpException;
 import io.drover.transport.zmtp.ZmtpLimits;
-import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -26,23 +25,14 @@ import org.junit.jupiter.api.Test;
 class WireFuzzTest {
     static final ZmtpLimits LIMITS = new ZmtpLimits(1 << 20, 4, 1 << 20, 8, 64);
 
-    static byte[] bytes(ByteBuffer... parts) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        for (ByteBuffer b : parts) {
-            byte[] a = new byte[b.remaining()];
-            b.get(a);
-            out.writeBytes(a);
-        }
-        return out.toByteArray();
-    }
 
     static List<byte[]> zmtpSeeds() {
         byte[] payload = SaltPack.pack(Map.of("enc", "aes", "load", new byte[300], "sig", new byte[256]));
         ByteBuffer ping = ByteBuffer.wrap(new byte[] {Zmtp.COMMAND, 9, 4, 'P', 'I', 'N', 'G', 0, 10, 'c', 'x'});
         return List.of(
-                bytes(ByteBuffer.wrap(Zmtp.greeting()), Zmtp.ready("DEALER"), Zmtp.message(new byte[0], payload)),
-                bytes(ByteBuffer.wrap(Zmtp.greeting()), Zmtp.ready("SUB"), Zmtp.subscription("broadcast".getBytes())),
-                bytes(ByteBuffer.wrap(Zmtp.greeting()), Zmtp.ready("PUB"), Zmtp.message("broadcast".getBytes(), new byte[700]), ping));
+                Zmtp.bytes(ByteBuffer.wrap(Zmtp.greeting()), Zmtp.ready("DEALER"), Zmtp.message(new byte[0], payload)),
+                Zmtp.bytes(ByteBuffer.wrap(Zmtp.greeting()), Zmtp.ready("SUB"), Zmtp.subscription("broadcast".getBytes())),
+                Zmtp.bytes(ByteBuffer.wrap(Zmtp.greeting()), Zmtp.ready("PUB"), Zmtp.message("broadcast".getBytes(), new byte[700]), ping));
     }
 
     @Test

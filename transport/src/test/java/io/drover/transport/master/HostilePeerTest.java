@@ -12,7 +12,6 @@ import io.drover.transport.minion.ZmtpMinionTransport;
 import io.drover.transport.zmtp.PortInUseException;
 import io.drover.transport.zmtp.Zmtp;
 import io.drover.transport.zmtp.ZmtpLoop;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.Socket;
@@ -115,19 +114,6 @@ class HostilePeerTest {
         assertThat(master.ready()).isTrue();
     }
 
-    static byte[] concat(ByteBuffer... parts) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        for (ByteBuffer b : parts) {
-            byte[] a = new byte[b.remaining()];
-            b.get(a);
-            out.writeBytes(a);
-        }
-        return out.toByteArray();
-    }
-
-    static ByteBuffer longHeader(int flags, long size) {
-        return ByteBuffer.allocate(9).put((byte) (flags | Zmtp.LONG)).putLong(size).flip();
-    }
 
     /** Sends the bytes on a fresh connection and waits for the master to close it; true when it did within 7 s. */
     static boolean closedByPeer(int port, byte[] bytes) throws IOException {
@@ -156,10 +142,10 @@ class HostilePeerTest {
         for (int port : new int[] {master.requestPort(), master.publishPort()}) {
             for (long size : new long[] {1L << 62, 1L << 30, 200_000_000L, -1L, Long.MIN_VALUE}) {
                 // Greeting, then a message header announcing `size` bytes, before READY.
-                assertThat(closedByPeer(port, concat(ByteBuffer.wrap(Zmtp.greeting()), longHeader(0, size))))
+                assertThat(closedByPeer(port, Zmtp.bytes(ByteBuffer.wrap(Zmtp.greeting()), Zmtp.longHeader(0, size))))
                         .as("port %d, size %d", port, size).isTrue();
                 // The same after a complete handshake.
-                assertThat(closedByPeer(port, concat(ByteBuffer.wrap(Zmtp.greeting()), Zmtp.ready("DEALER"), longHeader(0, size))))
+                assertThat(closedByPeer(port, Zmtp.bytes(ByteBuffer.wrap(Zmtp.greeting()), Zmtp.ready("DEALER"), Zmtp.longHeader(0, size))))
                         .as("port %d, size %d after READY", port, size).isTrue();
             }
             assertThat(closedByPeer(port, "GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes())).isTrue();
@@ -173,20 +159,20 @@ class HostilePeerTest {
     @Test
     void aHugeOrExcessiveSubscriptionCostsOnlyItsConnection() throws Exception {
         List<String> ids = startMinions(3, false);
-        byte[] handshake = concat(ByteBuffer.wrap(Zmtp.greeting()), Zmtp.ready("SUB"));
+        byte[] handshake = Zmtp.bytes(ByteBuffer.wrap(Zmtp.greeting()), Zmtp.ready("SUB"));
         byte[] tenKb = new byte[10_000];
         java.util.Arrays.fill(tenKb, (byte) 'a');
-        assertThat(closedByPeer(master.publishPort(), concat(ByteBuffer.wrap(handshake), Zmtp.subscription(tenKb)))).isTrue();
-        assertThat(closedByPeer(master.publishPort(), concat(ByteBuffer.wrap(handshake), Zmtp.subscription(new byte[65])))).isTrue();
+        assertThat(closedByPeer(master.publishPort(), Zmtp.bytes(ByteBuffer.wrap(handshake), Zmtp.subscription(tenKb)))).isTrue();
+        assertThat(closedByPeer(master.publishPort(), Zmtp.bytes(ByteBuffer.wrap(handshake), Zmtp.subscription(new byte[65])))).isTrue();
         List<ByteBuffer> many = new ArrayList<>(List.of(ByteBuffer.wrap(handshake)));
         for (int i = 0; i < 9; i++) {
             many.add(Zmtp.subscription(("topic-" + i).getBytes()));
         }
-        assertThat(closedByPeer(master.publishPort(), concat(many.toArray(ByteBuffer[]::new)))).isTrue();
+        assertThat(closedByPeer(master.publishPort(), Zmtp.bytes(many.toArray(ByteBuffer[]::new)))).isTrue();
         // A 10 KB SUBSCRIBE command (ZMTP 3.1 form) as well.
         byte[] command = new byte[10 + 10_000];
         System.arraycopy(new byte[] {9, 'S', 'U', 'B', 'S', 'C', 'R', 'I', 'B', 'E'}, 0, command, 0, 10);
-        assertThat(closedByPeer(master.publishPort(), concat(ByteBuffer.wrap(handshake), longHeader(Zmtp.COMMAND, command.length),
+        assertThat(closedByPeer(master.publishPort(), Zmtp.bytes(ByteBuffer.wrap(handshake), Zmtp.longHeader(Zmtp.COMMAND, command.length),
                 ByteBuffer.wrap(command)))).isTrue();
         assertThat(master.publishStats().protocolErrors()).containsKeys("oversize", "subscription");
         everyMinionStillAnswers(ids);
@@ -298,7 +284,7 @@ class HostilePeerTest {
         List<Socket> open = new ArrayList<>();
         for (int i = 0; i < 50; i++) {
             Socket s = new Socket("127.0.0.1", master.requestPort());
-            s.getOutputStream().write(concat(ByteBuffer.wrap(Zmtp.greeting()), Zmtp.ready("DEALER"), longHeader(0, 10_000_000)));
+            s.getOutputStream().write(Zmtp.bytes(ByteBuffer.wrap(Zmtp.greeting()), Zmtp.ready("DEALER"), Zmtp.longHeader(0, 10_000_000)));
             s.getOutputStream().write(new byte[100_000]); // a large request, sent slowly: never finished
             open.add(s);
         }
