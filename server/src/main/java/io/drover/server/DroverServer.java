@@ -22,6 +22,7 @@ import io.drover.server.agents.AgentRoutes;
 import io.drover.server.agents.EnrollmentTokens;
 import io.drover.server.auth.AdminTokenFile;
 import io.drover.server.auth.AuditLog;
+import io.drover.server.auth.AuthFailures;
 import io.drover.server.auth.AuthRoutes;
 import io.drover.server.auth.TokenStore;
 import io.drover.server.config.ServerConfig;
@@ -83,6 +84,8 @@ public final class DroverServer implements AutoCloseable {
     private volatile SaltMaster master;
     private final PrometheusMeterRegistry metrics;
     private final ScheduledExecutorService housekeeping;
+    private final AuditLog audit;
+    private final AuthFailures authFailures;
     private final Path adminTokenFile;
 
     private DroverServer(ServerConfig config) {
@@ -99,10 +102,11 @@ public final class DroverServer implements AutoCloseable {
             this.bus = new EventBus();
             this.events = new EventStore(database.jdbi(), bus);
             this.tokens = new TokenStore(database.jdbi());
-            AuditLog audit = new AuditLog(database.jdbi());
+            this.audit = new AuditLog(database.jdbi());
+            this.authFailures = new AuthFailures(config.authFailuresPerMinute(), Clock.systemUTC());
             this.inventory = new InventoryService(database.jdbi(), new InventoryRepository(), events);
 
-            this.api = new HttpApi(tokens, audit, metrics);
+            this.api = new HttpApi(tokens, audit, authFailures, metrics);
             new OpsRoutes(database, metrics, Version.current(), () -> master != null && master.ready()).register(api);
             new AuthRoutes(tokens, audit).register(api);
             new InventoryRoutes(inventory).register(api);
@@ -207,6 +211,7 @@ public final class DroverServer implements AutoCloseable {
         server.triggers.start(server.bus);
         server.housekeeping.scheduleWithFixedDelay(server::prune, 1, 60, TimeUnit.MINUTES);
         server.housekeeping.scheduleWithFixedDelay(server::checkPresence, 1, 1, TimeUnit.SECONDS);
+        server.housekeeping.scheduleWithFixedDelay(server::auditAuthFailures, 10, 10, TimeUnit.SECONDS);
         log.info("drover server {} listening on {}, agents on {}:{}/{}, database {}", Version.current(), server.url(),
                 config.saltHost(), server.master.publishPort(), server.master.requestPort(),
                 server.database.isPostgres() ? "PostgreSQL" : "H2 " + config.dataDir());
@@ -221,8 +226,26 @@ public final class DroverServer implements AutoCloseable {
         }
     }
 
+    /** One audit entry per address and minute with failed authentications. */
+    private void auditAuthFailures() {
+        try {
+            authFailures.drainEnded().forEach((source, count) -> audit.record("anonymous", "AUTH", source, 401,
+                    count + " failed authentication(s) from " + source + " in one minute"));
+        } catch (RuntimeException e) {
+            log.warn("writing failed authentications to the audit log failed", e);
+        }
+    }
+
     private void prune() {
         jobs.forgetStaleJobs();
+        try {
+            int pruned = audit.prune(config.auditRetentionDays());
+            if (pruned > 0) {
+                log.info("pruned {} audit entries older than {} days", pruned, config.auditRetentionDays());
+            }
+        } catch (RuntimeException e) {
+            log.warn("audit pruning failed", e);
+        }
         try {
             int pruned = events.prune(config.eventRetentionDays());
             if (pruned > 0) {

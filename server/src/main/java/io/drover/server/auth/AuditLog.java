@@ -7,7 +7,10 @@ import java.time.OffsetDateTime;
 import java.util.List;
 import org.jdbi.v3.core.Jdbi;
 
-/** Every mutation request (accepted or refused) with who made it and how it ended. */
+/**
+ * Every mutation by an authenticated caller (accepted or refused) with who made it and how it ended, and failed
+ * authentications once per address and minute ({@link AuthFailures}).
+ */
 public final class AuditLog {
     private static final int MAX_DETAIL = 2000;
     private final Jdbi jdbi;
@@ -24,6 +27,12 @@ public final class AuditLog {
                 .bind("at", Sql.now()).bind("actor", actor).bind("method", method)
                 .bind("path", path.length() > 1024 ? path.substring(0, 1024) : path)
                 .bind("status", status).bind("detail", trimmed).execute());
+    }
+
+    /** Deletes entries older than the retention; how many. */
+    public int prune(int retentionDays) {
+        return jdbi.withHandle(h -> h.createUpdate("DELETE FROM audit_log WHERE at < :cutoff")
+                .bind("cutoff", Sql.now().minusDays(retentionDays)).execute());
     }
 
     /** Newest first. */

@@ -114,6 +114,8 @@ public final class ServerConfig {
         positive(Setting.SALT_MAX_CONNECTIONS);
         positive(Setting.RETURN_MAX_BYTES);
         positive(Setting.EVENT_RETENTION_DAYS);
+        positive(Setting.AUDIT_RETENTION_DAYS);
+        positive(Setting.AUTH_FAILURES_PER_MINUTE);
         if (!get(Setting.AGENT_BIZ).isBlank()) {
             positive(Setting.AGENT_BIZ);
         }
@@ -204,6 +206,14 @@ public final class ServerConfig {
 
     public int dbPoolSize() {
         return integer(Setting.DB_POOL_SIZE);
+    }
+
+    public int auditRetentionDays() {
+        return integer(Setting.AUDIT_RETENTION_DAYS);
+    }
+
+    public int authFailuresPerMinute() {
+        return integer(Setting.AUTH_FAILURES_PER_MINUTE);
     }
 
     public int eventRetentionDays() {

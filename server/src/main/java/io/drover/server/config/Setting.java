@@ -16,6 +16,8 @@ public enum Setting {
     DB_PASSWORD("db-password", "", "Database password (PostgreSQL). Prefer the environment variable to the flag."),
     DB_POOL_SIZE("db-pool-size", "16", "Maximum database connections."),
     EVENT_RETENTION_DAYS("event-retention-days", "7", "Days that stored events stay available for replay."),
+    AUDIT_RETENTION_DAYS("audit-retention-days", "90", "Days that audit log entries are kept; older ones are deleted once an hour."),
+    AUTH_FAILURES_PER_MINUTE("auth-failures-per-minute", "30", "Failed authentications one address may have in a minute; past that its requests get 429 until the minute is over. The audit log records failures once per address and minute."),
     LOG_FORMAT("log-format", "text", "Log format: text or json (one JSON object per line)."),
     SALT_HOST("salt-host", "127.0.0.1", "Interface of the agent transport (Salt's publish and request ports); 0.0.0.0 for every interface."),
     SALT_PUBLISH_PORT("salt-publish-port", "4505", "Publish port of the agent transport (0 picks a free port)."),

@@ -4,6 +4,7 @@ import io.drover.model.Json;
 import io.drover.model.api.Problem;
 import io.drover.model.auth.Role;
 import io.drover.server.auth.AuditLog;
+import io.drover.server.auth.AuthFailures;
 import io.drover.server.auth.Principal;
 import io.drover.server.auth.TokenStore;
 import io.javalin.Javalin;
@@ -40,12 +41,14 @@ public final class HttpApi {
     private final List<Route> routes = new ArrayList<>();
     private final TokenStore tokens;
     private final AuditLog audit;
+    private final AuthFailures authFailures;
     private final MeterRegistry metrics;
     private Javalin app;
 
-    public HttpApi(TokenStore tokens, AuditLog audit, MeterRegistry metrics) {
+    public HttpApi(TokenStore tokens, AuditLog audit, AuthFailures authFailures, MeterRegistry metrics) {
         this.tokens = tokens;
         this.audit = audit;
+        this.authFailures = authFailures;
         this.metrics = metrics;
     }
 
@@ -165,15 +168,27 @@ public final class HttpApi {
             return;
         }
         Role required = rule.role();
+        String source = ctx.ip();
+        long retryAfter = authFailures.retryAfterSeconds(source);
+        if (retryAfter > 0) {
+            ctx.header("Retry-After", Long.toString(retryAfter));
+            throw new ApiException(429, "too_many_failed_authentications", "too many failed authentications from " + source
+                    + " this minute; retry after " + retryAfter + " s", List.of());
+        }
         String header = ctx.header("Authorization");
         if (header == null || header.isBlank()) {
+            authFailures.failed(source);
             throw ApiException.unauthorized("this route needs a token: send 'Authorization: Bearer <token>'");
         }
         if (!header.regionMatches(true, 0, "Bearer ", 0, 7)) {
+            authFailures.failed(source);
             throw ApiException.unauthorized("the Authorization header must be 'Bearer <token>'");
         }
-        Principal principal = tokens.authenticate(header.substring(7).trim())
-                .orElseThrow(() -> ApiException.unauthorized("the token is unknown or revoked"));
+        Principal principal = tokens.authenticate(header.substring(7).trim()).orElse(null);
+        if (principal == null) {
+            authFailures.failed(source);
+            throw ApiException.unauthorized("the token is unknown or revoked");
+        }
         ctx.attribute(PRINCIPAL, principal);
         if (!principal.role().atLeast(required)) {
             throw ApiException.forbidden("token '" + principal.name() + "' has role " + principal.role().wireName()
@@ -208,9 +223,11 @@ public final class HttpApi {
                     .tag("status", Integer.toString(status)).register(metrics)
                     .record(System.nanoTime() - started, java.util.concurrent.TimeUnit.NANOSECONDS);
         }
-        if (MUTATIONS.contains(ctx.method()) && ctx.path().startsWith(API)) {
-            Principal principal = ctx.attribute(PRINCIPAL);
-            String actor = principal == null ? "anonymous" : principal.name() + "#" + principal.tokenId();
+        Principal principal = ctx.attribute(PRINCIPAL);
+        // Anonymous requests are not written one by one: failed authentications are counted per address and
+        // written once a minute, so that a flood of bad requests cannot grow the log.
+        if (principal != null && MUTATIONS.contains(ctx.method()) && ctx.path().startsWith(API)) {
+            String actor = principal.name() + "#" + principal.tokenId();
             String detail = status >= 400 ? ctx.result() : null;
             try {
                 audit.record(actor, ctx.method().name(), ctx.path(), status, detail);
@@ -250,6 +267,7 @@ public final class HttpApi {
             case 406 -> "not_acceptable";
             case 413 -> "body_too_large";
             case 414 -> "uri_too_long";
+            case 429 -> "too_many_requests";
             case 431 -> "headers_too_large";
             default -> "http_" + status;
         };
@@ -266,6 +284,7 @@ public final class HttpApi {
             case 409 -> "Conflict";
             case 413 -> "Body too large";
             case 414 -> "URI too long";
+            case 429 -> "Too many requests";
             case 431 -> "Request headers too large";
             case 422 -> "Validation failed";
             case 500 -> "Internal error";

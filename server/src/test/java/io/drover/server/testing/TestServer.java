@@ -101,7 +101,7 @@ public final class TestServer implements AutoCloseable {
     }
 
     /** A response: status, content type and body parsed as JSON (null node when empty). */
-    public record Response(int status, String contentType, JsonNode body, String text) {
+    public record Response(int status, String contentType, JsonNode body, String text, java.net.http.HttpHeaders headers) {
     }
 
     public Response get(String path, String token) {
@@ -154,7 +154,7 @@ public final class TestServer implements AutoCloseable {
             if (text != null && !text.isEmpty() && (text.startsWith("{") || text.startsWith("["))) {
                 body = Json.json().readTree(text);
             }
-            return new Response(r.statusCode(), r.headers().firstValue("Content-Type").orElse(""), body, text);
+            return new Response(r.statusCode(), r.headers().firstValue("Content-Type").orElse(""), body, text, r.headers());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (InterruptedException e) {

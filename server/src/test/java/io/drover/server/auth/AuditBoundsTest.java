@@ -1,0 +1,54 @@
+package io.drover.server.auth;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.drover.server.config.Setting;
+import io.drover.server.testing.TestServer;
+import io.drover.server.testing.TestServer.Response;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** A flood of bad tokens grows neither the audit log nor the work done; old audit entries are pruned. */
+class AuditBoundsTest {
+
+    long auditRows(TestServer server) {
+        return server.server().database().jdbi().withHandle(h -> h.createQuery("SELECT COUNT(*) FROM audit_log")
+                .mapTo(Long.class).one());
+    }
+
+    @Test
+    void failedAuthenticationsAreLimitedPerAddressAndNotAuditedOneByOne() {
+        try (TestServer server = TestServer.start(TestServer.newDataDir(), Map.of(Setting.AUTH_FAILURES_PER_MINUTE, "5"))) {
+            long before = auditRows(server);
+            for (int i = 0; i < 5; i++) {
+                Response r = server.post("/api/v1/sets", "drv_guess-" + i, Map.of("bk_biz_id", 1, "bk_set_name", "x"));
+                assertThat(r.status()).as(r.text()).isEqualTo(401);
+            }
+            Response held = server.post("/api/v1/sets", "drv_guess-6", Map.of("bk_biz_id", 1, "bk_set_name", "x"));
+            assertThat(held.status()).isEqualTo(429);
+            assertThat(held.contentType()).startsWith("application/problem+json");
+            assertThat(held.body().path("code").asText()).isEqualTo("too_many_failed_authentications");
+            assertThat(held.headers().firstValue("Retry-After")).hasValueSatisfying(v -> assertThat(Long.parseLong(v)).isBetween(1L, 60L));
+            Response valid = server.get("/api/v1/hosts", server.adminToken());
+            assertThat(valid.status()).as("every request from the address waits until the minute is over").isEqualTo(429);
+            assertThat(auditRows(server)).as("no audit row per failed request").isEqualTo(before);
+            assertThat(server.get("/healthz", null).status()).as("probes need no token and are not held").isEqualTo(200);
+        }
+    }
+
+    @Test
+    void entriesOlderThanTheRetentionArePruned() {
+        try (TestServer server = TestServer.start()) {
+            server.post("/api/v1/sets", server.adminToken(), Map.of("bk_biz_id", 1, "bk_set_name", "recent"));
+            server.server().database().jdbi().useHandle(h -> h.createUpdate("""
+                    INSERT INTO audit_log (at, actor, method, path, status, detail)
+                    VALUES (:at, 'old', 'POST', '/api/v1/sets', 201, NULL)""")
+                    .bind("at", io.drover.server.store.Sql.now().minusDays(91)).execute());
+            AuditLog audit = new AuditLog(server.server().database().jdbi());
+            long before = auditRows(server);
+            assertThat(audit.prune(90)).isEqualTo(1);
+            assertThat(auditRows(server)).isEqualTo(before - 1);
+            assertThat(audit.list(0, 10).items()).extracting(e -> e.actor()).doesNotContain("old").isNotEmpty();
+        }
+    }
+}
