@@ -14,7 +14,10 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** A server stopped while a task runs: on the next start no instance stays RUNNING, and the reason is given. */
+/**
+ * A server stopped while a task runs: on the next start no instance, step or sub-step stays RUNNING or PENDING, and
+ * the reason is given.
+ */
 class SubscriptionRestartTest {
     @TempDir
     Path roots;
@@ -52,6 +55,10 @@ class SubscriptionRestartTest {
             assertThat(task.path("error").asText()).isEqualTo("interrupted by a server stop");
             assertThat(task.path("instances").get(0).path("status").asText()).isEqualTo("FAILED");
             assertThat(task.path("instances").get(0).path("error").asText()).contains("the server stopped during the run");
+            assertThat(task.toString()).as("no step or sub-step left running").doesNotContain("\"RUNNING\"", "\"PENDING\"");
+            JsonNode steps = task.path("instances").get(0).path("steps");
+            assertThat(steps.get(0).path("status").asText()).isEqualTo("FAILED");
+            assertThat(steps.findValues("log").toString()).contains("the server stopped during the run");
         } finally {
             again.close();
         }

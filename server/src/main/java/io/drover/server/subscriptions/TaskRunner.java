@@ -9,6 +9,7 @@ import io.drover.core.subscriptions.Planner.StepAction;
 import io.drover.core.subscriptions.ScopeInstance;
 import io.drover.model.subscriptions.TaskInfo;
 import io.drover.model.subscriptions.TaskInfo.StepRecord;
+import io.drover.model.subscriptions.TaskInfo.SubStep;
 import io.drover.server.events.EventStore;
 import io.drover.server.http.ApiException;
 import io.drover.server.store.Sql;
@@ -324,11 +325,42 @@ public final class TaskRunner implements AutoCloseable {
                 .bind("instance", instanceId).execute());
     }
 
+    /** Every unfinished instance, step and sub-step of the task FAILED, the sub-steps' logs saying why. */
     private void failUnfinished(long taskId, String why) {
-        jdbi.useHandle(h -> h.createUpdate("""
-                        UPDATE task_instance SET status = 'FAILED', error = :why, finished_at = :now
-                        WHERE task_id = :task AND status IN ('PENDING', 'RUNNING')""")
-                .bind("why", why).bind("now", Sql.now()).bind("task", taskId).execute());
+        var now = Sql.now();
+        jdbi.useTransaction(h -> {
+            List<Map.Entry<String, List<StepRecord>>> unfinished = h.createQuery("""
+                            SELECT instance_id, steps FROM task_instance WHERE task_id = :task AND status IN ('PENDING', 'RUNNING')""")
+                    .bind("task", taskId)
+                    .map((rs, ctx) -> Map.entry(rs.getString(1), Sql.fromJson(rs.getString(2), STEPS))).list();
+            var update = h.prepareBatch("""
+                    UPDATE task_instance SET status = 'FAILED', error = :why, finished_at = :now, steps = :steps
+                    WHERE task_id = :task AND instance_id = :instance""");
+            for (Map.Entry<String, List<StepRecord>> instance : unfinished) {
+                update.bind("why", why).bind("now", now).bind("task", taskId).bind("instance", instance.getKey())
+                        .bind("steps", Sql.toJson(failed(instance.getValue(), why, now))).add();
+            }
+            if (!unfinished.isEmpty()) {
+                update.execute();
+            }
+        });
+    }
+
+    private static List<StepRecord> failed(List<StepRecord> steps, String why, OffsetDateTime now) {
+        return steps.stream().map(step -> new StepRecord(step.stepId(), step.action(), step.reason(),
+                unfinished(step.status()) ? "FAILED" : step.status(),
+                step.subSteps() == null ? null : step.subSteps().stream().map(sub -> unfinished(sub.status())
+                        ? new SubStep(sub.name(), "FAILED", sub.startedAt(), now, appended(sub.log(), why)) : sub).toList())).toList();
+    }
+
+    private static boolean unfinished(String status) {
+        return "PENDING".equals(status) || "RUNNING".equals(status);
+    }
+
+    private static List<String> appended(List<String> log, String line) {
+        List<String> out = new ArrayList<>(log == null ? List.of() : log);
+        out.add(line);
+        return out;
     }
 
     private void finishTask(long taskId, String error) {
