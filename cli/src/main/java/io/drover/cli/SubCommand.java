@@ -64,7 +64,10 @@ public final class SubCommand {
                 }
             }
         } else {
-            out.println("nothing to do: every instance is as planned");
+            String note = started.path("note").asText("");
+            out.println(note.startsWith("not run") ? "not run (run_immediately is false): preview with drover sub plan "
+                    + sub.path("id").asLong() + ", run with drover sub run " + sub.path("id").asLong()
+                    : note.isEmpty() ? "nothing to do: every instance is as planned" : note);
         }
     }
 

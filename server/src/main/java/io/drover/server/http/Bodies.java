@@ -22,10 +22,22 @@ public final class Bodies {
     private Bodies() {
     }
 
+    /** The largest JSON or YAML body a route takes. */
+    public static final int MAX_BYTES = 1_000_000;
+
     public static <T> T read(Context ctx, Class<T> type) {
-        byte[] bytes = ctx.bodyAsBytes();
-        if (bytes.length == 0) {
+        T value = readOptional(ctx, type);
+        if (value == null) {
             throw ApiException.badRequest("missing_body", "the request needs a JSON body");
+        }
+        return value;
+    }
+
+    /** As {@link #read}, but null when the request has no body. */
+    public static <T> T readOptional(Context ctx, Class<T> type) {
+        byte[] bytes = bounded(ctx);
+        if (bytes.length == 0) {
+            return null;
         }
         String contentType = String.valueOf(ctx.contentType());
         ObjectMapper mapper = contentType.contains("yaml") ? Json.yaml() : Json.json();
@@ -60,6 +72,20 @@ public final class Bodies {
                     + (mapper == Json.yaml() ? "YAML" : "JSON") + ": " + e.getOriginalMessage()
                     + (e.getLocation() != null ? " at line " + e.getLocation().getLineNr() + ", column "
                     + e.getLocation().getColumnNr() : ""));
+        } catch (IOException e) {
+            throw ApiException.badRequest("malformed_body", "the body cannot be read: " + e.getMessage());
+        }
+    }
+
+    /** The body, read up to {@link #MAX_BYTES}: a chunked body (no length announced) is cut off there, not buffered whole. */
+    private static byte[] bounded(Context ctx) {
+        try (java.io.InputStream in = ctx.bodyInputStream()) {
+            byte[] bytes = in.readNBytes(MAX_BYTES + 1);
+            if (bytes.length > MAX_BYTES) {
+                throw new ApiException(413, "body_too_large", "the body is larger than the " + MAX_BYTES
+                        + " bytes this route takes", java.util.List.of());
+            }
+            return bytes;
         } catch (IOException e) {
             throw ApiException.badRequest("malformed_body", "the body cannot be read: " + e.getMessage());
         }

@@ -108,6 +108,7 @@ public final class HttpApi {
             cfg.startup.showJavalinBanner = false;
             cfg.jsonMapper(new JavalinJackson(Json.json(), true));
             cfg.routes.before(ctx -> ctx.attribute(STARTED, System.nanoTime()));
+            cfg.routes.beforeMatched(this::refuseOversizedBody);
             cfg.routes.beforeMatched(this::authenticate);
             for (Route route : routes) {
                 RouteRole[] roles = route.role() == null ? new RouteRole[0]
@@ -159,6 +160,23 @@ public final class HttpApi {
             }
         }
         return served;
+    }
+
+    /** Routes whose handlers stream their bodies with limits of their own (package uploads). */
+    private final java.util.Set<String> streamedBodies = new java.util.HashSet<>();
+
+    /** Marks a route whose handler reads its body as a stream, with its own limit, instead of {@link Bodies}. */
+    public void streamsBody(HandlerType method, String path) {
+        streamedBodies.add(method.name() + " " + path);
+    }
+
+    /** Refuses a body announced larger than the route takes before any of it is read. */
+    private void refuseOversizedBody(Context ctx) {
+        long length = ctx.contentLength();
+        if (length > Bodies.MAX_BYTES && !streamedBodies.contains(ctx.method().name() + " " + ctx.endpoint().path)) {
+            throw new ApiException(413, "body_too_large", "the body of " + length + " bytes is larger than the "
+                    + Bodies.MAX_BYTES + " bytes this route takes", List.of());
+        }
     }
 
     private void authenticate(Context ctx) {

@@ -92,6 +92,6 @@ public final class SubscriptionRoutes {
     }
 
     private static RunRequest optionalBody(Context ctx) {
-        return ctx.bodyAsBytes().length == 0 ? null : Bodies.read(ctx, RunRequest.class);
+        return Bodies.readOptional(ctx, RunRequest.class);
     }
 }

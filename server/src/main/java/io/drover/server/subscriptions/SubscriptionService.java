@@ -25,8 +25,11 @@ import org.jdbi.v3.core.Jdbi;
 
 /** Subscription operations as the API and CLI offer them; every change plans and runs at once. */
 public final class SubscriptionService {
-    /** What a change started: the subscription and the task (absent when there was nothing to do). */
-    public record Started(SubscriptionInfo subscription, Long taskId) {
+    /** What a change started: the subscription and the task, or why there is none. */
+    public record Started(SubscriptionInfo subscription, Long taskId, String note) {
+        Started(SubscriptionInfo subscription, Long taskId) {
+            this(subscription, taskId, taskId == null ? "nothing to do: every instance is as planned" : null);
+        }
     }
 
     private final Jdbi jdbi;
@@ -48,8 +51,11 @@ public final class SubscriptionService {
         p.requireBiz(spec.scope().bkBizId());
         planner.stepPackages(spec);
         SubscriptionInfo created = store.create(spec);
-        Long task = Boolean.FALSE.equals(spec.runImmediately()) ? null : run(created, "create", p.name());
-        return new Started(created, task);
+        if (Boolean.FALSE.equals(spec.runImmediately())) {
+            return new Started(created, null, "not run (run_immediately is false): preview with GET /subscriptions/"
+                    + created.id() + "/plan, run with POST /subscriptions/" + created.id() + "/run");
+        }
+        return new Started(created, run(created, "create", p.name()));
     }
 
     public SubscriptionInfo get(Principal p, long id) {
@@ -86,7 +92,7 @@ public final class SubscriptionService {
         }
         if (keepPlugins || deployments.of(id).isEmpty()) {
             store.delete(id);
-            return new Started(s, null);
+            return new Started(s, null, "deleted");
         }
         SubscriptionSpec empty = new SubscriptionSpec(s.spec().name(), new SubscriptionSpec.Scope(s.bkBizId(),
                 s.objectType(), "INSTANCE", List.of(), Map.of()), s.spec().steps(), s.spec().targetHosts(), null, true,

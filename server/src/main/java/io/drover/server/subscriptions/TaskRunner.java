@@ -76,6 +76,16 @@ public final class TaskRunner implements AutoCloseable {
     public synchronized Optional<Long> start(PlanBuilder.Prepared p, String trigger, String actor, Selection selection,
                                              java.util.function.Consumer<String> then) {
         long sub = p.subscription().id();
+        if (selection.instanceIds() != null) {
+            Set<String> known = new java.util.HashSet<>();
+            p.plan().instances().forEach(ip -> known.add(ip.instanceId()));
+            List<String> unknown = selection.instanceIds().stream().filter(id -> !known.contains(id)).sorted().toList();
+            if (!unknown.isEmpty()) {
+                throw ApiException.invalid("instance_ids", unknown.size() + " unknown to subscription " + sub + ": "
+                        + String.join(", ", unknown.subList(0, Math.min(20, unknown.size())))
+                        + (unknown.size() > 20 ? ", …" : "") + " (its instances: GET /subscriptions/" + sub + "/instances)");
+            }
+        }
         List<InstancePlan> work = new ArrayList<>();
         for (InstancePlan ip : p.plan().instances()) {
             if (selection.instanceIds() != null && !selection.instanceIds().contains(ip.instanceId())) {

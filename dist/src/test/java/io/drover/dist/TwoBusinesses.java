@@ -1,0 +1,220 @@
+package io.drover.dist;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.drover.server.testing.TestServer;
+import io.drover.server.testing.TestServer.Response;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A real server with two real agents and two businesses: one ("inside", 2) that the scoped tokens cover, one
+ * ("outside", 7) that they do not, each with a set, a module, a host with its agent, a service instance, an
+ * enrollment token, a job and a subscription with a task; tokens of each role, scoped to business 2 and not; and the
+ * API's routes read from its OpenAPI document, with their paths filled for either business.
+ */
+final class TwoBusinesses implements AutoCloseable {
+    static final String INVENTORY = """
+            businesses: [{bk_biz_id: 2, bk_biz_name: inside}, {bk_biz_id: 7, bk_biz_name: outside}]
+            sets: [{bk_set_id: 10, bk_biz_id: 2, bk_set_name: in-set}, {bk_set_id: 70, bk_biz_id: 7, bk_set_name: out-set}]
+            modules: [{bk_module_id: 20, bk_set_id: 10, bk_module_name: in-mod}, {bk_module_id: 71, bk_set_id: 70, bk_module_name: out-mod}]
+            hosts:
+              - {bk_host_id: 1, bk_biz_id: 2, bk_host_innerip: 10.9.0.1, bk_host_name: in-host, bk_module_ids: [20]}
+              - {bk_host_id: 7001, bk_biz_id: 7, bk_host_innerip: 10.9.7.1, bk_host_name: out-host, bk_module_ids: [71]}
+            service_instances:
+              - {id: 100, name: in-svc, bk_module_id: 20, bk_host_id: 1}
+              - {id: 700, name: out-svc, bk_module_id: 71, bk_host_id: 7001}
+            """;
+    /** What no answer to a scoped token may contain: names, ids and addresses of the outside business. */
+    static final List<String> OUTSIDE_MARKERS = List.of("out-", "outside", "10.9.7.1", "\"bk_biz_id\":7,", "\"bk_biz_id\":7}");
+    static final Pattern PATH_PARAM = Pattern.compile("\\{([^}]+)}");
+
+    final Fleet fleet;
+    final String admin;
+    final Map<String, String> scoped = new LinkedHashMap<>();
+    final Map<String, String> unscoped = new LinkedHashMap<>();
+    final Map<String, String[]> ids = new LinkedHashMap<>();
+
+    TwoBusinesses(Path roots) throws Exception {
+        fleet = new Fleet(TestServer.start(), roots);
+        admin = fleet.server.adminToken();
+        assertThat(fleet.server.postRaw("/api/v1/inventory/import", admin, "application/yaml", INVENTORY).status()).isEqualTo(200);
+        String[] enroll = new String[2];
+        int i = 0;
+        for (long biz : new long[] {2, 7}) {
+            JsonNode created = fleet.server.post("/api/v1/enrollment-tokens", admin, Map.of("name", "e" + biz, "bk_biz_id", biz)).body();
+            enroll[i++] = created.path("info").path("id").asText();
+            String agent = biz == 2 ? "in-1" : "out-1";
+            fleet.agent(agent, biz == 2 ? "10.9.0.1" : "10.9.7.1", created.path("token").asText(), Duration.ofSeconds(30));
+        }
+        await().atMost(Duration.ofSeconds(30)).until(() -> {
+            JsonNode agents = fleet.server.get("/api/v1/agents", admin).body();
+            return agents.size() == 2 && agents.get(0).path("bk_host_id").asLong() > 0 && agents.get(1).path("bk_host_id").asLong() > 0;
+        });
+        String jidIn = job("in-1");
+        String jidOut = job("out-1");
+        assertThat(fleet.drover("plugin", "upload", "../examples/registry/bkmonitorbeat").exit()).isZero();
+        String version = fleet.server.get("/api/v1/packages", admin).body().get(0).path("version").asText();
+        String subIn = subscription(2, 1);
+        String subOut = subscription(7, 7001);
+        String taskIn = lastTask(subIn);
+        String taskOut = lastTask(subOut);
+
+        // Admin tokens cover every business by construction (a scoped one is refused at creation).
+        for (String role : List.of("viewer", "operator")) {
+            scoped.put(role, token("scoped-" + role, role, List.of(2)));
+            unscoped.put(role, token("all-" + role, role, List.of()));
+        }
+        assertThat(fleet.server.post("/api/v1/tokens", admin, Map.of("name", "x", "role", "admin", "bk_biz_ids", List.of(2)))
+                .status()).isEqualTo(422);
+        String someToken = fleet.server.get("/api/v1/tokens", admin).body().get(1).path("id").asText();
+
+        ids.put("{bk_biz_id}", new String[] {"2", "7"});
+        ids.put("{bk_set_id}", new String[] {"10", "70"});
+        ids.put("{bk_module_id}", new String[] {"20", "71"});
+        ids.put("{bk_host_id}", new String[] {"1", "7001"});
+        ids.put("{jid}", new String[] {jidIn, jidOut});
+        ids.put("/service-instances/{id}", new String[] {"100", "700"});
+        ids.put("/subscriptions/{id}", new String[] {subIn, subOut});
+        ids.put("/tasks/{id}", new String[] {taskIn, taskOut});
+        ids.put("/hosts/{id}", new String[] {"1", "7001"});
+        ids.put("/agents/{id}", new String[] {"in-1", "out-1"});
+        ids.put("/keys/{id}", new String[] {"in-1", "out-1"});
+        ids.put("/enrollment-tokens/{id}", new String[] {enroll[0], enroll[1]});
+        ids.put("/tokens/{id}", new String[] {someToken, someToken});
+        ids.put("/addons/{name}", new String[] {"bkmonitorbeat", "bkmonitorbeat"});
+        ids.put("/registries/{name}", new String[] {"nope", "nope"});
+        ids.put("/packages/{name}/{version}", new String[] {"bkmonitorbeat/" + version, "bkmonitorbeat/" + version});
+    }
+
+    @Override
+    public void close() {
+        fleet.close();
+    }
+
+    String token(String name, String role, List<Integer> biz) {
+        Response r = fleet.server.post("/api/v1/tokens", admin, Map.of("name", name, "role", role, "bk_biz_ids", biz));
+        assertThat(r.status()).as(r.text()).isEqualTo(201);
+        return r.body().path("token").asText();
+    }
+
+    String job(String agent) {
+        Response r = fleet.server.post("/api/v1/jobs", admin, Map.of("tgt", agent, "tgt_type", "list", "fun", "test.ping"));
+        assertThat(r.status()).as(r.text()).isEqualTo(201);
+        String jid = r.body().path("jid").asText();
+        await().atMost(Duration.ofSeconds(10)).until(() -> fleet.server.get("/api/v1/jobs/" + jid, admin).body().path("returns").size() == 1);
+        return jid;
+    }
+
+    Map<String, Object> subscriptionSpec(long biz, long host) {
+        return Map.of("name", "sub-" + biz, "scope", Map.of("bk_biz_id", biz, "object_type", "HOST", "node_type", "INSTANCE",
+                        "nodes", List.of(Map.of("bk_host_id", host))),
+                "steps", List.of(Map.of("id", "beat", "type", "PLUGIN", "config", Map.of("plugin_name", "bkmonitorbeat",
+                        "config_templates", List.of(Map.of("name", "bkmonitorbeat_script.conf"))))));
+    }
+
+    String subscription(long biz, long host) {
+        Response r = fleet.server.post("/api/v1/subscriptions", admin, subscriptionSpec(biz, host));
+        assertThat(r.status()).as(r.text()).isEqualTo(201);
+        return r.body().path("subscription").path("id").asText();
+    }
+
+    String lastTask(String subscription) {
+        await().atMost(Duration.ofSeconds(60)).until(() -> {
+            JsonNode tasks = fleet.server.get("/api/v1/subscriptions/" + subscription + "/tasks", admin).body();
+            return tasks.size() > 0 && !List.of("PENDING", "RUNNING").contains(tasks.get(0).path("status").asText());
+        });
+        return fleet.server.get("/api/v1/subscriptions/" + subscription + "/tasks", admin).body().get(0).path("id").asText();
+    }
+
+    record Operation(String method, String path, String role, String scope, String bodySchema) {
+        String label() {
+            return method.toUpperCase(java.util.Locale.ROOT) + " " + path + " (" + role + ", " + scope + ")";
+        }
+    }
+
+    List<Operation> operations() {
+        JsonNode paths = fleet.server.get("/api/v1/openapi.json", null).body().path("paths");
+        List<Operation> out = new ArrayList<>();
+        for (Iterator<Map.Entry<String, JsonNode>> it = paths.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> path = it.next();
+            path.getValue().fields().forEachRemaining(op -> out.add(new Operation(op.getKey(), path.getKey(),
+                    op.getValue().path("x-drover-role").asText(null), op.getValue().path("x-drover-scope").asText("none"),
+                    op.getValue().at("/requestBody/content/application~1json/schema/$ref").asText(null))));
+        }
+        return out;
+    }
+
+    /** The path with every parameter filled for the inside (0) or outside (1) business; fails on a route without fixture. */
+    String fill(String template, int side) {
+        for (Map.Entry<String, String[]> fixture : ids.entrySet()) {
+            String key = fixture.getKey();
+            int at = template.indexOf(key);
+            if (key.startsWith("/") && at >= 0) {
+                template = template.substring(0, at) + "/" + key.substring(1).replaceAll("\\{[^}]+}(/\\{[^}]+})?", "")
+                        + fixture.getValue()[side] + template.substring(at + key.length());
+            } else if (!key.startsWith("/")) {
+                template = template.replace(key, fixture.getValue()[side]);
+            }
+        }
+        Matcher left = PATH_PARAM.matcher(template);
+        if (left.find()) {
+            fail("no fixture for " + left.group() + " in " + template + ": add the route's objects to this test");
+        }
+        return template;
+    }
+
+    /** A body that would be valid for the outside object, so that only authorization can refuse it. */
+    Object outsideBody(Operation op, String path) {
+        String p = op.path().replace("/api/v1", "");
+        return switch (op.method() + " " + p) {
+            case "post /businesses" -> Map.of("bk_biz_id", 99, "bk_biz_name", "new-biz");
+            case "post /sets" -> Map.of("bk_set_id", 77, "bk_biz_id", 7, "bk_set_name", "x");
+            case "post /modules" -> Map.of("bk_module_id", 77, "bk_set_id", 70, "bk_module_name", "x");
+            case "post /hosts" -> Map.of("bk_host_id", 7777, "bk_biz_id", 7, "bk_host_innerip", "10.9.7.77");
+            case "post /hosts/{bk_host_id}/move" -> Map.of("bk_module_ids", List.of(71));
+            case "post /service-instances" -> Map.of("id", 777, "name", "x", "bk_module_id", 71, "bk_host_id", 7001);
+            case "post /inventory/import" -> Map.of("hosts", List.of(Map.of("bk_host_id", 7001, "bk_biz_id", 7,
+                    "bk_host_innerip", "10.9.7.1", "bk_host_name", "changed")));
+            case "post /jobs" -> Map.of("tgt", "*", "fun", "cmd.run", "arg", List.of("id"));
+            case "post /subscriptions", "post /subscriptions/{id}/plan", "put /subscriptions/{id}" -> subscriptionSpec(7, 7001);
+            case "post /enrollment-tokens" -> Map.of("name", "x", "bk_biz_id", 7);
+            case "post /tokens" -> Map.of("name", "x", "role", "admin", "bk_biz_ids", List.of());
+            case "post /registries" -> Map.of("name", "x", "type", "local", "url", "/tmp");
+            case "post /addons", "post /addons/{name}/upgrade" -> Map.of("addon", "bkmonitorbeat");
+            default -> op.method().equals("put") ? fleet.server.get(path, admin).body() : Map.of();
+        };
+    }
+
+    Response call(Operation op, String path, String token, Object body) {
+        return switch (op.method()) {
+            case "get" -> fleet.server.get(path, token);
+            case "post" -> fleet.server.post(path, token, body);
+            case "put" -> fleet.server.put(path, token, body);
+            case "delete" -> fleet.server.delete(path, token);
+            default -> throw new IllegalStateException(op.method());
+        };
+    }
+
+    /** What a refused request must leave as it was. */
+    String state() {
+        StringBuilder out = new StringBuilder();
+        for (String path : List.of("/api/v1/inventory/export", "/api/v1/subscriptions", "/api/v1/keys", "/api/v1/tokens",
+                "/api/v1/enrollment-tokens", "/api/v1/packages", "/api/v1/addons", "/api/v1/registries")) {
+            // A token's last use is bookkeeping, not a change a refused request could make.
+            out.append(path).append(' ').append(fleet.server.get(path, admin).text().replaceAll(",\"last_used_at\":\"[^\"]*\"", ""))
+                    .append('\n');
+        }
+        return out.toString();
+    }
+}
