@@ -221,7 +221,22 @@ class AddonEndToEndTest {
         assertThat(fails("plugin", "upload", rawPackage("absolute.tgz", metadata, "/etc/cron.d/x", '0', null).toString()).err())
                 .contains("entry '/etc/cron.d/x' has an absolute path");
         assertThat(fails("plugin", "upload", rawPackage("link.tgz", metadata, "bin/evil", '2', "../../../etc/passwd").toString()).err())
-                .contains("link 'bin/evil' points to '../../../etc/passwd' outside the package");
+                .contains("entry 'bin/evil' is a symbolic link (to '../../../etc/passwd'): packages may not contain links");
+        assertThat(fails("plugin", "upload", rawPackage("inside.tgz", metadata, "bin/tool", '2', "../templates").toString()).err())
+                .as("even a link inside the package: a chain of them can lead anywhere").contains("is a symbolic link");
+        assertThat(fails("plugin", "upload", rawPackage("hard.tgz", metadata, "bin/hard", '1', "metadata.yaml").toString()).err())
+                .contains("entry 'bin/hard' is a hard link");
+        Path broken = dir.resolve("broken.tgz");
+        try (var stream = Files.newOutputStream(broken); var gzip = new java.util.zip.GZIPOutputStream(stream);
+             var tar = new io.drover.core.archive.TarWriter(gzip)) {
+            tar.file("metadata.yaml", 0644, metadata.getBytes(StandardCharsets.UTF_8));
+            tar.file("templates/bkmonitorbeat.conf.j2", 0644, "fine: {{ period }}\n".getBytes());
+            tar.file("templates/bkmonitorbeat_script.conf.j2", 0644, "line one\n{% if period %}\nno end\n".getBytes());
+            tar.file("templates/bkmonitorbeat_http.conf.j2", 0644, "url: {{ url }\n".getBytes());
+        }
+        String refused = fails("plugin", "upload", broken.toString()).err();
+        assertThat(refused).contains("template templates/bkmonitorbeat_script.conf.j2: line")
+                .contains("template templates/bkmonitorbeat_http.conf.j2: line").doesNotContain("bkmonitorbeat.conf.j2: ");
         assertThat(fails("plugin", "upload", rawPackage("fields.tgz", "name: x\n", "a", '0', null).toString()).err())
                 .contains("version is required").contains("category is required").contains("os is required");
         assertThat(fails("plugin", "upload", rawPackage("version.tgz", metadata.replace("version: 2.1.0", "version: 2.1"),

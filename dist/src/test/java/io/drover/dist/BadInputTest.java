@@ -183,4 +183,19 @@ class BadInputTest {
         String id = created.body().path("subscription").path("id").asText();
         assertThat(world.fleet.server.delete("/api/v1/subscriptions/" + id + "?keep_plugins=true", world.admin).status()).isEqualTo(204);
     }
+
+    @Test
+    void brokenTemplatesInAStepContextAreRefusedAtCreation() {
+        Map<String, Object> spec = new LinkedHashMap<>(world.subscriptionSpec(2, 1));
+        spec.put("name", "broken-context");
+        spec.put("run_immediately", false);
+        spec.put("steps", List.of(Map.of("id", "beat", "type", "PLUGIN", "config", Map.of("plugin_name", "bkmonitorbeat",
+                "config_templates", List.of(Map.of("name", "bkmonitorbeat_script.conf"))),
+                "params", Map.of("context", Map.of("fine", "{{ cmdb_instance.host.bk_host_innerip }}",
+                        "nested", Map.of("broken", "{% if x %}never closed"))))));
+        Response r = world.fleet.server.post("/api/v1/subscriptions", world.admin, spec);
+        assertThat(r.status()).as(r.text()).isEqualTo(422);
+        assertThat(r.body().path("errors").get(0).path("field").asText()).isEqualTo("steps.beat.params.context.nested.broken");
+        assertThat(r.body().path("errors")).hasSize(1);
+    }
 }

@@ -38,7 +38,6 @@ public record PackageArchive(PackageMetadata metadata, Set<String> files, String
     public static PackageArchive read(InputStream tgz) {
         Set<String> files = new HashSet<>();
         Set<String> directories = new HashSet<>();
-        Map<String, String> hardLinks = new HashMap<>();
         byte[] metadataYaml = null;
         String notes = null;
         long total = 0;
@@ -64,11 +63,12 @@ public record PackageArchive(PackageMetadata metadata, Set<String> files, String
                             notes = new String(text(tar, entry, name), StandardCharsets.UTF_8);
                         }
                     }
-                    case '2' -> {
-                        EntryPath.linkTarget(name, entry.linkName());
-                        files.add(name);
-                    }
-                    case '1' -> hardLinks.put(name, EntryPath.check(entry.linkName()));
+                    // Links are refused outright: a chain of them can point anywhere once extracted, and a plugin
+                    // needs none.
+                    case '2' -> throw new PackageException("entry '" + name + "' is a symbolic link (to '"
+                            + entry.linkName() + "'): packages may not contain links");
+                    case '1' -> throw new PackageException("entry '" + name + "' is a hard link (to '"
+                            + entry.linkName() + "'): packages may not contain links");
                     default -> throw new PackageException("entry '" + entry.name()
                             + "' is a device, fifo or other special file (type '" + entry.type() + "')");
                 }
@@ -80,12 +80,6 @@ public record PackageArchive(PackageMetadata metadata, Set<String> files, String
         } catch (IOException e) {
             throw new PackageException("package cannot be read: " + e.getMessage());
         }
-        hardLinks.forEach((name, target) -> {
-            if (!files.contains(target)) {
-                throw new PackageException("hard link '" + name + "' points to '" + target + "', not a file of the package");
-            }
-        });
-        files.addAll(hardLinks.keySet());
         if (metadataYaml == null) {
             throw new PackageException("package has no " + METADATA + " at its root");
         }

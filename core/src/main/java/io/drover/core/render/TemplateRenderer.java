@@ -111,6 +111,11 @@ public final class TemplateRenderer {
         return output;
     }
 
+    /** The syntax errors of a template, each with its line; empty when it parses. Nothing is rendered. */
+    public List<String> syntaxErrors(String source) {
+        return compile(source).errors().stream().map(TemplateRenderer::describe).distinct().toList();
+    }
+
     private Compiled compile(String source) {
         Compiled found = compiled.get(source);
         if (found != null) {

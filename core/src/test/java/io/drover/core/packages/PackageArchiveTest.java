@@ -107,9 +107,11 @@ class PackageArchiveTest {
         assertThatThrownBy(() -> read(tar(t -> t.file("/etc/passwd", 0644, new byte[1]))))
                 .hasMessageContaining("absolute path");
         assertThatThrownBy(() -> read(tar(t -> t.special("bin/link", '2', "../../etc/shadow"))))
-                .hasMessageContaining("outside the package");
+                .hasMessage("entry 'bin/link' is a symbolic link (to '../../etc/shadow'): packages may not contain links");
+        assertThatThrownBy(() -> read(tar(t -> t.special("bin/inside", '2', "metadata.yaml"))))
+                .hasMessageContaining("is a symbolic link");
         assertThatThrownBy(() -> read(tar(t -> t.special("hard", '1', "/etc/shadow"))))
-                .hasMessageContaining("absolute path");
+                .hasMessageContaining("is a hard link");
         assertThatThrownBy(() -> read(tar(t -> t.special("dev/sda", '3', ""))))
                 .hasMessageContaining("device, fifo or other special file");
         ByteArrayOutputStream out = new ByteArrayOutputStream();

@@ -26,6 +26,7 @@ import java.sql.SQLException;
 import java.time.OffsetDateTime;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.jdbi.v3.core.Jdbi;
 
@@ -88,6 +89,7 @@ public final class PackageStore {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+        checkTemplateSyntax(incoming, archive);
         PackageMetadata m = archive.metadata();
         String version = Version.parse(m.version()).toString();
         String sha256 = sha256(incoming);
@@ -256,6 +258,35 @@ public final class PackageStore {
             throw new UncheckedIOException("cannot receive the package", e);
         }
     }
+
+    /** Parses every config template of the package: a syntax error is refused now, not found on the first deploy. */
+    private static void checkTemplateSyntax(Path incoming, PackageArchive archive) {
+        java.util.Set<String> sources = new java.util.TreeSet<>();
+        archive.metadata().configTemplates().forEach(t -> {
+            if (t.source() != null) {
+                sources.add(t.source());
+            }
+        });
+        Map<String, String> texts;
+        try (InputStream in = Files.newInputStream(incoming)) {
+            texts = PackageArchive.texts(in, sources);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        List<String> problems = new java.util.ArrayList<>();
+        for (String path : sources) {
+            String text = texts.get(path);
+            if (text != null) {
+                SYNTAX.syntaxErrors(text).forEach(error -> problems.add("template " + path + ": " + error));
+            }
+        }
+        if (!problems.isEmpty()) {
+            throw invalid(new PackageException(problems));
+        }
+    }
+
+    /** Only parses templates (its render time limit and caches are not used). */
+    private static final io.drover.core.render.TemplateRenderer SYNTAX = new io.drover.core.render.TemplateRenderer();
 
     static ApiException invalid(PackageException e) {
         return new ApiException(422, "invalid_package", e.getMessage(), e.problems().stream()

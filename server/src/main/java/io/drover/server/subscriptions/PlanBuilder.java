@@ -195,6 +195,14 @@ public final class PlanBuilder {
         if (sp.step().params() != null) {
             known.addAll(sp.step().params().context().keySet());
         }
+        List<io.drover.model.api.Problem.FieldError> contextErrors = new ArrayList<>();
+        if (sp.step().params() != null) {
+            sp.step().params().context().forEach((key, value) -> contextSyntax("steps." + sp.step().id() + ".params.context."
+                    + key, value, contextErrors));
+        }
+        if (!contextErrors.isEmpty()) {
+            throw ApiException.invalid(contextErrors);
+        }
         List<String> problems = new ArrayList<>();
         for (ConfigTemplate t : InstanceRenderer.templatesOf(sp.pkg().metadata(),
                 sp.step().config().configTemplates().stream().map(SubscriptionSpec.TemplateRef::name).toList())) {
@@ -206,6 +214,20 @@ public final class PlanBuilder {
         if (!problems.isEmpty()) {
             throw ApiException.invalid(problems.stream().map(p -> new io.drover.model.api.Problem.FieldError(
                     "steps." + sp.step().id() + ".config_templates", p)).toList());
+        }
+    }
+
+    /** Context values are templates too (rendered per instance): a syntax error is refused at registration. */
+    private void contextSyntax(String field, Object value, List<io.drover.model.api.Problem.FieldError> errors) {
+        switch (value) {
+            case String text -> templates.syntaxErrors(text).forEach(e -> errors.add(new io.drover.model.api.Problem.FieldError(field, e)));
+            case Map<?, ?> map -> map.forEach((k, v) -> contextSyntax(field + "." + k, v, errors));
+            case List<?> list -> {
+                for (int i = 0; i < list.size(); i++) {
+                    contextSyntax(field + "[" + i + "]", list.get(i), errors);
+                }
+            }
+            case null, default -> { }
         }
     }
 
