@@ -41,6 +41,11 @@ public final class ClientOptions {
         return spec.commandLine().getOut();
     }
 
+    /** Where progress goes: the command line's error writer, so that output stays clean for pipes. */
+    public PrintWriter err() {
+        return spec.commandLine().getErr();
+    }
+
     String serverUrl() {
         String url = server != null ? server : System.getenv("DROVER_SERVER");
         return (url == null || url.isBlank() ? DEFAULT_SERVER : url).replaceAll("/+$", "");

@@ -36,10 +36,15 @@ public final class InventoryCommand {
             }
             String name = file.getFileName().toString();
             String type = name.endsWith(".json") ? "application/json" : "application/yaml";
+            client.err().printf("importing %s (%.1f MB) in one transaction: all of it or, on any error, nothing…%n", file,
+                    body.length / 1e6);
+            client.err().flush();
+            long started = System.nanoTime();
             JsonNode result = client.client().postRaw("/api/v1/inventory/import", type, body);
             Output out = client.output();
             if (out.format() == Output.Format.table) {
-                client.out().printf("imported %s: %d created, %d updated, %d unchanged%n", file,
+                client.out().printf("imported %s in %.1f s: %d created, %d updated, %d unchanged%n", file,
+                        (System.nanoTime() - started) / 1e9,
                         result.path("created").asInt(), result.path("updated").asInt(), result.path("unchanged").asInt());
             } else {
                 out.printObject(result);

@@ -22,8 +22,9 @@ public final class Bodies {
     private Bodies() {
     }
 
-    /** The largest JSON or YAML body a route takes. */
+    /** The largest JSON or YAML body a route takes unless it says otherwise ({@link HttpApi#bodyLimit}). */
     public static final int MAX_BYTES = 1_000_000;
+    static final String LIMIT_ATTRIBUTE = "drover.body-limit";
 
     public static <T> T read(Context ctx, Class<T> type) {
         T value = readOptional(ctx, type);
@@ -77,12 +78,14 @@ public final class Bodies {
         }
     }
 
-    /** The body, read up to {@link #MAX_BYTES}: a chunked body (no length announced) is cut off there, not buffered whole. */
+    /** The body, read up to the route's limit: a chunked body (no length announced) is cut off there, not buffered whole. */
     private static byte[] bounded(Context ctx) {
+        Long routeLimit = ctx.attribute(LIMIT_ATTRIBUTE);
+        int limit = (int) Math.min(Integer.MAX_VALUE - 8, routeLimit == null ? MAX_BYTES : routeLimit);
         try (java.io.InputStream in = ctx.bodyInputStream()) {
-            byte[] bytes = in.readNBytes(MAX_BYTES + 1);
-            if (bytes.length > MAX_BYTES) {
-                throw new ApiException(413, "body_too_large", "the body is larger than the " + MAX_BYTES
+            byte[] bytes = in.readNBytes(limit + 1);
+            if (bytes.length > limit) {
+                throw new ApiException(413, "body_too_large", "the body is larger than the " + limit
                         + " bytes this route takes", java.util.List.of());
             }
             return bytes;

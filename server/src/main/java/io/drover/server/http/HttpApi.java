@@ -21,6 +21,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -111,8 +112,15 @@ public final class HttpApi {
             cfg.routes.beforeMatched(this::refuseOversizedBody);
             cfg.routes.beforeMatched(this::authenticate);
             for (Route route : routes) {
-                RouteRole[] roles = route.role() == null ? new RouteRole[0]
-                        : new RouteRole[] {new RequiredRole(route.role(), route.scope())};
+                List<RouteRole> rules = new ArrayList<>();
+                if (route.role() != null) {
+                    rules.add(new RequiredRole(route.role(), route.scope()));
+                }
+                Long bodyLimit = bodyLimits.get(route.method().name() + " " + route.path());
+                if (bodyLimit != null) {
+                    rules.add(new BodyLimit(bodyLimit));
+                }
+                RouteRole[] roles = rules.toArray(RouteRole[]::new);
                 Handler handler = route.handler();
                 int status = route.status();
                 cfg.routes.addHttpHandler(route.method(), route.path(), ctx -> {
@@ -162,20 +170,27 @@ public final class HttpApi {
         return served;
     }
 
-    /** Routes whose handlers stream their bodies with limits of their own (package uploads). */
-    private final java.util.Set<String> streamedBodies = new java.util.HashSet<>();
-
-    /** Marks a route whose handler reads its body as a stream, with its own limit, instead of {@link Bodies}. */
-    public void streamsBody(HandlerType method, String path) {
-        streamedBodies.add(method.name() + " " + path);
+    /** Carries a route's body limit through Javalin to {@link #refuseOversizedBody}. */
+    private record BodyLimit(long bytes) implements RouteRole {
     }
 
-    /** Refuses a body announced larger than the route takes before any of it is read. */
+    /** Routes that take bodies larger than {@link Bodies#MAX_BYTES}: "METHOD path" → bytes. */
+    private final Map<String, Long> bodyLimits = new java.util.HashMap<>();
+
+    /** Lets a route take bodies of up to {@code maxBytes} (package uploads, inventory imports). */
+    public void bodyLimit(HandlerType method, String path, long maxBytes) {
+        bodyLimits.put(method.name() + " " + path, maxBytes);
+    }
+
+    /** Refuses a body announced larger than the route takes before any of it is read; tells {@link Bodies} the limit. */
     private void refuseOversizedBody(Context ctx) {
+        long limit = ctx.routeRoles().stream().filter(BodyLimit.class::isInstance).map(r -> ((BodyLimit) r).bytes())
+                .findFirst().orElse((long) Bodies.MAX_BYTES);
+        ctx.attribute(Bodies.LIMIT_ATTRIBUTE, limit);
         long length = ctx.contentLength();
-        if (length > Bodies.MAX_BYTES && !streamedBodies.contains(ctx.method().name() + " " + ctx.endpoint().path)) {
+        if (length > limit) {
             throw new ApiException(413, "body_too_large", "the body of " + length + " bytes is larger than the "
-                    + Bodies.MAX_BYTES + " bytes this route takes", List.of());
+                    + limit + " bytes this route takes", List.of());
         }
     }
 

@@ -22,6 +22,8 @@ import io.drover.server.http.Route.Shape;
 
 /** REST routes of the inventory (CMDB). */
 public final class InventoryRoutes {
+    /** Largest inventory document imported in one request. */
+    public static final long IMPORT_MAX_BYTES = 256L << 20;
     private final InventoryService inventory;
 
     public InventoryRoutes(InventoryService inventory) {
@@ -107,6 +109,8 @@ public final class InventoryRoutes {
         api.delete(API + "/service-instances/{id}", Role.OPERATOR, Scope.BUSINESS, "Delete a service instance",
                 ctx -> inventory.deleteServiceInstance(principal(ctx), Params.pathId(ctx, "id")));
 
+        // An export of a real fleet must import back: 100,000 hosts are about 20 MB of JSON.
+        api.bodyLimit(io.javalin.http.HandlerType.POST, API + "/inventory/import", IMPORT_MAX_BYTES);
         api.post(API + "/inventory/import", Role.OPERATOR, Scope.BUSINESS,
                 "Import a whole inventory document (JSON, or YAML with Content-Type application/yaml) in one transaction",
                 InventoryDocument.class, ImportResult.class, 200,

@@ -18,7 +18,7 @@ public final class PackageRoutes {
     }
 
     public void register(HttpApi api) {
-        api.streamsBody(io.javalin.http.HandlerType.POST, API + "/packages");
+        api.bodyLimit(io.javalin.http.HandlerType.POST, API + "/packages", PackageStore.MAX_UPLOAD_BYTES);
         api.post(API + "/packages", Role.ADMIN, Scope.ALL_BUSINESSES,
                 "Upload a package (.tgz as the body, Content-Type application/gzip); ?force=true replaces the same version",
                 null, PackageInfo.class, 201,
