@@ -5,6 +5,7 @@ import io.drover.server.http.ApiException;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.Set;
 
 /** Who is calling: the token's id and name, its role, and the businesses it may touch (empty = all). */
@@ -43,13 +44,15 @@ public record Principal(long tokenId, String name, Role role, Set<Long> bizIds) 
     }
 
     /**
-     * Refuses with 403 unless every agent named is in a business this token covers; {@code businesses} maps agents
-     * to their business (an agent not in it belongs to none). {@code what} says where the agents come from.
+     * Refuses with 403 unless every agent named is in a business this token covers; {@code businessesOf} maps agents
+     * to their business (an agent left out belongs to none) and is asked only for a token limited to businesses.
+     * {@code what} says where the agents come from.
      */
-    public void requireAgents(Collection<String> ids, Map<String, Long> businesses, String what) {
+    public void requireAgents(Collection<String> ids, Function<Collection<String>, Map<String, Long>> businessesOf, String what) {
         if (allBusinesses()) {
             return;
         }
+        Map<String, Long> businesses = businessesOf.apply(ids);
         List<String> outside = ids.stream().filter(id -> !covers(businesses.get(id))).sorted().toList();
         if (!outside.isEmpty()) {
             throw ApiException.forbidden("token '" + name + "' is limited to businesses " + bizIds.stream().sorted().toList()

@@ -34,8 +34,7 @@ public final class JobRoutes {
 
     /** A key belongs to its agent's business: a scoped token sees and changes only those of its businesses. */
     private void requireKey(Principal principal, String id) {
-        principal.requireAgents(List.of(id), principal.allBusinesses() ? Map.of() : agentBusinesses.apply(List.of(id)),
-                "of key '" + id + "'");
+        principal.requireAgents(List.of(id), agentBusinesses, "of key '" + id + "'");
     }
 
     public void register(HttpApi api) {

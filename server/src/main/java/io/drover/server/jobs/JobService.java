@@ -116,7 +116,7 @@ public final class JobService implements AutoCloseable {
             throw ApiException.invalid("tgt", "'" + request.tgt() + "' matches no accepted minion");
         }
         // Resolved here, never taken from the caller: a scoped token may run only on agents of its businesses.
-        principal.requireAgents(minions, principal.allBusinesses() ? Map.of() : agentBusinesses.apply(minions), "the target names");
+        principal.requireAgents(minions, agentBusinesses, "the target names");
         List<Object> arg = new ArrayList<>(request.arg() == null ? List.of() : request.arg());
         if (request.kwarg() != null && !request.kwarg().isEmpty()) {
             Map<String, Object> kwarg = new LinkedHashMap<>(request.kwarg());
@@ -310,7 +310,7 @@ public final class JobService implements AutoCloseable {
     public JobResult await(Principal principal, String jid, java.time.Duration wait) {
         if (!principal.allBusinesses()) {
             List<String> minions = get(jid).minions();
-            principal.requireAgents(minions, agentBusinesses.apply(minions), "job " + jid + " targeted");
+            principal.requireAgents(minions, agentBusinesses, "job " + jid + " targeted");
         }
         LiveJob job = live.get(jid);
         if (job != null && !wait.isZero()) {
