@@ -168,8 +168,7 @@ public final class DroverServer implements AutoCloseable {
                     .tag("port", port).description("Connections closed at once: over salt-max-connections, or accept failed").register(metrics);
             io.micrometer.core.instrument.FunctionCounter.builder("drover.salt.messages.dropped", stats, s -> s.droppedMessages())
                     .tag("port", port).description("Messages not sent because the peer's queue was full").register(metrics);
-            for (String kind : java.util.List.of("greeting", "flags", "oversize", "frames", "command", "order", "subscription",
-                    "budget", "handshake")) {
+            for (String kind : io.drover.transport.zmtp.ZmtpStats.PROTOCOL_ERROR_KINDS) {
                 io.micrometer.core.instrument.FunctionCounter.builder("drover.salt.bad.frames", stats,
                                 s -> s.protocolErrors().getOrDefault(kind, 0L))
                         .tag("port", port).tag("kind", kind)

@@ -58,16 +58,17 @@ public final class JobService implements AutoCloseable {
                            java.util.concurrent.atomic.AtomicLong firstReturnNanos, int expected) {
     }
 
-    /**
-     * {@code grains} gives the grains a minion reported (empty when none), {@code nodegroups} maps names to compound
-     * expressions, {@code publisher} sends a publish load to the given minion ids (null: to every minion, as one broadcast frame).
-     */
     /** Largest return stored, as JSON bytes; a larger one is stored as an error naming the limit. */
     private final int returnMaxBytes;
 
     /** The business of each agent's host (agents in none left out): what a business-scoped token may target. */
     private final java.util.function.Function<java.util.Collection<String>, Map<String, Long>> agentBusinesses;
 
+    /**
+     * {@code grains} gives the grains a minion reported (empty when none), {@code agentBusinesses} the business of
+     * each agent's host, {@code nodegroups} maps names to compound expressions, {@code publisher} sends a publish load
+     * to the given minion ids (null: to every minion, as one broadcast frame).
+     */
     public JobService(Jdbi jdbi, EventStore events, KeyStore keys, java.util.function.Function<String, Map<String, Object>> grains,
                       java.util.function.Function<java.util.Collection<String>, Map<String, Long>> agentBusinesses,
                       Map<String, String> nodegroups, BiConsumer<Map<String, Object>, List<String>> publisher,

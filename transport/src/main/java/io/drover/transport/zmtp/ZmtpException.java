@@ -9,7 +9,7 @@ public final class ZmtpException extends Exception {
         this.kind = kind;
     }
 
-    /** One of greeting, flags, oversize, frames, command, order, subscription, budget. */
+    /** One of {@link ZmtpStats#PROTOCOL_ERROR_KINDS}. */
     public String kind() {
         return kind;
     }

@@ -2,6 +2,7 @@ package io.drover.transport.zmtp;
 
 import io.drover.transport.logging.RateLimitedLog;
 import java.nio.channels.SocketChannel;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -17,6 +18,10 @@ import org.slf4j.LoggerFactory;
  */
 public final class ZmtpStats {
     private static final Logger log = LoggerFactory.getLogger(ZmtpStats.class);
+
+    /** Every kind of protocol error counted: the decoder's ({@link ZmtpException#kind()}) and the handshake deadline. */
+    public static final List<String> PROTOCOL_ERROR_KINDS = List.of("greeting", "flags", "oversize", "frames", "command",
+            "order", "subscription", "budget", "handshake");
 
     private final String endpoint;
     private final AtomicLong open = new AtomicLong();
