@@ -248,12 +248,16 @@ public final class SubCommand {
                 client.out().println("subscription " + id + " deleted");
                 return 0;
             }
+            // The server deletes the subscription once the task succeeds; reading its instances after the task may
+            // or may not find it still there.
             try {
                 started(client, started, "is uninstalling; it is deleted when the task succeeds", watch);
             } catch (CliException e) {
                 if (!watch || !e.getMessage().contains("[404 not_found]")) {
                     throw e;
                 }
+            }
+            if (watch) {
                 client.out().println("uninstalled everywhere; subscription " + id + " deleted");
             }
             return 0;

@@ -155,7 +155,7 @@ public final class ServerConfig {
 
     private int integer(Setting s) {
         try {
-            return Integer.parseInt(get(s).trim());
+            return Integer.parseInt(get(s).strip());
         } catch (NumberFormatException e) {
             throw invalid(s, "'" + get(s) + "' is not a number");
         }

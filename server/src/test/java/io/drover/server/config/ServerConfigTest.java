@@ -54,6 +54,18 @@ class ServerConfigTest {
     }
 
     @Test
+    void theLimitsOfTheHardeningRefuseValuesThatAreNotPositiveNumbers() {
+        for (Setting limit : java.util.List.of(Setting.SALT_MAX_MESSAGE_BYTES, Setting.SALT_MAX_CONNECTIONS,
+                Setting.RETURN_MAX_BYTES, Setting.AUDIT_RETENTION_DAYS, Setting.AUTH_FAILURES_PER_MINUTE)) {
+            for (String bad : java.util.List.of("0", "-1", "many", "99999999999999999999", "1.5", "7\u0000")) {
+                assertThatThrownBy(() -> ServerConfig.resolve(Map.of(limit, bad), Map.of(), Map.of(), ""))
+                        .as("%s = %s", limit.key(), bad).isInstanceOf(ConfigException.class)
+                        .hasMessageContaining("setting " + limit.key());
+            }
+        }
+    }
+
+    @Test
     void everySettingHasAFlagAnEnvironmentVariableAndADescription() {
         for (Setting s : Setting.values()) {
             assertThat(s.flag()).startsWith("--");
