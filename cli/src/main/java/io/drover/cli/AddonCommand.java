@@ -89,6 +89,8 @@ public final class AddonCommand {
             JsonNode catalog = client.client().get("/api/v1/addons");
             client.output().print(catalog, catalog.path("addons"), COLUMNS);
             if (client.output().format() == Output.Format.table) {
+                catalog.path("skipped").forEach(s -> client.out().println("warning: registry " + s.path("registry").asText()
+                        + ": " + s.path("entry").asText() + " is skipped: " + s.path("reason").asText()));
                 catalog.path("unreadable_registries").properties().forEach(e ->
                         client.out().println("warning: registry " + e.getKey() + " could not be read: " + e.getValue().asText()));
             }

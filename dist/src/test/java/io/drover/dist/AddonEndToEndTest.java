@@ -2,6 +2,7 @@ package io.drover.dist;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpServer;
 import io.drover.server.testing.TestDatabases;
 import io.drover.server.testing.TestServer;
@@ -209,6 +210,52 @@ class AddonEndToEndTest {
     }
 
     /** Uploads of bad packages: each is refused with a message naming the problem, and nothing is stored. */
+    @Test
+    void brokenEntriesOfARegistryAreListedAsSkippedAndNamedAndTheRestStillWorks() throws Exception {
+        Path local = dir.resolve("local");
+        copyTree(EXAMPLES.resolve("libcompat"), local.resolve("libcompat"));
+        Files.createDirectories(local.resolve("bad-yaml"));
+        Files.writeString(local.resolve("bad-yaml/metadata.yaml"), "name: [unclosed\n");
+        Files.createDirectories(local.resolve("no-version"));
+        Files.writeString(local.resolve("no-version/metadata.yaml"), "name: no-version\n");
+        Files.write(local.resolve("garbage-1.0.0.tgz"), "this is not gzip".getBytes(StandardCharsets.UTF_8));
+        copyTree(EXAMPLES.resolve("libcompat"), local.resolve("bad-template"));
+        Files.writeString(local.resolve("bad-template/metadata.yaml"), """
+                name: bad-template
+                version: 1.0.0
+                category: scripts
+                os: [linux]
+                cpu_arch: [x86_64]
+                config_templates:
+                  - {name: a.conf, path: etc, source: templates/a.conf.j2}
+                """);
+        Files.createDirectories(local.resolve("bad-template/templates"));
+        Files.writeString(local.resolve("bad-template/templates/a.conf.j2"), "one\nurl: {{ url }\n");
+        ok("registry", "add", "loc", "--type", "local", "--url", local.toString());
+
+        Run list = ok("addon", "list");
+        assertThat(list.out()).contains("libcompat").contains("bad-template")
+                .contains("warning: registry loc: bad-yaml is skipped: metadata.yaml: field 'name' has the wrong type (line 1)")
+                .contains("warning: registry loc: no-version is skipped:")
+                .contains("warning: registry loc: garbage-1.0.0.tgz is skipped: not a gzip-compressed tar archive");
+        JsonNode catalog = server.get("/api/v1/addons", server.adminToken()).body();
+        assertThat(catalog.path("skipped")).hasSize(3);
+        assertThat(catalog.path("skipped").get(0).path("registry").asText()).isEqualTo("loc");
+
+        assertThat(fails("addon", "enable", "loc/bad-yaml").err())
+                .contains("registry loc skips its entry bad-yaml: metadata.yaml: field 'name' has the wrong type");
+        assertThat(fails("addon", "enable", "bad-template").err())
+                .contains("package bad-template 1.0.0 from registry loc is invalid")
+                .contains("templates/a.conf.j2: line 2");
+        copyTree(EXAMPLES.resolve("libcompat"), local.resolve("incomplete"));
+        Files.writeString(local.resolve("incomplete/metadata.yaml"), "name: incomplete\nversion: 1.0.0\n");
+        assertThat(fails("addon", "enable", "incomplete").err())
+                .contains("package incomplete 1.0.0 from registry loc is invalid: incomplete: category is required")
+                .doesNotContain(local.toString());
+        ok("addon", "enable", "loc/libcompat");
+        assertThat(ok("addon", "list").out()).contains("enabled");
+    }
+
     @Test
     void badPackagesAreRefusedAndNothingIsStored() throws Exception {
         Path corrupt = dir.resolve("corrupt.tgz");

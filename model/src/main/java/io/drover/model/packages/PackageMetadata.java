@@ -67,6 +67,11 @@ public record PackageMetadata(
         } catch (UnrecognizedPropertyException e) {
             throw new IllegalArgumentException("metadata.yaml: unknown field '" + e.getPropertyName() + "'"
                     + line(e) + "; known fields are " + e.getKnownPropertyIds());
+        } catch (com.fasterxml.jackson.databind.exc.MismatchedInputException e) {
+            String field = e.getPath().stream().map(r -> r.getFieldName() != null ? r.getFieldName() : "[" + r.getIndex() + "]")
+                    .collect(java.util.stream.Collectors.joining(".")).replace(".[", "[");
+            throw new IllegalArgumentException("metadata.yaml: " + (field.isEmpty() ? "the document" : "field '" + field + "'")
+                    + " has the wrong type" + line(e));
         } catch (JsonProcessingException e) {
             throw new IllegalArgumentException("metadata.yaml: " + e.getOriginalMessage().lines().findFirst().orElse("")
                     + line(e));

@@ -162,7 +162,7 @@ public final class AddonService {
                     e != null ? e.registry() : versions.isEmpty() ? null : versions.getFirst().registry(), available,
                     description, null, null, e == null ? null : e.enabledAt(), e == null ? null : e.updatedAt()));
         }
-        return new AddonCatalog(addons, snapshot.unreadable());
+        return new AddonCatalog(addons, snapshot.skipped(), snapshot.unreadable());
     }
 
     private AddonInfo describe(Enabled e, List<String> available) {
@@ -207,6 +207,9 @@ public final class AddonService {
             return new DependencyResolver(snapshot.catalog(), installed, serverVersion).resolve(wanted);
         } catch (PackageException e) {
             List<String> problems = new ArrayList<>(e.problems());
+            snapshot.skipped().stream().filter(s -> s.entry().startsWith(wanted.name())
+                            && (wanted.registry() == null || wanted.registry().equals(s.registry())))
+                    .forEach(s -> problems.add("registry " + s.registry() + " skips its entry " + s.entry() + ": " + s.reason()));
             snapshot.unreadable().forEach((registry, why) -> problems.add("registry " + registry + " could not be read: " + why));
             throw new ApiException(422, "unresolvable", String.join("; ", problems), problems.size() == 1 ? List.of()
                     : problems.stream().map(p -> new FieldError("addon", p)).toList());
@@ -224,6 +227,9 @@ public final class AddonService {
                 tgz = snapshot.readers().get(c.registry()).fetch(entry);
             } catch (RegistryException e) {
                 throw new ApiException(502, "registry_unreadable", e.getMessage(), List.of());
+            } catch (PackageException e) {
+                throw new ApiException(422, "invalid_package", "package " + c.name() + " " + c.version().original()
+                        + " from registry " + c.registry() + " is invalid: " + String.join("; ", e.problems()), List.of());
             }
             PackageArchive archive;
             try {

@@ -70,12 +70,20 @@ public final class PackageStore {
     }
 
     /** Reads and checks a package without storing it. */
+    /** Reads and checks a package held in memory, its templates' syntax included. */
     public static PackageArchive inspect(byte[] tgz) {
+        PackageArchive archive;
         try {
-            return PackageArchive.read(new ByteArrayInputStream(tgz));
+            archive = PackageArchive.read(new ByteArrayInputStream(tgz));
         } catch (PackageException e) {
             throw invalid(e);
         }
+        checkTemplateSyntax(() -> new ByteArrayInputStream(tgz), archive);
+        return archive;
+    }
+
+    private interface Opener {
+        InputStream open() throws IOException;
     }
 
     private enum Replace { NEVER, ALWAYS, IF_SAME }
@@ -89,7 +97,7 @@ public final class PackageStore {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        checkTemplateSyntax(incoming, archive);
+        checkTemplateSyntax(() -> Files.newInputStream(incoming), archive);
         PackageMetadata m = archive.metadata();
         String version = Version.parse(m.version()).toString();
         String sha256 = sha256(incoming);
@@ -260,7 +268,7 @@ public final class PackageStore {
     }
 
     /** Parses every config template of the package: a syntax error is refused now, not found on the first deploy. */
-    private static void checkTemplateSyntax(Path incoming, PackageArchive archive) {
+    private static void checkTemplateSyntax(Opener opener, PackageArchive archive) {
         java.util.Set<String> sources = new java.util.TreeSet<>();
         archive.metadata().configTemplates().forEach(t -> {
             if (t.source() != null) {
@@ -268,7 +276,7 @@ public final class PackageStore {
             }
         });
         Map<String, String> texts;
-        try (InputStream in = Files.newInputStream(incoming)) {
+        try (InputStream in = opener.open()) {
             texts = PackageArchive.texts(in, sources);
         } catch (IOException e) {
             throw new UncheckedIOException(e);

@@ -30,11 +30,12 @@ final class DirectoryPackages {
         this.root = root;
     }
 
-    List<RegistryReader.Entry> list() {
+    RegistryReader.Listing list() {
         if (!Files.isDirectory(root)) {
             throw new RegistryException("registry " + registry + ": " + root + " is not a directory");
         }
         List<RegistryReader.Entry> entries = new ArrayList<>();
+        List<RegistryReader.Skipped> skipped = new ArrayList<>();
         try (Stream<Path> children = Files.list(root)) {
             for (Path child : children.sorted().toList()) {
                 String name = child.getFileName().toString();
@@ -49,20 +50,20 @@ final class DirectoryPackages {
                         entries.add(entry(PackageArchive.read(new ByteArrayInputStream(Files.readAllBytes(child))).metadata(),
                                 name));
                     }
-                } catch (IllegalArgumentException | PackageException | RegistryException e) {
-                    log.warn("registry {}: {} is skipped: {}", registry, child, e.getMessage());
+                } catch (IllegalArgumentException | PackageException | RegistryException | IOException e) {
+                    log.debug("registry {}: {} is skipped: {}", registry, child, e.getMessage());
+                    skipped.add(new RegistryReader.Skipped(name, e.getMessage()));
                 }
             }
         } catch (IOException e) {
             throw new RegistryException("registry " + registry + ": cannot read " + root + ": " + e.getMessage(), e);
         }
-        return entries;
+        return new RegistryReader.Listing(entries, skipped);
     }
 
     private PackageMetadata metadata(Path dir, PackageMetadata m) {
         if (m == null || m.name() == null || Version.tryParse(m.version()) == null) {
-            throw new RegistryException("registry " + registry + ": " + dir.resolve(PackageArchive.METADATA)
-                    + " has no valid name and version");
+            throw new RegistryException("metadata.yaml has no valid name and version");
         }
         return m;
     }
@@ -92,7 +93,7 @@ final class DirectoryPackages {
         try {
             return PackageArchive.build(sources(source));
         } catch (PackageException e) {
-            throw new PackageException(e.problems().stream().map(p -> source + ": " + p).toList());
+            throw new PackageException(e.problems().stream().map(p -> entry.relativePath() + ": " + p).toList());
         } catch (IOException e) {
             throw new RegistryException("registry " + registry + ": cannot package " + source + ": " + e.getMessage(), e);
         }

@@ -41,7 +41,7 @@ final class GitRegistry implements RegistryReader {
     }
 
     @Override
-    public synchronized List<Entry> list() {
+    public synchronized Listing list() {
         sync();
         return directory.list();
     }

@@ -45,7 +45,7 @@ final class HttpRegistry implements RegistryReader {
 
     @Override
     @SuppressWarnings("unchecked")
-    public List<Entry> list() {
+    public Listing list() {
         Map<String, Object> doc;
         try {
             doc = Json.yaml().readValue(get(index), Map.class);
@@ -56,27 +56,37 @@ final class HttpRegistry implements RegistryReader {
             throw new RegistryException("registry " + name + ": " + index + " has no 'entries' mapping");
         }
         List<Entry> list = new ArrayList<>();
+        List<Skipped> skipped = new ArrayList<>();
         for (Map.Entry<?, ?> addon : entries.entrySet()) {
+            String addonName = String.valueOf(addon.getKey());
             if (!(addon.getValue() instanceof List<?> versions)) {
+                skipped.add(new Skipped(addonName, "its entry is not a list of versions"));
                 continue;
             }
-            for (Object item : versions) {
-                if (item instanceof Map<?, ?> v) {
-                    Entry entry = entry(String.valueOf(addon.getKey()), (Map<String, Object>) v);
-                    if (entry != null) {
-                        list.add(entry);
+            for (int i = 0; i < versions.size(); i++) {
+                Object item = versions.get(i);
+                try {
+                    if (!(item instanceof Map<?, ?> v)) {
+                        throw new RegistryException("is not a mapping");
                     }
+                    list.add(entry(addonName, (Map<String, Object>) v));
+                } catch (RegistryException e) {
+                    String version = item instanceof Map<?, ?> v && v.get("version") != null ? "@" + v.get("version") : "[" + i + "]";
+                    skipped.add(new Skipped(addonName + version, e.getMessage()));
                 }
             }
         }
-        return list;
+        return new Listing(list, skipped);
     }
 
     @SuppressWarnings("unchecked")
     private Entry entry(String addon, Map<String, Object> v) {
         Version version = Version.tryParse(String.valueOf(v.get("version")));
-        if (version == null || !(v.get("urls") instanceof List<?> urls) || urls.isEmpty()) {
-            return null;
+        if (version == null) {
+            throw new RegistryException("version '" + v.get("version") + "' is not a version");
+        }
+        if (!(v.get("urls") instanceof List<?> urls) || urls.isEmpty()) {
+            throw new RegistryException("has no urls");
         }
         List<Dependency> deps = new ArrayList<>();
         if (v.get("dependencies") instanceof List<?> ds) {
@@ -95,8 +105,7 @@ final class HttpRegistry implements RegistryReader {
         }
         Object sha = v.get("sha256") != null ? v.get("sha256") : v.get("digest");
         if (sha != null && !(sha instanceof String)) {
-            throw new RegistryException("registry " + name + ": " + index + " gives the sha256 of " + addon + " "
-                    + version.original() + " as a number (" + sha + "); write it as quoted text");
+            throw new RegistryException("its sha256 is a number (" + sha + "); write it as quoted text");
         }
         String entryName = v.get("name") == null ? addon : String.valueOf(v.get("name"));
         return new Entry(new Candidate(entryName, version, name, deps, system), String.valueOf(urls.getFirst()),

@@ -1,7 +1,6 @@
 package io.drover.server.registries;
 
 import java.nio.file.Path;
-import java.util.List;
 
 /** A directory on the server: each sub-directory with a metadata.yaml, and each .tgz, is an addon version. */
 final class LocalRegistry implements RegistryReader {
@@ -19,7 +18,7 @@ final class LocalRegistry implements RegistryReader {
     }
 
     @Override
-    public List<Entry> list() {
+    public Listing list() {
         return directory.list();
     }
 

@@ -3,6 +3,7 @@ package io.drover.server.registries;
 import io.drover.core.packages.Catalog;
 import io.drover.model.packages.RegistryInfo;
 import io.drover.model.packages.RegistryRequest;
+import io.drover.model.packages.SkippedEntry;
 import io.drover.model.api.Problem.FieldError;
 import io.drover.server.http.ApiException;
 import io.drover.server.packages.PackageStore;
@@ -29,9 +30,9 @@ public final class Registries {
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,63}");
     private static final Set<String> TYPES = Set.of("local", "http", "git");
 
-    /** What the registries offer now, and the ones that could not be read (name → why). */
-    public record Snapshot(Catalog catalog, Map<String, RegistryReader.Entry> entries, Map<String, String> unreadable,
-                           Map<String, RegistryReader> readers) {
+    /** What the registries offer now, the entries they skip, and the ones that could not be read (name → why). */
+    public record Snapshot(Catalog catalog, Map<String, RegistryReader.Entry> entries, List<SkippedEntry> skipped,
+                           Map<String, String> unreadable, Map<String, RegistryReader> readers) {
         public RegistryReader.Entry entry(String registry, String name, String version) {
             return entries.get(registry + "/" + name + "@" + version);
         }
@@ -119,9 +120,12 @@ public final class Registries {
         List<Catalog.Listing> listings = new ArrayList<>();
         Map<String, RegistryReader.Entry> entries = new LinkedHashMap<>();
         Map<String, String> unreadable = new LinkedHashMap<>();
+        List<SkippedEntry> skipped = new ArrayList<>();
         for (RegistryReader reader : readers.values()) {
             try {
-                List<RegistryReader.Entry> list = reader.list();
+                RegistryReader.Listing listing = reader.list();
+                List<RegistryReader.Entry> list = listing.entries();
+                listing.skipped().forEach(s -> skipped.add(new SkippedEntry(reader.name(), s.path(), s.reason())));
                 listings.add(new Catalog.Listing(reader.name(), list.stream().map(RegistryReader.Entry::candidate).toList()));
                 for (RegistryReader.Entry e : list) {
                     entries.putIfAbsent(reader.name() + "/" + e.candidate().name() + "@" + e.candidate().version(), e);
@@ -131,7 +135,7 @@ public final class Registries {
                 listings.add(new Catalog.Listing(reader.name(), List.of()));
             }
         }
-        return new Snapshot(Catalog.of(listings), entries, unreadable, readers);
+        return new Snapshot(Catalog.of(listings), entries, skipped, unreadable, readers);
     }
 
     private RegistryReader reader(RegistryInfo r) {

@@ -13,10 +13,22 @@ public interface RegistryReader {
     record Entry(Candidate candidate, String relativePath, String sha256) {
     }
 
+    /** An entry the registry holds that cannot be offered: its path in the registry and why. */
+    record Skipped(String path, String reason) {
+    }
+
+    /** What a registry offers, and what it holds but skips. */
+    record Listing(List<Entry> entries, List<Skipped> skipped) {
+        public Listing {
+            entries = List.copyOf(entries);
+            skipped = List.copyOf(skipped);
+        }
+    }
+
     String name();
 
-    /** Every addon version the registry offers. */
-    List<Entry> list();
+    /** Every addon version the registry offers, and the entries it skips with the reason. */
+    Listing list();
 
     /** A file of the registry by its relative path. */
     byte[] readFile(String relativePath);

@@ -19,9 +19,9 @@ final class StoreRegistry implements RegistryReader {
     }
 
     @Override
-    public List<Entry> list() {
-        return store.candidates().stream().map(c -> new Entry(c, PackageStore.relativePath(c.name(), c.version().toString()),
-                null)).toList();
+    public Listing list() {
+        return new Listing(store.candidates().stream().map(c -> new Entry(c,
+                PackageStore.relativePath(c.name(), c.version().toString()), null)).toList(), List.of());
     }
 
     @Override

@@ -68,7 +68,10 @@ class HttpRegistryTest {
         files.put("/repo/pkgs/exporter-1.2.0.tgz", pkg);
         files.put("/abs/exporter-1.3.0.tgz", pkg);
         HttpRegistry registry = new HttpRegistry("web", base() + "/repo/");
-        List<RegistryReader.Entry> entries = registry.list();
+        RegistryReader.Listing listing = registry.list();
+        List<RegistryReader.Entry> entries = listing.entries();
+        assertThat(listing.skipped()).containsExactly(
+                new RegistryReader.Skipped("exporter@not-a-version", "version 'not-a-version' is not a version"));
         assertThat(entries).extracting(e -> e.candidate().name() + "@" + e.candidate().version().original())
                 .containsExactly("exporter@v1.2.0", "exporter@1.3.0", "lib@1.0.0");
         assertThat(entries.getFirst().candidate().dependencies()).singleElement()
@@ -92,9 +95,15 @@ class HttpRegistryTest {
         files.put("/empty/index.yaml", "apiVersion: v1\n".getBytes(StandardCharsets.UTF_8));
         assertThatThrownBy(() -> new HttpRegistry("empty", base() + "/empty").list())
                 .hasMessage("registry empty: " + base() + "/empty/index.yaml has no 'entries' mapping");
-        files.put("/num/index.yaml", "entries: {x: [{version: 1.0.0, urls: [x.tgz], sha256: 0000}]}".getBytes(StandardCharsets.UTF_8));
-        assertThatThrownBy(() -> new HttpRegistry("num", base() + "/num").list())
-                .hasMessageContaining("gives the sha256 of x 1.0.0 as a number (0); write it as quoted text");
+        files.put("/num/index.yaml", ("entries: {x: [{version: 1.0.0, urls: [x.tgz], sha256: 0000}, {version: 1.1.0},"
+                + " {version: 1.2.0, urls: [x.tgz]}, 7], y: 3}").getBytes(StandardCharsets.UTF_8));
+        RegistryReader.Listing partly = new HttpRegistry("num", base() + "/num").list();
+        assertThat(partly.entries()).extracting(e -> e.candidate().version().original()).containsExactly("1.2.0");
+        assertThat(partly.skipped()).containsExactly(
+                new RegistryReader.Skipped("x@1.0.0", "its sha256 is a number (0); write it as quoted text"),
+                new RegistryReader.Skipped("x@1.1.0", "has no urls"),
+                new RegistryReader.Skipped("x[3]", "is not a mapping"),
+                new RegistryReader.Skipped("y", "its entry is not a list of versions"));
         http.stop(0);
         assertThatThrownBy(() -> new HttpRegistry("down", base() + "/x").list())
                 .hasMessageStartingWith("registry down: GET " + base() + "/x/index.yaml failed:");
