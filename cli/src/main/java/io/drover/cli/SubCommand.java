@@ -57,6 +57,9 @@ public final class SubCommand {
         if (started.hasNonNull("task_id")) {
             long task = started.path("task_id").asLong();
             out.printf("task %d started%s%n", task, watch ? "" : ": drover task show " + task + " --watch");
+            if (!started.path("note").asText("").isEmpty()) {
+                out.println("note: " + started.path("note").asText());
+            }
             if (watch) {
                 JsonNode result = TaskWatcher.watch(client.client(), out, task);
                 if (result.path("status").asText().equals("FAILED")) {

@@ -208,12 +208,81 @@ class SubscriptionEndToEndTest {
         assertThat(ok("host", "plugins", "4").out()).doesNotContain("demo-exporter");
         await().atMost(Duration.ofSeconds(10)).until(() -> !answers(port2));
 
-        // moving host 3 to another business cannot uninstall it from here: reported as OUT_OF_BUSINESS, kept
+        // moving host 3 to another business keeps its copy (OUT_OF_BUSINESS) while the subscription lives ...
         assertThat(fleet.server.post("/api/v1/businesses", fleet.server.adminToken(), Map.of("bk_biz_id", 3,
                 "bk_biz_name", "elsewhere")).status()).isEqualTo(201);
         ok("host", "move", "3", "--biz", "3");
         assertThat(ok("sub", "plan", "1").out()).contains("SKIP").contains("OUT_OF_BUSINESS");
         assertThat(exporterDir("web-1", 3).resolve("etc/exporter.yaml")).exists();
+
+        // ... and deleting the subscription removes it there too: nothing it deployed is left untracked
+        Fleet.Run deleted = ok("sub", "delete", "1", "--watch");
+        assertThat(deleted.out()).contains("subscription 1 deleted");
+        assertThat(exporterDir("web-1", 3)).doesNotExist();
+        assertThat(roots.resolve("web-1/usr/local/gse/plugins/etc/bkmonitorbeat/bkmonitorbeat_script_sub_1_host_3.conf"))
+                .doesNotExist();
+        await().atMost(Duration.ofSeconds(10)).until(() -> !answers(port1));
+    }
+
+    static String beatSpec(String name, String version) {
+        return """
+                name: %s
+                scope: {bk_biz_id: 2, object_type: HOST, node_type: TOPO, nodes: [{bk_obj_id: module, bk_inst_id: 21}]}
+                steps:
+                  - id: beat
+                    type: PLUGIN
+                    config: {plugin_name: bkmonitorbeat, plugin_version: "%s", config_templates: [{name: bkmonitorbeat_script.conf}]}
+                    params: {context: {period: 30}}
+                """.formatted(name, version);
+    }
+
+    static boolean alive(long pid) {
+        return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+    }
+
+    @Test
+    void anOfficialPluginRunsOneProcessPerHostWhateverTheSubscriptionsAndAnUpgradeReplacesIt() throws Exception {
+        twoAgents();
+        Path beatDir = roots.resolve("web-1/usr/local/gse/plugins/bin/bkmonitorbeat");
+        Path first = roots.resolve("first.yaml");
+        Files.writeString(first, beatSpec("first", "2.1.0"));
+        assertThat(ok("sub", "create", "-f", first.toString(), "--watch").out()).contains("SUCCESS");
+        long pid = Long.parseLong(Files.readString(beatDir.resolve("bkmonitorbeat.pid")).strip());
+        assertThat(alive(pid)).isTrue();
+
+        // a second subscription of the same official plugin adds its sub-config and reloads the one process
+        Path second = roots.resolve("second.yaml");
+        Files.writeString(second, beatSpec("second", "2.1.0"));
+        Fleet.Run created = ok("sub", "create", "-f", second.toString(), "--watch");
+        assertThat(created.out()).contains("SUCCESS");
+        assertThat(Long.parseLong(Files.readString(beatDir.resolve("bkmonitorbeat.pid")).strip())).isEqualTo(pid);
+        assertThat(alive(pid)).isTrue();
+        assertThat(beatDir.resolve("reloaded_at")).exists();
+        assertThat(roots.resolve("web-1/usr/local/gse/plugins/etc/bkmonitorbeat/bkmonitorbeat_script_sub_1_host_3.conf")).exists();
+        assertThat(roots.resolve("web-1/usr/local/gse/plugins/etc/bkmonitorbeat/bkmonitorbeat_script_sub_2_host_3.conf")).exists();
+        JsonNode task = json(ok("task", "show", Long.toString(json(ok("sub", "tasks", "2", "-o", "json").out()).get(0)
+                .path("id").asLong()), "-o", "json").out());
+        assertThat(task.toString()).contains("bkmonitorbeat 2.1.0 is installed already").doesNotContain("restart process");
+
+        // removing one subscription removes its sub-config only; the process keeps running for the other
+        ok("sub", "delete", "2", "--watch");
+        assertThat(roots.resolve("web-1/usr/local/gse/plugins/etc/bkmonitorbeat/bkmonitorbeat_script_sub_2_host_3.conf"))
+                .doesNotExist();
+        assertThat(alive(pid)).isTrue();
+
+        // an upgrade stops the old process, replaces the package and starts one new process
+        Path upgraded = roots.resolve("bkmonitorbeat-2.2.0");
+        AddonEndToEndTest.copyTree(REGISTRY.resolve("bkmonitorbeat"), upgraded);
+        Files.writeString(upgraded.resolve("metadata.yaml"), Files.readString(upgraded.resolve("metadata.yaml"))
+                .replace("version: 2.1.0", "version: 2.2.0"));
+        ok("plugin", "upload", upgraded.toString());
+        Files.writeString(first, beatSpec("first", "2.2.0"));
+        assertThat(ok("sub", "update", "1", "-f", first.toString(), "--watch").out()).contains("SUCCESS");
+        long newPid = Long.parseLong(Files.readString(beatDir.resolve("bkmonitorbeat.pid")).strip());
+        assertThat(newPid).isNotEqualTo(pid);
+        assertThat(alive(newPid)).isTrue();
+        await().atMost(Duration.ofSeconds(10)).until(() -> !alive(pid));
+        assertThat(Files.readString(beatDir.resolve("metadata.yaml"))).contains("version: 2.2.0");
     }
 
     @Test

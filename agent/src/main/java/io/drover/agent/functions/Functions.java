@@ -7,6 +7,7 @@ import io.drover.core.archive.ArchiveException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -101,6 +102,12 @@ public final class Functions {
                 }
                 case "sys.used_ports" -> Result.ok(listeningPorts.read());
                 case "plugin.install_package" -> installPackage(a);
+                case "plugin.installed" -> {
+                    String dir = a.required(0, "target_dir");
+                    Path target = under(dir);
+                    yield Result.ok(Map.of("target_dir", dir, "exists", Files.isDirectory(target, LinkOption.NOFOLLOW_LINKS),
+                            "sha256", PackageInstaller.installedSha256(target).orElse("")));
+                }
                 case "plugin.remove" -> {
                     Path dir = under(a.required(0, "target_dir"));
                     yield Result.ok(Map.of("target_dir", a.required(0, "target_dir"), "removed", deleteTree(dir)));
@@ -209,7 +216,7 @@ public final class Functions {
         Path archive = files.fetch(source, sha256);
         try {
             verify(archive, sha256, source);
-            int count = installer.install(archive, target);
+            int count = installer.install(archive, target, sha256);
             return Result.ok(Map.of("target_dir", targetName, "files", count, "sha256", sha256));
         } finally {
             Files.deleteIfExists(archive);

@@ -37,14 +37,28 @@ public final class PackageInstaller {
         this.maxEntries = maxEntries;
     }
 
+    /** The file in an installed plugin's directory that holds the sha256 of the package it came from. */
+    public static final String MARKER = ".drover-package";
+
     /** Returns the number of files extracted. */
     public int install(Path archive, Path target) throws IOException {
+        return install(archive, target, null);
+    }
+
+    /**
+     * Installs and, when {@code sha256} is given, records it in the directory's {@link #MARKER} in the same swap, so
+     * that a later install of the same package can be recognised and skipped.
+     */
+    public int install(Path archive, Path target, String sha256) throws IOException {
         Files.createDirectories(target.getParent());
         Path staging = Files.createTempDirectory(target.getParent(), "." + target.getFileName() + ".new-");
         try {
             // a temporary directory is private (0700); a plugin directory is readable by the users its processes run as
             Files.setPosixFilePermissions(staging, PosixFilePermissions.fromString("rwxr-xr-x"));
             int files = extract(archive, staging);
+            if (sha256 != null) {
+                Files.writeString(staging.resolve(MARKER), sha256 + "\n");
+            }
             Path old = target.resolveSibling("." + target.getFileName() + ".old-" + System.nanoTime());
             boolean replacing = Files.exists(target, LinkOption.NOFOLLOW_LINKS);
             if (replacing) {
@@ -64,6 +78,15 @@ public final class PackageInstaller {
             deleteTree(staging);
             throw e;
         }
+    }
+
+    /** The sha256 of the package installed in {@code target}, or empty when none is recorded. */
+    public static java.util.Optional<String> installedSha256(Path target) throws IOException {
+        Path marker = target.resolve(MARKER);
+        if (!Files.isRegularFile(marker, LinkOption.NOFOLLOW_LINKS) || Files.size(marker) > 200) {
+            return java.util.Optional.empty();
+        }
+        return java.util.Optional.of(Files.readString(marker).strip());
     }
 
     private int extract(Path archive, Path into) throws IOException {

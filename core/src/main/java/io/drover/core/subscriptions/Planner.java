@@ -43,8 +43,18 @@ public final class Planner {
     public record Copy(long hostId, String version, CopyStatus status, Map<String, String> files) {
     }
 
-    /** An instance that is deployed but no longer in the scope; {@code outOfBusiness} when its object left the business. */
-    public record Departed(String instanceId, boolean outOfBusiness, Set<Long> offlineHosts) {
+    /** Why a deployed instance is no longer wanted. */
+    public enum Departure {
+        /** Its object left the scope: uninstalled. */
+        LEFT_SCOPE,
+        /** Its object moved to another business: kept while the subscription lives, the other business's to manage. */
+        LEFT_BUSINESS,
+        /** The subscription is being deleted: every copy it deployed is uninstalled, wherever its host is now. */
+        SUBSCRIPTION_DELETED
+    }
+
+    /** An instance that is deployed but no longer in the scope, and why. */
+    public record Departed(String instanceId, Departure why, Set<Long> offlineHosts) {
     }
 
     /** The decision for one step of one instance. */
@@ -173,12 +183,13 @@ public final class Planner {
             if (stepCopies.isEmpty()) {
                 continue;
             }
-            if (d.outOfBusiness()) {
+            if (d.why() == Departure.LEFT_BUSINESS) {
                 actions.add(new StepAction(stepId, Action.SKIP, Reason.OUT_OF_BUSINESS, null));
             } else if (offline(d.offlineHosts(), stepCopies, stepId)) {
                 actions.add(new StepAction(stepId, Action.SKIP, Reason.AGENT_OFFLINE, offlineDetail(d.offlineHosts())));
             } else {
-                actions.add(new StepAction(stepId, Action.UNINSTALL, Reason.REMOVE_FROM_SCOPE, null));
+                actions.add(new StepAction(stepId, Action.UNINSTALL, d.why() == Departure.SUBSCRIPTION_DELETED
+                        ? Reason.SUBSCRIPTION_DELETED : Reason.REMOVE_FROM_SCOPE, null));
             }
         }
         return new InstancePlan(d.instanceId(), actions);

@@ -11,7 +11,8 @@ public enum Reason {
     UP_TO_DATE("deployed as desired"),
     REMOVE_FROM_SCOPE("left the scope"),
     STEP_REMOVED("its step was removed from the subscription"),
-    OUT_OF_BUSINESS("moved to another business; cannot be uninstalled from here"),
+    OUT_OF_BUSINESS("moved to another business; kept until the subscription is deleted"),
+    SUBSCRIPTION_DELETED("the subscription is deleted"),
     AGENT_OFFLINE("the agent is offline; planned again when it is back"),
     SUBSCRIPTION_DISABLED("the subscription is disabled"),
     RENDER_FAILED("a config template cannot be rendered");

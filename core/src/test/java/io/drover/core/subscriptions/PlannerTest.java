@@ -7,6 +7,7 @@ import io.drover.core.render.TemplateRenderer;
 import io.drover.core.subscriptions.Planner.Copy;
 import io.drover.core.subscriptions.Planner.CopyStatus;
 import io.drover.core.subscriptions.Planner.Departed;
+import io.drover.core.subscriptions.Planner.Departure;
 import io.drover.core.subscriptions.Planner.Desired;
 import io.drover.core.subscriptions.Planner.DesiredStep;
 import io.drover.core.subscriptions.Planner.Plan;
@@ -203,12 +204,24 @@ class PlannerTest {
     @Test
     void anInstanceThatLeftTheScopeIsUninstalledButNotOneThatLeftTheBusiness() {
         apply(plan(true, scope(1, 2, 3), List.of()), scope(1, 2, 3));
-        Plan plan = plan(true, scope(1), List.of(new Departed(id(2), false, Set.of()), new Departed(id(3), true, Set.of())));
+        Plan plan = plan(true, scope(1), List.of(new Departed(id(2), Departure.LEFT_SCOPE, Set.of()),
+                new Departed(id(3), Departure.LEFT_BUSINESS, Set.of())));
         assertThat(actions(plan)).containsEntry(id(2) + " exporter", "UNINSTALL/REMOVE_FROM_SCOPE")
                 .containsEntry(id(3) + " exporter", "SKIP/OUT_OF_BUSINESS").containsEntry(id(1) + " exporter", "NOT_CHANGE/UP_TO_DATE");
         apply(plan, scope(1));
         assertThat(deployed.get(id(2))).isEmpty();
         assertThat(deployed.get(id(3))).containsKey("exporter");
+    }
+
+    @Test
+    void deletingTheSubscriptionUninstallsEveryCopyEvenWhereTheHostLeftTheBusinessButNotOnAnOfflineAgent() {
+        apply(plan(true, scope(1, 2, 3), List.of()), scope(1, 2, 3));
+        Plan delete = plan(true, List.of(), List.of(new Departed(id(1), Departure.SUBSCRIPTION_DELETED, Set.of()),
+                new Departed(id(2), Departure.SUBSCRIPTION_DELETED, Set.of()),
+                new Departed(id(3), Departure.SUBSCRIPTION_DELETED, Set.of(3L))));
+        assertThat(actions(delete)).containsEntry(id(1) + " exporter", "UNINSTALL/SUBSCRIPTION_DELETED")
+                .containsEntry(id(2) + " exporter", "UNINSTALL/SUBSCRIPTION_DELETED")
+                .containsEntry(id(3) + " exporter", "SKIP/AGENT_OFFLINE");
     }
 
     @Test
@@ -248,7 +261,7 @@ class PlannerTest {
         Plan install = plan(true, scope(1), List.of());
         assertThat(install.instances().getFirst().steps()).extracting(StepAction::stepId).containsExactly("runtime", "exporter");
         apply(install, scope(1));
-        Plan remove = plan(true, List.of(), List.of(new Departed(id(1), false, Set.of())));
+        Plan remove = plan(true, List.of(), List.of(new Departed(id(1), Departure.LEFT_SCOPE, Set.of())));
         assertThat(remove.instances().getFirst().steps()).extracting(s -> s.stepId() + ":" + s.action())
                 .containsExactly("exporter:UNINSTALL", "runtime:UNINSTALL");
         steps = List.of(new StepSpec("runtime", "1.0.0"));

@@ -46,8 +46,7 @@ final class Pipelines {
         String setup = DeployPaths.officialBin() + "/" + m.name();
         switch (w.action()) {
             case INSTALL, PUSH_CONFIG, START -> {
-                if (w.action() == Action.INSTALL && !ok(j.run("install package", () -> jobs.call(w.agentId(), "plugin.install_package",
-                        List.of(w.pkg().path(), w.pkg().sha256(), setup), Map.of())))) {
+                if (w.action() == Action.INSTALL && !installOfficial(w, j, setup)) {
                     return false;
                 }
                 if (!pushConfig(w, j, w.files()) || !register(w, j, setup) || !restartOrReload(w, j)) {
@@ -75,6 +74,28 @@ final class Pipelines {
             }
             default -> throw new IllegalStateException("no pipeline for " + w.action());
         }
+    }
+
+    /**
+     * An official plugin is installed once per host and shared by every subscription (seed 000 §3.1): the same package
+     * is kept as it is, and another version replaces it only after its process is stopped, so that one process runs.
+     */
+    private boolean installOfficial(CopyWork w, Journal j, String setup) {
+        AgentJobs.Outcome installed = j.run("query installed package", () -> jobs.call(w.agentId(), "plugin.installed",
+                List.of(setup), Map.of()));
+        if (!installed.ok()) {
+            return false;
+        }
+        Map<?, ?> state = installed.ret() instanceof Map<?, ?> m ? m : Map.of();
+        if (w.pkg().sha256().equals(state.get("sha256"))) {
+            j.note("install package", true, w.pkg().metadata().name() + " " + w.pkg().version() + " is installed already; kept");
+            return true;
+        }
+        if (Boolean.TRUE.equals(state.get("exists")) && !(register(w, j, setup) && stop(w, j))) {
+            return false;
+        }
+        return ok(j.run("install package", () -> jobs.call(w.agentId(), "plugin.install_package",
+                List.of(w.pkg().path(), w.pkg().sha256(), setup), Map.of())));
     }
 
     private boolean external(CopyWork w, Journal j) {

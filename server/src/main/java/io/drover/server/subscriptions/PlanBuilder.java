@@ -11,6 +11,7 @@ import io.drover.core.subscriptions.InstanceRenderer.StepInput;
 import io.drover.core.subscriptions.InventorySnapshot;
 import io.drover.core.subscriptions.Planner;
 import io.drover.core.subscriptions.Planner.Departed;
+import io.drover.core.subscriptions.Planner.Departure;
 import io.drover.core.subscriptions.Planner.Desired;
 import io.drover.core.subscriptions.Planner.DesiredStep;
 import io.drover.core.subscriptions.RenderCache;
@@ -74,6 +75,19 @@ public final class PlanBuilder {
     }
 
     public Prepared prepare(SubscriptionInfo sub) {
+        return prepare(sub, false);
+    }
+
+    /** The plan that deletes the subscription: every copy it deployed is uninstalled (its scope is taken as empty). */
+    public Prepared prepareDeletion(SubscriptionInfo sub) {
+        SubscriptionSpec s = sub.spec();
+        SubscriptionSpec empty = new SubscriptionSpec(s.name(), new SubscriptionSpec.Scope(sub.bkBizId(), sub.objectType(),
+                "INSTANCE", List.of(), Map.of()), s.steps(), s.targetHosts(), null, true, s.batchSize(), s.maxFailureRatio());
+        return prepare(new SubscriptionInfo(sub.id(), sub.name(), sub.bkBizId(), sub.objectType(), "INSTANCE", true, empty,
+                sub.createdAt(), sub.updatedAt()), true);
+    }
+
+    private Prepared prepare(SubscriptionInfo sub, boolean deleting) {
         SubscriptionSpec spec = sub.spec();
         Map<String, StepPackage> steps = stepPackages(spec);
         InventorySnapshot inventory = snapshot(spec);
@@ -111,7 +125,7 @@ public final class PlanBuilder {
         Set<String> seen = new HashSet<>();
         for (Deployments.Row r : deployed) {
             if (!instances.containsKey(r.instanceId()) && seen.add(r.instanceId())) {
-                departed.add(departed(sub, r, deployed, agentsByHost));
+                departed.add(departed(r, deployed, agentsByHost, deleting));
             }
         }
         List<Planner.StepSpec> stepSpecs = steps.values().stream()
@@ -125,16 +139,18 @@ public final class PlanBuilder {
     }
 
     /** A departed instance left the business when its host now belongs to another one. */
-    private Departed departed(SubscriptionInfo sub, Deployments.Row row, List<Deployments.Row> deployed, Map<Long, String> agentsByHost) {
+    private Departed departed(Deployments.Row row, List<Deployments.Row> deployed, Map<Long, String> agentsByHost,
+                              boolean deleting) {
         Host host = jdbi.withHandle(h -> repository.host(h, row.hostId())).orElse(null);
         boolean outOfBusiness = host != null && host.bkBizId() != null && host.bkBizId() != row.bizId();
+        Departure why = deleting ? Departure.SUBSCRIPTION_DELETED : outOfBusiness ? Departure.LEFT_BUSINESS : Departure.LEFT_SCOPE;
         Set<Long> offline = new TreeSet<>();
         deployed.stream().filter(r -> r.instanceId().equals(row.instanceId())).forEach(r -> {
             if (!agents.online(agentsByHost.get(r.hostId()))) {
                 offline.add(r.hostId());
             }
         });
-        return new Departed(row.instanceId(), outOfBusiness, offline);
+        return new Departed(row.instanceId(), why, offline);
     }
 
     /** For planning only: a copy without a port yet renders with the first port of its range. */

@@ -2,6 +2,7 @@ package io.drover.server.subscriptions;
 
 import io.drover.core.subscriptions.Action;
 import io.drover.core.subscriptions.Planner;
+import io.drover.core.subscriptions.Reason;
 import io.drover.core.subscriptions.ScopeInstance;
 import io.drover.model.inventory.Host;
 import io.drover.model.subscriptions.InstanceStatus;
@@ -94,20 +95,22 @@ public final class SubscriptionService {
             store.delete(id);
             return new Started(s, null, "deleted");
         }
-        SubscriptionSpec empty = new SubscriptionSpec(s.spec().name(), new SubscriptionSpec.Scope(s.bkBizId(),
-                s.objectType(), "INSTANCE", List.of(), Map.of()), s.spec().steps(), s.spec().targetHosts(), null, true,
-                s.spec().batchSize(), s.spec().maxFailureRatio());
-        SubscriptionInfo emptied = new SubscriptionInfo(s.id(), s.name(), s.bkBizId(), s.objectType(), "INSTANCE", true, empty,
-                s.createdAt(), s.updatedAt());
-        Optional<Long> task = runner.start(planner.prepare(emptied), "delete", p.name(), TaskRunner.Selection.ALL, status -> {
+        PlanBuilder.Prepared deletion = planner.prepareDeletion(s);
+        List<String> offline = deletion.plan().instances().stream().filter(i -> i.steps().stream()
+                .anyMatch(a -> a.reason() == Reason.AGENT_OFFLINE)).map(Planner.InstancePlan::instanceId).toList();
+        String note = offline.isEmpty() ? null : offline.size() + " instance(s) stay deployed because their agent is offline"
+                + " and are no longer tracked once the subscription is gone: " + String.join(", ", offline.stream().limit(20).toList())
+                + (offline.size() > 20 ? ", …" : "");
+        Optional<Long> task = runner.start(deletion, "delete", p.name(), TaskRunner.Selection.ALL, status -> {
             if (status.equals("SUCCESS")) {
                 store.delete(id);
             }
         });
         if (task.isEmpty()) {
-            store.delete(id); // nothing could be uninstalled from here (e.g. every object left the business)
+            store.delete(id); // nothing could be uninstalled now (e.g. every agent is offline)
+            return new Started(s, null, note == null ? "deleted" : "deleted; " + note);
         }
-        return new Started(s, task.orElse(null));
+        return new Started(s, task.get(), note);
     }
 
     public PlanView plan(Principal p, long id) {
