@@ -60,6 +60,41 @@ public final class ApiClient {
         return response.body();
     }
 
+    /**
+     * Posts a body and follows the server's progress lines (newline-delimited JSON, {@code {"progress": …}}), handing
+     * each to {@code onProgress}; returns the {@code result} of the last line, or fails with its {@code error}.
+     */
+    public JsonNode postWithProgress(String path, String contentType, byte[] body, Consumer<JsonNode> onProgress) {
+        HttpRequest.Builder builder = HttpRequest.newBuilder(uri(path)).timeout(Duration.ofHours(1))
+                .header("Accept", "application/x-ndjson, application/json").header("Content-Type", contentType)
+                .POST(HttpRequest.BodyPublishers.ofByteArray(body));
+        authorize(builder);
+        HttpResponse<InputStream> response = exchange(builder, HttpResponse.BodyHandlers.ofInputStream());
+        try (InputStream in = response.body();
+             BufferedReader reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+            if (response.statusCode() >= 400) {
+                throw failure(response.statusCode(), new String(in.readAllBytes(), StandardCharsets.UTF_8));
+            }
+            if (!response.headers().firstValue("Content-Type").orElse("").startsWith("application/x-ndjson")) {
+                return Json.json().readTree(reader);
+            }
+            String line;
+            while ((line = reader.readLine()) != null) {
+                JsonNode node = Json.json().readTree(line);
+                if (node.has("progress")) {
+                    onProgress.accept(node.path("progress"));
+                } else if (node.has("error")) {
+                    throw failure(node.path("error").path("status").asInt(500), node.path("error").toString());
+                } else if (node.has("result")) {
+                    return node.path("result");
+                }
+            }
+            throw new CliException("the connection to " + baseUrl + " ended before the server said how " + path + " ended");
+        } catch (IOException e) {
+            throw new CliException("the connection to " + baseUrl + " broke during " + path + ": " + e.getMessage());
+        }
+    }
+
     /** Follows a Server-Sent Events stream, handing each event's data to the consumer until the stream ends. */
     public void stream(String path, Consumer<JsonNode> onEvent) {
         HttpRequest.Builder builder = HttpRequest.newBuilder(uri(path)).header("Accept", "text/event-stream").GET();

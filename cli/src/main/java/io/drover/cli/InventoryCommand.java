@@ -40,7 +40,18 @@ public final class InventoryCommand {
                     body.length / 1e6);
             client.err().flush();
             long started = System.nanoTime();
-            JsonNode result = client.client().postRaw("/api/v1/inventory/import", type, body);
+            boolean table = client.output().format() == Output.Format.table;
+            long[] lastTenth = {-1};
+            JsonNode result = client.client().postWithProgress("/api/v1/inventory/import", type, body, progress -> {
+                long written = progress.path("written").asLong();
+                long total = Math.max(1, progress.path("total").asLong());
+                long tenth = written * 10 / total;
+                if (table && tenth > lastTenth[0]) { // a line per tenth of the way
+                    lastTenth[0] = tenth;
+                    client.err().printf("  %,d of %,d records written (%d%%)%n", written, total, written * 100 / total);
+                    client.err().flush();
+                }
+            });
             Output out = client.output();
             if (out.format() == Output.Format.table) {
                 client.out().printf("imported %s in %.1f s: %d created, %d updated, %d unchanged%n", file,

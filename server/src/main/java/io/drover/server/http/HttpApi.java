@@ -36,6 +36,8 @@ public final class HttpApi {
     private static final Logger log = LoggerFactory.getLogger(HttpApi.class);
     private static final String PRINCIPAL = "drover.principal";
     private static final String STARTED = "drover.started";
+    private static final String AUDIT_STATUS = "drover.audit-status";
+    private static final String AUDIT_DETAIL = "drover.audit-detail";
     private static final Set<HandlerType> MUTATIONS = Set.of(HandlerType.POST, HandlerType.PUT, HandlerType.PATCH,
             HandlerType.DELETE);
 
@@ -247,8 +249,15 @@ public final class HttpApi {
         }
     }
 
+    /** For a response already committed as 200 whose outcome is an error in its body: the status the log records. */
+    static void auditAs(Context ctx, int status, String detail) {
+        ctx.attribute(AUDIT_STATUS, status);
+        ctx.attribute(AUDIT_DETAIL, detail);
+    }
+
     private void afterRequest(Context ctx) {
-        int status = ctx.status().getCode();
+        Integer auditStatus = ctx.attribute(AUDIT_STATUS);
+        int status = auditStatus != null ? auditStatus : ctx.status().getCode();
         String route = ctx.endpoint() == null ? "unmatched" : ctx.endpoint().path;
         Long started = ctx.attribute(STARTED);
         if (started != null) {
@@ -261,7 +270,7 @@ public final class HttpApi {
         // written once a minute, so that a flood of bad requests cannot grow the log.
         if (principal != null && MUTATIONS.contains(ctx.method()) && ctx.path().startsWith(API)) {
             String actor = principal.name() + "#" + principal.tokenId();
-            String detail = status >= 400 ? ctx.result() : null;
+            String detail = status < 400 ? null : auditStatus != null ? ctx.attribute(AUDIT_DETAIL) : ctx.result();
             try {
                 audit.record(actor, ctx.method().name(), ctx.path(), status, detail);
             } catch (RuntimeException e) {

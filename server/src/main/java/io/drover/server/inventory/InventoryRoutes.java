@@ -8,6 +8,7 @@ import io.drover.model.auth.Role;
 import io.drover.model.inventory.Business;
 import io.drover.model.inventory.Host;
 import io.drover.model.inventory.HostMove;
+import io.drover.model.inventory.ImportProgressLine;
 import io.drover.model.inventory.ImportResult;
 import io.drover.model.inventory.InventoryDocument;
 import io.drover.model.inventory.ServiceInstance;
@@ -18,6 +19,7 @@ import io.drover.server.http.Bodies;
 import io.drover.server.http.HttpApi;
 import io.drover.server.http.Scope;
 import io.drover.server.http.Params;
+import io.drover.server.http.ProgressStream;
 import io.drover.server.http.Route.Shape;
 
 /** REST routes of the inventory (CMDB). */
@@ -112,9 +114,15 @@ public final class InventoryRoutes {
         // An export of a real fleet must import back: 100,000 hosts are about 20 MB of JSON.
         api.bodyLimit(io.javalin.http.HandlerType.POST, API + "/inventory/import", IMPORT_MAX_BYTES);
         api.post(API + "/inventory/import", Role.OPERATOR, Scope.BUSINESS,
-                "Import a whole inventory document (JSON, or YAML with Content-Type application/yaml) in one transaction",
+                "Import a whole inventory document (JSON, or YAML with Content-Type application/yaml) in one transaction;"
+                        + " with Accept: application/x-ndjson, progress lines {\"progress\":{\"written\",\"total\"}} come"
+                        + " first and the last line is {\"result\":…} or {\"error\":problem}",
                 InventoryDocument.class, ImportResult.class, 200,
-                ctx -> ctx.json(inventory.importDocument(principal(ctx), Bodies.read(ctx, InventoryDocument.class))));
+                ctx -> {
+                    InventoryDocument doc = Bodies.read(ctx, InventoryDocument.class);
+                    ProgressStream.respond(ctx, progress -> inventory.importDocument(principal(ctx), doc,
+                            (written, total) -> progress.accept(new ImportProgressLine(written, total))));
+                });
         api.get(API + "/inventory/export", Role.VIEWER, Scope.BUSINESS,
                 "Export the inventory (?bk_biz_id= for one business; ?format=yaml for YAML)", InventoryDocument.class,
                 Shape.ONE, ctx -> {

@@ -523,6 +523,11 @@ public final class InventoryService {
      * the same document twice changes nothing. Any bad record refuses the whole document, naming record and field.
      */
     public ImportResult importDocument(Principal p, InventoryDocument doc) {
+        return importDocument(p, doc, ImportProgress.NONE);
+    }
+
+    /** As {@link #importDocument(Principal, InventoryDocument)}, telling {@code progress} every thousand records written. */
+    public ImportResult importDocument(Principal p, InventoryDocument doc, ImportProgress progress) {
         List<FieldError> errors = new ArrayList<>();
         validateAll(errors, doc.businesses(), "businesses", (b, at) -> InventoryRules.business(b, at, true), Business::bkBizId);
         validateAll(errors, doc.sets(), "sets", (s, at) -> InventoryRules.set(s, at, true), TopoSet::bkSetId);
@@ -542,24 +547,37 @@ public final class InventoryService {
         }
         check(errors);
         int[] counts = new int[Outcome.values().length];
+        int total = doc.businesses().size() + doc.sets().size() + doc.modules().size() + doc.hosts().size()
+                + doc.serviceInstances().size();
+        int[] written = {0};
+        Runnable step = () -> {
+            if (++written[0] % ImportProgress.EVERY == 0 || written[0] == total) {
+                progress.written(written[0], total);
+            }
+        };
         write(h -> {
             for (int i = 0; i < doc.businesses().size(); i++) {
                 counts[upsertBusiness(h, p, doc.businesses().get(i), "businesses[" + i + "].").ordinal()]++;
+                step.run();
             }
             for (int i = 0; i < doc.sets().size(); i++) {
                 counts[upsertSet(h, p, doc.sets().get(i), "sets[" + i + "].").ordinal()]++;
+                step.run();
             }
             for (int i = 0; i < doc.modules().size(); i++) {
                 counts[upsertModule(h, p, doc.modules().get(i), "modules[" + i + "].").ordinal()]++;
+                step.run();
             }
             for (Business b : doc.businesses()) {
                 counts[Outcome.CREATED.ordinal()] += ensureIdleModule(h, b.bkBizId());
             }
             for (int i = 0; i < doc.hosts().size(); i++) {
                 counts[upsertHost(h, p, doc.hosts().get(i), "hosts[" + i + "].").ordinal()]++;
+                step.run();
             }
             for (int i = 0; i < doc.serviceInstances().size(); i++) {
                 counts[upsertService(h, p, doc.serviceInstances().get(i), "service_instances[" + i + "].").ordinal()]++;
+                step.run();
             }
             return null;
         });
