@@ -153,7 +153,9 @@ class KillRestartDurabilityTest {
     @Test
     @org.junit.jupiter.api.condition.EnabledIfSystemProperty(named = "drover.durability.h2", matches = "true")
     void h2KeepsEveryAcknowledgedWriteThroughRepeatedKills() throws Exception {
-        killedAgainAndAgain(List.of());
+        String options = System.getProperty("drover.durability.h2.options", "");
+        killedAgainAndAgain(options.isEmpty() ? List.of() : List.of("--db-url", "jdbc:h2:file:" + dir.resolve("data/drover") + ";"
+                + io.drover.server.config.ServerConfig.H2_OPTIONS + ";" + options));
     }
 
     @Test

@@ -214,6 +214,11 @@ public final class DroverServer implements AutoCloseable {
         log.info("drover server {} listening on {}, agents on {}:{}/{}, database {}", Version.current(), server.url(),
                 config.saltHost(), server.master.publishPort(), server.master.requestPort(),
                 server.database.isPostgres() ? "PostgreSQL" : "H2 " + config.dataDir());
+        if (!server.database.isPostgres()) {
+            log.warn("the embedded H2 database can lose the last second of acknowledged writes if this process is killed"
+                    + " (kill -9, out of memory, power loss); use --db-url jdbc:postgresql://… where that matters"
+                    + " (docs/reliability.md)");
+        }
         return server;
     }
 
