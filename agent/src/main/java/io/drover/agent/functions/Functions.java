@@ -1,6 +1,5 @@
 package io.drover.agent.functions;
 
-import io.drover.agent.supervisor.ProcessSpec;
 import io.drover.agent.supervisor.Shell;
 import io.drover.agent.supervisor.Supervisor;
 import io.drover.core.archive.ArchiveException;
@@ -14,7 +13,45 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
+import io.drover.model.agentapi.AgentCall;
+import io.drover.model.agentapi.AgentCall.AgentVersion;
+import io.drover.model.agentapi.AgentCall.Echo;
+import io.drover.model.agentapi.AgentCall.FetchFile;
+import io.drover.model.agentapi.AgentCall.FindJob;
+import io.drover.model.agentapi.AgentCall.GetGrains;
+import io.drover.model.agentapi.AgentCall.InstallPackage;
+import io.drover.model.agentapi.AgentCall.OperateProcess;
+import io.drover.model.agentapi.AgentCall.Ping;
+import io.drover.model.agentapi.AgentCall.QueryPackage;
+import io.drover.model.agentapi.AgentCall.RegisterProcess;
+import io.drover.model.agentapi.AgentCall.RemoveFile;
+import io.drover.model.agentapi.AgentCall.RemovePlugin;
+import io.drover.model.agentapi.AgentCall.RunCommand;
+import io.drover.model.agentapi.AgentCall.RunScript;
+import io.drover.model.agentapi.AgentCall.UnregisterProcess;
+import io.drover.model.agentapi.AgentCall.UsedPorts;
+import io.drover.model.agentapi.AgentCall.WriteFile;
+import io.drover.model.agentapi.AgentCallCodec;
+import io.drover.model.agentapi.AgentResult;
+import io.drover.model.agentapi.AgentResult.CommandOutput;
+import io.drover.model.agentapi.AgentResult.FileRemoved;
+import io.drover.model.agentapi.AgentResult.FileWritten;
+import io.drover.model.agentapi.AgentResult.Grains;
+import io.drover.model.agentapi.AgentResult.InstalledPackage;
+import io.drover.model.agentapi.AgentResult.PackageInstalled;
+import io.drover.model.agentapi.AgentResult.PluginRemoved;
+import io.drover.model.agentapi.AgentResult.Pong;
+import io.drover.model.agentapi.AgentResult.Ports;
+import io.drover.model.agentapi.AgentResult.ProcessRegistered;
+import io.drover.model.agentapi.AgentResult.ProcessState;
+import io.drover.model.agentapi.AgentResult.ProcessUnregistered;
+import io.drover.model.agentapi.AgentResult.RunningJob;
+import io.drover.model.agentapi.AgentResult.Text;
+import io.drover.model.agentapi.BadCall;
+import io.drover.model.agentapi.ProcessStatus;
+import io.drover.model.agentapi.UnknownFunction;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -73,52 +110,23 @@ public final class Functions {
         this.supervisor = supervisor;
         this.files = files;
         this.runningJobs = runningJobs;
+        registerHandlers();
     }
 
+    /** Runs one call: Salt's {@code fun} and argument list, decoded by {@link AgentCallCodec} and handed to its handler. */
     public Result call(String fun, List<?> args) {
+        AgentCall<?> call;
         try {
-            Args a = Args.of(args == null ? List.of() : args);
-            return switch (fun) {
-                case "test.ping" -> Result.ok(true);
-                case "test.echo" -> Result.ok(a.positional(0, "text", ""));
-                case "test.version" -> Result.ok(version);
-                case "grains.items" -> Result.ok(grains.get());
-                case "grains.item" -> {
-                    Map<String, Object> picked = new LinkedHashMap<>();
-                    a.positional().forEach(k -> picked.put(String.valueOf(k), grains.get().get(String.valueOf(k))));
-                    yield Result.ok(picked);
-                }
-                case "saltutil.find_job" -> {
-                    Map<String, Object> job = runningJobs == null ? null : runningJobs.apply(a.required(0, "jid"));
-                    yield Result.ok(job == null ? Map.of() : job);
-                }
-                case "cmd.run" -> run(List.of("/bin/sh", "-c", a.required(0, "cmd")));
-                case "cmd.script" -> script(a);
-                case "file.write" -> writeFile(a);
-                case "file.remove" -> {
-                    Path path = under(a.required(0, "path"));
-                    boolean existed = Files.isDirectory(path) ? deleteTree(path) : Files.deleteIfExists(path);
-                    yield Result.ok(Map.of("path", a.required(0, "path"), "removed", existed));
-                }
-                case "sys.used_ports" -> Result.ok(listeningPorts.read());
-                case "plugin.install_package" -> installPackage(a);
-                case "plugin.installed" -> {
-                    String dir = a.required(0, "target_dir");
-                    Path target = under(dir);
-                    yield Result.ok(Map.of("target_dir", dir, "exists", Files.isDirectory(target, LinkOption.NOFOLLOW_LINKS),
-                            "sha256", PackageInstaller.installedSha256(target).orElse("")));
-                }
-                case "plugin.remove" -> {
-                    Path dir = under(a.required(0, "target_dir"));
-                    yield Result.ok(Map.of("target_dir", a.required(0, "target_dir"), "removed", deleteTree(dir)));
-                }
-                case "proc.register" -> register(a);
-                case "proc.unregister" -> Result.ok(Map.of("name", a.required(0, "name"),
-                        "unregistered", supervisor.unregister(a.required(0, "name"))));
-                case "proc.operate" -> operate(a);
-                default -> new Result("'" + fun + "' is not available on this agent", 254);
-            };
-        } catch (BadArgument | ArchiveException | IllegalArgumentException e) {
+            call = AgentCallCodec.decode(fun, args);
+        } catch (UnknownFunction e) {
+            return new Result(e.getMessage(), 254);
+        } catch (BadCall e) {
+            return Result.error(fun + ": " + e.getMessage());
+        }
+        try {
+            Reply reply = dispatch(call);
+            return new Result(AgentCallCodec.encodeResult(reply.result()), reply.retcode());
+        } catch (BadArgument | BadCall | ArchiveException e) {
             return Result.error(fun + ": " + e.getMessage());
         } catch (IOException e) {
             return Result.error(fun + ": " + e.getMessage());
@@ -126,24 +134,105 @@ public final class Functions {
             Thread.currentThread().interrupt();
             return Result.error(fun + ": interrupted");
         } catch (RuntimeException e) {
-            return Result.error(fun + ": " + e);
+            return Result.error(fun + ": " + (e instanceof IllegalArgumentException ? e.getMessage() : e.toString()));
         }
     }
 
-    /**
-     * {@code file.write(path, content[, mode])}, or {@code file.write(path, source=<server file>, sha256=<hex>[, mode])}:
-     * written to a temporary file beside the target, then renamed over it. {@code mode} is octal digits, as a string
-     * ({@code "0644"}) or, as Salt reads YAML, a number ({@code 644}).
-     */
-    private Result writeFile(Args a) throws IOException {
-        String name = a.required(0, "path");
-        Path path = under(name);
-        String source = a.positional(-1, "source", null);
-        String content = a.positional(1, "content", null);
-        if ((source == null) == (content == null)) {
-            throw new BadArgument("give either 'content' or 'source' (with 'sha256')");
+    /** A handler's answer: the result and the retcode Salt reports with it. */
+    record Reply(AgentResult result, int retcode) {
+        static Reply ok(AgentResult result) {
+            return new Reply(result, 0);
         }
-        String mode = a.positional(2, "mode", null);
+    }
+
+    @FunctionalInterface
+    interface Handler<C extends AgentCall<?>> {
+        Reply handle(C call) throws IOException, InterruptedException;
+    }
+
+    private final Map<Class<?>, Handler<?>> handlers = new HashMap<>();
+
+    private <C extends AgentCall<?>> void on(Class<C> type, Handler<C> handler) {
+        handlers.put(type, handler);
+    }
+
+    /** The call types this agent answers; every one of {@link AgentCall}'s (a test checks). */
+    java.util.Set<Class<?>> handled() {
+        return java.util.Set.copyOf(handlers.keySet());
+    }
+
+    @SuppressWarnings("unchecked")
+    private <C extends AgentCall<?>> Reply dispatch(C call) throws IOException, InterruptedException {
+        Handler<C> handler = (Handler<C>) handlers.get(call.getClass());
+        if (handler == null) {
+            throw new UnknownFunction(AgentCallCodec.encode(call).fun());
+        }
+        return handler.handle(call);
+    }
+
+    private void registerHandlers() {
+        on(Ping.class, c -> Reply.ok(new Pong()));
+        on(Echo.class, c -> Reply.ok(new Text(c.text())));
+        on(AgentVersion.class, c -> Reply.ok(new Text(version)));
+        on(GetGrains.class, c -> {
+            if (c.keys().isEmpty()) {
+                return Reply.ok(new Grains(grains.get()));
+            }
+            Map<String, Object> picked = new LinkedHashMap<>();
+            c.keys().forEach(k -> picked.put(k, grains.get().get(k)));
+            return Reply.ok(new Grains(picked));
+        });
+        on(FindJob.class, c -> {
+            Map<String, Object> job = runningJobs == null ? null : runningJobs.apply(c.jid());
+            return Reply.ok(new RunningJob(job == null ? Map.of() : job));
+        });
+        on(RunCommand.class, c -> run(List.of("/bin/sh", "-c", c.command())));
+        on(RunScript.class, this::script);
+        on(WriteFile.class, c -> writeFile(c.path(), c.mode(), tmp -> Files.write(tmp, c.content().getBytes(StandardCharsets.UTF_8))));
+        on(FetchFile.class, c -> {
+            String sha256 = sha256Argument(c.sha256());
+            return writeFile(c.path(), c.mode(), tmp -> {
+                Path fetched = files.fetch(c.source(), sha256);
+                try {
+                    verify(fetched, sha256, c.source());
+                    Files.copy(fetched, tmp, StandardCopyOption.REPLACE_EXISTING);
+                } finally {
+                    Files.deleteIfExists(fetched);
+                }
+            });
+        });
+        on(RemoveFile.class, c -> {
+            Path path = under(c.path());
+            boolean existed = Files.isDirectory(path) ? deleteTree(path) : Files.deleteIfExists(path);
+            return Reply.ok(new FileRemoved(c.path(), existed));
+        });
+        on(UsedPorts.class, c -> Reply.ok(new Ports(listeningPorts.read())));
+        on(InstallPackage.class, this::installPackage);
+        on(QueryPackage.class, c -> {
+            Path target = under(c.targetDir());
+            return Reply.ok(new InstalledPackage(c.targetDir(), Files.isDirectory(target, LinkOption.NOFOLLOW_LINKS),
+                    PackageInstaller.installedSha256(target).orElse("")));
+        });
+        on(RemovePlugin.class, c -> Reply.ok(new PluginRemoved(c.targetDir(), deleteTree(under(c.targetDir())))));
+        on(RegisterProcess.class, c -> {
+            supervisor.register(c.spec());
+            return Reply.ok(new ProcessRegistered(c.spec().name(), true));
+        });
+        on(UnregisterProcess.class, c -> Reply.ok(new ProcessUnregistered(c.name(), supervisor.unregister(c.name()))));
+        on(OperateProcess.class, this::operate);
+    }
+
+    private interface Content {
+        void writeTo(Path tmp) throws IOException;
+    }
+
+    /**
+     * {@code file.write}: the content is written to a temporary file beside the target, then renamed over it.
+     * {@code mode} is octal digits, as a string ({@code "0644"}) or, as Salt reads YAML, a number ({@code 644});
+     * without one, a file that is replaced keeps its own.
+     */
+    private Reply writeFile(String name, String mode, Content content) throws IOException {
+        Path path = under(name);
         if (mode != null && !mode.matches("0?[0-7]{3}")) {
             throw new BadArgument("mode '" + mode + "' is not an octal mode like 0644");
         }
@@ -153,99 +242,59 @@ public final class Functions {
         Files.createDirectories(path.getParent());
         Path tmp = Files.createTempFile(path.getParent(), "." + path.getFileName() + ".", ".tmp");
         try {
-            if (source != null) {
-                String sha256 = sha256Argument(a.required(-1, "sha256"));
-                Path fetched = files.fetch(source, sha256);
-                try {
-                    verify(fetched, sha256, source);
-                    Files.copy(fetched, tmp, StandardCopyOption.REPLACE_EXISTING);
-                } finally {
-                    Files.deleteIfExists(fetched);
-                }
-            } else {
-                Files.write(tmp, content.getBytes(StandardCharsets.UTF_8));
-            }
-            // without a mode, a file that is replaced keeps its own
+            content.writeTo(tmp);
             Files.setPosixFilePermissions(tmp, mode != null ? PosixFilePermissions.fromString(rwx(Integer.parseInt(mode, 8)))
                     : Files.isRegularFile(path) ? Files.getPosixFilePermissions(path) : PosixFilePermissions.fromString("rw-r--r--"));
             Files.move(tmp, path, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         } finally {
             Files.deleteIfExists(tmp);
         }
-        return Result.ok(Map.of("path", name, "bytes", Files.size(path), "md5", digest(path, "MD5")));
+        return Reply.ok(new FileWritten(name, Files.size(path), digest(path, "MD5")));
     }
 
-    /**
-     * {@code cmd.script(source[, args])}: {@code source} is the script itself, or with {@code sha256} a server file;
-     * it is written to a temporary file and run with sh in the root. {@code args} is a list, or (as in Salt) one
-     * string, split on blanks here (no shell quoting).
-     */
-    private Result script(Args a) throws IOException, InterruptedException {
-        String source = a.required(0, "source");
-        String sha256 = a.positional(-1, "sha256", null);
+    /** {@code cmd.script}: the script (or the server file it names) is written to a temporary file and run with sh. */
+    private Reply script(RunScript c) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(List.of("/bin/sh"));
-        Path file = sha256 == null ? Files.createTempFile("drover-script-", ".sh") : files.fetch(source, sha256Argument(sha256));
+        String sha256 = c.sha256() == null ? null : sha256Argument(c.sha256());
+        Path file = sha256 == null ? Files.createTempFile("drover-script-", ".sh") : files.fetch(c.source(), sha256);
         try {
             if (sha256 == null) {
-                Files.writeString(file, source);
+                Files.writeString(file, c.source());
             } else {
-                verify(file, sha256Argument(sha256), source);
+                verify(file, sha256, c.source());
             }
             command.add(file.toString());
-            Object args = a.raw(1, "args");
-            if (args instanceof List<?> list) {
-                list.forEach(x -> command.add(String.valueOf(x)));
-            } else if (args != null) {
-                for (String word : String.valueOf(args).strip().split("\\s+")) {
-                    if (!word.isEmpty()) {
-                        command.add(word);
-                    }
-                }
-            }
+            command.addAll(c.args());
             return run(command);
         } finally {
             Files.deleteIfExists(file);
         }
     }
 
-    private Result installPackage(Args a) throws IOException {
-        String source = a.required(0, "source");
-        String sha256 = sha256Argument(a.required(1, "sha256"));
-        String targetName = a.required(2, "target_dir");
-        Path target = under(targetName);
-        Path archive = files.fetch(source, sha256);
+    private Reply installPackage(InstallPackage c) throws IOException {
+        String sha256 = sha256Argument(c.sha256());
+        Path target = under(c.targetDir());
+        Path archive = files.fetch(c.source(), sha256);
         try {
-            verify(archive, sha256, source);
+            verify(archive, sha256, c.source());
             int count = installer.install(archive, target, sha256);
-            return Result.ok(Map.of("target_dir", targetName, "files", count, "sha256", sha256));
+            return Reply.ok(new PackageInstalled(c.targetDir(), count, sha256));
         } finally {
             Files.deleteIfExists(archive);
         }
     }
 
-    private Result register(Args a) throws IOException {
-        String name = a.required(0, "name");
-        ProcessSpec spec = new ProcessSpec(name, a.required(-1, "setup_path"), a.required(-1, "pid_path"),
-                a.positional(-1, "user", null), a.required(-1, "start_cmd"), a.positional(-1, "stop_cmd", null),
-                a.positional(-1, "restart_cmd", null), a.positional(-1, "reload_cmd", null),
-                a.positional(-1, "version_cmd", null), a.positional(-1, "health_cmd", null),
-                Boolean.parseBoolean(a.positional(-1, "delegate", "false")));
-        supervisor.register(spec);
-        return Result.ok(Map.of("name", name, "registered", true));
-    }
-
-    private Result operate(Args a) throws IOException, InterruptedException {
-        String name = a.required(0, "name");
-        String op = a.required(1, "op").toUpperCase(Locale.ROOT);
-        if (!Supervisor.OPS.contains(op)) {
-            throw new BadArgument("op '" + op + "' is not one of " + String.join(", ", Supervisor.OPS));
-        }
-        Map<String, Object> state = new LinkedHashMap<>(supervisor.operate(name, op));
-        state.put("name", name);
-        state.put("op", op);
-        boolean failed = List.of("START", "RESTART", "RELOAD").contains(op) && !"RUNNING".equals(state.get("status"))
-                || op.equals("STOP") && "RUNNING".equals(state.get("status"));
-        return new Result(state, failed ? 1 : 0);
+    private Reply operate(OperateProcess c) throws IOException, InterruptedException {
+        Map<String, Object> state = supervisor.operate(c.name(), c.op().name());
+        ProcessState result = new ProcessState(c.name(), c.op(), ProcessStatus.valueOf(String.valueOf(state.get("status"))),
+                state.get("pid") instanceof Number n ? n.longValue() : null, (String) state.get("version"),
+                (Boolean) state.get("delegate"), (Boolean) state.get("healthy"));
+        boolean failed = switch (c.op()) {
+            case START, RESTART, RELOAD -> !result.running();
+            case STOP -> result.running();
+            default -> false;
+        };
+        return new Reply(result, failed ? 1 : 0);
     }
 
     /** A path a job names, under the agent root; {@code ..} that leaves the root, and the root itself, are refused. */
@@ -276,12 +325,13 @@ public final class Functions {
         }
     }
 
-    private Result run(List<String> command) throws IOException, InterruptedException {
+    private Reply run(List<String> command) throws IOException, InterruptedException {
         Shell.Outcome outcome = Shell.run(command, root, CMD_TIMEOUT, MAX_OUTPUT);
         if (outcome.timedOut()) {
-            return new Result("timed out after " + CMD_TIMEOUT.toSeconds() + " s", Shell.TIMED_OUT);
+            return new Reply(new CommandOutput("timed out after " + CMD_TIMEOUT.toSeconds() + " s", Shell.TIMED_OUT),
+                    Shell.TIMED_OUT);
         }
-        return new Result(outcome.text(), outcome.exit());
+        return new Reply(new CommandOutput(outcome.text(), outcome.exit()), outcome.exit());
     }
 
     private static boolean deleteTree(Path dir) throws IOException {
@@ -319,48 +369,6 @@ public final class Functions {
     static final class BadArgument extends RuntimeException {
         BadArgument(String message) {
             super(message);
-        }
-    }
-
-    /** Salt-style arguments: positional values, then keyword arguments in a trailing map marked {@code __kwarg__}. */
-    record Args(List<Object> positional, Map<String, Object> keywords) {
-        static Args of(List<?> args) {
-            List<Object> positional = new java.util.ArrayList<>();
-            Map<String, Object> keywords = new LinkedHashMap<>();
-            for (Object a : args) {
-                if (a instanceof Map<?, ?> m && Boolean.TRUE.equals(m.get("__kwarg__"))) {
-                    m.forEach((k, v) -> {
-                        if (!"__kwarg__".equals(k)) {
-                            keywords.put(String.valueOf(k), v);
-                        }
-                    });
-                } else {
-                    positional.add(a);
-                }
-            }
-            return new Args(positional, keywords);
-        }
-
-        /** The keyword {@code name}, else positional {@code index} (−1: keyword only), else the default. */
-        String positional(int index, String name, String fallback) {
-            Object value = raw(index, name);
-            if (value instanceof Map<?, ?> || value instanceof List<?>) {
-                throw new BadArgument("'" + name + "' must be a single value, not " + (value instanceof Map<?, ?> ? "a map" : "a list"));
-            }
-            return value == null ? fallback : value instanceof byte[] b ? new String(b, StandardCharsets.UTF_8) : String.valueOf(value);
-        }
-
-        Object raw(int index, String name) {
-            return keywords.containsKey(name) ? keywords.get(name)
-                    : index >= 0 && index < positional.size() ? positional.get(index) : null;
-        }
-
-        String required(int index, String name) {
-            String value = positional(index, name, null);
-            if (value == null || value.isBlank()) {
-                throw new BadArgument("'" + name + "' is required");
-            }
-            return value;
         }
     }
 }

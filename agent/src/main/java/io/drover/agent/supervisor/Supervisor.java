@@ -1,5 +1,6 @@
 package io.drover.agent.supervisor;
 
+import io.drover.model.agentapi.ProcessSpec;
 import io.drover.model.Json;
 import java.io.File;
 import java.io.IOException;

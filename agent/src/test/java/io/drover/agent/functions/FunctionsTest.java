@@ -74,6 +74,11 @@ class FunctionsTest {
     }
 
     @Test
+    void everyCallOfTheContractHasAHandler() {
+        assertThat(functions.handled()).containsExactlyInAnyOrder(io.drover.model.agentapi.AgentCall.class.getPermittedSubclasses());
+    }
+
+    @Test
     void saltFunctions() {
         assertThat(functions.call("test.ping", List.of()).value()).isEqualTo(true);
         assertThat(functions.call("test.echo", List.of("hi")).value()).isEqualTo("hi");

@@ -1,5 +1,6 @@
 package io.drover.agent.supervisor;
 
+import io.drover.model.agentapi.ProcessSpec;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;

@@ -1,0 +1,230 @@
+package io.drover.model.agentapi;
+
+import io.drover.model.Json;
+import io.drover.model.agentapi.AgentCall.AgentVersion;
+import io.drover.model.agentapi.AgentCall.Echo;
+import io.drover.model.agentapi.AgentCall.FetchFile;
+import io.drover.model.agentapi.AgentCall.FindJob;
+import io.drover.model.agentapi.AgentCall.GetGrains;
+import io.drover.model.agentapi.AgentCall.InstallPackage;
+import io.drover.model.agentapi.AgentCall.OperateProcess;
+import io.drover.model.agentapi.AgentCall.Ping;
+import io.drover.model.agentapi.AgentCall.QueryPackage;
+import io.drover.model.agentapi.AgentCall.RegisterProcess;
+import io.drover.model.agentapi.AgentCall.RemoveFile;
+import io.drover.model.agentapi.AgentCall.RemovePlugin;
+import io.drover.model.agentapi.AgentCall.RunCommand;
+import io.drover.model.agentapi.AgentCall.RunScript;
+import io.drover.model.agentapi.AgentCall.UnregisterProcess;
+import io.drover.model.agentapi.AgentCall.UsedPorts;
+import io.drover.model.agentapi.AgentCall.WriteFile;
+import io.drover.model.agentapi.AgentResult.CommandOutput;
+import io.drover.model.agentapi.AgentResult.Grains;
+import io.drover.model.agentapi.AgentResult.Pong;
+import io.drover.model.agentapi.AgentResult.Ports;
+import io.drover.model.agentapi.AgentResult.RunningJob;
+import io.drover.model.agentapi.AgentResult.Text;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Maps {@link AgentCall}s to Salt's wire form ({@code fun} and its argument list) and back, and {@link AgentResult}s
+ * to the value of a Salt return and back. The server encodes calls and decodes results; the agent decodes calls and
+ * encodes results; both with this class, so the two sides cannot disagree.
+ */
+public final class AgentCallCodec {
+    /** A call as Salt publishes it. */
+    public record WireCall(String fun, SaltArgs args) {
+    }
+
+    private AgentCallCodec() {
+    }
+
+    public static WireCall encode(AgentCall<?> call) {
+        return switch (call) {
+            case Ping p -> wire("test.ping");
+            case Echo e -> wire("test.echo", e.text());
+            case AgentVersion v -> wire("test.version");
+            case GetGrains g -> g.keys().isEmpty() ? wire("grains.items") : new WireCall("grains.item",
+                    new SaltArgs(new ArrayList<>(g.keys()), Map.of()));
+            case FindJob f -> wire("saltutil.find_job", f.jid());
+            case RunCommand r -> wire("cmd.run", r.command());
+            case RunScript s -> new WireCall("cmd.script", new SaltArgs(s.args().isEmpty() ? List.of(s.source())
+                    : List.of(s.source(), s.args()), s.sha256() == null ? Map.of() : Map.of("sha256", s.sha256())));
+            case WriteFile w -> w.mode() == null ? wire("file.write", w.path(), w.content())
+                    : wire("file.write", w.path(), w.content(), w.mode());
+            case FetchFile f -> {
+                Map<String, Object> kw = new LinkedHashMap<>();
+                kw.put("source", f.source());
+                kw.put("sha256", f.sha256());
+                if (f.mode() != null) {
+                    kw.put("mode", f.mode());
+                }
+                yield new WireCall("file.write", new SaltArgs(List.of(f.path()), kw));
+            }
+            case RemoveFile r -> wire("file.remove", r.path());
+            case UsedPorts u -> wire("sys.used_ports");
+            case InstallPackage i -> wire("plugin.install_package", i.source(), i.sha256(), i.targetDir());
+            case QueryPackage q -> wire("plugin.installed", q.targetDir());
+            case RemovePlugin r -> wire("plugin.remove", r.targetDir());
+            case RegisterProcess r -> new WireCall("proc.register", new SaltArgs(List.of(r.spec().name()), spec(r.spec())));
+            case UnregisterProcess u -> wire("proc.unregister", u.name());
+            case OperateProcess o -> wire("proc.operate", o.name(), o.op().name());
+        };
+    }
+
+    /** The call a received {@code fun} and argument list stand for. */
+    public static AgentCall<?> decode(String fun, List<?> argList) {
+        if (fun == null) {
+            throw new UnknownFunction("(none)");
+        }
+        SaltArgs a = SaltArgs.parse(argList);
+        return switch (fun) {
+            case "test.ping" -> new Ping();
+            case "test.echo" -> new Echo(a.text(0, "text", ""));
+            case "test.version" -> new AgentVersion();
+            case "grains.items" -> new GetGrains(List.of());
+            case "grains.item" -> new GetGrains(a.positional().stream().map(String::valueOf).toList());
+            case "saltutil.find_job" -> new FindJob(a.required(0, "jid"));
+            case "cmd.run" -> new RunCommand(a.required(0, "cmd"));
+            case "cmd.script" -> new RunScript(a.required(0, "source"), a.text(-1, "sha256", null), words(a.raw(1, "args")));
+            case "file.write" -> {
+                String path = a.required(0, "path");
+                String source = a.text(-1, "source", null);
+                String content = a.text(1, "content", null);
+                if ((source == null) == (content == null)) {
+                    throw new BadCall("give either 'content' or 'source' (with 'sha256')");
+                }
+                String mode = a.text(2, "mode", null);
+                yield source != null ? new FetchFile(path, source, a.required(-1, "sha256"), mode)
+                        : new WriteFile(path, content, mode);
+            }
+            case "file.remove" -> new RemoveFile(a.required(0, "path"));
+            case "sys.used_ports" -> new UsedPorts();
+            case "plugin.install_package" -> new InstallPackage(a.required(0, "source"), a.required(1, "sha256"),
+                    a.required(2, "target_dir"));
+            case "plugin.installed" -> new QueryPackage(a.required(0, "target_dir"));
+            case "plugin.remove" -> new RemovePlugin(a.required(0, "target_dir"));
+            case "proc.register" -> new RegisterProcess(new ProcessSpec(a.required(0, "name"), a.required(-1, "setup_path"),
+                    a.required(-1, "pid_path"), a.text(-1, "user", null), a.required(-1, "start_cmd"),
+                    a.text(-1, "stop_cmd", null), a.text(-1, "restart_cmd", null), a.text(-1, "reload_cmd", null),
+                    a.text(-1, "version_cmd", null), a.text(-1, "health_cmd", null),
+                    Boolean.parseBoolean(a.text(-1, "delegate", "false"))));
+            case "proc.unregister" -> new UnregisterProcess(a.required(0, "name"));
+            case "proc.operate" -> new OperateProcess(a.required(0, "name"), op(a.required(1, "op")));
+            default -> throw new UnknownFunction(fun);
+        };
+    }
+
+    /** The value of a Salt return for a result. */
+    public static Object encodeResult(AgentResult result) {
+        return switch (result) {
+            case Pong p -> true;
+            case Text t -> t.text();
+            case Grains g -> g.values();
+            case RunningJob j -> j.job();
+            case CommandOutput c -> c.output();
+            case Ports p -> p.ports();
+            default -> Json.json().convertValue(result, Map.class);
+        };
+    }
+
+    /** The result of {@code call} from a return's value and retcode; {@link BadCall} when the value has another shape. */
+    @SuppressWarnings("unchecked")
+    public static <R extends AgentResult> R decodeResult(AgentCall<R> call, Object value, int retcode) {
+        Class<R> type = call.resultType();
+        try {
+            Object result;
+            if (type == Pong.class) {
+                if (!Boolean.TRUE.equals(value)) {
+                    throw new BadCall("answered " + brief(value) + " to " + encode(call).fun() + ", not true");
+                }
+                result = new Pong();
+            } else if (type == Text.class) {
+                result = new Text(String.valueOf(value));
+            } else if (type == Grains.class) {
+                result = new Grains(map(value));
+            } else if (type == RunningJob.class) {
+                result = new RunningJob(map(value));
+            } else if (type == CommandOutput.class) {
+                result = new CommandOutput(value == null ? "" : String.valueOf(value), retcode);
+            } else if (type == Ports.class) {
+                if (!(value instanceof List<?> list)) {
+                    throw new BadCall("answered " + brief(value) + " where a list of ports was expected");
+                }
+                result = new Ports(list.stream().map(p -> p instanceof Number n ? n.intValue() : Integer.parseInt(String.valueOf(p)))
+                        .toList());
+            } else {
+                if (!(value instanceof Map<?, ?>)) {
+                    throw new BadCall("answered " + brief(value) + " where " + type.getSimpleName() + " was expected");
+                }
+                result = Json.json().convertValue(value, type);
+            }
+            return (R) result;
+        } catch (IllegalArgumentException e) {
+            throw e instanceof BadCall b ? b : new BadCall("answered " + brief(value) + " where " + type.getSimpleName()
+                    + " was expected: " + e.getMessage());
+        }
+    }
+
+    private static WireCall wire(String fun, Object... positional) {
+        return new WireCall(fun, new SaltArgs(List.of(positional), Map.of()));
+    }
+
+    private static Map<String, Object> spec(ProcessSpec s) {
+        Map<String, Object> kw = new LinkedHashMap<>();
+        kw.put("setup_path", s.setupPath());
+        kw.put("pid_path", s.pidPath());
+        kw.put("start_cmd", s.startCmd());
+        putIfPresent(kw, "user", s.user());
+        putIfPresent(kw, "stop_cmd", s.stopCmd());
+        putIfPresent(kw, "restart_cmd", s.restartCmd());
+        putIfPresent(kw, "reload_cmd", s.reloadCmd());
+        putIfPresent(kw, "version_cmd", s.versionCmd());
+        putIfPresent(kw, "health_cmd", s.healthCmd());
+        kw.put("delegate", String.valueOf(s.delegate()));
+        return kw;
+    }
+
+    private static void putIfPresent(Map<String, Object> map, String key, String value) {
+        if (value != null) {
+            map.put(key, value);
+        }
+    }
+
+    private static ProcessOp op(String op) {
+        try {
+            return ProcessOp.valueOf(op.toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new BadCall("op '" + op + "' is not one of " + String.join(", ",
+                    java.util.Arrays.stream(ProcessOp.values()).map(Enum::name).toList()));
+        }
+    }
+
+    /** Script arguments: a list, or (as in Salt) one string split on blanks (no shell quoting). */
+    private static List<String> words(Object args) {
+        if (args instanceof List<?> list) {
+            return list.stream().map(String::valueOf).toList();
+        }
+        if (args == null) {
+            return List.of();
+        }
+        return java.util.Arrays.stream(String.valueOf(args).strip().split("\\s+")).filter(w -> !w.isEmpty()).toList();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> map(Object value) {
+        if (value instanceof Map<?, ?> m) {
+            return (Map<String, Object>) m;
+        }
+        throw new BadCall("answered " + brief(value) + " where a mapping was expected");
+    }
+
+    private static String brief(Object value) {
+        String text = String.valueOf(value);
+        return text.length() > 120 ? text.substring(0, 120) + "…" : text;
+    }
+}
