@@ -5,6 +5,7 @@ import io.drover.core.match.MinionView;
 import io.drover.core.match.TargetException;
 import io.drover.core.match.TargetExpression;
 import io.drover.model.api.Problem.FieldError;
+import io.drover.model.agentapi.SaltArgs;
 import io.drover.model.jobs.JobRequest;
 import io.drover.model.jobs.JobResult;
 import io.drover.model.jobs.JobStarted;
@@ -118,12 +119,8 @@ public final class JobService implements AutoCloseable {
         }
         // Resolved here, never taken from the caller: a scoped token may run only on agents of its businesses.
         principal.requireAgents(minions, agentBusinesses, "the target names");
-        List<Object> arg = new ArrayList<>(request.arg() == null ? List.of() : request.arg());
-        if (request.kwarg() != null && !request.kwarg().isEmpty()) {
-            Map<String, Object> kwarg = new LinkedHashMap<>(request.kwarg());
-            kwarg.put("__kwarg__", true);
-            arg.add(kwarg);
-        }
+        List<Object> arg = new SaltArgs(request.arg() == null ? List.of() : request.arg(),
+                request.kwarg() == null ? Map.of() : request.kwarg()).toList();
         String jid = ids.next();
         jdbi.useTransaction(h -> {
             h.createUpdate("""

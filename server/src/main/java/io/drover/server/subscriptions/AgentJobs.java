@@ -1,5 +1,9 @@
 package io.drover.server.subscriptions;
 
+import io.drover.model.agentapi.AgentCall;
+import io.drover.model.agentapi.AgentCallCodec;
+import io.drover.model.agentapi.AgentResult;
+import io.drover.model.agentapi.BadCall;
 import io.drover.model.auth.Role;
 import io.drover.model.jobs.JobRequest;
 import io.drover.model.jobs.JobResult;
@@ -7,16 +11,14 @@ import io.drover.model.jobs.JobStarted;
 import io.drover.server.auth.Principal;
 import io.drover.server.jobs.JobService;
 import java.time.Duration;
-import java.util.List;
-import java.util.Map;
 import java.util.Set;
 
-/** Runs one agent function on one agent and waits for its return: the unit every pipeline sub-step is made of. */
+/** Runs one typed agent call on one agent and waits for its return: the unit every pipeline sub-step is made of. */
 public final class AgentJobs {
     static final Principal SUBSCRIPTIONS = new Principal(0, "subscriptions", Role.ADMIN, Set.of());
 
-    /** What came back: success, the return value, and a one-line text for logs and errors. */
-    public record Outcome(boolean ok, Object ret, String jid, String text) {
+    /** What came back: success, the typed result (when it succeeded), and a one-line text for logs and errors. */
+    public record Outcome<R extends AgentResult>(boolean ok, R result, String jid, String text) {
     }
 
     private final JobService jobs;
@@ -27,23 +29,33 @@ public final class AgentJobs {
         this.timeout = timeout;
     }
 
-    public Outcome call(String agentId, String fun, List<Object> args, Map<String, Object> kwargs) {
+    public <R extends AgentResult> Outcome<R> call(String agentId, AgentCall<R> call) {
+        AgentCallCodec.WireCall wire = AgentCallCodec.encode(call);
+        String fun = wire.fun();
         JobStarted started;
         try {
-            started = jobs.start(SUBSCRIPTIONS, new JobRequest(agentId, "list", fun, args, kwargs, (int) timeout.toSeconds()));
+            started = jobs.start(SUBSCRIPTIONS, new JobRequest(agentId, "list", fun, wire.args().positional(),
+                    wire.args().keywords(), (int) timeout.toSeconds()));
         } catch (RuntimeException e) {
-            return new Outcome(false, null, null, "agent " + agentId + " cannot be sent " + fun + ": " + e.getMessage());
+            return new Outcome<>(false, null, null, "agent " + agentId + " cannot be sent " + fun + ": " + e.getMessage());
         }
         JobResult result = jobs.await(SUBSCRIPTIONS, started.jid(), timeout);
         JobResult.Return ret = result.returns().get(agentId);
         if (ret == null) {
-            return new Outcome(false, null, started.jid(), "agent " + agentId + " did not answer " + fun + " within "
+            return new Outcome<>(false, null, started.jid(), "agent " + agentId + " did not answer " + fun + " within "
                     + timeout.toSeconds() + " s (job " + started.jid() + ")");
         }
         String text = ret.ret() instanceof String s ? s : io.drover.server.store.Sql.toJson(ret.ret());
         if (text.length() > 2_000) {
             text = text.substring(0, 2_000) + "…";
         }
-        return new Outcome(ret.success() && ret.retcode() == 0, ret.ret(), started.jid(), text);
+        if (!ret.success() || ret.retcode() != 0) {
+            return new Outcome<>(false, null, started.jid(), text);
+        }
+        try {
+            return new Outcome<>(true, AgentCallCodec.decodeResult(call, ret.ret(), ret.retcode()), started.jid(), text);
+        } catch (BadCall e) {
+            return new Outcome<>(false, null, started.jid(), "agent " + agentId + " " + e.getMessage());
+        }
     }
 }

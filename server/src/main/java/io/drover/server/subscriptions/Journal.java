@@ -60,14 +60,14 @@ final class Journal {
     }
 
     /** Runs one sub-step: RUNNING while it runs, then SUCCESS or FAILED with its log line. */
-    AgentJobs.Outcome run(String name, Supplier<AgentJobs.Outcome> work) {
+    <R extends io.drover.model.agentapi.AgentResult> AgentJobs.Outcome<R> run(String name, Supplier<AgentJobs.Outcome<R>> work) {
         OffsetDateTime started = Sql.now();
         update(new SubStep(name, "RUNNING", started, null, List.of()), false);
-        AgentJobs.Outcome outcome;
+        AgentJobs.Outcome<R> outcome;
         try {
             outcome = work.get();
         } catch (RuntimeException e) {
-            outcome = new AgentJobs.Outcome(false, null, null, e.getMessage());
+            outcome = new AgentJobs.Outcome<>(false, null, null, e.getMessage());
         }
         update(new SubStep(name, outcome.ok() ? "SUCCESS" : "FAILED", started, Sql.now(),
                 List.of((outcome.jid() == null ? "" : "job " + outcome.jid() + ": ") + outcome.text())), true);

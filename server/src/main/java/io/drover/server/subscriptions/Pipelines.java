@@ -5,6 +5,20 @@ import io.drover.core.packages.PortRange;
 import io.drover.core.subscriptions.Action;
 import io.drover.core.subscriptions.DeployPaths;
 import io.drover.core.subscriptions.Planner.CopyStatus;
+import io.drover.model.agentapi.AgentCall.FetchFile;
+import io.drover.model.agentapi.AgentCall.InstallPackage;
+import io.drover.model.agentapi.AgentCall.OperateProcess;
+import io.drover.model.agentapi.AgentCall.QueryPackage;
+import io.drover.model.agentapi.AgentCall.RegisterProcess;
+import io.drover.model.agentapi.AgentCall.RemoveFile;
+import io.drover.model.agentapi.AgentCall.RemovePlugin;
+import io.drover.model.agentapi.AgentCall.UsedPorts;
+import io.drover.model.agentapi.AgentCall.WriteFile;
+import io.drover.model.agentapi.AgentResult.InstalledPackage;
+import io.drover.model.agentapi.AgentResult.Ports;
+import io.drover.model.agentapi.AgentResult.ProcessState;
+import io.drover.model.agentapi.ProcessOp;
+import io.drover.model.agentapi.ProcessSpec;
 import io.drover.model.packages.PackageInfo;
 import io.drover.model.packages.PackageMetadata;
 import io.drover.core.render.TemplateRenderer;
@@ -58,7 +72,7 @@ final class Pipelines {
             case UNINSTALL, STOP -> {
                 Map<String, String> deployedFiles = w.existing().map(Deployments.Row::files).orElse(Map.of());
                 for (String path : deployedFiles.keySet()) {
-                    if (!ok(j.run("remove config " + path, () -> jobs.call(w.agentId(), "file.remove", List.of(path), Map.of())))) {
+                    if (!ok(j.run("remove config " + path, () -> jobs.call(w.agentId(), new RemoveFile(path))))) {
                         return false;
                     }
                 }
@@ -81,21 +95,20 @@ final class Pipelines {
      * is kept as it is, and another version replaces it only after its process is stopped, so that one process runs.
      */
     private boolean installOfficial(CopyWork w, Journal j, String setup) {
-        AgentJobs.Outcome installed = j.run("query installed package", () -> jobs.call(w.agentId(), "plugin.installed",
-                List.of(setup), Map.of()));
+        AgentJobs.Outcome<InstalledPackage> installed = j.run("query installed package",
+                () -> jobs.call(w.agentId(), new QueryPackage(setup)));
         if (!installed.ok()) {
             return false;
         }
-        Map<?, ?> state = installed.ret() instanceof Map<?, ?> m ? m : Map.of();
-        if (w.pkg().sha256().equals(state.get("sha256"))) {
+        if (w.pkg().sha256().equals(installed.result().sha256())) {
             j.note("install package", true, w.pkg().metadata().name() + " " + w.pkg().version() + " is installed already; kept");
             return true;
         }
-        if (Boolean.TRUE.equals(state.get("exists")) && !(register(w, j, setup) && stop(w, j))) {
+        if (installed.result().exists() && !(register(w, j, setup) && stop(w, j))) {
             return false;
         }
-        return ok(j.run("install package", () -> jobs.call(w.agentId(), "plugin.install_package",
-                List.of(w.pkg().path(), w.pkg().sha256(), setup), Map.of())));
+        return ok(j.run("install package", () -> jobs.call(w.agentId(),
+                new InstallPackage(w.pkg().path(), w.pkg().sha256(), setup))));
     }
 
     private boolean external(CopyWork w, Journal j) {
@@ -108,12 +121,12 @@ final class Pipelines {
                     return false;
                 }
                 String upload = DeployPaths.upload(PackageArchive.fileName(m.name(), w.pkg().version()));
-                if (!ok(j.run("push package", () -> jobs.call(w.agentId(), "file.write", List.of(upload),
-                        Map.of("source", w.pkg().path(), "sha256", w.pkg().sha256()))))) {
+                if (!ok(j.run("push package", () -> jobs.call(w.agentId(),
+                        new FetchFile(upload, w.pkg().path(), w.pkg().sha256(), null))))) {
                     return false;
                 }
-                if (!ok(j.run("install package", () -> jobs.call(w.agentId(), "plugin.install_package",
-                        List.of(w.pkg().path(), w.pkg().sha256(), dir), Map.of())))) {
+                if (!ok(j.run("install package", () -> jobs.call(w.agentId(),
+                        new InstallPackage(w.pkg().path(), w.pkg().sha256(), dir))))) {
                     return false;
                 }
                 Integer port = null;
@@ -159,7 +172,7 @@ final class Pipelines {
                 if (delegate && !(register(w, j, dir) && stop(w, j))) {
                     return false;
                 }
-                if (!ok(j.run("remove plugin", () -> jobs.call(w.agentId(), "plugin.remove", List.of(dir), Map.of())))) {
+                if (!ok(j.run("remove plugin", () -> jobs.call(w.agentId(), new RemovePlugin(dir))))) {
                     return false;
                 }
                 deployments.remove(w.subscriptionId(), w.instanceId(), w.stepId(), w.hostId());
@@ -172,20 +185,12 @@ final class Pipelines {
     }
 
     /** The first port of the range neither listening on the host nor registered for it (seed §3.2.1 step 3). */
-    @SuppressWarnings("unchecked")
     private Optional<Integer> allocatePort(CopyWork w, Journal j, PortRange range) {
-        AgentJobs.Outcome used = j.run("query used ports", () -> jobs.call(w.agentId(), "sys.used_ports", List.of(), Map.of()));
+        AgentJobs.Outcome<Ports> used = j.run("query used ports", () -> jobs.call(w.agentId(), new UsedPorts()));
         if (!used.ok()) {
             return Optional.empty();
         }
-        Set<Integer> listening = new HashSet<>();
-        if (used.ret() instanceof List<?> ports) {
-            ports.forEach(p -> {
-                if (p instanceof Number n) {
-                    listening.add(n.intValue());
-                }
-            });
-        }
+        Set<Integer> listening = new HashSet<>(used.result().ports());
         Optional<Integer> port = deployments.allocate(w.subscriptionId(), w.instanceId(), w.stepId(), w.hostId(),
                 range.ports(), listening);
         j.note("allocate port", port.isPresent(), port.map(p -> "port " + p + " allocated from " + range)
@@ -195,15 +200,15 @@ final class Pipelines {
 
     private boolean pushConfig(CopyWork w, Journal j, Map<String, String> files) {
         for (Map.Entry<String, String> file : files.entrySet()) {
-            if (!ok(j.run("push config " + file.getKey(), () -> jobs.call(w.agentId(), "file.write",
-                    List.of(file.getKey(), file.getValue(), "0644"), Map.of())))) {
+            if (!ok(j.run("push config " + file.getKey(), () -> jobs.call(w.agentId(),
+                    new WriteFile(file.getKey(), file.getValue(), "0644"))))) {
                 return false;
             }
         }
         Set<String> stale = new HashSet<>(w.existing().map(Deployments.Row::files).orElse(Map.of()).keySet());
         stale.removeAll(files.keySet());
         for (String path : stale) {
-            if (!ok(j.run("remove config " + path, () -> jobs.call(w.agentId(), "file.remove", List.of(path), Map.of())))) {
+            if (!ok(j.run("remove config " + path, () -> jobs.call(w.agentId(), new RemoveFile(path))))) {
                 return false;
             }
         }
@@ -212,34 +217,27 @@ final class Pipelines {
 
     private boolean register(CopyWork w, Journal j, String setupPath) {
         PackageMetadata m = w.pkg().metadata();
-        Map<String, Object> spec = new LinkedHashMap<>();
         String process = m.processName() == null ? m.name() : m.processName();
-        spec.put("setup_path", setupPath);
-        spec.put("pid_path", setupPath + "/" + process + ".pid");
-        spec.put("start_cmd", m.control().get("start"));
-        putIfPresent(spec, "stop_cmd", m.control().get("stop"));
-        putIfPresent(spec, "restart_cmd", m.control().get("restart"));
-        putIfPresent(spec, "reload_cmd", m.control().get("reload"));
-        putIfPresent(spec, "version_cmd", m.control().get("version"));
-        putIfPresent(spec, "health_cmd", m.control().get("health"));
-        spec.put("delegate", String.valueOf(m.delegated()));
-        return ok(j.run("register process", () -> jobs.call(w.agentId(), "proc.register", List.of(processName(w)), spec)));
+        ProcessSpec spec = new ProcessSpec(processName(w), setupPath, setupPath + "/" + process + ".pid", null,
+                m.control().get("start"), m.control().get("stop"), m.control().get("restart"), m.control().get("reload"),
+                m.control().get("version"), m.control().get("health"), m.delegated());
+        return ok(j.run("register process", () -> jobs.call(w.agentId(), new RegisterProcess(spec))));
     }
 
     private boolean restartOrReload(CopyWork w, Journal j) {
-        AgentJobs.Outcome query = j.run("query process", () -> jobs.call(w.agentId(), "proc.operate",
-                List.of(processName(w), "QUERY"), Map.of()));
+        AgentJobs.Outcome<ProcessState> query = j.run("query process", () -> jobs.call(w.agentId(),
+                new OperateProcess(processName(w), ProcessOp.QUERY)));
         if (!query.ok()) {
             return false;
         }
-        boolean running = query.ret() instanceof Map<?, ?> state && "RUNNING".equals(state.get("status"));
-        String op = running ? "RELOAD" : "RESTART";
-        return ok(j.run((running ? "reload" : "restart") + " process", () -> jobs.call(w.agentId(), "proc.operate",
-                List.of(processName(w), op), Map.of())));
+        boolean running = query.result().running();
+        ProcessOp op = running ? ProcessOp.RELOAD : ProcessOp.RESTART;
+        return ok(j.run((running ? "reload" : "restart") + " process", () -> jobs.call(w.agentId(),
+                new OperateProcess(processName(w), op))));
     }
 
     private boolean stop(CopyWork w, Journal j) {
-        return ok(j.run("stop process", () -> jobs.call(w.agentId(), "proc.operate", List.of(processName(w), "STOP"), Map.of())));
+        return ok(j.run("stop process", () -> jobs.call(w.agentId(), new OperateProcess(processName(w), ProcessOp.STOP))));
     }
 
     /** Official plugins run one process per host; third-party ones one per copy, named after the group. */
@@ -261,13 +259,7 @@ final class Pipelines {
                 w.pkg().metadata().name(), w.groupId(), w.pkg().version(), status, md5s, port, null));
     }
 
-    private static void putIfPresent(Map<String, Object> map, String key, String value) {
-        if (value != null) {
-            map.put(key, value);
-        }
-    }
-
-    private static boolean ok(AgentJobs.Outcome outcome) {
+    private static boolean ok(AgentJobs.Outcome<?> outcome) {
         return outcome.ok();
     }
 }
