@@ -50,4 +50,28 @@ class ArchitectureTest {
                 .resideInAnyPackage("io.drover.core..", "io.drover.cli..", "io.drover.dist..")
                 .check(drover);
     }
+
+    /** Javalin, Jetty and servlet types live in the HTTP layer: the http package and the *Routes classes. */
+    @Test
+    void httpTypesStayInTheHttpLayer() {
+        noClasses().that().resideOutsideOfPackage("io.drover.server.http..").and().haveSimpleNameNotEndingWith("Routes")
+                .should().dependOnClassesThat().resideInAnyPackage("io.javalin..", "org.eclipse.jetty..", "jakarta.servlet..")
+                .check(drover);
+    }
+
+    /**
+     * Agent calls are typed: the server reaches agents through AgentCalls with model.agentapi records; only the job
+     * service (which also runs what an operator types in `drover run`), the CLI and the quickstart (an operator's
+     * `test.ping`) deal in function names and raw argument lists, and Salt's argument encoding is written once.
+     */
+    @Test
+    void agentCallsAreTypedOutsideTheCodecAndTheJobService() {
+        noClasses().that().resideOutsideOfPackages("io.drover.server.jobs..", "io.drover.model..", "io.drover.cli..",
+                        "io.drover.dist..")
+                .should().dependOnClassesThat().haveFullyQualifiedName("io.drover.model.jobs.JobRequest")
+                .check(drover);
+        noClasses().that().resideOutsideOfPackages("io.drover.model.agentapi..", "io.drover.server.jobs..")
+                .should().dependOnClassesThat().haveFullyQualifiedName("io.drover.model.agentapi.SaltArgs")
+                .check(drover);
+    }
 }

@@ -10,7 +10,7 @@ import io.drover.server.registries.Registries;
 import io.drover.server.registries.RegistryRoutes;
 import io.drover.server.store.SecretBox;
 import io.drover.server.subscriptions.AgentDirectory;
-import io.drover.server.subscriptions.AgentJobs;
+import io.drover.server.jobs.AgentCalls;
 import io.drover.server.subscriptions.Deployments;
 import io.drover.server.subscriptions.PlanBuilder;
 import io.drover.server.subscriptions.SubscriptionRoutes;
@@ -132,7 +132,8 @@ public final class DroverServer implements AutoCloseable {
             new AddonRoutes(addons).register(api);
 
             Deployments deployments = new Deployments(database.jdbi());
-            this.tasks = new TaskRunner(database.jdbi(), new AgentJobs(jobs, java.time.Duration.ofSeconds(config.jobTimeoutSeconds())),
+            this.tasks = new TaskRunner(database.jdbi(), new AgentCalls(jobs, java.time.Duration.ofSeconds(config.jobTimeoutSeconds()),
+                    io.drover.server.auth.Principal.system("subscriptions")),
                     deployments, events, config.taskConcurrency());
             this.subscriptions = new SubscriptionService(database.jdbi(), new SubscriptionStore(database.jdbi()),
                     new PlanBuilder(database.jdbi(), new InventoryRepository(), packages, deployments,

@@ -11,6 +11,11 @@ import java.util.Set;
 /** Who is calling: the token's id and name, its role, and the businesses it may touch (empty = all). */
 public record Principal(long tokenId, String name, Role role, Set<Long> bizIds) {
 
+    /** The server itself acting for one of its parts (subscriptions, agent registration): named "system:<part>" in jobs and logs. */
+    public static Principal system(String part) {
+        return new Principal(0, "system:" + part, Role.ADMIN, Set.of());
+    }
+
     public Principal {
         bizIds = Set.copyOf(bizIds);
     }

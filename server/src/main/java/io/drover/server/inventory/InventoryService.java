@@ -37,7 +37,7 @@ import org.jdbi.v3.core.Jdbi;
 public final class InventoryService {
     public static final String IDLE_SET_NAME = "idle pool";
     public static final String IDLE_MODULE_NAME = "idle host";
-    private static final Principal AGENT_REGISTRATION = new Principal(0, "agent registration", Role.ADMIN, java.util.Set.of());
+    private static final Principal AGENT_REGISTRATION = Principal.system("agent-registration");
 
     private final Jdbi jdbi;
     private final InventoryRepository repo;

@@ -3,6 +3,7 @@ package io.drover.server.subscriptions;
 import io.drover.model.subscriptions.TaskInfo.StepRecord;
 import io.drover.model.subscriptions.TaskInfo.SubStep;
 import io.drover.server.store.Sql;
+import io.drover.server.jobs.AgentCalls;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
@@ -60,14 +61,14 @@ final class Journal {
     }
 
     /** Runs one sub-step: RUNNING while it runs, then SUCCESS or FAILED with its log line. */
-    <R extends io.drover.model.agentapi.AgentResult> AgentJobs.Outcome<R> run(String name, Supplier<AgentJobs.Outcome<R>> work) {
+    <R extends io.drover.model.agentapi.AgentResult> AgentCalls.Outcome<R> run(String name, Supplier<AgentCalls.Outcome<R>> work) {
         OffsetDateTime started = Sql.now();
         update(new SubStep(name, "RUNNING", started, null, List.of()), false);
-        AgentJobs.Outcome<R> outcome;
+        AgentCalls.Outcome<R> outcome;
         try {
             outcome = work.get();
         } catch (RuntimeException e) {
-            outcome = new AgentJobs.Outcome<>(false, null, null, e.getMessage());
+            outcome = new AgentCalls.Outcome<>(false, null, null, e.getMessage());
         }
         update(new SubStep(name, outcome.ok() ? "SUCCESS" : "FAILED", started, Sql.now(),
                 List.of((outcome.jid() == null ? "" : "job " + outcome.jid() + ": ") + outcome.text())), true);

@@ -22,6 +22,7 @@ import io.drover.model.agentapi.ProcessSpec;
 import io.drover.model.packages.PackageInfo;
 import io.drover.model.packages.PackageMetadata;
 import io.drover.core.render.TemplateRenderer;
+import io.drover.server.jobs.AgentCalls;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -41,10 +42,10 @@ final class Pipelines {
                     Optional<Deployments.Row> existing, IntFunction<Map<String, String>> renderWithPort) {
     }
 
-    private final AgentJobs jobs;
+    private final AgentCalls jobs;
     private final Deployments deployments;
 
-    Pipelines(AgentJobs jobs, Deployments deployments) {
+    Pipelines(AgentCalls jobs, Deployments deployments) {
         this.jobs = jobs;
         this.deployments = deployments;
     }
@@ -95,7 +96,7 @@ final class Pipelines {
      * is kept as it is, and another version replaces it only after its process is stopped, so that one process runs.
      */
     private boolean installOfficial(CopyWork w, Journal j, String setup) {
-        AgentJobs.Outcome<InstalledPackage> installed = j.run("query installed package",
+        AgentCalls.Outcome<InstalledPackage> installed = j.run("query installed package",
                 () -> jobs.call(w.agentId(), new QueryPackage(setup)));
         if (!installed.ok()) {
             return false;
@@ -186,7 +187,7 @@ final class Pipelines {
 
     /** The first port of the range neither listening on the host nor registered for it (seed §3.2.1 step 3). */
     private Optional<Integer> allocatePort(CopyWork w, Journal j, PortRange range) {
-        AgentJobs.Outcome<Ports> used = j.run("query used ports", () -> jobs.call(w.agentId(), new UsedPorts()));
+        AgentCalls.Outcome<Ports> used = j.run("query used ports", () -> jobs.call(w.agentId(), new UsedPorts()));
         if (!used.ok()) {
             return Optional.empty();
         }
@@ -225,7 +226,7 @@ final class Pipelines {
     }
 
     private boolean restartOrReload(CopyWork w, Journal j) {
-        AgentJobs.Outcome<ProcessState> query = j.run("query process", () -> jobs.call(w.agentId(),
+        AgentCalls.Outcome<ProcessState> query = j.run("query process", () -> jobs.call(w.agentId(),
                 new OperateProcess(processName(w), ProcessOp.QUERY)));
         if (!query.ok()) {
             return false;
@@ -259,7 +260,7 @@ final class Pipelines {
                 w.pkg().metadata().name(), w.groupId(), w.pkg().version(), status, md5s, port, null));
     }
 
-    private static boolean ok(AgentJobs.Outcome<?> outcome) {
+    private static boolean ok(AgentCalls.Outcome<?> outcome) {
         return outcome.ok();
     }
 }

@@ -13,6 +13,7 @@ import io.drover.model.subscriptions.TaskInfo.SubStep;
 import io.drover.server.events.EventStore;
 import io.drover.server.http.ApiException;
 import io.drover.server.store.Sql;
+import io.drover.server.jobs.AgentCalls;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.OffsetDateTime;
@@ -52,7 +53,7 @@ public final class TaskRunner implements AutoCloseable {
     private final Map<Long, java.util.function.Consumer<String>> finished = new ConcurrentHashMap<>();
     private final InstanceRenderer renderer = new InstanceRenderer(new TemplateRenderer());
 
-    public TaskRunner(Jdbi jdbi, AgentJobs jobs, Deployments deployments, EventStore events, int concurrency) {
+    public TaskRunner(Jdbi jdbi, AgentCalls jobs, Deployments deployments, EventStore events, int concurrency) {
         this.jdbi = jdbi;
         this.pipelines = new Pipelines(jobs, deployments);
         this.events = events;

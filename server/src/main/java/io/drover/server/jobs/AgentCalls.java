@@ -1,32 +1,32 @@
-package io.drover.server.subscriptions;
+package io.drover.server.jobs;
 
 import io.drover.model.agentapi.AgentCall;
 import io.drover.model.agentapi.AgentCallCodec;
 import io.drover.model.agentapi.AgentResult;
 import io.drover.model.agentapi.BadCall;
-import io.drover.model.auth.Role;
 import io.drover.model.jobs.JobRequest;
 import io.drover.model.jobs.JobResult;
 import io.drover.model.jobs.JobStarted;
 import io.drover.server.auth.Principal;
-import io.drover.server.jobs.JobService;
 import java.time.Duration;
-import java.util.Set;
 
-/** Runs one typed agent call on one agent and waits for its return: the unit every pipeline sub-step is made of. */
-public final class AgentJobs {
-    static final Principal SUBSCRIPTIONS = new Principal(0, "subscriptions", Role.ADMIN, Set.of());
-
+/**
+ * Runs one typed agent call on one agent as a job and waits for its return, within a timeout: how subscriptions
+ * (and whatever else the server runs on agents) talk to agents. Jobs it starts are recorded with its system principal.
+ */
+public final class AgentCalls {
     /** What came back: success, the typed result (when it succeeded), and a one-line text for logs and errors. */
     public record Outcome<R extends AgentResult>(boolean ok, R result, String jid, String text) {
     }
 
     private final JobService jobs;
     private final Duration timeout;
+    private final Principal caller;
 
-    public AgentJobs(JobService jobs, Duration timeout) {
+    public AgentCalls(JobService jobs, Duration timeout, Principal caller) {
         this.jobs = jobs;
         this.timeout = timeout;
+        this.caller = caller;
     }
 
     public <R extends AgentResult> Outcome<R> call(String agentId, AgentCall<R> call) {
@@ -34,12 +34,12 @@ public final class AgentJobs {
         String fun = wire.fun();
         JobStarted started;
         try {
-            started = jobs.start(SUBSCRIPTIONS, new JobRequest(agentId, "list", fun, wire.args().positional(),
+            started = jobs.start(caller, new JobRequest(agentId, "list", fun, wire.args().positional(),
                     wire.args().keywords(), (int) timeout.toSeconds()));
         } catch (RuntimeException e) {
             return new Outcome<>(false, null, null, "agent " + agentId + " cannot be sent " + fun + ": " + e.getMessage());
         }
-        JobResult result = jobs.await(SUBSCRIPTIONS, started.jid(), timeout);
+        JobResult result = jobs.await(caller, started.jid(), timeout);
         JobResult.Return ret = result.returns().get(agentId);
         if (ret == null) {
             return new Outcome<>(false, null, started.jid(), "agent " + agentId + " did not answer " + fun + " within "
