@@ -101,6 +101,15 @@ class AgentCallCodecTest {
     }
 
     @Test
+    void eachCallIsDecodedIntoTheResultTypeItDeclares() {
+        for (Golden g : GOLDEN) {
+            java.lang.reflect.ParameterizedType declared =
+                    (java.lang.reflect.ParameterizedType) g.call().getClass().getGenericInterfaces()[0];
+            assertThat(AgentCallCodec.resultType(g.call())).as("%s", g.call()).isEqualTo(declared.getActualTypeArguments()[0]);
+        }
+    }
+
+    @Test
     void keywordsWinOverPositionsAndMalformedArgumentsAreNamed() {
         assertThat(AgentCallCodec.decode("cmd.run", List.of(kwargs("cmd", "id")))).isEqualTo(new RunCommand("id"));
         assertThat(AgentCallCodec.decode("cmd.script", List.of("s", "a  b c"))).isEqualTo(new RunScript("s", null, List.of("a", "b", "c")));
