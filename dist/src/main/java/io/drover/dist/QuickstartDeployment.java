@@ -79,7 +79,7 @@ final class QuickstartDeployment {
                 Thread.sleep(1000);
                 out.print(".");
                 t = server.subscriptions().task(principal, task);
-            } while (t.status().equals("RUNNING"));
+            } while (t.status() == io.drover.model.subscriptions.RunStatus.RUNNING);
             out.println(" " + t.status());
         }
         printResult(id);

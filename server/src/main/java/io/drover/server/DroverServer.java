@@ -16,7 +16,8 @@ import io.drover.server.subscriptions.PlanBuilder;
 import io.drover.server.subscriptions.SubscriptionRoutes;
 import io.drover.server.subscriptions.SubscriptionService;
 import io.drover.server.subscriptions.SubscriptionStore;
-import io.drover.server.subscriptions.TaskRunner;
+import io.drover.server.subscriptions.execution.TaskRepository;
+import io.drover.server.subscriptions.execution.TaskScheduler;
 import io.drover.server.subscriptions.Triggers;
 import io.drover.server.agents.AgentRoutes;
 import io.drover.server.agents.EnrollmentTokens;
@@ -78,7 +79,7 @@ public final class DroverServer implements AutoCloseable {
     private final PackageStore packages;
     private final Registries registries;
     private final AddonService addons;
-    private final TaskRunner tasks;
+    private final TaskScheduler tasks;
     private final Triggers triggers;
     private final SubscriptionService subscriptions;
     private volatile SaltMaster master;
@@ -132,9 +133,9 @@ public final class DroverServer implements AutoCloseable {
             new AddonRoutes(addons).register(api);
 
             Deployments deployments = new Deployments(database.jdbi());
-            this.tasks = new TaskRunner(database.jdbi(), new AgentCalls(jobs, java.time.Duration.ofSeconds(config.jobTimeoutSeconds()),
-                    io.drover.server.auth.Principal.system("subscriptions")),
-                    deployments, events, config.taskConcurrency());
+            this.tasks = new TaskScheduler(new TaskRepository(database.jdbi(), events), new io.drover.server.jobs.JobAgentCalls(jobs,
+                    java.time.Duration.ofSeconds(config.jobTimeoutSeconds()), io.drover.server.auth.Principal.system("subscriptions")),
+                    deployments, config.taskConcurrency());
             this.subscriptions = new SubscriptionService(database.jdbi(), new SubscriptionStore(database.jdbi()),
                     new PlanBuilder(database.jdbi(), new InventoryRepository(), packages, deployments,
                             new AgentDirectory(database.jdbi(), agents)), tasks, deployments);

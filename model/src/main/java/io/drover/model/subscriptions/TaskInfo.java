@@ -8,17 +8,17 @@ import java.util.Map;
  * A run of a subscription. {@code counts}: instances per status; {@code instances} are filled in by
  * {@code GET /tasks/{id}} (each with its steps, sub-steps and log lines).
  */
-public record TaskInfo(long id, long subscriptionId, String status, String trigger, String actor,
+public record TaskInfo(long id, long subscriptionId, RunStatus status, String trigger, String actor,
                        OffsetDateTime createdAt, OffsetDateTime startedAt, OffsetDateTime finishedAt, String error,
                        Map<String, Integer> counts, List<TaskInstance> instances) {
 
-    public record TaskInstance(String instanceId, Long bkHostId, String status, String error, OffsetDateTime startedAt,
+    public record TaskInstance(String instanceId, Long bkHostId, RunStatus status, String error, OffsetDateTime startedAt,
                                OffsetDateTime finishedAt, List<StepRecord> steps) {
     }
 
-    public record StepRecord(String stepId, String action, String reason, String status, List<SubStep> subSteps) {
+    public record StepRecord(String stepId, String action, String reason, RunStatus status, List<SubStep> subSteps) {
     }
 
-    public record SubStep(String name, String status, OffsetDateTime startedAt, OffsetDateTime finishedAt, List<String> log) {
+    public record SubStep(String name, RunStatus status, OffsetDateTime startedAt, OffsetDateTime finishedAt, List<String> log) {
     }
 }

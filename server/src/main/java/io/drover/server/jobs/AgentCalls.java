@@ -1,61 +1,19 @@
 package io.drover.server.jobs;
 
 import io.drover.model.agentapi.AgentCall;
-import io.drover.model.agentapi.AgentCallCodec;
 import io.drover.model.agentapi.AgentResult;
-import io.drover.model.agentapi.BadCall;
-import io.drover.model.jobs.JobRequest;
-import io.drover.model.jobs.JobResult;
-import io.drover.model.jobs.JobStarted;
-import io.drover.server.auth.Principal;
-import java.time.Duration;
 
 /**
- * Runs one typed agent call on one agent as a job and waits for its return, within a timeout: how subscriptions
- * (and whatever else the server runs on agents) talk to agents. Jobs it starts are recorded with its system principal.
+ * How the server runs a typed call on one agent and waits for its answer, within a timeout: the seam subscriptions
+ * (and execution plans and diagnosis after them) use; {@link JobAgentCalls} is the real side, tests have a fake.
  */
-public final class AgentCalls {
-    /** What came back: success, the typed result (when it succeeded), and a one-line text for logs and errors. */
-    public record Outcome<R extends AgentResult>(boolean ok, R result, String jid, String text) {
-    }
-
-    private final JobService jobs;
-    private final Duration timeout;
-    private final Principal caller;
-
-    public AgentCalls(JobService jobs, Duration timeout, Principal caller) {
-        this.jobs = jobs;
-        this.timeout = timeout;
-        this.caller = caller;
-    }
-
-    public <R extends AgentResult> Outcome<R> call(String agentId, AgentCall<R> call) {
-        AgentCallCodec.WireCall wire = AgentCallCodec.encode(call);
-        String fun = wire.fun();
-        JobStarted started;
-        try {
-            started = jobs.start(caller, new JobRequest(agentId, "list", fun, wire.args().positional(),
-                    wire.args().keywords(), (int) timeout.toSeconds()));
-        } catch (RuntimeException e) {
-            return new Outcome<>(false, null, null, "agent " + agentId + " cannot be sent " + fun + ": " + e.getMessage());
-        }
-        JobResult result = jobs.await(caller, started.jid(), timeout);
-        JobResult.Return ret = result.returns().get(agentId);
-        if (ret == null) {
-            return new Outcome<>(false, null, started.jid(), "agent " + agentId + " did not answer " + fun + " within "
-                    + timeout.toSeconds() + " s (job " + started.jid() + ")");
-        }
-        String text = ret.ret() instanceof String s ? s : io.drover.server.store.Sql.toJson(ret.ret());
-        if (text.length() > 2_000) {
-            text = text.substring(0, 2_000) + "…";
-        }
-        if (!ret.success() || ret.retcode() != 0) {
-            return new Outcome<>(false, null, started.jid(), text);
-        }
-        try {
-            return new Outcome<>(true, AgentCallCodec.decodeResult(call, ret.ret(), ret.retcode()), started.jid(), text);
-        } catch (BadCall e) {
-            return new Outcome<>(false, null, started.jid(), "agent " + agentId + " " + e.getMessage());
+public interface AgentCalls {
+    /** What came back: success, the typed result (when it succeeded), the job, and a one-line text for logs and errors. */
+    record Outcome<R extends AgentResult>(boolean ok, R result, String jid, String text) {
+        public static <R extends AgentResult> Outcome<R> failed(String text) {
+            return new Outcome<>(false, null, null, text);
         }
     }
+
+    <R extends AgentResult> Outcome<R> call(String agentId, AgentCall<R> call);
 }

@@ -46,6 +46,12 @@ import org.jdbi.v3.core.Jdbi;
 public final class PlanBuilder {
     /** A step with the stored package it deploys and that package's template sources. */
     public record StepPackage(SubscriptionSpec.Step step, PackageInfo pkg, Map<String, String> templateSources) {
+        /** What the renderer needs of this step. */
+        public StepInput input() {
+            return new StepInput(step.id(), pkg.metadata(), templateSources,
+                    step.config().configTemplates().stream().map(SubscriptionSpec.TemplateRef::name).toList(),
+                    step.params() == null ? Map.of() : step.params().context());
+        }
     }
 
     /** A plan with everything execution needs: instances, rendered files, packages, agents, deployed rows. */
@@ -103,9 +109,7 @@ public final class PlanBuilder {
                 ports.computeIfAbsent(r.instanceId(), k -> new HashMap<>()).put(r.stepId(), r.port());
             }
         }
-        List<StepInput> inputs = steps.values().stream().map(sp -> new StepInput(sp.step().id(), sp.pkg().metadata(),
-                sp.templateSources(), sp.step().config().configTemplates().stream().map(SubscriptionSpec.TemplateRef::name).toList(),
-                sp.step().params() == null ? Map.of() : sp.step().params().context())).toList();
+        List<StepInput> inputs = steps.values().stream().map(StepPackage::input).toList();
         rendered.putAll(renderer.renderAll(resolution.instances(), spec.scope(), inputs, ports, provisionalPorts(steps),
                 caches.computeIfAbsent(sub.id(), k -> new RenderCache())));
         for (ScopeInstance instance : resolution.instances()) {

@@ -13,6 +13,7 @@ import io.drover.model.subscriptions.SubscriptionSpec;
 import io.drover.model.subscriptions.TaskInfo;
 import io.drover.server.auth.Principal;
 import io.drover.server.http.ApiException;
+import io.drover.server.subscriptions.execution.TaskScheduler;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -36,10 +37,10 @@ public final class SubscriptionService {
     private final Jdbi jdbi;
     private final SubscriptionStore store;
     private final PlanBuilder planner;
-    private final TaskRunner runner;
+    private final TaskScheduler runner;
     private final Deployments deployments;
 
-    public SubscriptionService(Jdbi jdbi, SubscriptionStore store, PlanBuilder planner, TaskRunner runner, Deployments deployments) {
+    public SubscriptionService(Jdbi jdbi, SubscriptionStore store, PlanBuilder planner, TaskScheduler runner, Deployments deployments) {
         this.jdbi = jdbi;
         this.store = store;
         this.planner = planner;
@@ -101,8 +102,8 @@ public final class SubscriptionService {
         String note = offline.isEmpty() ? null : offline.size() + " instance(s) stay deployed because their agent is offline"
                 + " and are no longer tracked once the subscription is gone: " + String.join(", ", offline.stream().limit(20).toList())
                 + (offline.size() > 20 ? ", …" : "");
-        Optional<Long> task = runner.start(deletion, "delete", p.name(), TaskRunner.Selection.ALL, status -> {
-            if (status.equals("SUCCESS")) {
+        Optional<Long> task = runner.start(deletion, "delete", p.name(), TaskScheduler.Selection.ALL, status -> {
+            if (status == io.drover.model.subscriptions.RunStatus.SUCCESS) {
                 store.delete(id);
             }
         });
@@ -167,7 +168,7 @@ public final class SubscriptionService {
         }
         Set<String> ids = request == null || request.instanceIds() == null || request.instanceIds().isEmpty() ? null
                 : new HashSet<>(request.instanceIds());
-        return new Started(s, runner.start(planner.prepare(s), "run", p.name(), new TaskRunner.Selection(ids, forced)).orElse(null));
+        return new Started(s, runner.start(planner.prepare(s), "run", p.name(), new TaskScheduler.Selection(ids, forced)).orElse(null));
     }
 
     /** Runs the plan again for the instances that failed in the last task (or the ids given). */
@@ -178,7 +179,7 @@ public final class SubscriptionService {
             throw ApiException.conflict("nothing_to_retry", "the last task of subscription " + id + " has no failed instance");
         }
         return new Started(s, runner.start(planner.prepare(s), "retry", p.name(),
-                new TaskRunner.Selection(new HashSet<>(ids), Map.of())).orElse(null));
+                new TaskScheduler.Selection(new HashSet<>(ids), Map.of())).orElse(null));
     }
 
     public TaskInfo revoke(Principal p, long id) {
@@ -260,7 +261,7 @@ public final class SubscriptionService {
 
     /** Plans and runs a subscription; the task id, or null when nothing needed doing. */
     public Long run(SubscriptionInfo s, String trigger, String actor) {
-        return runner.start(planner.prepare(s), trigger, actor, TaskRunner.Selection.ALL).orElse(null);
+        return runner.start(planner.prepare(s), trigger, actor, TaskScheduler.Selection.ALL).orElse(null);
     }
 
     private Map<String, String[]> lastTaskOfInstances(long id) {

@@ -1,4 +1,4 @@
-package io.drover.server.subscriptions;
+package io.drover.server.subscriptions.execution;
 
 import io.drover.core.packages.PackageArchive;
 import io.drover.core.packages.PortRange;
@@ -19,7 +19,11 @@ import io.drover.model.agentapi.AgentResult.Ports;
 import io.drover.model.agentapi.AgentResult.ProcessState;
 import io.drover.model.agentapi.ProcessOp;
 import io.drover.model.agentapi.ProcessSpec;
+import io.drover.core.subscriptions.InstanceRenderer;
+import io.drover.core.subscriptions.ScopeInstance;
 import io.drover.model.packages.PackageInfo;
+import io.drover.model.subscriptions.SubscriptionSpec;
+import io.drover.server.subscriptions.Deployments;
 import io.drover.model.packages.PackageMetadata;
 import io.drover.core.render.TemplateRenderer;
 import io.drover.server.jobs.AgentCalls;
@@ -29,7 +33,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.IntFunction;
 
 /**
  * The sub-steps of each action (seed 000 §3.1 official plugins, §3.2 third-party plugins), each an agent job
@@ -39,24 +42,40 @@ final class Pipelines {
     /** One copy to act on: an instance's step on one target host. */
     record CopyWork(long subscriptionId, String instanceId, String groupId, long hostId, long bizId, String agentId,
                     String stepId, PackageInfo pkg, Action action, Map<String, String> files,
-                    Optional<Deployments.Row> existing, IntFunction<Map<String, String>> renderWithPort) {
+                    Optional<Deployments.Row> existing, Rendering rendering) {
+    }
+
+    /** What renders the copy's files again once its port is known: the instance, its scope and steps, the ports held. */
+    record Rendering(ScopeInstance instance, SubscriptionSpec.Scope scope, List<InstanceRenderer.StepInput> steps,
+                     Map<String, Integer> ports) {
+        Map<String, String> withPort(InstanceRenderer renderer, String stepId, int port) {
+            Map<String, Integer> all = new java.util.LinkedHashMap<>(ports);
+            all.put(stepId, port);
+            InstanceRenderer.RenderedStep r = renderer.render(instance, scope, steps, all).get(stepId);
+            if (r.error() != null) {
+                throw new IllegalStateException(r.error());
+            }
+            return r.files();
+        }
     }
 
     private final AgentCalls jobs;
     private final Deployments deployments;
+    private final InstanceRenderer renderer;
 
-    Pipelines(AgentCalls jobs, Deployments deployments) {
+    Pipelines(AgentCalls jobs, Deployments deployments, InstanceRenderer renderer) {
         this.jobs = jobs;
         this.deployments = deployments;
+        this.renderer = renderer;
     }
 
     /** Runs the action's sub-steps; false (with the failed sub-step in the journal) when one fails. */
-    boolean run(CopyWork w, Journal journal) {
+    boolean run(CopyWork w, StepJournal journal) {
         boolean official = "official".equals(w.pkg().metadata().category());
         return official ? official(w, journal) : external(w, journal);
     }
 
-    private boolean official(CopyWork w, Journal j) {
+    private boolean official(CopyWork w, StepJournal j) {
         PackageMetadata m = w.pkg().metadata();
         String setup = DeployPaths.officialBin() + "/" + m.name();
         switch (w.action()) {
@@ -95,7 +114,7 @@ final class Pipelines {
      * An official plugin is installed once per host and shared by every subscription (seed 000 §3.1): the same package
      * is kept as it is, and another version replaces it only after its process is stopped, so that one process runs.
      */
-    private boolean installOfficial(CopyWork w, Journal j, String setup) {
+    private boolean installOfficial(CopyWork w, StepJournal j, String setup) {
         AgentCalls.Outcome<InstalledPackage> installed = j.run("query installed package",
                 () -> jobs.call(w.agentId(), new QueryPackage(setup)));
         if (!installed.ok()) {
@@ -112,7 +131,7 @@ final class Pipelines {
                 new InstallPackage(w.pkg().path(), w.pkg().sha256(), setup))));
     }
 
-    private boolean external(CopyWork w, Journal j) {
+    private boolean external(CopyWork w, StepJournal j) {
         PackageMetadata m = w.pkg().metadata();
         String dir = DeployPaths.externalDir(w.groupId(), m.name());
         boolean delegate = m.delegated() && m.control().containsKey("start");
@@ -138,7 +157,7 @@ final class Pipelines {
                         return false;
                     }
                     port = allocated.get();
-                    files = w.renderWithPort().apply(port);
+                    files = w.rendering().withPort(renderer, w.stepId(), port);
                 }
                 if (!pushConfig(w, j, files) || (delegate && !(register(w, j, dir) && restartOrReload(w, j)))) {
                     return false;
@@ -186,7 +205,7 @@ final class Pipelines {
     }
 
     /** The first port of the range neither listening on the host nor registered for it (seed §3.2.1 step 3). */
-    private Optional<Integer> allocatePort(CopyWork w, Journal j, PortRange range) {
+    private Optional<Integer> allocatePort(CopyWork w, StepJournal j, PortRange range) {
         AgentCalls.Outcome<Ports> used = j.run("query used ports", () -> jobs.call(w.agentId(), new UsedPorts()));
         if (!used.ok()) {
             return Optional.empty();
@@ -199,7 +218,7 @@ final class Pipelines {
         return port;
     }
 
-    private boolean pushConfig(CopyWork w, Journal j, Map<String, String> files) {
+    private boolean pushConfig(CopyWork w, StepJournal j, Map<String, String> files) {
         for (Map.Entry<String, String> file : files.entrySet()) {
             if (!ok(j.run("push config " + file.getKey(), () -> jobs.call(w.agentId(),
                     new WriteFile(file.getKey(), file.getValue(), "0644"))))) {
@@ -216,7 +235,7 @@ final class Pipelines {
         return true;
     }
 
-    private boolean register(CopyWork w, Journal j, String setupPath) {
+    private boolean register(CopyWork w, StepJournal j, String setupPath) {
         PackageMetadata m = w.pkg().metadata();
         String process = m.processName() == null ? m.name() : m.processName();
         ProcessSpec spec = new ProcessSpec(processName(w), setupPath, setupPath + "/" + process + ".pid", null,
@@ -225,7 +244,7 @@ final class Pipelines {
         return ok(j.run("register process", () -> jobs.call(w.agentId(), new RegisterProcess(spec))));
     }
 
-    private boolean restartOrReload(CopyWork w, Journal j) {
+    private boolean restartOrReload(CopyWork w, StepJournal j) {
         AgentCalls.Outcome<ProcessState> query = j.run("query process", () -> jobs.call(w.agentId(),
                 new OperateProcess(processName(w), ProcessOp.QUERY)));
         if (!query.ok()) {
@@ -237,7 +256,7 @@ final class Pipelines {
                 new OperateProcess(processName(w), op))));
     }
 
-    private boolean stop(CopyWork w, Journal j) {
+    private boolean stop(CopyWork w, StepJournal j) {
         return ok(j.run("stop process", () -> jobs.call(w.agentId(), new OperateProcess(processName(w), ProcessOp.STOP))));
     }
 

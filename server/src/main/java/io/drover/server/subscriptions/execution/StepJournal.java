@@ -1,5 +1,7 @@
-package io.drover.server.subscriptions;
+package io.drover.server.subscriptions.execution;
 
+import io.drover.model.agentapi.AgentResult;
+import io.drover.model.subscriptions.RunStatus;
 import io.drover.model.subscriptions.TaskInfo.StepRecord;
 import io.drover.model.subscriptions.TaskInfo.SubStep;
 import io.drover.server.store.Sql;
@@ -13,7 +15,7 @@ import java.util.function.Supplier;
  * The record of one instance in a task: its steps and their sub-steps with status, times and log lines. Every
  * change is written through {@link Saver} at once, so a reader (and a restarted server) sees the run as it is.
  */
-final class Journal {
+final class StepJournal {
     /** Persists the instance's record. */
     interface Saver {
         void save(List<StepRecord> steps);
@@ -23,7 +25,7 @@ final class Journal {
     private final Saver saver;
     private int current = -1;
 
-    Journal(List<StepRecord> planned, Saver saver) {
+    StepJournal(List<StepRecord> planned, Saver saver) {
         this.steps.addAll(planned);
         this.saver = saver;
     }
@@ -37,20 +39,20 @@ final class Journal {
             if (steps.get(i).stepId().equals(stepId)) {
                 current = i;
                 StepRecord s = steps.get(i);
-                steps.set(i, new StepRecord(s.stepId(), s.action(), s.reason(), "RUNNING", s.subSteps()));
+                steps.set(i, new StepRecord(s.stepId(), s.action(), s.reason(), RunStatus.RUNNING, s.subSteps()));
                 saver.save(steps());
                 return;
             }
         }
     }
 
-    synchronized void endStep(String status) {
+    synchronized void endStep(RunStatus status) {
         StepRecord s = steps.get(current);
         steps.set(current, new StepRecord(s.stepId(), s.action(), s.reason(), status, s.subSteps()));
         saver.save(steps());
     }
 
-    synchronized void markStep(String stepId, String status) {
+    synchronized void markStep(String stepId, RunStatus status) {
         for (int i = 0; i < steps.size(); i++) {
             StepRecord s = steps.get(i);
             if (s.stepId().equals(stepId)) {
@@ -61,16 +63,16 @@ final class Journal {
     }
 
     /** Runs one sub-step: RUNNING while it runs, then SUCCESS or FAILED with its log line. */
-    <R extends io.drover.model.agentapi.AgentResult> AgentCalls.Outcome<R> run(String name, Supplier<AgentCalls.Outcome<R>> work) {
+    <R extends AgentResult> AgentCalls.Outcome<R> run(String name, Supplier<AgentCalls.Outcome<R>> work) {
         OffsetDateTime started = Sql.now();
-        update(new SubStep(name, "RUNNING", started, null, List.of()), false);
+        update(new SubStep(name, RunStatus.RUNNING, started, null, List.of()), false);
         AgentCalls.Outcome<R> outcome;
         try {
             outcome = work.get();
         } catch (RuntimeException e) {
-            outcome = new AgentCalls.Outcome<>(false, null, null, e.getMessage());
+            outcome = AgentCalls.Outcome.failed(e.getMessage());
         }
-        update(new SubStep(name, outcome.ok() ? "SUCCESS" : "FAILED", started, Sql.now(),
+        update(new SubStep(name, outcome.ok() ? RunStatus.SUCCESS : RunStatus.FAILED, started, Sql.now(),
                 List.of((outcome.jid() == null ? "" : "job " + outcome.jid() + ": ") + outcome.text())), true);
         return outcome;
     }
@@ -78,13 +80,13 @@ final class Journal {
     /** A sub-step decided on the server (port allocation): its log line and result. */
     void note(String name, boolean ok, String line) {
         OffsetDateTime now = Sql.now();
-        update(new SubStep(name, ok ? "SUCCESS" : "FAILED", now, now, List.of(line)), false);
+        update(new SubStep(name, ok ? RunStatus.SUCCESS : RunStatus.FAILED, now, now, List.of(line)), false);
     }
 
     private synchronized void update(SubStep sub, boolean replaceLast) {
         StepRecord s = steps.get(current);
         List<SubStep> subs = new ArrayList<>(s.subSteps());
-        if (replaceLast && !subs.isEmpty() && subs.getLast().name().equals(sub.name()) && "RUNNING".equals(subs.getLast().status())) {
+        if (replaceLast && !subs.isEmpty() && subs.getLast().name().equals(sub.name()) && subs.getLast().status() == RunStatus.RUNNING) {
             subs.set(subs.size() - 1, sub);
         } else {
             subs.add(sub);

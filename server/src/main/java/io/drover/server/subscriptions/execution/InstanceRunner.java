@@ -1,0 +1,76 @@
+package io.drover.server.subscriptions.execution;
+
+import io.drover.core.subscriptions.Action;
+import io.drover.core.subscriptions.Planner.InstancePlan;
+import io.drover.core.subscriptions.Planner.StepAction;
+import io.drover.model.subscriptions.RunStatus;
+import io.drover.model.subscriptions.TaskInfo.StepRecord;
+import io.drover.server.subscriptions.PlanBuilder;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+
+/** Runs one instance of a task: its steps in order, each recorded as it goes, stopping at the first failure. */
+final class InstanceRunner {
+    private final TaskRepository tasks;
+    private final StepExecutor steps;
+
+    InstanceRunner(TaskRepository tasks, StepExecutor steps) {
+        this.tasks = tasks;
+        this.steps = steps;
+    }
+
+    /** The steps a task records for an instance before it runs. */
+    static List<StepRecord> planned(InstancePlan ip) {
+        return ip.steps().stream().map(s -> new StepRecord(s.stepId(), s.action().name(), s.reason().name(),
+                s.action().changes() ? RunStatus.PENDING : s.action() == Action.FAIL ? RunStatus.FAILED : RunStatus.SKIPPED,
+                List.of())).toList();
+    }
+
+    /**
+     * True when nothing failed. {@code revoked} is asked before each step; a step cut short because the server is
+     * stopping leaves the instance RUNNING, for the next start to fail it as interrupted.
+     */
+    boolean run(long taskId, PlanBuilder.Prepared p, InstancePlan ip, BooleanSupplier revoked) {
+        if (revoked.getAsBoolean()) {
+            tasks.finishInstance(taskId, ip.instanceId(), RunStatus.REVOKED, "the task was revoked");
+            return true;
+        }
+        StepJournal journal = new StepJournal(planned(ip), records -> tasks.saveSteps(taskId, ip.instanceId(), records));
+        tasks.instanceStarted(taskId, ip.instanceId());
+        boolean anyWork = false;
+        for (StepAction step : ip.steps()) {
+            if (step.action() == Action.FAIL) {
+                tasks.finishInstance(taskId, ip.instanceId(), RunStatus.FAILED, step.detail());
+                return false;
+            }
+            if (!step.action().changes()) {
+                continue;
+            }
+            anyWork = true;
+            if (revoked.getAsBoolean()) {
+                tasks.finishInstance(taskId, ip.instanceId(), RunStatus.REVOKED, "the task was revoked before step " + step.stepId());
+                return true;
+            }
+            journal.beginStep(step.stepId());
+            String error = steps.run(p, ip.instanceId(), step, journal);
+            if (error != null && Thread.currentThread().isInterrupted()) {
+                return false; // the server is stopping and cut the wait short: the error says nothing about the agent
+            }
+            journal.endStep(error == null ? RunStatus.SUCCESS : RunStatus.FAILED);
+            if (error != null) {
+                ip.steps().stream().dropWhile(s -> s != step).skip(1).filter(s -> s.action().changes())
+                        .forEach(s -> journal.markStep(s.stepId(), RunStatus.SKIPPED));
+                tasks.finishInstance(taskId, ip.instanceId(), RunStatus.FAILED, error);
+                return false;
+            }
+        }
+        tasks.finishInstance(taskId, ip.instanceId(), anyWork ? RunStatus.SUCCESS : RunStatus.SKIPPED,
+                anyWork ? null : skipReason(ip));
+        return true;
+    }
+
+    private static String skipReason(InstancePlan ip) {
+        return ip.steps().stream().filter(s -> s.action() == Action.SKIP).map(s -> s.stepId() + ": " + s.reason().text()
+                + (s.detail() == null ? "" : " (" + s.detail() + ")")).findFirst().orElse(null);
+    }
+}

@@ -1,0 +1,241 @@
+package io.drover.server.subscriptions.execution;
+
+import io.drover.core.render.TemplateRenderer;
+import io.drover.core.subscriptions.Action;
+import io.drover.core.subscriptions.InstanceRenderer;
+import io.drover.core.subscriptions.Planner.InstancePlan;
+import io.drover.core.subscriptions.Planner.StepAction;
+import io.drover.core.subscriptions.ScopeInstance;
+import io.drover.model.subscriptions.RunStatus;
+import io.drover.model.subscriptions.TaskInfo;
+import io.drover.server.http.ApiException;
+import io.drover.server.jobs.AgentCalls;
+import io.drover.server.subscriptions.Deployments;
+import io.drover.server.subscriptions.PlanBuilder;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Owns the runs of subscriptions (docs/architecture.md): one task per subscription at a time; rolling batches that
+ * stop when the failed share exceeds {@code max_failure_ratio}; at most {@code concurrency} instances in flight;
+ * revoke. Each instance is run by {@link InstanceRunner}, each of its steps by {@link StepExecutor}. A task cut off
+ * by a server stop is failed on the next start with that reason: nothing stays RUNNING.
+ */
+public final class TaskScheduler implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(TaskScheduler.class);
+
+    /** Which instances (null: all) and, optionally, which actions to force per step (a partial run). */
+    public record Selection(Set<String> instanceIds, Map<String, Action> forcedActions) {
+        public static final Selection ALL = new Selection(null, Map.of());
+    }
+
+    private final TaskRepository tasks;
+    private final InstanceRunner instances;
+    private final Semaphore slots;
+    private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
+    private final Map<Long, AtomicBoolean> revoked = new ConcurrentHashMap<>();
+    private final Map<Long, Consumer<RunStatus>> finished = new ConcurrentHashMap<>();
+
+    public TaskScheduler(TaskRepository tasks, AgentCalls agents, Deployments deployments, int concurrency) {
+        this.tasks = tasks;
+        this.instances = new InstanceRunner(tasks, new StepExecutor(new Pipelines(agents, deployments,
+                new InstanceRenderer(new TemplateRenderer()))));
+        this.slots = new Semaphore(concurrency);
+    }
+
+    /**
+     * Starts a task for the plan's changes; empty when there is nothing to do (an inspection leaves no task behind).
+     * 409 while another task of the subscription is running.
+     */
+    public Optional<Long> start(PlanBuilder.Prepared p, String trigger, String actor, Selection selection) {
+        return start(p, trigger, actor, selection, null);
+    }
+
+    /** As {@link #start(PlanBuilder.Prepared, String, String, Selection)}, then {@code then} with the final status. */
+    public synchronized Optional<Long> start(PlanBuilder.Prepared p, String trigger, String actor, Selection selection,
+                                             Consumer<RunStatus> then) {
+        long sub = p.subscription().id();
+        if (selection.instanceIds() != null) {
+            Set<String> known = new HashSet<>();
+            p.plan().instances().forEach(ip -> known.add(ip.instanceId()));
+            List<String> unknown = selection.instanceIds().stream().filter(id -> !known.contains(id)).sorted().toList();
+            if (!unknown.isEmpty()) {
+                throw ApiException.invalid("instance_ids", unknown.size() + " unknown to subscription " + sub + ": "
+                        + String.join(", ", unknown.subList(0, Math.min(20, unknown.size())))
+                        + (unknown.size() > 20 ? ", …" : "") + " (its instances: GET /subscriptions/" + sub + "/instances)");
+            }
+        }
+        List<InstancePlan> work = new ArrayList<>();
+        for (InstancePlan ip : p.plan().instances()) {
+            if (selection.instanceIds() != null && !selection.instanceIds().contains(ip.instanceId())) {
+                continue;
+            }
+            InstancePlan forced = force(ip, selection.forcedActions());
+            if (forced.changes() || forced.steps().stream().anyMatch(s -> s.action() == Action.FAIL)) {
+                work.add(forced);
+            }
+        }
+        if (work.isEmpty()) {
+            return Optional.empty();
+        }
+        Optional<Long> running = tasks.runningTask(sub);
+        if (running.isPresent()) {
+            throw ApiException.conflict("task_running", "subscription " + sub + " has task " + running.get()
+                    + " running; wait for it, or revoke it");
+        }
+        long taskId = tasks.create(sub, trigger, actor, work.stream().map(ip -> new TaskRepository.NewInstance(
+                ip.instanceId(), hostOf(p, ip.instanceId()), InstanceRunner.planned(ip))).toList());
+        revoked.put(taskId, new AtomicBoolean());
+        if (then != null) {
+            finished.put(taskId, then);
+        }
+        executor.submit(() -> execute(taskId, p, work));
+        return Optional.of(taskId);
+    }
+
+    private static Long hostOf(PlanBuilder.Prepared p, String instanceId) {
+        ScopeInstance instance = p.instances().get(instanceId);
+        if (instance != null) {
+            return instance.host().bkHostId();
+        }
+        return p.deployed().stream().filter(r -> r.instanceId().equals(instanceId)).map(Deployments.Row::hostId)
+                .findFirst().orElse(null);
+    }
+
+    private static InstancePlan force(InstancePlan ip, Map<String, Action> forced) {
+        if (forced.isEmpty()) {
+            return ip;
+        }
+        List<StepAction> steps = new ArrayList<>();
+        for (StepAction s : ip.steps()) {
+            Action a = forced.get(s.stepId());
+            steps.add(a == null ? new StepAction(s.stepId(), Action.NOT_CHANGE, s.reason(), "not selected")
+                    : new StepAction(s.stepId(), a, s.reason(), "requested"));
+        }
+        return new InstancePlan(ip.instanceId(), steps);
+    }
+
+    public Optional<Long> runningTask(long subscriptionId) {
+        return tasks.runningTask(subscriptionId);
+    }
+
+    private void execute(long taskId, PlanBuilder.Prepared p, List<InstancePlan> work) {
+        AtomicBoolean revokedFlag = revoked.get(taskId);
+        try {
+            int batchSize = p.subscription().spec().batchSize() == null ? work.size() : p.subscription().spec().batchSize();
+            double maxFailure = p.subscription().spec().maxFailureRatio() == null ? 1.0 : p.subscription().spec().maxFailureRatio();
+            AtomicInteger failed = new AtomicInteger();
+            AtomicInteger done = new AtomicInteger();
+            for (int from = 0; from < work.size(); from += batchSize) {
+                List<InstancePlan> batch = work.subList(from, Math.min(work.size(), from + batchSize));
+                if (revokedFlag.get()) {
+                    batch.forEach(ip -> tasks.finishInstance(taskId, ip.instanceId(), RunStatus.REVOKED, "the task was revoked"));
+                    continue;
+                }
+                if (done.get() > 0 && (double) failed.get() / done.get() > maxFailure) {
+                    String why = "skipped: " + failed.get() + " of " + done.get() + " instances failed, above max_failure_ratio "
+                            + maxFailure;
+                    batch.forEach(ip -> tasks.finishInstance(taskId, ip.instanceId(), RunStatus.SKIPPED, why));
+                    continue;
+                }
+                List<Future<?>> running = new ArrayList<>();
+                for (InstancePlan ip : batch) {
+                    running.add(executor.submit(() -> {
+                        slots.acquireUninterruptibly();
+                        try {
+                            if (!instances.run(taskId, p, ip, revokedFlag::get)) {
+                                failed.incrementAndGet();
+                            }
+                        } finally {
+                            slots.release();
+                            done.incrementAndGet();
+                        }
+                    }));
+                }
+                for (Future<?> f : running) {
+                    f.get();
+                }
+            }
+            finish(taskId, null);
+        } catch (Exception e) {
+            if (stopping(e)) {
+                log.info("task {} left unfinished: the server is stopping (its next start fails what did not finish)", taskId);
+                return;
+            }
+            log.error("task {} failed", taskId, e);
+            tasks.failUnfinished(taskId, "the task failed on the server: " + e.getMessage());
+            finish(taskId, e.getMessage());
+        } finally {
+            revoked.remove(taskId);
+        }
+    }
+
+    /** True when a task's failure comes from the server stopping (its threads interrupted) rather than from the task. */
+    private static boolean stopping(Exception e) {
+        return e instanceof InterruptedException || e.getCause() instanceof InterruptedException
+                || Thread.currentThread().isInterrupted();
+    }
+
+    private void finish(long taskId, String error) {
+        Map<String, Integer> counts = tasks.counts(taskId);
+        RunStatus status = error != null || counts.getOrDefault(RunStatus.FAILED.name(), 0) > 0 ? RunStatus.FAILED
+                : counts.getOrDefault(RunStatus.REVOKED.name(), 0) > 0 ? RunStatus.REVOKED : RunStatus.SUCCESS;
+        long sub = tasks.finish(taskId, status, error, counts);
+        log.info("subscription {} task {} finished: {} {}", sub, taskId, status, counts);
+        Consumer<RunStatus> then = finished.remove(taskId);
+        if (then != null) {
+            then.accept(status);
+        }
+    }
+
+    /** Marks tasks left RUNNING by a server that stopped: their unfinished instances fail with that reason. */
+    public int failInterrupted() {
+        List<Long> interrupted = tasks.runningTasks();
+        for (long id : interrupted) {
+            tasks.failUnfinished(id, "the server stopped during the run; retry to run it again");
+            finish(id, "interrupted by a server stop");
+        }
+        return interrupted.size();
+    }
+
+    /** Revokes a running task: instances not started are REVOKED, running ones stop after their current step. */
+    public void revoke(long taskId) {
+        AtomicBoolean flag = revoked.get(taskId);
+        if (flag == null) {
+            throw ApiException.conflict("task_not_running", "task " + taskId + " is not running");
+        }
+        flag.set(true);
+    }
+
+    public TaskInfo get(long taskId, boolean withInstances) {
+        return tasks.get(taskId, withInstances).orElseThrow(() -> ApiException.notFound("task", taskId));
+    }
+
+    public List<TaskInfo> list(long subscriptionId) {
+        return tasks.ids(subscriptionId).stream().map(id -> get(id, false)).toList();
+    }
+
+    /** The instances of the subscription's latest task that failed. */
+    public List<String> failedInstances(long subscriptionId) {
+        return tasks.failedInstances(subscriptionId);
+    }
+
+    @Override
+    public void close() {
+        executor.shutdownNow();
+    }
+}
