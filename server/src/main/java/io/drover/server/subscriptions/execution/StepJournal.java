@@ -72,6 +72,11 @@ final class StepJournal {
         } catch (RuntimeException e) {
             outcome = AgentCalls.Outcome.failed(e.getMessage());
         }
+        if (Thread.currentThread().isInterrupted()) {
+            // the server is stopping and cut the wait short: the sub-step stays RUNNING, and the next start fails it
+            // with that reason instead of recording what the interrupted wait said
+            return outcome;
+        }
         update(new SubStep(name, outcome.ok() ? RunStatus.SUCCESS : RunStatus.FAILED, started, Sql.now(),
                 List.of((outcome.jid() == null ? "" : "job " + outcome.jid() + ": ") + outcome.text())), true);
         return outcome;
