@@ -12,6 +12,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -64,7 +65,7 @@ public final class Supervisor implements AutoCloseable {
         final ReentrantLock lock = new ReentrantLock();
         volatile Registration registration;
         long delayMs;
-        long restartAtMs;
+        volatile long restartAtMs;
         long upSinceMs;
 
         Entry(Registration registration, long delayMs) {
@@ -79,14 +80,16 @@ public final class Supervisor implements AutoCloseable {
     private final boolean asRoot;
     private final Map<String, Entry> entries = new ConcurrentHashMap<>();
     private final Thread watcher;
+    private final Clock clock;
     private volatile boolean running = true;
 
     public Supervisor(Path stateDir, Path root) {
-        this(stateDir, root, Options.DEFAULTS);
+        this(stateDir, root, Options.DEFAULTS, Clock.systemUTC());
     }
 
     /** Loads the registrations (skipping unreadable ones, with a warning) and starts the watcher. */
-    public Supervisor(Path stateDir, Path root, Options options) {
+    public Supervisor(Path stateDir, Path root, Options options, Clock clock) {
+        this.clock = clock;
         this.dir = stateDir.resolve("procs");
         this.root = root.toAbsolutePath().normalize();
         this.options = options;
@@ -326,8 +329,8 @@ public final class Supervisor implements AutoCloseable {
         // A restart_cmd that signals the old process and starts the new one in the background returns before the old
         // one has exited or the new one has written its pid: give it a moment to show a new pid (one that keeps its
         // pid on restart is accepted once the wait ends).
-        long deadline = System.nanoTime() + options.startCheck().toNanos();
-        while (before.isPresent() && pid(spec).equals(before) && System.nanoTime() < deadline) {
+        long deadline = clock.millis() + options.startCheck().toMillis();
+        while (before.isPresent() && pid(spec).equals(before) && clock.millis() < deadline) {
             Thread.sleep(50);
         }
         if (!awaitRunning(spec, options.startCheck())) {
@@ -386,9 +389,9 @@ public final class Supervisor implements AutoCloseable {
     }
 
     private boolean awaitRunning(ProcessSpec spec, Duration max) throws InterruptedException {
-        long deadline = System.nanoTime() + max.toNanos();
+        long deadline = clock.millis() + max.toMillis();
         while (pid(spec).isEmpty()) {
-            if (System.nanoTime() > deadline) {
+            if (clock.millis() > deadline) {
                 return false;
             }
             Thread.sleep(50);
@@ -396,10 +399,10 @@ public final class Supervisor implements AutoCloseable {
         return true;
     }
 
-    private static boolean awaitExit(long pid, Duration max) throws InterruptedException {
-        long deadline = System.nanoTime() + max.toNanos();
+    private boolean awaitExit(long pid, Duration max) throws InterruptedException {
+        long deadline = clock.millis() + max.toMillis();
         while (alive(pid)) {
-            if (System.nanoTime() > deadline) {
+            if (clock.millis() > deadline) {
                 return false;
             }
             Thread.sleep(50);
@@ -555,7 +558,7 @@ public final class Supervisor implements AutoCloseable {
             if (!r.spec().delegate() || !r.started() || entries.get(r.spec().name()) != entry) {
                 return;
             }
-            long now = System.nanoTime() / 1_000_000;
+            long now = clock.millis();
             if (pid(r.spec()).isPresent()) {
                 entry.restartAtMs = 0;
                 if (entry.upSinceMs == 0) {
@@ -579,6 +582,12 @@ public final class Supervisor implements AutoCloseable {
         } finally {
             entry.lock.unlock();
         }
+    }
+
+    /** When the watcher is due to start a dead delegated process again (clock millis), or 0 when it is not waiting. */
+    long restartDueAt(String name) {
+        Entry entry = entries.get(name);
+        return entry == null ? 0 : entry.restartAtMs;
     }
 
     /** Stops the watcher; the processes keep running. */

@@ -44,7 +44,7 @@ class FunctionsSafetyTest {
         Files.writeString(root.resolve("keep.txt"), "keep");
         supervisor = new Supervisor(root.resolve("var/lib/drover-agent"), root, new Supervisor.Options(Duration.ofSeconds(5),
                 Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofMillis(200), Duration.ofSeconds(1), Duration.ofSeconds(2),
-                Duration.ofMillis(50)));
+                Duration.ofMillis(50)), java.time.Clock.systemUTC());
         FileSource source = (path, sha256) -> {
             Path file = served.resolve(path);
             if (!lyingSource && !FunctionsTest.sha256(Files.readAllBytes(file)).equals(sha256)) {

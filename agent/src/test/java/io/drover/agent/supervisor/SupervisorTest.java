@@ -3,6 +3,7 @@ package io.drover.agent.supervisor;
 import io.drover.model.agentapi.ProcessSpec;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
@@ -10,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
@@ -47,14 +49,13 @@ class SupervisorTest {
         return ((Number) state.get("pid")).longValue();
     }
 
-    static void awaitTrue(java.util.function.BooleanSupplier condition, Duration max) throws InterruptedException {
-        long deadline = System.nanoTime() + max.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("condition not met within " + max);
-            }
-            Thread.sleep(50);
-        }
+    static void awaitTrue(java.util.function.BooleanSupplier condition, Duration max) {
+        await().atMost(max).until(condition::getAsBoolean);
+    }
+
+    /** That {@code name} stays TERMINATED for {@code time}: the watcher leaves it alone. */
+    static void staysTerminated(Supervisor s, String name, Duration time) {
+        await().during(time).atMost(time.plusSeconds(2)).until(() -> call(s, name, "QUERY").get("status").equals("TERMINATED"));
     }
 
     static Map<String, Object> call(Supervisor s, String name, String op) {
@@ -71,7 +72,7 @@ class SupervisorTest {
 
     @Test
     void startQueryReloadRestartStopAndUnregister() throws Exception {
-        try (Supervisor supervisor = new Supervisor(root.resolve("state"), root, FAST)) {
+        try (Supervisor supervisor = new Supervisor(root.resolve("state"), root, FAST, Clock.systemUTC())) {
             assertThat(supervisor.operate("exporter", "QUERY")).containsEntry("status", "UNREGISTER");
             supervisor.register(sleeper("exporter", false));
             assertThat(supervisor.operate("exporter", "QUERY")).containsEntry("status", "TERMINATED").containsEntry("pid", null);
@@ -105,7 +106,7 @@ class SupervisorTest {
     void withoutAReloadCommandReloadRestarts() throws Exception {
         ProcessSpec spec = new ProcessSpec("noreload", SETUP, "/var/run/noreload.pid", null, daemon("noreload"), null, null,
                 null, null, null, false);
-        try (Supervisor supervisor = new Supervisor(root.resolve("state"), root, FAST)) {
+        try (Supervisor supervisor = new Supervisor(root.resolve("state"), root, FAST, Clock.systemUTC())) {
             supervisor.register(spec);
             long pid = pidOf(supervisor.operate("noreload", "START"));
             long reloaded = pidOf(supervisor.operate("noreload", "RELOAD"));
@@ -119,7 +120,7 @@ class SupervisorTest {
     void aDelegatedProcessIsRestartedAfterKillAndReadoptedAfterAnAgentRestart() throws Exception {
         long first;
         long second;
-        try (Supervisor supervisor = new Supervisor(root.resolve("state"), root, FAST)) {
+        try (Supervisor supervisor = new Supervisor(root.resolve("state"), root, FAST, Clock.systemUTC())) {
             supervisor.register(sleeper("keeper", true));
             first = pidOf(supervisor.operate("keeper", "START"));
             kill(first);
@@ -129,7 +130,7 @@ class SupervisorTest {
             }, Duration.ofSeconds(5));
             second = pidOf(supervisor.operate("keeper", "QUERY"));
         }
-        try (Supervisor again = new Supervisor(root.resolve("state"), root, FAST)) {
+        try (Supervisor again = new Supervisor(root.resolve("state"), root, FAST, Clock.systemUTC())) {
             Map<String, Object> adopted = again.operate("keeper", "QUERY");
             assertThat(adopted).containsEntry("status", "RUNNING").containsEntry("delegate", true);
             assertThat(pidOf(adopted)).as("the running process is adopted, not started again").isEqualTo(second);
@@ -137,34 +138,30 @@ class SupervisorTest {
         // Dies while no agent runs: the next agent starts it again.
         kill(second);
         awaitTrue(() -> !Supervisor.alive(second), Duration.ofSeconds(5));
-        try (Supervisor third = new Supervisor(root.resolve("state"), root, FAST)) {
+        try (Supervisor third = new Supervisor(root.resolve("state"), root, FAST, Clock.systemUTC())) {
             awaitTrue(() -> call(third, "keeper", "QUERY").get("status").equals("RUNNING"), Duration.ofSeconds(5));
             third.operate("keeper", "UNDELEGATE");
             long pid = pidOf(third.operate("keeper", "QUERY"));
             kill(pid);
             awaitTrue(() -> !Supervisor.alive(pid), Duration.ofSeconds(5));
-            Thread.sleep(800);
-            assertThat(third.operate("keeper", "QUERY")).as("undelegated: not restarted")
-                    .containsEntry("status", "TERMINATED").containsEntry("delegate", false);
+            staysTerminated(third, "keeper", Duration.ofMillis(800));
+            assertThat(third.operate("keeper", "QUERY")).as("undelegated: not restarted").containsEntry("delegate", false);
         }
     }
 
     @Test
     void stopHoldsTheWatcherOffUntilTheNextStart() throws Exception {
-        try (Supervisor supervisor = new Supervisor(root.resolve("state"), root, FAST)) {
+        try (Supervisor supervisor = new Supervisor(root.resolve("state"), root, FAST, Clock.systemUTC())) {
             supervisor.register(sleeper("held", true));
             assertThat(supervisor.operate("held", "QUERY")).as("registering does not start it").containsEntry("status", "TERMINATED");
-            Thread.sleep(500);
-            assertThat(supervisor.operate("held", "QUERY")).containsEntry("status", "TERMINATED");
+            staysTerminated(supervisor, "held", Duration.ofMillis(500));
             supervisor.operate("held", "START");
             assertThat(supervisor.operate("held", "STOP")).containsEntry("status", "TERMINATED");
-            Thread.sleep(800);
-            assertThat(supervisor.operate("held", "QUERY")).as("a stopped delegated process stays stopped")
-                    .containsEntry("status", "TERMINATED").containsEntry("delegate", true);
+            staysTerminated(supervisor, "held", Duration.ofMillis(800)); // a stopped delegated process stays stopped
+            assertThat(supervisor.operate("held", "QUERY")).containsEntry("delegate", true);
         }
-        try (Supervisor again = new Supervisor(root.resolve("state"), root, FAST)) {
-            Thread.sleep(800);
-            assertThat(again.operate("held", "QUERY")).as("also after an agent restart").containsEntry("status", "TERMINATED");
+        try (Supervisor again = new Supervisor(root.resolve("state"), root, FAST, Clock.systemUTC())) {
+            staysTerminated(again, "held", Duration.ofMillis(800)); // also after an agent restart
             long pid = pidOf(again.operate("held", "START"));
             kill(pid);
             awaitTrue(() -> call(again, "held", "QUERY").get("status").equals("RUNNING"), Duration.ofSeconds(5));
@@ -172,26 +169,74 @@ class SupervisorTest {
         }
     }
 
+    /** The system clock plus an offset the test moves forward. */
+    static final class SteppedClock extends Clock {
+        private final java.util.concurrent.atomic.AtomicLong offsetMs = new java.util.concurrent.atomic.AtomicLong();
+
+        void advance(Duration d) {
+            offsetMs.addAndGet(d.toMillis());
+        }
+
+        @Override
+        public java.time.ZoneId getZone() {
+            return java.time.ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(java.time.ZoneId zone) {
+            return this;
+        }
+
+        @Override
+        public java.time.Instant instant() {
+            return java.time.Instant.ofEpochMilli(millis());
+        }
+
+        @Override
+        public long millis() {
+            return System.currentTimeMillis() + offsetMs.get();
+        }
+    }
+
+    static long starts(Path log) {
+        try {
+            return Files.readAllLines(log).size();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     @Test
-    void theBackoffGrowsWhileTheProcessKeepsDying() throws Exception {
+    void aDyingDelegatedProcessIsStartedAgainAfterABackoffThatDoublesOnTheClock() throws Exception {
         // Each start appends a line, then the process dies at once.
         ProcessSpec dying = new ProcessSpec("dying", SETUP, "/var/run/dying.pid", null,
                 "echo start >> starts.log; sh -c 'echo $$ > " + pidFromSetup("dying") + "; exec sleep 0.3' >/dev/null 2>&1 &",
                 null, null, null, null, null, true);
-        try (Supervisor supervisor = new Supervisor(root.resolve("state"), root, FAST)) {
+        Supervisor.Options hours = new Supervisor.Options(Duration.ofSeconds(5), Duration.ofSeconds(1), Duration.ofSeconds(1),
+                Duration.ofHours(1), Duration.ofHours(3), Duration.ofHours(10), Duration.ofMillis(20));
+        SteppedClock clock = new SteppedClock();
+        Path log = root.resolve(SETUP.substring(1)).resolve("starts.log");
+        try (Supervisor supervisor = new Supervisor(root.resolve("state"), root, hours, clock)) {
             supervisor.register(dying);
             supervisor.operate("dying", "START");
-            Thread.sleep(3000);
+            for (Duration backoff : java.util.List.of(Duration.ofHours(1), Duration.ofHours(2), Duration.ofHours(3), Duration.ofHours(3))) {
+                long startsBefore = Files.readAllLines(log).size();
+                awaitTrue(() -> supervisor.restartDueAt("dying") != 0, Duration.ofSeconds(5));
+                long due = supervisor.restartDueAt("dying");
+                assertThat(due - clock.millis()).as("waits %s", backoff).isBetween(backoff.toMillis() - 5_000, backoff.toMillis());
+                clock.advance(backoff.minusMinutes(1));
+                await().during(Duration.ofMillis(200)).atMost(Duration.ofSeconds(2))
+                        .until(() -> starts(log) == startsBefore);
+                clock.advance(Duration.ofMinutes(2));
+                awaitTrue(() -> starts(log) == startsBefore + 1, Duration.ofSeconds(5));
+            }
             supervisor.operate("dying", "UNDELEGATE");
         }
-        long starts = Files.readAllLines(root.resolve(SETUP.substring(1)).resolve("starts.log")).size();
-        // Without backoff it would start every ~0.35 s (about 9 times); with 0.2, 0.4, 0.8, 1, 1 s waits, 4 or 5.
-        assertThat(starts).isBetween(3L, 6L);
     }
 
     @Test
     void failingCommandsAreErrorsThatSayWhy() throws Exception {
-        try (Supervisor supervisor = new Supervisor(root.resolve("state"), root, FAST)) {
+        try (Supervisor supervisor = new Supervisor(root.resolve("state"), root, FAST, Clock.systemUTC())) {
             supervisor.register(new ProcessSpec("broken", SETUP, "/var/run/broken.pid", null, "echo no config >&2; exit 3",
                     null, null, null, null, null, false));
             assertThatThrownBy(() -> supervisor.operate("broken", "START")).isInstanceOf(IOException.class)
@@ -228,7 +273,7 @@ class SupervisorTest {
         ProcessSpec spec = new ProcessSpec("chatty", SETUP, "/var/run/chatty.pid", null, daemon("chatty"), null,
                 "kill $(cat " + pidFromSetup("chatty") + "); sh -c 'echo $$ > " + pidFromSetup("chatty") + "; exec sleep 300' &",
                 null, null, null, false);
-        try (Supervisor supervisor = new Supervisor(root.resolve("state"), root, FAST)) {
+        try (Supervisor supervisor = new Supervisor(root.resolve("state"), root, FAST, Clock.systemUTC())) {
             supervisor.register(spec);
             long pid = pidOf(supervisor.operate("chatty", "START"));
             long began = System.nanoTime();
@@ -246,7 +291,7 @@ class SupervisorTest {
                 "nohup sh -c 'echo $$ > " + pidFromSetup("slow") + "; trap \"sleep 0.7; exit 0\" TERM; "
                         + "while :; do sleep 0.1; done' >/dev/null 2>&1 &",
                 "kill $(cat " + pidFromSetup("slow") + ")", null, null, null, null, false);
-        try (Supervisor supervisor = new Supervisor(root.resolve("state"), root, FAST)) {
+        try (Supervisor supervisor = new Supervisor(root.resolve("state"), root, FAST, Clock.systemUTC())) {
             supervisor.register(slow);
             long pid = pidOf(supervisor.operate("slow", "START"));
             assertThat(supervisor.operate("slow", "STOP")).containsEntry("status", "TERMINATED");
@@ -255,7 +300,7 @@ class SupervisorTest {
         // A process that ignores its stop command is terminated with signals after the grace period.
         ProcessSpec stubborn = new ProcessSpec("stubborn", SETUP, "/var/run/stubborn.pid", null, daemon("stubborn"),
                 "true", null, null, null, null, false);
-        try (Supervisor supervisor = new Supervisor(root.resolve("state"), root, FAST)) {
+        try (Supervisor supervisor = new Supervisor(root.resolve("state"), root, FAST, Clock.systemUTC())) {
             supervisor.register(stubborn);
             long pid = pidOf(supervisor.operate("stubborn", "START"));
             assertThat(supervisor.operate("stubborn", "STOP")).containsEntry("status", "TERMINATED");
@@ -267,7 +312,7 @@ class SupervisorTest {
     void healthAndVersionAreReportedWhileRunning() throws Exception {
         ProcessSpec spec = new ProcessSpec("checked", SETUP, "/var/run/checked.pid", null, daemon("checked"), null, null,
                 null, "printf 'v2\\n'", "test -f healthy", false);
-        try (Supervisor supervisor = new Supervisor(root.resolve("state"), root, FAST)) {
+        try (Supervisor supervisor = new Supervisor(root.resolve("state"), root, FAST, Clock.systemUTC())) {
             supervisor.register(spec);
             assertThat(supervisor.operate("checked", "QUERY")).containsEntry("healthy", false).containsEntry("version", null);
             supervisor.operate("checked", "START");
@@ -280,12 +325,12 @@ class SupervisorTest {
 
     @Test
     void unreadableRegistrationsAreSkipped() throws Exception {
-        try (Supervisor supervisor = new Supervisor(root.resolve("state"), root, FAST)) {
+        try (Supervisor supervisor = new Supervisor(root.resolve("state"), root, FAST, Clock.systemUTC())) {
             supervisor.register(sleeper("good", false));
         }
         Files.writeString(root.resolve("state/procs/bad.json"), "{not json", StandardCharsets.UTF_8);
         Files.writeString(root.resolve("state/procs/other.json"), Files.readString(root.resolve("state/procs/good.json")));
-        try (Supervisor supervisor = new Supervisor(root.resolve("state"), root, FAST)) {
+        try (Supervisor supervisor = new Supervisor(root.resolve("state"), root, FAST, Clock.systemUTC())) {
             assertThat(supervisor.operate("good", "QUERY")).containsEntry("status", "TERMINATED");
             assertThat(supervisor.operate("bad", "QUERY")).containsEntry("status", "UNREGISTER");
             assertThat(supervisor.operate("other", "QUERY")).as("a file must register its own name").containsEntry("status", "UNREGISTER");
@@ -295,7 +340,7 @@ class SupervisorTest {
 
     @Test
     void stalePidFilesNameNoProcess() throws Exception {
-        try (Supervisor supervisor = new Supervisor(root.resolve("state"), root, FAST)) {
+        try (Supervisor supervisor = new Supervisor(root.resolve("state"), root, FAST, Clock.systemUTC())) {
             supervisor.register(sleeper("stale", false));
             Path pidFile = Files.createDirectories(root.resolve("var/run")).resolve("stale.pid");
             for (String content : new String[] {"1\n", ProcessHandle.current().pid() + "\n", "garbage", "", "99999999"}) {
@@ -340,7 +385,7 @@ class SupervisorTest {
         Files.setPosixFilePermissions(root.resolve("var"), PosixFilePermissions.fromString("rwxr-xr-x"));
         ProcessSpec spec = new ProcessSpec("asnobody", SETUP, "/var/run/asnobody.pid", "nobody", daemon("asnobody"), null,
                 null, null, "id -un", null, false);
-        try (Supervisor supervisor = new Supervisor(root.resolve("state"), root, FAST)) {
+        try (Supervisor supervisor = new Supervisor(root.resolve("state"), root, FAST, Clock.systemUTC())) {
             supervisor.register(spec);
             Map<String, Object> started = supervisor.operate("asnobody", "START");
             assertThat(started).containsEntry("status", "RUNNING").containsEntry("version", "nobody");
