@@ -84,8 +84,8 @@ class AgentJournalTest {
         JsonNode ret = job(jid).path("returns").path("web-1");
         assertThat(ret.path("retcode").asInt()).isEqualTo(1);
         assertThat(ret.path("ret").asText()).startsWith("interrupted");
-        Thread.sleep(2000);
-        assertThat(Files.readAllLines(counter)).containsExactly("ran");
+        await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(4))
+                .until(() -> Files.readAllLines(counter).equals(List.of("ran")));
     }
 
     @Test
@@ -119,16 +119,19 @@ class AgentJournalTest {
         server.server().master().publish(new LinkedHashMap<>(Map.of("fun", "cmd.run",
                 "arg", List.of("echo again >> " + root.resolve("again")), "tgt", "web-1", "tgt_type", "glob", "jid", jid,
                 "ret", "")), List.of("web-1"));
-        Thread.sleep(2000);
-        assertThat(root.resolve("again")).doesNotExist();
+        await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(4)).until(() -> !Files.exists(root.resolve("again")));
     }
 
     /** PUB/SUB drops what is sent before the subscription lands: ping until the agent answers. */
     void waitForPing() {
         await().atMost(Duration.ofSeconds(40)).pollInterval(Duration.ofSeconds(1)).until(() -> {
             String jid = run("test.ping");
-            Thread.sleep(800);
-            return job(jid).path("missing").isEmpty();
+            try {
+                await().atMost(Duration.ofMillis(800)).until(() -> job(jid).path("missing").isEmpty());
+                return true;
+            } catch (org.awaitility.core.ConditionTimeoutException lost) {
+                return false;
+            }
         });
     }
 }

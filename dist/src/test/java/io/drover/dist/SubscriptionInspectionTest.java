@@ -47,8 +47,8 @@ class SubscriptionInspectionTest {
             Path config = roots.resolve("web-1/usr/local/gse/plugins/etc/bkmonitorbeat/bkmonitorbeat_script_sub_1_host_3.conf");
             assertThat(Files.readString(config)).contains("name: api-1-disk").doesNotContain("renamed");
 
-            Thread.sleep(5_000); // two inspection rounds with nothing to do
-            assertThat(tasks(fleet)).hasSize(1);
+            // two inspection rounds with nothing to do leave no task
+            await().during(Duration.ofSeconds(5)).atMost(Duration.ofSeconds(7)).until(() -> tasks(fleet).size() == 1);
 
             JsonNode host = fleet.server.get("/api/v1/hosts/3", fleet.server.adminToken()).body().deepCopy();
             ((ObjectNode) host).put("bk_host_name", "renamed");
