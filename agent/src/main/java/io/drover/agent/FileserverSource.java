@@ -7,7 +7,6 @@ import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -38,7 +37,7 @@ public final class FileserverSource implements FileSource {
         Files.createDirectories(tmpDir);
         Path file = Files.createTempFile(tmpDir, "fetch-", ".part");
         try (OutputStream out = Files.newOutputStream(file)) {
-            MessageDigest digest = MessageDigest.getInstance("SHA-256");
+            MessageDigest digest = io.drover.core.Hashing.sha256Digest();
             long received = 0;
             while (true) {
                 Map<String, Object> request = new LinkedHashMap<>();
@@ -66,8 +65,6 @@ public final class FileserverSource implements FileSource {
         } catch (IOException | RuntimeException e) {
             Files.deleteIfExists(file);
             throw e;
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
         }
     }
 }

@@ -2,7 +2,7 @@ package io.drover.dist;
 
 import io.drover.agent.DroverAgent;
 import io.drover.agent.Grains;
-import io.drover.server.Version;
+import io.drover.server.BuildVersion;
 import io.drover.transport.minion.MinionConfig;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -64,7 +64,7 @@ final class AgentRunCommand implements Callable<Integer> {
         }
         MinionConfig config = MinionConfig.of(id, host, publishPort, requestPort).withEnrollToken(
                 enrollToken == null || enrollToken.isBlank() ? null : enrollToken.strip());
-        DroverAgent agent = DroverAgent.start(config, root, Version.current(), new Grains.Placement(innerIp, cloudId),
+        DroverAgent agent = DroverAgent.start(config, root, BuildVersion.current(), new Grains.Placement(innerIp, cloudId),
                 Duration.ofSeconds(heartbeatSeconds));
         System.out.println("drover agent " + id + " connecting to " + host + ":" + requestPort);
         return ServerCommand.runUntilStopped(agent);

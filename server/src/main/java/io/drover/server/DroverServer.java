@@ -108,7 +108,7 @@ public final class DroverServer implements AutoCloseable {
             this.inventory = new InventoryService(database.jdbi(), new InventoryRepository(), events);
 
             this.api = new HttpApi(tokens, audit, authFailures, metrics);
-            new OpsRoutes(database, metrics, Version.current(), () -> master != null && master.ready()).register(api);
+            new OpsRoutes(database, metrics, BuildVersion.current(), () -> master != null && master.ready()).register(api);
             new AuthRoutes(tokens, audit).register(api);
             new InventoryRoutes(inventory).register(api);
             new EventRoutes(bus, events).register(api);
@@ -127,7 +127,7 @@ public final class DroverServer implements AutoCloseable {
             this.packages = new PackageStore(database.jdbi(), config.dataDir().resolve("files"));
             this.registries = new Registries(database.jdbi(), packages, config.dataDir().resolve("registries"));
             this.addons = new AddonService(database.jdbi(), packages, registries,
-                    SecretBox.loadOrCreate(config.dataDir(), System.getenv(SecretBox.KEY_ENV)), events, Version.release());
+                    SecretBox.loadOrCreate(config.dataDir(), System.getenv(SecretBox.KEY_ENV)), events, BuildVersion.release());
             new PackageRoutes(packages).register(api);
             new RegistryRoutes(registries).register(api);
             new AddonRoutes(addons).register(api);
@@ -213,7 +213,7 @@ public final class DroverServer implements AutoCloseable {
         server.housekeeping.scheduleWithFixedDelay(server::prune, 1, 60, TimeUnit.MINUTES);
         server.housekeeping.scheduleWithFixedDelay(server::checkPresence, 1, 1, TimeUnit.SECONDS);
         server.housekeeping.scheduleWithFixedDelay(server::auditAuthFailures, 10, 10, TimeUnit.SECONDS);
-        log.info("drover server {} listening on {}, agents on {}:{}/{}, database {}", Version.current(), server.url(),
+        log.info("drover server {} listening on {}, agents on {}:{}/{}, database {}", BuildVersion.current(), server.url(),
                 config.saltHost(), server.master.publishPort(), server.master.requestPort(),
                 server.database.isPostgres() ? "PostgreSQL" : "H2 " + config.dataDir());
         if (!server.database.isPostgres()) {

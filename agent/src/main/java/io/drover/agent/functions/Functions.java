@@ -2,6 +2,7 @@ package io.drover.agent.functions;
 
 import io.drover.agent.supervisor.Shell;
 import io.drover.agent.supervisor.Supervisor;
+import io.drover.core.Hashing;
 import io.drover.core.archive.ArchiveException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -10,8 +11,6 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import io.drover.model.agentapi.AgentCall;
 import io.drover.model.agentapi.AgentCall.AgentVersion;
@@ -52,7 +51,6 @@ import io.drover.model.agentapi.ProcessStatus;
 import io.drover.model.agentapi.UnknownFunction;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -249,7 +247,7 @@ public final class Functions {
         } finally {
             Files.deleteIfExists(tmp);
         }
-        return Reply.ok(new FileWritten(name, Files.size(path), digest(path, "MD5")));
+        return Reply.ok(new FileWritten(name, Files.size(path), md5(path)));
     }
 
     /** {@code cmd.script}: the script (or the server file it names) is written to a temporary file and run with sh. */
@@ -319,7 +317,7 @@ public final class Functions {
 
     /** The file source verifies too; this check does not depend on it. */
     private static void verify(Path file, String sha256, String source) throws IOException {
-        String actual = digest(file, "SHA-256");
+        String actual = sha256(file);
         if (!actual.equals(sha256)) {
             throw new IOException("'" + source + "' has sha256 " + actual + ", not " + sha256);
         }
@@ -349,20 +347,16 @@ public final class Functions {
         return out.toString();
     }
 
-    static String digest(Path file, String algorithm) throws IOException {
-        MessageDigest digest;
-        try {
-            digest = MessageDigest.getInstance(algorithm);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
+    private static String sha256(Path file) throws IOException {
         try (var in = Files.newInputStream(file)) {
-            byte[] buffer = new byte[1 << 16];
-            for (int n = in.read(buffer); n >= 0; n = in.read(buffer)) {
-                digest.update(buffer, 0, n);
-            }
+            return Hashing.sha256(in);
         }
-        return HexFormat.of().formatHex(digest.digest());
+    }
+
+    private static String md5(Path file) throws IOException {
+        try (var in = Files.newInputStream(file)) {
+            return Hashing.md5(in);
+        }
     }
 
     /** A missing or malformed argument. */

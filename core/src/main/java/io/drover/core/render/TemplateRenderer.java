@@ -11,12 +11,8 @@ import com.hubspot.jinjava.interpret.TemplateError;
 import com.hubspot.jinjava.loader.ResourceLocator;
 import java.io.IOException;
 import java.nio.charset.Charset;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import com.hubspot.jinjava.tree.Node;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.LinkedHashMap;
@@ -168,11 +164,7 @@ public final class TemplateRenderer {
     }
 
     public static String md5(String text) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("MD5").digest(text.getBytes(StandardCharsets.UTF_8)));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
+        return io.drover.core.Hashing.md5(text);
     }
 
     private RenderException timeLimit(String name, TimeLimitExceeded e) {

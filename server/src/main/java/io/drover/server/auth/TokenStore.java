@@ -8,9 +8,6 @@ import io.drover.model.auth.TokenInfo;
 import io.drover.model.auth.TokenRequest;
 import io.drover.server.http.ApiException;
 import io.drover.server.store.Sql;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -18,7 +15,6 @@ import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Base64;
-import java.util.HexFormat;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
@@ -137,11 +133,6 @@ public final class TokenStore {
     }
 
     public static String hash(String token) {
-        try {
-            byte[] digest = MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.UTF_8));
-            return HexFormat.of().formatHex(digest);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is not available", e);
-        }
+        return io.drover.core.Hashing.sha256(token);
     }
 }

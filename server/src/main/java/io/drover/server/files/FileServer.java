@@ -7,10 +7,6 @@ import java.nio.channels.SeekableByteChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
-import java.security.DigestInputStream;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -118,17 +114,14 @@ public final class FileServer {
             if (cached != null && cached.size == size && cached.modified.equals(modified)) {
                 return cached.sha256;
             }
-            MessageDigest digest = MessageDigest.getInstance("SHA-256");
-            try (InputStream in = new DigestInputStream(Files.newInputStream(file), digest)) {
-                in.transferTo(java.io.OutputStream.nullOutputStream());
+            String hex;
+            try (InputStream in = Files.newInputStream(file)) {
+                hex = io.drover.core.Hashing.sha256(in);
             }
-            String hex = HexFormat.of().formatHex(digest.digest());
             hashes.put(file, new CachedHash(size, modified, hex));
             return hex;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + file, e);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is not available", e);
         }
     }
 }

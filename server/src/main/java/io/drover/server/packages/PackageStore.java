@@ -18,13 +18,9 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.security.DigestOutputStream;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.OffsetDateTime;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -302,15 +298,10 @@ public final class PackageStore {
     }
 
     private static String sha256(Path file) {
-        try (InputStream in = Files.newInputStream(file);
-             DigestOutputStream out = new DigestOutputStream(OutputStream.nullOutputStream(),
-                     MessageDigest.getInstance("SHA-256"))) {
-            in.transferTo(out);
-            return HexFormat.of().formatHex(out.getMessageDigest().digest());
+        try (InputStream in = Files.newInputStream(file)) {
+            return io.drover.core.Hashing.sha256(in);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
         }
     }
 

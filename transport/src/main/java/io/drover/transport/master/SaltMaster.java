@@ -466,7 +466,7 @@ public final class SaltMaster implements AutoCloseable {
                 // Tells a Drover minion that publishes carry topics (sha1(id) or "broadcast"); a salt-minion ignores it.
                 inner.put(Messages.TOPICS_FLAG, true);
                 inner.put("aes", Rsa.encryptOaep(minionPub, aes.getBytes(StandardCharsets.UTF_8)));
-                inner.put("sig", Rsa.signX931(masterKey, Messages.sha256Hex(aes).getBytes(StandardCharsets.US_ASCII)));
+                inner.put("sig", Rsa.signX931(masterKey, io.drover.core.Hashing.sha256(aes).getBytes(StandardCharsets.US_ASCII)));
                 if (load.get("token") != null) {
                     byte[] token = Rsa.decryptOaep(masterKey, SaltPack.bytes(load.get("token")));
                     inner.put("token", Rsa.encryptOaep(minionPub, token));

@@ -187,7 +187,7 @@ public final class SaltMinion implements AutoCloseable {
             }
             String aes = new String(Rsa.decryptOaep(key, SaltPack.bytes(inner.get("aes"))), StandardCharsets.UTF_8);
             byte[] proof = Rsa.recoverX931(masterKey, SaltPack.bytes(inner.get("sig")));
-            if (!new String(proof, StandardCharsets.US_ASCII).equals(Messages.sha256Hex(aes))) {
+            if (!new String(proof, StandardCharsets.US_ASCII).equals(io.drover.core.Hashing.sha256(aes))) {
                 log.error("{}: the session key proof does not verify", config.id());
                 return State.CONNECTING;
             }

@@ -2,9 +2,6 @@ package io.drover.transport.protocol;
 
 import io.drover.transport.wire.MalformedFrameException;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.regex.Pattern;
@@ -42,19 +39,7 @@ public final class Messages {
 
     /** The publish topic of a minion with Salt's zmq_filtering: sha1 hex of its id. */
     public static String topic(String id) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(id.getBytes(StandardCharsets.UTF_8)));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    public static String sha256Hex(String text) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
+        return io.drover.core.Hashing.sha1(id);
     }
 
     public static Map<?, ?> map(Object value, String what) {

@@ -6,10 +6,10 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 
 /** The server's version, as the build wrote it (also when running from classes, where jars have no manifest). */
-public final class Version {
+public final class BuildVersion {
     private static final String CURRENT = read();
 
-    private Version() {
+    private BuildVersion() {
     }
 
     public static String current() {
@@ -23,7 +23,7 @@ public final class Version {
     }
 
     private static String read() {
-        try (InputStream in = Version.class.getResourceAsStream("version.txt")) {
+        try (InputStream in = BuildVersion.class.getResourceAsStream("version.txt")) {
             String text = in == null ? "" : new String(in.readAllBytes(), StandardCharsets.UTF_8).strip();
             return text.isEmpty() || text.startsWith("$") ? "0.0.0-dev" : text;
         } catch (IOException e) {
