@@ -9,7 +9,7 @@ import com.tngtech.archunit.core.importer.ImportOption;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** The module rules of DESIGN.md §2, checked on the compiled classes. */
+/** The module rules of docs/architecture.md, checked on the compiled classes. */
 class ArchitectureTest {
     static JavaClasses drover;
 
@@ -19,7 +19,7 @@ class ArchitectureTest {
                 .importPackages("io.drover");
     }
 
-    /** Jinjava (and the EL classes it ships) is allowed because rendering is pure logic that belongs in core (DESIGN.md §2); nothing else is. */
+    /** Jinjava (and the EL classes it ships) is allowed because rendering is pure logic that belongs in core (docs/architecture.md); nothing else is. */
     @Test
     void coreIsPureLogicThatDependsOnTheModelOnly() {
         classes().that().resideInAPackage("io.drover.core..").should().onlyDependOnClassesThat()

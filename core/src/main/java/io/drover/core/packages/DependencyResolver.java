@@ -11,7 +11,7 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Decides what enabling an addon installs, in order (DESIGN.md §7). Where Drover differs from KubeVela on purpose:
+ * Decides what enabling an addon installs, in order (docs/operations.md, "Plugin packages, registries and addons"). Where Drover differs from KubeVela on purpose:
  * every missing dependency is installed, not only the first; a cycle is an error that shows its path; an addon
  * reached twice (a diamond) is installed once and must satisfy every constraint on it.
  */

@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.regex.Pattern;
 
-/** Checks a package's metadata against DESIGN.md §7 and the files the package holds; collects every problem. */
+/** Checks a package's metadata against docs/operations.md ("Plugin packages, registries and addons") and the files the package holds; collects every problem. */
 public final class MetadataValidator {
     public static final Set<String> CATEGORIES = Set.of("official", "external", "scripts");
     public static final Set<String> OS = Set.of("linux", "windows", "aix");

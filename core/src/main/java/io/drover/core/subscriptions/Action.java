@@ -1,6 +1,6 @@
 package io.drover.core.subscriptions;
 
-/** What a plan does to one instance for one step (DESIGN.md §8). SKIP and FAIL are reported, not executed. */
+/** What a plan does to one instance for one step (docs/operations.md, "Subscriptions"). SKIP and FAIL are reported, not executed. */
 public enum Action {
     INSTALL, UNINSTALL, PUSH_CONFIG, START, STOP, NOT_CHANGE, SKIP, FAIL;
 

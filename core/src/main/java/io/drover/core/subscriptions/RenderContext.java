@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The variables a config template sees (DESIGN.md §8): {@code cmdb_instance} (also {@code target}) with
+ * The variables a config template sees (docs/operations.md, "Subscriptions"): {@code cmdb_instance} (also {@code target}) with
  * {@code host}, {@code service}, {@code scope} and {@code process}; {@code step_data.<step>} with each step's
  * rendered {@code context} and {@code control_info}; {@code control_info} of the current step; and the current step's
  * rendered context, also at the top level.

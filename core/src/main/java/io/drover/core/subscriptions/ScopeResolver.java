@@ -12,7 +12,7 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * Turns a scope into instances (DESIGN.md §4, §8): HOST or SERVICE objects under TOPO nodes (business, set,
+ * Turns a scope into instances (docs/architecture.md, "Inventory model" and "Subscriptions"): HOST or SERVICE objects under TOPO nodes (business, set,
  * module; dynamic) or listed as INSTANCE nodes (static). Duplicates collapse to one instance; an
  * {@code instance_selector} keeps the instances whose fields match. Nodes that match nothing are reported.
  */

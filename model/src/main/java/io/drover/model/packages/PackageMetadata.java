@@ -10,7 +10,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A package's {@code metadata.yaml}: NodeMan's project.yaml merged with KubeVela's addon metadata (DESIGN.md §7).
+ * A package's {@code metadata.yaml}: NodeMan's project.yaml merged with KubeVela's addon metadata (docs/operations.md, "Plugin packages, registries and addons").
  * Unknown fields are errors, so a misspelt {@code config_templates} is not silently ignored.
  */
 public record PackageMetadata(

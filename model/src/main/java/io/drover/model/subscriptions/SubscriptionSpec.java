@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A subscription as operators write it, in NodeMan's field names (DESIGN.md §8): what to deploy ({@code steps}),
+ * A subscription as operators write it, in NodeMan's field names (docs/operations.md, "Subscriptions"): what to deploy ({@code steps}),
  * onto which CMDB objects ({@code scope}), optionally on fixed {@code target_hosts} (set at creation only).
  */
 public record SubscriptionSpec(

@@ -38,7 +38,7 @@ import java.util.Optional;
 import org.jdbi.v3.core.Jdbi;
 
 /**
- * Enables, upgrades and disables addons (DESIGN.md §7): resolves the addon and its dependencies across the registries,
+ * Enables, upgrades and disables addons (docs/operations.md, "Plugin packages, registries and addons"): resolves the addon and its dependencies across the registries,
  * imports their packages into the store, checks and seals the parameters, renders NOTES. Everything is checked before
  * anything is written, so a request that fails changes nothing.
  */

@@ -16,7 +16,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Automatic runs of enabled subscriptions (DESIGN.md §8): an inventory change re-plans the TOPO subscriptions of its
+ * Automatic runs of enabled subscriptions (docs/operations.md, "Subscriptions"): an inventory change re-plans the TOPO subscriptions of its
  * business after a debounce (the timer restarts with each change, so a bulk import causes one run); an agent that
  * comes online re-plans everything after the same debounce (its skipped instances); and a periodic inspection
  * re-plans every enabled subscription, spread evenly over the interval. A run with nothing to do leaves no task.
