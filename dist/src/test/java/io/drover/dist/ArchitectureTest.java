@@ -59,6 +59,14 @@ class ArchitectureTest {
                 .check(drover);
     }
 
+    /** Services refuse with DomainException; HTTP status codes (ApiException) belong to the HTTP layer. */
+    @Test
+    void httpErrorsStayInTheHttpLayer() {
+        noClasses().that().resideOutsideOfPackage("io.drover.server.http..").and().haveSimpleNameNotEndingWith("Routes")
+                .should().dependOnClassesThat().haveFullyQualifiedName("io.drover.server.http.ApiException")
+                .check(drover);
+    }
+
     /**
      * Agent calls are typed: the server reaches agents through AgentCalls with model.agentapi records; only the job
      * service (which also runs what an operator types in `drover run`), the CLI and the quickstart (an operator's

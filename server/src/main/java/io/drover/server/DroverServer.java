@@ -42,6 +42,7 @@ import io.drover.server.inventory.InventoryRoutes;
 import io.drover.server.inventory.InventoryService;
 import io.drover.server.ops.OpsRoutes;
 import io.drover.server.store.Database;
+import io.drover.transport.master.PublishQueue;
 import io.drover.transport.master.SaltMaster;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
@@ -82,7 +83,7 @@ public final class DroverServer implements AutoCloseable {
     private final TaskScheduler tasks;
     private final Triggers triggers;
     private final SubscriptionService subscriptions;
-    private volatile SaltMaster master;
+    private final SaltMaster master;
     private final PrometheusMeterRegistry metrics;
     private final ScheduledExecutorService housekeeping;
     private final AuditLog audit;
@@ -93,6 +94,7 @@ public final class DroverServer implements AutoCloseable {
         this.config = config;
         createDataDir(config.dataDir());
         this.database = Database.open(config.dbUrl(), config.dbUser(), config.dbPassword(), config.dbPoolSize());
+        SaltMaster bound = null;
         try {
             this.metrics = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
             new JvmMemoryMetrics().bindTo(metrics);
@@ -108,7 +110,6 @@ public final class DroverServer implements AutoCloseable {
             this.inventory = new InventoryService(database.jdbi(), new InventoryRepository(), events);
 
             this.api = new HttpApi(tokens, audit, authFailures, metrics);
-            new OpsRoutes(database, metrics, BuildVersion.current(), () -> master != null && master.ready()).register(api);
             new AuthRoutes(tokens, audit).register(api);
             new InventoryRoutes(inventory).register(api);
             new EventRoutes(bus, events).register(api);
@@ -119,9 +120,9 @@ public final class DroverServer implements AutoCloseable {
             this.files = new FileServer(config.dataDir().resolve("files"));
             this.keys = new KeyStore(database.jdbi(), events, config.autoAccept().stream().map(Glob::compile).toList(),
                     enrollment, agents);
+            PublishQueue publishes = new PublishQueue();
             this.jobs = new JobService(database.jdbi(), events, keys, agents::grains, agents::businesses, config.nodegroups(),
-                    (load, minions) -> master.publish(load, minions),
-                    config.returnMaxBytes());
+                    publishes::publish, config.returnMaxBytes());
             new JobRoutes(keys, jobs, agents::businesses).register(api);
 
             this.packages = new PackageStore(database.jdbi(), config.dataDir().resolve("files"));
@@ -149,13 +150,28 @@ public final class DroverServer implements AutoCloseable {
             }
 
             this.adminTokenFile = AdminTokenFile.ensure(tokens, config.dataDir());
+            this.housekeeping = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon()
+                    .name("drover-housekeeping").factory());
+            // Binds the agent ports: last, so that a port in use leaves nothing else running.
+            bound = new SaltMaster(MasterKeyFile.loadOrCreate(config.dataDir()),
+                    new SaltBridge(keys, jobs, agents, files, database.jdbi(), events), config.saltHost(),
+                    config.saltPublishPort(), config.saltRequestPort(),
+                    SaltMaster.PublishMode.valueOf(config.saltPublishMode().toUpperCase(java.util.Locale.ROOT)),
+                    new SaltMaster.Limits(config.saltMaxMessageBytes(), config.saltMaxConnections(),
+                            SaltMaster.Limits.defaults().receiveBudgetBytes(), SaltMaster.Limits.defaults().maxQueuedBytes()),
+                    publishes);
+            this.master = bound;
+            keys.onRevoked(master::rotateSessionKey);
+            publishMetrics(metrics, master);
+            new OpsRoutes(database, metrics, BuildVersion.current(), master::ready).register(api);
             int republished = events.publishPending();
             if (republished > 0) {
                 log.info("published {} event(s) left unpublished by the previous run", republished);
             }
-            this.housekeeping = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon()
-                    .name("drover-housekeeping").factory());
         } catch (RuntimeException e) {
+            if (bound != null) {
+                bound.close();
+            }
             database.close();
             throw e;
         }
@@ -191,21 +207,10 @@ public final class DroverServer implements AutoCloseable {
     public static DroverServer start(ServerConfig config) {
         DroverServer server = new DroverServer(config);
         try {
-            server.master = new SaltMaster(MasterKeyFile.loadOrCreate(config.dataDir()),
-                    new SaltBridge(server.keys, server.jobs, server.agents, server.files, server.database.jdbi(),
-                            server.events), config.saltHost(),
-                    config.saltPublishPort(), config.saltRequestPort(),
-                    SaltMaster.PublishMode.valueOf(config.saltPublishMode().toUpperCase(java.util.Locale.ROOT)),
-                    new SaltMaster.Limits(config.saltMaxMessageBytes(), config.saltMaxConnections(),
-                            SaltMaster.Limits.defaults().receiveBudgetBytes(), SaltMaster.Limits.defaults().maxQueuedBytes()));
-            server.keys.onRevoked(server.master::rotateSessionKey);
-            publishMetrics(server.metrics, server.master);
             server.api.start(config.host(), config.port());
         } catch (RuntimeException e) {
             server.housekeeping.shutdownNow();
-            if (server.master != null) {
-                server.master.close();
-            }
+            server.master.close();
             server.database.close();
             throw e;
         }

@@ -21,7 +21,7 @@ import io.drover.model.packages.AddonRequest;
 import io.drover.model.packages.PackageInfo;
 import io.drover.model.packages.PackageMetadata;
 import io.drover.server.events.EventStore;
-import io.drover.server.http.ApiException;
+import io.drover.server.errors.DomainException;
 import io.drover.server.packages.PackageStore;
 import io.drover.server.registries.Registries;
 import io.drover.server.registries.RegistryException;
@@ -76,7 +76,7 @@ public final class AddonService {
     public AddonChange enable(AddonRequest request) {
         Request wanted = parse(request.addon());
         if (enabled(wanted.name()).isPresent()) {
-            throw ApiException.conflict("addon_enabled", "addon " + wanted.name() + " is already enabled at version "
+            throw DomainException.conflict("addon_enabled", "addon " + wanted.name() + " is already enabled at version "
                     + enabled(wanted.name()).get().version() + "; use addon upgrade to change its version or parameters");
         }
         Registries.Snapshot snapshot = registries.snapshot();
@@ -86,11 +86,11 @@ public final class AddonService {
     }
 
     public AddonChange upgrade(String name, AddonRequest request) {
-        Enabled current = enabled(name).orElseThrow(() -> ApiException.notFound("enabled addon", name));
+        Enabled current = enabled(name).orElseThrow(() -> DomainException.notFound("enabled addon", name));
         Request wanted = request.addon() == null || request.addon().isBlank() ? new Request(null, name, null)
                 : parse(request.addon().startsWith("@") ? name + request.addon() : request.addon());
         if (!wanted.name().equals(name)) {
-            throw ApiException.invalid("addon", "names " + wanted.name() + ", but this upgrades " + name);
+            throw DomainException.invalid("addon", "names " + wanted.name() + ", but this upgrades " + name);
         }
         Registries.Snapshot snapshot = registries.snapshot();
         Plan plan = resolve(snapshot, wanted, installed(name));
@@ -103,7 +103,7 @@ public final class AddonService {
     }
 
     public AddonInfo disable(String name, boolean force) {
-        Enabled current = enabled(name).orElseThrow(() -> ApiException.notFound("enabled addon", name));
+        Enabled current = enabled(name).orElseThrow(() -> DomainException.notFound("enabled addon", name));
         List<String> dependents = new ArrayList<>();
         for (Enabled other : allEnabled()) {
             PackageMetadata m = store.get(other.name(), other.version()).metadata();
@@ -112,12 +112,12 @@ public final class AddonService {
             }
         }
         if (!dependents.isEmpty() && !force) {
-            throw ApiException.conflict("addon_in_use", "addon " + name + " is required by " + dependents
+            throw DomainException.conflict("addon_in_use", "addon " + name + " is required by " + dependents
                     + "; disable them first, or pass --force");
         }
         List<Long> subscriptions = subscriptionsDeploying(name);
         if (!subscriptions.isEmpty() && !force) {
-            throw ApiException.conflict("addon_in_use", "addon " + name + " is deployed by subscription(s) " + subscriptions
+            throw DomainException.conflict("addon_in_use", "addon " + name + " is deployed by subscription(s) " + subscriptions
                     + "; delete them first, or pass --force");
         }
         AddonInfo before = status(name);
@@ -138,7 +138,7 @@ public final class AddonService {
                 .sorted((a, b) -> b.version().compareTo(a.version())).map(c -> c.version().original()).toList();
         if (current.isEmpty()) {
             if (available.isEmpty()) {
-                throw ApiException.notFound("addon", name + " (not enabled, and no registry offers it)");
+                throw DomainException.notFound("addon", name + " (not enabled, and no registry offers it)");
             }
             return new AddonInfo(name, "disabled", null, null, available, null, List.of(), Map.of(), null, null);
         }
@@ -190,12 +190,12 @@ public final class AddonService {
 
     private static Request parse(String addon) {
         if (addon == null || addon.isBlank()) {
-            throw ApiException.invalid("addon", "is required: [registry/]name[@version]");
+            throw DomainException.invalid("addon", "is required: [registry/]name[@version]");
         }
         try {
             return Request.parse(addon);
         } catch (PackageException e) {
-            throw ApiException.invalid("addon", e.getMessage());
+            throw DomainException.invalid("addon", e.getMessage());
         }
     }
 
@@ -211,7 +211,7 @@ public final class AddonService {
                             && (wanted.registry() == null || wanted.registry().equals(s.registry())))
                     .forEach(s -> problems.add("registry " + s.registry() + " skips its entry " + s.entry() + ": " + s.reason()));
             snapshot.unreadable().forEach((registry, why) -> problems.add("registry " + registry + " could not be read: " + why));
-            throw new ApiException(422, "unresolvable", String.join("; ", problems), problems.size() == 1 ? List.of()
+            throw DomainException.unprocessable("unresolvable", String.join("; ", problems), problems.size() == 1 ? List.of()
                     : problems.stream().map(p -> new FieldError("addon", p)).toList());
         }
     }
@@ -226,21 +226,21 @@ public final class AddonService {
             try {
                 tgz = snapshot.readers().get(c.registry()).fetch(entry);
             } catch (RegistryException e) {
-                throw new ApiException(502, "registry_unreadable", e.getMessage(), List.of());
+                throw DomainException.upstreamFailed("registry_unreadable", e.getMessage());
             } catch (PackageException e) {
-                throw new ApiException(422, "invalid_package", "package " + c.name() + " " + c.version().original()
+                throw DomainException.unprocessable("invalid_package", "package " + c.name() + " " + c.version().original()
                         + " from registry " + c.registry() + " is invalid: " + String.join("; ", e.problems()), List.of());
             }
             PackageArchive archive;
             try {
                 archive = PackageStore.inspect(tgz);
-            } catch (ApiException e) {
-                throw new ApiException(422, "invalid_package", "package " + c.name() + " " + c.version().original()
+            } catch (DomainException e) {
+                throw DomainException.unprocessable("invalid_package", "package " + c.name() + " " + c.version().original()
                         + " from registry " + c.registry() + " is invalid: " + e.getMessage(), e.errors());
             }
             PackageMetadata m = archive.metadata();
             if (!m.name().equals(c.name()) || !Version.parse(m.version()).sameAs(c.version())) {
-                throw new ApiException(422, "invalid_package", "registry " + c.registry() + " lists " + c.name() + " "
+                throw DomainException.unprocessable("invalid_package", "registry " + c.registry() + " lists " + c.name() + " "
                         + c.version().original() + " but its package holds " + m.name() + " " + m.version(), List.of());
             }
             boolean root = step == plan.requested();
@@ -251,7 +251,7 @@ public final class AddonService {
                 String detail = root ? String.join("; ", e.problems())
                         : "dependency " + c.name() + " needs parameters (" + String.join("; ", e.problems())
                                 + "); enable it first with its parameters";
-                throw new ApiException(422, "invalid_params", detail,
+                throw DomainException.unprocessable("invalid_params", detail,
                         e.problems().stream().map(p -> new FieldError("params", p)).toList());
             }
             fetched.add(new Fetched(step, tgz, archive, params));
@@ -272,7 +272,7 @@ public final class AddonService {
         try {
             renderedNotes = notes.render(root.step().name(), rootVersion, root.archive().notes(), root.params());
         } catch (PackageException e) {
-            throw new ApiException(422, "invalid_notes", e.getMessage(), List.of());
+            throw DomainException.unprocessable("invalid_notes", e.getMessage(), List.of());
         }
         if (dryRun) {
             return new AddonChange(root.step().name(), rootVersion, true, steps, kept, null);

@@ -5,7 +5,7 @@ import io.drover.model.agents.AgentInfo;
 import io.drover.model.inventory.Host;
 import io.drover.server.auth.Principal;
 import io.drover.server.events.EventStore;
-import io.drover.server.http.ApiException;
+import io.drover.server.errors.DomainException;
 import io.drover.server.inventory.InventoryService;
 import io.drover.server.store.Sql;
 import io.drover.transport.protocol.Messages;
@@ -202,7 +202,7 @@ public final class AgentRegistry {
             events.publishPending();
             a.hostId = host.bkHostId();
             a.bizId = bizId;
-        } catch (ApiException e) {
+        } catch (DomainException e) {
             log.warn("agent {} cannot be linked to a host in business {} at {}: {}", a.id, bizId, ip, e.getMessage());
         }
     }
@@ -348,6 +348,6 @@ public final class AgentRegistry {
 
     public AgentInfo get(Principal p, String id) {
         return list(p).stream().filter(a -> a.id().equals(id)).findFirst()
-                .orElseThrow(() -> ApiException.notFound("agent", id));
+                .orElseThrow(() -> DomainException.notFound("agent", id));
     }
 }

@@ -6,7 +6,7 @@ import io.drover.model.agents.EnrollmentTokenRequest;
 import io.drover.model.api.Problem.FieldError;
 import io.drover.server.auth.Principal;
 import io.drover.server.auth.TokenStore;
-import io.drover.server.http.ApiException;
+import io.drover.server.errors.DomainException;
 import io.drover.server.store.Sql;
 import java.security.SecureRandom;
 import java.sql.ResultSet;
@@ -47,7 +47,7 @@ public final class EnrollmentTokens {
             errors.add(new FieldError("ttl_hours", "must be 1 to 87600 hours"));
         }
         if (!errors.isEmpty()) {
-            throw ApiException.invalid(errors);
+            throw DomainException.invalid(errors);
         }
         p.requireBiz(request.bkBizId());
         byte[] secret = new byte[32];
@@ -58,7 +58,7 @@ public final class EnrollmentTokens {
         long id = jdbi.inTransaction(h -> {
             if (h.createQuery("SELECT COUNT(*) FROM business WHERE bk_biz_id = :biz").bind("biz", request.bkBizId())
                     .mapTo(Long.class).one() == 0) {
-                throw ApiException.invalid("bk_biz_id", "business " + request.bkBizId() + " does not exist");
+                throw DomainException.invalid("bk_biz_id", "business " + request.bkBizId() + " does not exist");
             }
             return h.createUpdate("""
                             INSERT INTO enrollment_token (name, token_hash, bk_biz_id, created_at, expires_at)
@@ -85,7 +85,7 @@ public final class EnrollmentTokens {
 
     private EnrollmentTokenInfo get(long id) {
         return jdbi.withHandle(h -> h.createQuery("SELECT * FROM enrollment_token WHERE id = :id").bind("id", id)
-                .map((rs, ctx) -> info(rs)).findOne()).orElseThrow(() -> ApiException.notFound("enrollment token", id));
+                .map((rs, ctx) -> info(rs)).findOne()).orElseThrow(() -> DomainException.notFound("enrollment token", id));
     }
 
     /** The business of a presented token that is known, not expired and not revoked; counts the use. */

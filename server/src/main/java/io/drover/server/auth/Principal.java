@@ -1,7 +1,7 @@
 package io.drover.server.auth;
 
 import io.drover.model.auth.Role;
-import io.drover.server.http.ApiException;
+import io.drover.server.errors.DomainException;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -31,7 +31,7 @@ public record Principal(long tokenId, String name, Role role, Set<Long> bizIds) 
     /** Refuses with 403 when the token is limited to other businesses. */
     public void requireBiz(long bizId) {
         if (!mayTouch(bizId)) {
-            throw ApiException.forbidden("token '" + name + "' may not touch business " + bizId
+            throw DomainException.forbidden("token '" + name + "' may not touch business " + bizId
                     + " (it is limited to " + bizIds.stream().sorted().toList() + ")");
         }
     }
@@ -43,7 +43,7 @@ public record Principal(long tokenId, String name, Role role, Set<Long> bizIds) 
     /** Refuses with 403 unless the token covers every business: creating businesses, say. */
     public void requireAllBusinesses(String action) {
         if (!allBusinesses()) {
-            throw ApiException.forbidden("token '" + name + "' is limited to businesses "
+            throw DomainException.forbidden("token '" + name + "' is limited to businesses "
                     + bizIds.stream().sorted().toList() + " and may not " + action);
         }
     }
@@ -60,7 +60,7 @@ public record Principal(long tokenId, String name, Role role, Set<Long> bizIds) 
         Map<String, Long> businesses = businessesOf.apply(ids);
         List<String> outside = ids.stream().filter(id -> !covers(businesses.get(id))).sorted().toList();
         if (!outside.isEmpty()) {
-            throw ApiException.forbidden("token '" + name + "' is limited to businesses " + bizIds.stream().sorted().toList()
+            throw DomainException.forbidden("token '" + name + "' is limited to businesses " + bizIds.stream().sorted().toList()
                     + ": " + outside.size() + " of the " + ids.size() + " agents " + what + " are outside them (first: "
                     + String.join(", ", outside.subList(0, Math.min(5, outside.size()))) + ")");
         }

@@ -6,7 +6,7 @@ import io.drover.model.auth.CreatedToken;
 import io.drover.model.auth.Role;
 import io.drover.model.auth.TokenInfo;
 import io.drover.model.auth.TokenRequest;
-import io.drover.server.http.ApiException;
+import io.drover.server.errors.DomainException;
 import io.drover.server.store.Sql;
 import java.security.SecureRandom;
 import java.sql.ResultSet;
@@ -63,7 +63,7 @@ public final class TokenStore {
             errors.add(new FieldError("bk_biz_ids", "an admin token covers every business; leave it empty"));
         }
         if (!errors.isEmpty()) {
-            throw ApiException.invalid(errors);
+            throw DomainException.invalid(errors);
         }
         byte[] secret = new byte[32];
         random.nextBytes(secret);
@@ -95,7 +95,7 @@ public final class TokenStore {
             Optional<TokenInfo> info = h.createQuery("SELECT * FROM api_token WHERE id = :id").bind("id", id)
                     .map((rs, ctx) -> info(rs)).findOne();
             if (info.isEmpty()) {
-                throw ApiException.notFound("token", id);
+                throw DomainException.notFound("token", id);
             }
             if (changed == 0 && info.get().revokedAt() == null) {
                 throw new IllegalStateException("token " + id + " could not be revoked");

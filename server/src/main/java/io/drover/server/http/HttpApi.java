@@ -2,6 +2,7 @@ package io.drover.server.http;
 
 import io.drover.model.Json;
 import io.drover.model.api.Problem;
+import io.drover.server.errors.DomainException;
 import io.drover.model.auth.Role;
 import io.drover.server.auth.AuditLog;
 import io.drover.server.auth.AuthFailures;
@@ -132,6 +133,8 @@ public final class HttpApi {
             }
             // None of these may throw: see answering().
             cfg.routes.exception(ApiException.class, (e, ctx) -> answering(ctx, c -> problem(c, e.status(), e.code(),
+                    e.getMessage(), e.errors())));
+            cfg.routes.exception(DomainException.class, (e, ctx) -> answering(ctx, c -> problem(c, status(e.kind()), e.code(),
                     e.getMessage(), e.errors())));
             cfg.routes.exception(HttpResponseException.class, (e, ctx) -> answering(ctx, c -> problem(c, e.getStatus(),
                     codeFor(e.getStatus()), e.getMessage(), List.of())));
@@ -296,6 +299,20 @@ public final class HttpApi {
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
             return "{\"status\":" + status + "}";
         }
+    }
+
+    /** The HTTP status of a domain refusal: the one place domain errors meet HTTP. */
+    static int status(DomainException.Kind kind) {
+        return switch (kind) {
+            case BAD_REQUEST -> 400;
+            case UNAUTHENTICATED -> 401;
+            case FORBIDDEN -> 403;
+            case NOT_FOUND -> 404;
+            case CONFLICT -> 409;
+            case TOO_LARGE -> 413;
+            case INVALID -> 422;
+            case UPSTREAM_FAILED -> 502;
+        };
     }
 
     static String codeFor(int status) {

@@ -50,6 +50,13 @@ public final class ProgressStream {
             }
             fail(e.status(), HttpApi.problemJson(e.status(), e.code(), e.getMessage(), e.errors()));
             return;
+        } catch (io.drover.server.errors.DomainException e) {
+            if (out == null) {
+                throw e;
+            }
+            int status = HttpApi.status(e.kind());
+            fail(status, HttpApi.problemJson(status, e.code(), e.getMessage(), e.errors()));
+            return;
         } catch (RuntimeException e) {
             if (out == null) {
                 throw e;

@@ -15,7 +15,7 @@ import io.drover.model.inventory.TopoSet;
 import io.drover.model.inventory.Topology;
 import io.drover.server.auth.Principal;
 import io.drover.server.events.EventStore;
-import io.drover.server.http.ApiException;
+import io.drover.server.errors.DomainException;
 import io.drover.server.store.Sql;
 import java.util.ArrayList;
 import io.drover.model.auth.Role;
@@ -59,7 +59,7 @@ public final class InventoryService {
 
     public Business business(Principal p, long id) {
         p.requireBiz(id);
-        return jdbi.withHandle(h -> repo.business(h, id)).orElseThrow(() -> ApiException.notFound("business", id));
+        return jdbi.withHandle(h -> repo.business(h, id)).orElseThrow(() -> DomainException.notFound("business", id));
     }
 
     public Topology topology(Principal p, long bizId) {
@@ -89,7 +89,7 @@ public final class InventoryService {
     }
 
     public TopoSet set(Principal p, long id) {
-        TopoSet set = jdbi.withHandle(h -> repo.set(h, id)).orElseThrow(() -> ApiException.notFound("set", id));
+        TopoSet set = jdbi.withHandle(h -> repo.set(h, id)).orElseThrow(() -> DomainException.notFound("set", id));
         p.requireBiz(set.bkBizId());
         return set;
     }
@@ -105,7 +105,7 @@ public final class InventoryService {
     }
 
     public TopoModule module(Principal p, long id) {
-        TopoModule module = jdbi.withHandle(h -> repo.module(h, id)).orElseThrow(() -> ApiException.notFound("module", id));
+        TopoModule module = jdbi.withHandle(h -> repo.module(h, id)).orElseThrow(() -> DomainException.notFound("module", id));
         p.requireBiz(module.bkBizId());
         return module;
     }
@@ -116,7 +116,7 @@ public final class InventoryService {
     }
 
     public Host host(Principal p, long id) {
-        Host host = jdbi.withHandle(h -> repo.host(h, id)).orElseThrow(() -> ApiException.notFound("host", id));
+        Host host = jdbi.withHandle(h -> repo.host(h, id)).orElseThrow(() -> DomainException.notFound("host", id));
         p.requireBiz(host.bkBizId());
         return host;
     }
@@ -129,7 +129,7 @@ public final class InventoryService {
 
     public ServiceInstance serviceInstance(Principal p, long id) {
         ServiceInstance s = jdbi.withHandle(h -> repo.serviceInstance(h, id))
-                .orElseThrow(() -> ApiException.notFound("service instance", id));
+                .orElseThrow(() -> DomainException.notFound("service instance", id));
         p.requireBiz(s.bkBizId());
         return s;
     }
@@ -185,7 +185,7 @@ public final class InventoryService {
         return write(h -> {
             long id = b.bkBizId() != null ? b.bkBizId() : repo.nextId(h, "business", "bk_biz_id");
             if (repo.business(h, id).isPresent()) {
-                throw ApiException.conflict("already_exists", "business " + id + " already exists");
+                throw DomainException.conflict("already_exists", "business " + id + " already exists");
             }
             Business created = new Business(id, b.bkBizName().strip(), b.attributes());
             requireFreeBusinessName(h, created, "bk_biz_name");
@@ -201,7 +201,7 @@ public final class InventoryService {
         check(InventoryRules.business(b, "", false));
         requireSameId("bk_biz_id", id, b.bkBizId());
         return write(h -> {
-            Business before = repo.business(h, id).orElseThrow(() -> ApiException.notFound("business", id));
+            Business before = repo.business(h, id).orElseThrow(() -> DomainException.notFound("business", id));
             Business after = new Business(id, b.bkBizName().strip(), b.attributes());
             if (after.equals(before)) {
                 return before;
@@ -216,10 +216,10 @@ public final class InventoryService {
     public void deleteBusiness(Principal p, long id) {
         p.requireAllBusinesses("delete businesses");
         write(h -> {
-            Business before = repo.business(h, id).orElseThrow(() -> ApiException.notFound("business", id));
+            Business before = repo.business(h, id).orElseThrow(() -> DomainException.notFound("business", id));
             long hosts = repo.hostCount(h, id);
             if (hosts > 0) {
-                throw ApiException.conflict("not_empty", "business " + id + " still has " + hosts
+                throw DomainException.conflict("not_empty", "business " + id + " still has " + hosts
                         + " host(s); move or delete them first");
             }
             for (TopoModule m : repo.modules(h, id, null, null)) {
@@ -243,7 +243,7 @@ public final class InventoryService {
             requireBusiness(h, s.bkBizId(), "bk_biz_id");
             long id = s.bkSetId() != null ? s.bkSetId() : repo.nextId(h, "topo_set", "bk_set_id");
             if (repo.set(h, id).isPresent()) {
-                throw ApiException.conflict("already_exists", "set " + id + " already exists");
+                throw DomainException.conflict("already_exists", "set " + id + " already exists");
             }
             TopoSet created = new TopoSet(id, s.bkBizId(), s.bkSetName().strip());
             requireFreeSetName(h, created, "bk_set_name");
@@ -255,14 +255,14 @@ public final class InventoryService {
 
     public TopoSet updateSet(Principal p, long id, TopoSet s) {
         return write(h -> {
-            TopoSet before = repo.set(h, id).orElseThrow(() -> ApiException.notFound("set", id));
+            TopoSet before = repo.set(h, id).orElseThrow(() -> DomainException.notFound("set", id));
             p.requireBiz(before.bkBizId());
             TopoSet after = new TopoSet(id, s.bkBizId() == null ? before.bkBizId() : s.bkBizId(),
                     s.bkSetName() == null ? null : s.bkSetName().strip());
             check(InventoryRules.set(after, "", true));
             requireSameId("bk_set_id", id, s.bkSetId());
             if (!after.bkBizId().equals(before.bkBizId())) {
-                throw ApiException.invalid("bk_biz_id", "a set cannot move to another business");
+                throw DomainException.invalid("bk_biz_id", "a set cannot move to another business");
             }
             if (after.equals(before)) {
                 return before;
@@ -276,15 +276,15 @@ public final class InventoryService {
 
     public void deleteSet(Principal p, long id) {
         write(h -> {
-            TopoSet before = repo.set(h, id).orElseThrow(() -> ApiException.notFound("set", id));
+            TopoSet before = repo.set(h, id).orElseThrow(() -> DomainException.notFound("set", id));
             p.requireBiz(before.bkBizId());
             List<TopoModule> modules = repo.modules(h, null, id, null);
             if (modules.stream().anyMatch(TopoModule::idle)) {
-                throw ApiException.conflict("idle_set", "set " + id + " holds the business's idle module and cannot be deleted");
+                throw DomainException.conflict("idle_set", "set " + id + " holds the business's idle module and cannot be deleted");
             }
             long occupants = repo.occupants(h, "bk_set_id", id);
             if (occupants > 0) {
-                throw ApiException.conflict("not_empty", "set " + id + " still has " + occupants
+                throw DomainException.conflict("not_empty", "set " + id + " still has " + occupants
                         + " host placement(s) or service instance(s) in its modules; move them first");
             }
             for (TopoModule m : modules) {
@@ -300,64 +300,40 @@ public final class InventoryService {
 
     public TopoModule createModule(Principal p, TopoModule m) {
         check(InventoryRules.module(m, "", false));
-        if (m.idle()) {
-            throw ApiException.invalid("idle", "the idle module is created with its business; a new module cannot be idle");
-        }
         return write(h -> {
-            TopoSet set = requireSet(h, m.bkSetId(), "bk_set_id");
-            p.requireBiz(set.bkBizId());
-            if (m.bkBizId() != null && !m.bkBizId().equals(set.bkBizId())) {
-                throw ApiException.invalid("bk_biz_id", "set " + set.bkSetId() + " belongs to business " + set.bkBizId());
-            }
             long id = m.bkModuleId() != null ? m.bkModuleId() : repo.nextId(h, "topo_module", "bk_module_id");
             if (repo.module(h, id).isPresent()) {
-                throw ApiException.conflict("already_exists", "module " + id + " already exists");
+                throw DomainException.conflict("already_exists", "module " + id + " already exists");
             }
-            TopoModule created = new TopoModule(id, set.bkSetId(), set.bkBizId(), m.bkModuleName().strip(), false);
-            requireFreeModuleName(h, created, "bk_module_name");
-            repo.insertModule(h, created);
-            changed(h, "module", "created", id, created.bkBizId(), null, created);
-            return created;
+            TopoModule wanted = new TopoModule(id, m.bkSetId(), m.bkBizId(), m.bkModuleName(), m.idle());
+            saveModule(h, p, wanted, Optional.empty(), "");
+            return repo.module(h, id).orElseThrow();
         });
     }
 
     public TopoModule updateModule(Principal p, long id, TopoModule m) {
         return write(h -> {
-            TopoModule before = repo.module(h, id).orElseThrow(() -> ApiException.notFound("module", id));
+            TopoModule before = repo.module(h, id).orElseThrow(() -> DomainException.notFound("module", id));
             p.requireBiz(before.bkBizId());
             requireSameId("bk_module_id", id, m.bkModuleId());
-            TopoModule after = new TopoModule(id, m.bkSetId() == null ? before.bkSetId() : m.bkSetId(),
-                    before.bkBizId(), m.bkModuleName() == null ? null : m.bkModuleName().strip(), before.idle());
-            check(InventoryRules.module(after, "", true));
-            if (!after.bkSetId().equals(before.bkSetId())) {
-                throw ApiException.invalid("bk_set_id", "a module cannot move to another set");
-            }
-            if (m.bkBizId() != null && !m.bkBizId().equals(before.bkBizId())) {
-                throw ApiException.invalid("bk_biz_id", "a module cannot move to another business");
-            }
-            if (m.idle() != before.idle()) {
-                throw ApiException.invalid("idle", "whether a module is the idle module cannot change");
-            }
-            if (after.equals(before)) {
-                return before;
-            }
-            requireFreeModuleName(h, after, "bk_module_name");
-            repo.updateModule(h, after);
-            changed(h, "module", "updated", id, after.bkBizId(), before, after);
-            return after;
+            TopoModule wanted = new TopoModule(id, m.bkSetId() == null ? before.bkSetId() : m.bkSetId(),
+                    m.bkBizId() == null ? before.bkBizId() : m.bkBizId(), m.bkModuleName(), m.idle());
+            check(InventoryRules.module(wanted, "", true));
+            saveModule(h, p, wanted, Optional.of(before), "");
+            return repo.module(h, id).orElseThrow();
         });
     }
 
     public void deleteModule(Principal p, long id) {
         write(h -> {
-            TopoModule before = repo.module(h, id).orElseThrow(() -> ApiException.notFound("module", id));
+            TopoModule before = repo.module(h, id).orElseThrow(() -> DomainException.notFound("module", id));
             p.requireBiz(before.bkBizId());
             if (before.idle()) {
-                throw ApiException.conflict("idle_module", "module " + id + " is the business's idle module and cannot be deleted");
+                throw DomainException.conflict("idle_module", "module " + id + " is the business's idle module and cannot be deleted");
             }
             long occupants = repo.occupants(h, "bk_module_id", id);
             if (occupants > 0) {
-                throw ApiException.conflict("not_empty", "module " + id + " still has " + occupants
+                throw DomainException.conflict("not_empty", "module " + id + " still has " + occupants
                         + " host(s) or service instance(s); move them first");
             }
             repo.deleteModule(h, id);
@@ -374,7 +350,7 @@ public final class InventoryService {
         return write(h -> {
             long id = host.bkHostId() != null ? host.bkHostId() : repo.nextId(h, "host", "bk_host_id");
             if (repo.host(h, id).isPresent()) {
-                throw ApiException.conflict("already_exists", "host " + id + " already exists");
+                throw DomainException.conflict("already_exists", "host " + id + " already exists");
             }
             Host created = placeHost(h, p, withId(host, id), null, "");
             requireFreeAddress(h, created, "bk_host_innerip");
@@ -408,11 +384,11 @@ public final class InventoryService {
     public Host updateHost(Principal p, long id, Host host) {
         requireSameId("bk_host_id", id, host.bkHostId());
         return write(h -> {
-            Host before = repo.host(h, id).orElseThrow(() -> ApiException.notFound("host", id));
+            Host before = repo.host(h, id).orElseThrow(() -> DomainException.notFound("host", id));
             p.requireBiz(before.bkBizId());
             if ((host.bkBizId() != null && !host.bkBizId().equals(before.bkBizId()))
                     || (!host.bkModuleIds().isEmpty() && !sorted(host.bkModuleIds()).equals(before.bkModuleIds()))) {
-                throw ApiException.invalid("bk_module_ids", "a host changes business or modules through POST /api/v1/hosts/"
+                throw DomainException.invalid("bk_module_ids", "a host changes business or modules through POST /api/v1/hosts/"
                         + id + "/move");
             }
             Host after = new Host(id, before.bkBizId(), host.bkHostInnerip(),
@@ -433,10 +409,10 @@ public final class InventoryService {
     public Host moveHost(Principal p, long id, HostMove move) {
         List<Long> moduleIds = move.bkModuleIds() == null ? List.of() : move.bkModuleIds();
         if (moduleIds.isEmpty() && move.bkBizId() == null) {
-            throw ApiException.invalid(List.of(new FieldError("bk_module_ids", "give target modules, or a bk_biz_id to move to its idle module")));
+            throw DomainException.invalid(List.of(new FieldError("bk_module_ids", "give target modules, or a bk_biz_id to move to its idle module")));
         }
         return write(h -> {
-            Host before = repo.host(h, id).orElseThrow(() -> ApiException.notFound("host", id));
+            Host before = repo.host(h, id).orElseThrow(() -> DomainException.notFound("host", id));
             p.requireBiz(before.bkBizId());
             Long targetBiz = move.bkBizId();
             if (targetBiz == null) {
@@ -458,11 +434,11 @@ public final class InventoryService {
 
     public void deleteHost(Principal p, long id) {
         write(h -> {
-            Host before = repo.host(h, id).orElseThrow(() -> ApiException.notFound("host", id));
+            Host before = repo.host(h, id).orElseThrow(() -> DomainException.notFound("host", id));
             p.requireBiz(before.bkBizId());
             List<ServiceInstance> services = repo.serviceInstancesOfHost(h, id);
             if (!services.isEmpty()) {
-                throw ApiException.conflict("not_empty", "host " + id + " still has service instance(s) "
+                throw DomainException.conflict("not_empty", "host " + id + " still has service instance(s) "
                         + services.stream().map(s -> s.name() + " (#" + s.id() + ")").toList() + "; delete them first");
             }
             repo.deleteHost(h, id);
@@ -478,7 +454,7 @@ public final class InventoryService {
         return write(h -> {
             long id = s.id() != null ? s.id() : repo.nextId(h, "service_instance", "id");
             if (repo.serviceInstance(h, id).isPresent()) {
-                throw ApiException.conflict("already_exists", "service instance " + id + " already exists");
+                throw DomainException.conflict("already_exists", "service instance " + id + " already exists");
             }
             ServiceInstance created = placeService(h, p, withId(s, id), "");
             repo.insertServiceInstance(h, created);
@@ -492,7 +468,7 @@ public final class InventoryService {
         check(InventoryRules.serviceInstance(withId(s, id), "", true));
         return write(h -> {
             ServiceInstance before = repo.serviceInstance(h, id)
-                    .orElseThrow(() -> ApiException.notFound("service instance", id));
+                    .orElseThrow(() -> DomainException.notFound("service instance", id));
             p.requireBiz(before.bkBizId());
             ServiceInstance after = placeService(h, p, withId(s, id), "");
             if (after.equals(before)) {
@@ -507,7 +483,7 @@ public final class InventoryService {
     public void deleteServiceInstance(Principal p, long id) {
         write(h -> {
             ServiceInstance before = repo.serviceInstance(h, id)
-                    .orElseThrow(() -> ApiException.notFound("service instance", id));
+                    .orElseThrow(() -> DomainException.notFound("service instance", id));
             p.requireBiz(before.bkBizId());
             repo.deleteServiceInstance(h, id);
             changed(h, "service_instance", "deleted", id, before.bkBizId(), before, null);
@@ -639,7 +615,7 @@ public final class InventoryService {
         Optional<TopoSet> existing = repo.set(h, s.bkSetId());
         if (existing.isPresent()) {
             if (!existing.get().bkBizId().equals(wanted.bkBizId())) {
-                throw ApiException.invalid(at + "bk_biz_id", "set " + s.bkSetId() + " belongs to business "
+                throw DomainException.invalid(at + "bk_biz_id", "set " + s.bkSetId() + " belongs to business "
                         + existing.get().bkBizId() + "; a set cannot move to another business");
             }
             if (existing.get().equals(wanted)) {
@@ -658,20 +634,28 @@ public final class InventoryService {
     }
 
     private Outcome upsertModule(Handle h, Principal p, TopoModule m, String at) {
+        return saveModule(h, p, m, repo.module(h, m.bkModuleId()), at);
+    }
+
+    /**
+     * The one write path of modules (create, update, import): the set must be the module's business's, a module
+     * never moves to another set, whether it is the idle module never changes and a business has one idle module,
+     * names are unique in the set; an unchanged module is left alone and emits no event.
+     */
+    private Outcome saveModule(Handle h, Principal p, TopoModule m, Optional<TopoModule> existing, String at) {
         TopoSet set = requireSet(h, m.bkSetId(), at + "bk_set_id");
         p.requireBiz(set.bkBizId());
         if (m.bkBizId() != null && !m.bkBizId().equals(set.bkBizId())) {
-            throw ApiException.invalid(at + "bk_biz_id", "set " + set.bkSetId() + " belongs to business " + set.bkBizId());
+            throw DomainException.invalid(at + "bk_biz_id", "set " + set.bkSetId() + " belongs to business " + set.bkBizId());
         }
         TopoModule wanted = new TopoModule(m.bkModuleId(), set.bkSetId(), set.bkBizId(), m.bkModuleName().strip(), m.idle());
-        Optional<TopoModule> existing = repo.module(h, m.bkModuleId());
         if (existing.isPresent()) {
             if (!existing.get().bkSetId().equals(wanted.bkSetId())) {
-                throw ApiException.invalid(at + "bk_set_id", "module " + m.bkModuleId() + " belongs to set "
+                throw DomainException.invalid(at + "bk_set_id", "module " + m.bkModuleId() + " belongs to set "
                         + existing.get().bkSetId() + "; a module cannot move to another set");
             }
             if (existing.get().idle() != wanted.idle()) {
-                throw ApiException.invalid(at + "idle", "whether module " + m.bkModuleId() + " is the idle module cannot change");
+                throw DomainException.invalid(at + "idle", "whether module " + m.bkModuleId() + " is the idle module cannot change");
             }
             if (existing.get().equals(wanted)) {
                 return Outcome.UNCHANGED;
@@ -679,8 +663,8 @@ public final class InventoryService {
         } else if (wanted.idle()) {
             Optional<TopoModule> idle = repo.idleModule(h, set.bkBizId());
             if (idle.isPresent()) {
-                throw ApiException.invalid(at + "idle", "business " + set.bkBizId() + " already has idle module "
-                        + idle.get().bkModuleId());
+                throw DomainException.invalid(at + "idle", "business " + set.bkBizId() + " already has idle module "
+                        + idle.get().bkModuleId() + " (made with the business); a new module cannot be idle");
             }
         }
         requireFreeModuleName(h, wanted, at + "bk_module_name");
@@ -745,7 +729,7 @@ public final class InventoryService {
             for (int i = 0; i < host.bkModuleIds().size(); i++) {
                 TopoModule m = requireModule(h, host.bkModuleIds().get(i), at + "bk_module_ids[" + i + "]");
                 if (m.bkBizId() != bizId) {
-                    throw ApiException.invalid(at + "bk_module_ids[" + i + "]", "module " + m.bkModuleId()
+                    throw DomainException.invalid(at + "bk_module_ids[" + i + "]", "module " + m.bkModuleId()
                             + " belongs to business " + m.bkBizId() + ", not " + bizId);
                 }
             }
@@ -753,7 +737,7 @@ public final class InventoryService {
         } else if (existing != null && existing.bkBizId() == bizId) {
             modules = existing.bkModuleIds();
         } else {
-            modules = List.of(repo.idleModule(h, bizId).orElseThrow(() -> ApiException.invalid(at + "bk_module_ids",
+            modules = List.of(repo.idleModule(h, bizId).orElseThrow(() -> DomainException.invalid(at + "bk_module_ids",
                     "business " + bizId + " has no idle module; name the host's modules")).bkModuleId());
         }
         return new Host(host.bkHostId(), bizId, host.bkHostInnerip(), host.bkCloudId() == null ? 0L : host.bkCloudId(),
@@ -763,10 +747,10 @@ public final class InventoryService {
     private ServiceInstance placeService(Handle h, Principal p, ServiceInstance s, String at) {
         TopoModule module = requireModule(h, s.bkModuleId(), at + "bk_module_id");
         p.requireBiz(module.bkBizId());
-        Host host = repo.host(h, s.bkHostId()).orElseThrow(() -> ApiException.invalid(at + "bk_host_id",
+        Host host = repo.host(h, s.bkHostId()).orElseThrow(() -> DomainException.invalid(at + "bk_host_id",
                 "host " + s.bkHostId() + " does not exist"));
         if (!host.bkModuleIds().contains(module.bkModuleId())) {
-            throw ApiException.invalid(at + "bk_host_id", "host " + host.bkHostId() + " is not in module "
+            throw DomainException.invalid(at + "bk_host_id", "host " + host.bkHostId() + " is not in module "
                     + module.bkModuleId() + "; move the host there first");
         }
         return new ServiceInstance(s.id(), s.name().strip(), module.bkBizId(), module.bkModuleId(), host.bkHostId(),
@@ -778,7 +762,7 @@ public final class InventoryService {
                 .filter(s -> !after.bkModuleIds().contains(s.bkModuleId()))
                 .map(s -> s.name() + " (#" + s.id() + ") in module " + s.bkModuleId()).toList();
         if (!orphaned.isEmpty()) {
-            throw ApiException.conflict("has_service_instances", "host " + after.bkHostId()
+            throw DomainException.conflict("has_service_instances", "host " + after.bkHostId()
                     + " would leave modules that hold its service instances " + orphaned
                     + "; delete or move them first (" + field + ")");
         }
@@ -801,16 +785,16 @@ public final class InventoryService {
 
     private void requireBusiness(Handle h, long bizId, String field) {
         if (repo.business(h, bizId).isEmpty()) {
-            throw ApiException.invalid(field, "business " + bizId + " does not exist");
+            throw DomainException.invalid(field, "business " + bizId + " does not exist");
         }
     }
 
     private TopoSet requireSet(Handle h, long setId, String field) {
-        return repo.set(h, setId).orElseThrow(() -> ApiException.invalid(field, "set " + setId + " does not exist"));
+        return repo.set(h, setId).orElseThrow(() -> DomainException.invalid(field, "set " + setId + " does not exist"));
     }
 
     private TopoModule requireModule(Handle h, long moduleId, String field) {
-        return repo.module(h, moduleId).orElseThrow(() -> ApiException.invalid(field, "module " + moduleId + " does not exist"));
+        return repo.module(h, moduleId).orElseThrow(() -> DomainException.invalid(field, "module " + moduleId + " does not exist"));
     }
 
     private void requireFreeBusinessName(Handle h, Business b, String field) {
@@ -848,22 +832,22 @@ public final class InventoryService {
     }
 
     /** A clash inside an import names the record (422); a clash on a single-object request is a conflict (409). */
-    private static ApiException conflictOrInvalid(String field, String message) {
+    private static DomainException conflictOrInvalid(String field, String message) {
         if (field.contains("[")) {
-            return ApiException.invalid(field, message);
+            return DomainException.invalid(field, message);
         }
-        return ApiException.conflict("already_exists", message);
+        return DomainException.conflict("already_exists", message);
     }
 
     private static void requireSameId(String field, long pathId, Long bodyId) {
         if (bodyId != null && bodyId != pathId) {
-            throw ApiException.invalid(field, "is " + bodyId + " but the path names " + pathId);
+            throw DomainException.invalid(field, "is " + bodyId + " but the path names " + pathId);
         }
     }
 
     private static void check(List<FieldError> errors) {
         if (!errors.isEmpty()) {
-            throw ApiException.invalid(errors);
+            throw DomainException.invalid(errors);
         }
     }
 
@@ -896,14 +880,14 @@ public final class InventoryService {
         T result;
         try {
             result = jdbi.inTransaction(work);
-        } catch (ApiException e) {
+        } catch (DomainException e) {
             throw e;
         } catch (RuntimeException e) {
             String constraint = Sql.violatedConstraint(e);
             if (constraint.isEmpty()) {
                 throw e;
             }
-            throw ApiException.conflict("conflict", "a concurrent change took the same id or name ("
+            throw DomainException.conflict("conflict", "a concurrent change took the same id or name ("
                     + constraint + "); retry the request");
         }
         events.publishPending();

@@ -11,7 +11,7 @@ import io.drover.model.jobs.JobResult;
 import io.drover.model.jobs.JobStarted;
 import io.drover.server.auth.Principal;
 import io.drover.server.events.EventStore;
-import io.drover.server.http.ApiException;
+import io.drover.server.errors.DomainException;
 import io.drover.server.keys.KeyStore;
 import io.drover.server.store.Sql;
 import io.drover.transport.protocol.Messages;
@@ -101,13 +101,13 @@ public final class JobService implements AutoCloseable {
             errors.add(new FieldError("timeout", "must be 1 to 86400 seconds"));
         }
         if (!errors.isEmpty()) {
-            throw ApiException.invalid(errors);
+            throw DomainException.invalid(errors);
         }
         TargetExpression target;
         try {
             target = TargetExpression.parse(type, request.tgt(), nodegroups);
         } catch (TargetException e) {
-            throw ApiException.invalid("tgt", e.getMessage());
+            throw DomainException.invalid("tgt", e.getMessage());
         }
         List<String> listed = type.equals("list") ? TargetExpression.listed(request.tgt()) : List.of();
         List<String> accepted = type.equals("list") ? null : keys.acceptedIds();
@@ -115,7 +115,7 @@ public final class JobService implements AutoCloseable {
                 : expected(target, type, accepted);
         List<String> absent = listed.stream().filter(id -> !minions.contains(id)).toList();
         if (minions.isEmpty()) {
-            throw ApiException.invalid("tgt", "'" + request.tgt() + "' matches no accepted minion");
+            throw DomainException.invalid("tgt", "'" + request.tgt() + "' matches no accepted minion");
         }
         // Resolved here, never taken from the caller: a scoped token may run only on agents of its businesses.
         principal.requireAgents(minions, agentBusinesses, "the target names");
@@ -337,7 +337,7 @@ public final class JobService implements AutoCloseable {
                             Sql.fromJson(rs.getString("arg"), LIST), rs.getString("tgt"), rs.getString("tgt_type"),
                             Sql.fromJson(rs.getString("minions"), STRINGS), List.of(),
                             rs.getObject("created_at", OffsetDateTime.class), Map.of())).findOne();
-            JobResult found = job.orElseThrow(() -> ApiException.notFound("job", jid));
+            JobResult found = job.orElseThrow(() -> DomainException.notFound("job", jid));
             Map<String, JobResult.Return> returns = new LinkedHashMap<>();
             h.createQuery("SELECT * FROM job_return WHERE jid = :jid ORDER BY at").bind("jid", jid)
                     .map((rs, ctx) -> returns.put(rs.getString("minion_id"), new JobResult.Return(

@@ -5,7 +5,7 @@ import io.drover.model.keys.MinionKey;
 import io.drover.server.agents.AgentRegistry;
 import io.drover.server.agents.EnrollmentTokens;
 import io.drover.server.events.EventStore;
-import io.drover.server.http.ApiException;
+import io.drover.server.errors.DomainException;
 import io.drover.server.store.Sql;
 import io.drover.transport.crypto.RsaKeys;
 import io.drover.transport.master.KeyDecision;
@@ -126,7 +126,7 @@ public final class KeyStore {
     public MinionKey setState(String id, String state) {
         acceptedCache.remove(id);
         MinionKey key = jdbi.inTransaction(h -> {
-            StoredKey stored = find(h, id).orElseThrow(() -> ApiException.notFound("key", id));
+            StoredKey stored = find(h, id).orElseThrow(() -> DomainException.notFound("key", id));
             if (!stored.state.equals(state)) {
                 h.createUpdate("UPDATE minion_key SET state = :state, updated_at = :now WHERE id = :id")
                         .bind("state", state).bind("now", Sql.now()).bind("id", id).execute();
@@ -144,7 +144,7 @@ public final class KeyStore {
     public void delete(String id) {
         acceptedCache.remove(id);
         jdbi.useTransaction(h -> {
-            find(h, id).orElseThrow(() -> ApiException.notFound("key", id));
+            find(h, id).orElseThrow(() -> DomainException.notFound("key", id));
             h.createUpdate("DELETE FROM minion_key WHERE id = :id").bind("id", id).execute();
             agents.forget(h, id);
             events.append(h, "salt/key", Map.of("id", id, "act", "delete"));

@@ -8,7 +8,7 @@ import io.drover.core.packages.Version;
 import io.drover.model.Json;
 import io.drover.model.packages.PackageInfo;
 import io.drover.model.packages.PackageMetadata;
-import io.drover.server.http.ApiException;
+import io.drover.server.errors.DomainException;
 import io.drover.server.store.Sql;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -104,12 +104,12 @@ public final class PackageStore {
                 if (same) {
                     return existing.get();
                 }
-                throw ApiException.conflict("package_differs", "package " + m.name() + " " + version + " from " + source
+                throw DomainException.conflict("package_differs", "package " + m.name() + " " + version + " from " + source
                         + " differs from the stored one (sha256 " + existing.get().sha256() + ", from "
                         + existing.get().source() + "); delete the stored version or publish a new version");
             }
             if (replace == Replace.NEVER) {
-                throw ApiException.conflict("package_exists", "package " + m.name() + " " + version
+                throw DomainException.conflict("package_exists", "package " + m.name() + " " + version
                         + " is already stored (sha256 " + existing.get().sha256() + "); upload with --force to replace it");
             }
         }
@@ -165,7 +165,7 @@ public final class PackageStore {
     }
 
     public PackageInfo get(String name, String version) {
-        return find(name, version).orElseThrow(() -> ApiException.notFound("package", name + " " + version));
+        return find(name, version).orElseThrow(() -> DomainException.notFound("package", name + " " + version));
     }
 
     /** The NOTES.j2 template of a stored package, or null. */
@@ -180,14 +180,14 @@ public final class PackageStore {
         jdbi.useTransaction(h -> {
             if (h.createQuery("SELECT COUNT(*) FROM addon WHERE name = :name AND version = :version")
                     .bind("name", info.name()).bind("version", info.version()).mapTo(Long.class).one() > 0) {
-                throw ApiException.conflict("package_in_use", "package " + name + " " + info.version()
+                throw DomainException.conflict("package_in_use", "package " + name + " " + info.version()
                         + " is the enabled version of addon " + name + "; disable or upgrade the addon first");
             }
             List<Long> deployedBy = h.createQuery("SELECT DISTINCT subscription_id FROM deployment WHERE plugin = :name "
                             + "AND version = :version ORDER BY subscription_id")
                     .bind("name", info.name()).bind("version", info.version()).mapTo(Long.class).list();
             if (!deployedBy.isEmpty()) {
-                throw ApiException.conflict("package_in_use", "package " + name + " " + info.version()
+                throw DomainException.conflict("package_in_use", "package " + name + " " + info.version()
                         + " is deployed by subscription(s) " + deployedBy + "; upgrade or delete them first");
             }
             h.createUpdate("DELETE FROM package WHERE name = :name AND version = :version")
@@ -216,7 +216,7 @@ public final class PackageStore {
         Path packages = filesRoot.resolve("packages").normalize();
         Path file = filesRoot.resolve(relativePath).normalize();
         if (!file.startsWith(packages) || !Files.isRegularFile(file)) {
-            throw ApiException.notFound("stored package file", relativePath);
+            throw DomainException.notFound("stored package file", relativePath);
         }
         try {
             return Files.readAllBytes(file);
@@ -247,14 +247,14 @@ public final class PackageStore {
                     total += n;
                     if (total > MAX_UPLOAD_BYTES) {
                         deleteQuietly(temp);
-                        throw new ApiException(413, "too_large", "the package is larger than " + MAX_UPLOAD_BYTES
-                                + " bytes", List.of());
+                        throw DomainException.tooLarge("too_large", "the package is larger than " + MAX_UPLOAD_BYTES
+                                + " bytes");
                     }
                     out.write(buffer, 0, n);
                 }
                 if (total == 0) {
                     deleteQuietly(temp);
-                    throw ApiException.badRequest("missing_body", "the request needs a package (.tgz) as its body");
+                    throw DomainException.badRequest("missing_body", "the request needs a package (.tgz) as its body");
                 }
             }
             return temp;
@@ -292,8 +292,8 @@ public final class PackageStore {
     /** Only parses templates (its render time limit and caches are not used). */
     private static final io.drover.core.render.TemplateRenderer SYNTAX = new io.drover.core.render.TemplateRenderer();
 
-    static ApiException invalid(PackageException e) {
-        return new ApiException(422, "invalid_package", e.getMessage(), e.problems().stream()
+    static DomainException invalid(PackageException e) {
+        return DomainException.unprocessable("invalid_package", e.getMessage(), e.problems().stream()
                 .map(p -> new io.drover.model.api.Problem.FieldError("package", p)).toList());
     }
 

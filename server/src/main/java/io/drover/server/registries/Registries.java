@@ -5,7 +5,7 @@ import io.drover.model.packages.RegistryInfo;
 import io.drover.model.packages.RegistryRequest;
 import io.drover.model.packages.SkippedEntry;
 import io.drover.model.api.Problem.FieldError;
-import io.drover.server.http.ApiException;
+import io.drover.server.errors.DomainException;
 import io.drover.server.packages.PackageStore;
 import io.drover.server.store.Sql;
 import java.net.URI;
@@ -81,13 +81,13 @@ public final class Registries {
             errors.add(new FieldError("ref", "applies to git registries only"));
         }
         if (!errors.isEmpty()) {
-            throw ApiException.invalid(errors);
+            throw DomainException.invalid(errors);
         }
         String url = "local".equals(r.type()) ? Path.of(r.url()).toAbsolutePath().normalize().toString() : r.url().strip();
         jdbi.useTransaction(h -> {
             if (h.createQuery("SELECT COUNT(*) FROM registry WHERE name = :name").bind("name", r.name())
                     .mapTo(Long.class).one() > 0) {
-                throw ApiException.conflict("registry_exists", "registry " + r.name() + " already exists");
+                throw DomainException.conflict("registry_exists", "registry " + r.name() + " already exists");
             }
             int position = h.createQuery("SELECT COALESCE(MAX(position), 0) + 1 FROM registry").mapTo(Integer.class).one();
             h.createUpdate("""
@@ -101,7 +101,7 @@ public final class Registries {
 
     public RegistryInfo get(String name) {
         return jdbi.withHandle(h -> h.createQuery("SELECT * FROM registry WHERE name = :name").bind("name", name)
-                .map((rs, ctx) -> info(rs)).findOne()).orElseThrow(() -> ApiException.notFound("registry", name));
+                .map((rs, ctx) -> info(rs)).findOne()).orElseThrow(() -> DomainException.notFound("registry", name));
     }
 
     public RegistryInfo remove(String name) {

@@ -24,7 +24,7 @@ import io.drover.model.packages.PackageInfo;
 import io.drover.model.packages.PackageMetadata.ConfigTemplate;
 import io.drover.model.subscriptions.SubscriptionInfo;
 import io.drover.model.subscriptions.SubscriptionSpec;
-import io.drover.server.http.ApiException;
+import io.drover.server.errors.DomainException;
 import io.drover.server.inventory.InventoryRepository;
 import io.drover.server.inventory.TopoFilter;
 import io.drover.server.packages.PackageStore;
@@ -81,7 +81,12 @@ public final class PlanBuilder {
     }
 
     public Prepared prepare(SubscriptionInfo sub) {
-        return prepare(sub, false);
+        return prepare(sub, stepPackages(sub.spec()), false);
+    }
+
+    /** As {@link #prepare(SubscriptionInfo)}, with the step packages already read and checked for this spec. */
+    public Prepared prepare(SubscriptionInfo sub, Map<String, StepPackage> steps) {
+        return prepare(sub, steps, false);
     }
 
     /** The plan that deletes the subscription: every copy it deployed is uninstalled (its scope is taken as empty). */
@@ -90,12 +95,11 @@ public final class PlanBuilder {
         SubscriptionSpec empty = new SubscriptionSpec(s.name(), new SubscriptionSpec.Scope(sub.bkBizId(), sub.objectType(),
                 "INSTANCE", List.of(), Map.of()), s.steps(), s.targetHosts(), null, true, s.batchSize(), s.maxFailureRatio());
         return prepare(new SubscriptionInfo(sub.id(), sub.name(), sub.bkBizId(), sub.objectType(), "INSTANCE", true, empty,
-                sub.createdAt(), sub.updatedAt()), true);
+                sub.createdAt(), sub.updatedAt()), stepPackages(empty), true);
     }
 
-    private Prepared prepare(SubscriptionInfo sub, boolean deleting) {
+    private Prepared prepare(SubscriptionInfo sub, Map<String, StepPackage> steps, boolean deleting) {
         SubscriptionSpec spec = sub.spec();
-        Map<String, StepPackage> steps = stepPackages(spec);
         InventorySnapshot inventory = snapshot(spec);
         ScopeResolver.Resolution resolution = ScopeResolver.resolve(sub.id(), spec, inventory);
         List<Deployments.Row> deployed = deployments.of(sub.id());
@@ -178,10 +182,10 @@ public final class PlanBuilder {
             PackageInfo pkg;
             if (wanted == null || wanted.equals("latest")) {
                 pkg = versions.stream().max((a, b) -> Version.parse(a.version()).compareTo(Version.parse(b.version())))
-                        .orElseThrow(() -> ApiException.invalid("steps." + step.id() + ".config.plugin_name",
+                        .orElseThrow(() -> DomainException.invalid("steps." + step.id() + ".config.plugin_name",
                                 "plugin " + plugin + " has no package in the store; upload it (drover plugin upload) or enable its addon"));
             } else {
-                pkg = packages.find(plugin, wanted).orElseThrow(() -> ApiException.invalid("steps." + step.id()
+                pkg = packages.find(plugin, wanted).orElseThrow(() -> DomainException.invalid("steps." + step.id()
                         + ".config.plugin_version", "plugin " + plugin + " " + wanted + " is not in the store; stored: "
                         + versions.stream().map(PackageInfo::version).toList()));
             }
@@ -189,7 +193,7 @@ public final class PlanBuilder {
             pkg.metadata().configTemplates().forEach(t -> knownTemplates.add(t.name()));
             for (SubscriptionSpec.TemplateRef ref : step.config().configTemplates()) {
                 if (!knownTemplates.contains(ref.name())) {
-                    throw ApiException.invalid("steps." + step.id() + ".config.config_templates", "plugin " + plugin + " "
+                    throw DomainException.invalid("steps." + step.id() + ".config.config_templates", "plugin " + plugin + " "
                             + pkg.version() + " has no config template '" + ref.name() + "'; it has " + new TreeSet<>(knownTemplates));
                 }
             }
@@ -221,7 +225,7 @@ public final class PlanBuilder {
                     + key, value, contextErrors));
         }
         if (!contextErrors.isEmpty()) {
-            throw ApiException.invalid(contextErrors);
+            throw DomainException.invalid(contextErrors);
         }
         List<String> problems = new ArrayList<>();
         for (ConfigTemplate t : InstanceRenderer.templatesOf(sp.pkg().metadata(),
@@ -232,7 +236,7 @@ public final class PlanBuilder {
             }
         }
         if (!problems.isEmpty()) {
-            throw ApiException.invalid(problems.stream().map(p -> new io.drover.model.api.Problem.FieldError(
+            throw DomainException.invalid(problems.stream().map(p -> new io.drover.model.api.Problem.FieldError(
                     "steps." + sp.step().id() + ".config_templates", p)).toList());
         }
     }

@@ -12,7 +12,7 @@ import io.drover.model.subscriptions.SubscriptionInfo;
 import io.drover.model.subscriptions.SubscriptionSpec;
 import io.drover.model.subscriptions.TaskInfo;
 import io.drover.server.auth.Principal;
-import io.drover.server.http.ApiException;
+import io.drover.server.errors.DomainException;
 import io.drover.server.subscriptions.execution.TaskScheduler;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -51,13 +51,14 @@ public final class SubscriptionService {
     public Started create(Principal p, SubscriptionSpec spec) {
         SubscriptionStore.validate(spec);
         p.requireBiz(spec.scope().bkBizId());
-        planner.stepPackages(spec);
+        Map<String, PlanBuilder.StepPackage> steps = planner.stepPackages(spec); // checked before anything is stored
         SubscriptionInfo created = store.create(spec);
         if (Boolean.FALSE.equals(spec.runImmediately())) {
             return new Started(created, null, "not run (run_immediately is false): preview with GET /subscriptions/"
                     + created.id() + "/plan, run with POST /subscriptions/" + created.id() + "/run");
         }
-        return new Started(created, run(created, "create", p.name()));
+        return new Started(created, runner.start(planner.prepare(created, steps), "create", p.name(),
+                TaskScheduler.Selection.ALL).orElse(null));
     }
 
     public SubscriptionInfo get(Principal p, long id) {
@@ -74,9 +75,10 @@ public final class SubscriptionService {
         get(p, id);
         SubscriptionStore.validate(spec);
         p.requireBiz(spec.scope().bkBizId());
-        planner.stepPackages(spec);
+        Map<String, PlanBuilder.StepPackage> steps = planner.stepPackages(spec);
         SubscriptionInfo updated = store.update(id, spec);
-        return new Started(updated, run(updated, "update", p.name()));
+        return new Started(updated, runner.start(planner.prepare(updated, steps), "update", p.name(),
+                TaskScheduler.Selection.ALL).orElse(null));
     }
 
     public Started setEnabled(Principal p, long id, boolean enabled) {
@@ -90,7 +92,7 @@ public final class SubscriptionService {
     public Started delete(Principal p, long id, boolean keepPlugins) {
         SubscriptionInfo s = get(p, id);
         if (runner.runningTask(id).isPresent()) {
-            throw ApiException.conflict("task_running", "subscription " + id + " has a task running; revoke it first");
+            throw DomainException.conflict("task_running", "subscription " + id + " has a task running; revoke it first");
         }
         if (keepPlugins || deployments.of(id).isEmpty()) {
             store.delete(id);
@@ -153,7 +155,7 @@ public final class SubscriptionService {
             s.spec().steps().forEach(step -> steps.add(step.id()));
             request.actions().forEach((step, action) -> {
                 if (!steps.contains(step)) {
-                    throw ApiException.invalid("actions." + step, "is not a step of subscription " + id + "; steps: " + steps);
+                    throw DomainException.invalid("actions." + step, "is not a step of subscription " + id + "; steps: " + steps);
                 }
                 try {
                     Action a = Action.valueOf(action.toUpperCase(Locale.ROOT));
@@ -162,7 +164,7 @@ public final class SubscriptionService {
                     }
                     forced.put(step, a);
                 } catch (IllegalArgumentException e) {
-                    throw ApiException.invalid("actions." + step, "'" + action + "' is not INSTALL, UNINSTALL, PUSH_CONFIG, START or STOP");
+                    throw DomainException.invalid("actions." + step, "'" + action + "' is not INSTALL, UNINSTALL, PUSH_CONFIG, START or STOP");
                 }
             });
         }
@@ -176,7 +178,7 @@ public final class SubscriptionService {
         SubscriptionInfo s = get(p, id);
         List<String> ids = instanceIds == null || instanceIds.isEmpty() ? runner.failedInstances(id) : instanceIds;
         if (ids.isEmpty()) {
-            throw ApiException.conflict("nothing_to_retry", "the last task of subscription " + id + " has no failed instance");
+            throw DomainException.conflict("nothing_to_retry", "the last task of subscription " + id + " has no failed instance");
         }
         return new Started(s, runner.start(planner.prepare(s), "retry", p.name(),
                 new TaskScheduler.Selection(new HashSet<>(ids), Map.of())).orElse(null));
@@ -184,7 +186,7 @@ public final class SubscriptionService {
 
     public TaskInfo revoke(Principal p, long id) {
         get(p, id);
-        long task = runner.runningTask(id).orElseThrow(() -> ApiException.conflict("task_not_running",
+        long task = runner.runningTask(id).orElseThrow(() -> DomainException.conflict("task_not_running",
                 "subscription " + id + " has no task running"));
         runner.revoke(task);
         return runner.get(task, false);

@@ -4,7 +4,7 @@ import io.drover.core.subscriptions.SpecValidator;
 import io.drover.model.api.Problem.FieldError;
 import io.drover.model.subscriptions.SubscriptionInfo;
 import io.drover.model.subscriptions.SubscriptionSpec;
-import io.drover.server.http.ApiException;
+import io.drover.server.errors.DomainException;
 import io.drover.server.store.Sql;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -24,7 +24,7 @@ public final class SubscriptionStore {
     static void validate(SubscriptionSpec spec) {
         List<SpecValidator.Problem> problems = SpecValidator.validate(spec);
         if (!problems.isEmpty()) {
-            throw ApiException.invalid(problems.stream().map(p -> new FieldError(p.field(), p.message())).toList());
+            throw DomainException.invalid(problems.stream().map(p -> new FieldError(p.field(), p.message())).toList());
         }
     }
 
@@ -43,7 +43,7 @@ public final class SubscriptionStore {
 
     public SubscriptionInfo get(long id) {
         return jdbi.withHandle(h -> h.createQuery("SELECT * FROM subscription WHERE id = :id").bind("id", id)
-                .map((rs, ctx) -> info(rs)).findOne()).orElseThrow(() -> ApiException.notFound("subscription", id));
+                .map((rs, ctx) -> info(rs)).findOne()).orElseThrow(() -> DomainException.notFound("subscription", id));
     }
 
     /** Subscriptions, optionally of one business and/or deploying one plugin. */
@@ -70,11 +70,11 @@ public final class SubscriptionStore {
 
     static void checkFixedFields(SubscriptionInfo before, SubscriptionSpec spec) {
         if (!Objects.equals(before.spec().targetHosts(), spec.targetHosts())) {
-            throw ApiException.conflict("target_hosts_fixed", "target_hosts is fixed when a subscription is created "
+            throw DomainException.conflict("target_hosts_fixed", "target_hosts is fixed when a subscription is created "
                     + "(changing it would leave copies deployed where nothing manages them); create a new subscription");
         }
         if (!before.objectType().equals(spec.scope().objectType())) {
-            throw ApiException.conflict("object_type_fixed", "scope.object_type is fixed when a subscription is created ("
+            throw DomainException.conflict("object_type_fixed", "scope.object_type is fixed when a subscription is created ("
                     + before.objectType() + "): its instances and group ids depend on it; create a new subscription");
         }
     }

@@ -22,7 +22,7 @@ import io.drover.server.auth.Principal;
 import io.drover.server.auth.TokenStore;
 import io.drover.server.events.EventBus;
 import io.drover.server.events.EventStore;
-import io.drover.server.http.ApiException;
+import io.drover.server.errors.DomainException;
 import io.drover.server.store.Database;
 import io.drover.server.testing.TestDatabases;
 import java.util.ArrayList;
@@ -87,6 +87,30 @@ abstract class InventoryStoreContract {
     }
 
     @Test
+    void modulesFollowTheSameRulesWhetherCreatedUpdatedOrImported() {
+        inventory.importDocument(ADMIN, demo());
+        long idleSet = inventory.modules(ADMIN, 2L, null).stream().filter(TopoModule::idle).findFirst().orElseThrow().bkSetId();
+        String oneIdle = "business 2 already has idle module";
+        assertThatThrownBy(() -> inventory.createModule(ADMIN, new TopoModule(30L, idleSet, null, "second idle", true)))
+                .isInstanceOfSatisfying(DomainException.class, e -> assertThat(e.getMessage()).contains(oneIdle));
+        assertThatThrownBy(() -> inventory.importDocument(ADMIN, new InventoryDocument(List.of(), List.of(),
+                List.of(new TopoModule(30L, idleSet, null, "second idle", true)), List.of(), List.of())))
+                .isInstanceOfSatisfying(DomainException.class, e -> assertThat(e.getMessage()).contains(oneIdle));
+        String noMove = "a module cannot move to another set";
+        assertThatThrownBy(() -> inventory.updateModule(ADMIN, 20L, new TopoModule(20L, 11L, null, "nginx", false)))
+                .isInstanceOfSatisfying(DomainException.class, e -> assertThat(e.getMessage()).contains(noMove));
+        assertThatThrownBy(() -> inventory.importDocument(ADMIN, new InventoryDocument(List.of(), List.of(),
+                List.of(new TopoModule(20L, 11L, null, "nginx", false)), List.of(), List.of())))
+                .isInstanceOfSatisfying(DomainException.class, e -> assertThat(e.getMessage()).contains(noMove));
+        assertThatThrownBy(() -> inventory.createModule(ADMIN, new TopoModule(31L, 10L, null, "api", false)))
+                .isInstanceOfSatisfying(DomainException.class, e -> assertThat(e.getMessage())
+                        .contains("set 10 already has module 'api' (21)"));
+        long before = outboxRows();
+        assertThat(inventory.updateModule(ADMIN, 21L, new TopoModule(21L, null, null, "api", false)).bkModuleName()).isEqualTo("api");
+        assertThat(outboxRows()).as("an unchanged module emits nothing").isEqualTo(before);
+    }
+
+    @Test
     void creatingABusinessCreatesItsIdleSetAndModule() {
         Business created = inventory.createBusiness(ADMIN, new Business(null, "payments", Map.of()));
         List<TopoModule> modules = inventory.modules(ADMIN, created.bkBizId(), null);
@@ -133,8 +157,8 @@ abstract class InventoryStoreContract {
         assertThat(inventory.businesses(scoped)).extracting(Business::bkBizId).containsExactly(2L);
         assertThat(inventory.hosts(scoped, null, null, null, 0, 100).items()).extracting(Host::bkHostId)
                 .containsExactly(1L, 2L, 3L, 4L);
-        assertThatThrownBy(() -> inventory.host(scoped, 50L)).isInstanceOf(ApiException.class)
-                .satisfies(e -> assertThat(((ApiException) e).status()).isEqualTo(403));
+        assertThatThrownBy(() -> inventory.host(scoped, 50L)).isInstanceOf(DomainException.class)
+                .satisfies(e -> assertThat(((DomainException) e).kind()).isEqualTo(DomainException.Kind.FORBIDDEN));
     }
 
     @Test
@@ -144,8 +168,8 @@ abstract class InventoryStoreContract {
         services.add(new ServiceInstance(101L, "broken", null, 22L, 999L, Map.of(), List.of()));
         InventoryDocument bad = new InventoryDocument(good.businesses(), good.sets(), good.modules(), good.hosts(), services);
 
-        assertThatThrownBy(() -> inventory.importDocument(ADMIN, bad)).isInstanceOfSatisfying(ApiException.class, e -> {
-            assertThat(e.status()).isEqualTo(422);
+        assertThatThrownBy(() -> inventory.importDocument(ADMIN, bad)).isInstanceOfSatisfying(DomainException.class, e -> {
+            assertThat(e.kind()).isEqualTo(DomainException.Kind.INVALID);
             assertThat(e.errors()).containsExactly(new FieldError("service_instances[1].bk_host_id", "host 999 does not exist"));
         });
         assertThat(inventory.businesses(ADMIN)).isEmpty();
@@ -161,7 +185,7 @@ abstract class InventoryStoreContract {
         hosts.set(1, new Host(2L, 2L, "10.0.0.999", 0L, "x", "plan9", null, List.of(20L), Map.of()));
         hosts.add(new Host(3L, 2L, "10.0.0.1", 0L, "dup", null, null, List.of(20L), Map.of()));
         InventoryDocument bad = new InventoryDocument(good.businesses(), good.sets(), good.modules(), hosts, List.of());
-        assertThatThrownBy(() -> inventory.importDocument(ADMIN, bad)).isInstanceOfSatisfying(ApiException.class, e ->
+        assertThatThrownBy(() -> inventory.importDocument(ADMIN, bad)).isInstanceOfSatisfying(DomainException.class, e ->
                 assertThat(e.errors()).extracting(FieldError::field).containsExactlyInAnyOrder(
                         "hosts[1].bk_host_innerip", "hosts[1].os_type", "hosts[4]", "hosts[4].bk_host_innerip"));
         assertThat(outboxRows()).isZero();
@@ -223,8 +247,8 @@ abstract class InventoryStoreContract {
         inventory.importDocument(ADMIN, demo());
         long rows = outboxRows();
         assertThatThrownBy(() -> inventory.moveHost(ADMIN, 4L, new HostMove(null, List.of(20L))))
-                .isInstanceOfSatisfying(ApiException.class, e -> {
-                    assertThat(e.status()).isEqualTo(409);
+                .isInstanceOfSatisfying(DomainException.class, e -> {
+                    assertThat(e.kind()).isEqualTo(DomainException.Kind.CONFLICT);
                     assertThat(e.getMessage()).contains("mysql-1 (#100)");
                 });
         assertThat(inventory.host(ADMIN, 4L).bkModuleIds()).containsExactly(22L);
@@ -235,22 +259,22 @@ abstract class InventoryStoreContract {
     void conflictsAndReferencesAreReportedPrecisely() {
         inventory.importDocument(ADMIN, demo());
         assertThatThrownBy(() -> inventory.createHost(ADMIN, new Host(null, 2L, "10.0.0.1", 0L, "dup", null, null, null, null)))
-                .isInstanceOfSatisfying(ApiException.class, e -> {
-                    assertThat(e.status()).isEqualTo(409);
+                .isInstanceOfSatisfying(DomainException.class, e -> {
+                    assertThat(e.kind()).isEqualTo(DomainException.Kind.CONFLICT);
                     assertThat(e.getMessage()).isEqualTo("10.0.0.1 in cloud 0 is already host 1");
                 });
         assertThatThrownBy(() -> inventory.createHost(ADMIN, new Host(null, 2L, "10.0.0.50", 0L, "x", null, null,
-                List.of(999L), null))).isInstanceOfSatisfying(ApiException.class, e ->
+                List.of(999L), null))).isInstanceOfSatisfying(DomainException.class, e ->
                 assertThat(e.errors()).containsExactly(new FieldError("bk_module_ids[0]", "module 999 does not exist")));
-        assertThatThrownBy(() -> inventory.deleteModule(ADMIN, 20L)).isInstanceOfSatisfying(ApiException.class,
-                e -> assertThat(e.status()).isEqualTo(409));
+        assertThatThrownBy(() -> inventory.deleteModule(ADMIN, 20L)).isInstanceOfSatisfying(DomainException.class,
+                e -> assertThat(e.kind()).isEqualTo(DomainException.Kind.CONFLICT));
         long idle = inventory.modules(ADMIN, 2L, null).stream().filter(TopoModule::idle).findFirst().orElseThrow().bkModuleId();
-        assertThatThrownBy(() -> inventory.deleteModule(ADMIN, idle)).isInstanceOfSatisfying(ApiException.class,
+        assertThatThrownBy(() -> inventory.deleteModule(ADMIN, idle)).isInstanceOfSatisfying(DomainException.class,
                 e -> assertThat(e.code()).isEqualTo("idle_module"));
-        assertThatThrownBy(() -> inventory.deleteBusiness(ADMIN, 2L)).isInstanceOfSatisfying(ApiException.class,
+        assertThatThrownBy(() -> inventory.deleteBusiness(ADMIN, 2L)).isInstanceOfSatisfying(DomainException.class,
                 e -> assertThat(e.getMessage()).contains("4 host(s)"));
-        assertThatThrownBy(() -> inventory.host(ADMIN, 77L)).isInstanceOfSatisfying(ApiException.class,
-                e -> assertThat(e.status()).isEqualTo(404));
+        assertThatThrownBy(() -> inventory.host(ADMIN, 77L)).isInstanceOfSatisfying(DomainException.class,
+                e -> assertThat(e.kind()).isEqualTo(DomainException.Kind.NOT_FOUND));
     }
 
     @Test

@@ -49,7 +49,6 @@ public final class SaltMaster implements AutoCloseable {
     private static final java.util.Set<String> FILESERVER_COMMANDS = java.util.Set.of("_file_list", "_file_hash", "_serve_file",
             "_file_find", "_file_list_emptydirs", "_dir_list", "_symlink_list", "_file_envs", "_master_opts");
     private static final int MAX_WORKERS = 10_000;
-    private static final int MAX_QUEUED_PUBLISHES = 100_000;
 
     /** How publishes are framed: per-target topics (Salt's zmq_filtering), or one broadcast frame for every SUB. */
     public enum PublishMode { FILTERED, BROADCAST }
@@ -79,9 +78,6 @@ public final class SaltMaster implements AutoCloseable {
         }
     }
 
-    private record Publish(Map<String, Object> load, Collection<String> minions) {
-    }
-
     private final RSAPrivateCrtKey masterKey;
     private final String masterPubPem;
     private final MasterHandler handler;
@@ -93,10 +89,9 @@ public final class SaltMaster implements AutoCloseable {
     private final ReceiveBudget requestBudget;
     private final ExecutorService workers = Executors.newVirtualThreadPerTaskExecutor();
     private final Semaphore workerSlots = new Semaphore(MAX_WORKERS);
-    private final BlockingQueue<Publish> publishes = new LinkedBlockingQueue<>(MAX_QUEUED_PUBLISHES);
+    private final PublishQueue publishes;
     private final AtomicLong broadcastFrames = new AtomicLong();
     private final AtomicLong targetedFrames = new AtomicLong();
-    private final AtomicLong droppedPublishes = new AtomicLong();
     private final AtomicLong restarts = new AtomicLong();
     private volatile Crypticle session = new Crypticle(Crypticle.generateKeyString());
     private volatile boolean running = true;
@@ -123,6 +118,13 @@ public final class SaltMaster implements AutoCloseable {
      */
     public SaltMaster(RSAPrivateCrtKey masterKey, MasterHandler handler, String host, int publishPort, int requestPort,
                       PublishMode publishMode, Limits limits) {
+        this(masterKey, handler, host, publishPort, requestPort, publishMode, limits, new PublishQueue());
+    }
+
+    /** As above, sending what is queued on {@code publishes} (held by whoever starts jobs, from before the master). */
+    public SaltMaster(RSAPrivateCrtKey masterKey, MasterHandler handler, String host, int publishPort, int requestPort,
+                      PublishMode publishMode, Limits limits, PublishQueue publishes) {
+        this.publishes = publishes;
         this.masterKey = masterKey;
         this.masterPubPem = RsaKeys.publicPem(RsaKeys.publicOf(masterKey));
         this.handler = handler;
@@ -203,7 +205,7 @@ public final class SaltMaster implements AutoCloseable {
 
     /** Publishes dropped because the queue was full. */
     public long droppedPublishes() {
-        return droppedPublishes.get();
+        return publishes.dropped();
     }
 
     /** A new session key: every minion re-authenticates on its next message (after a key is rejected or deleted). */
@@ -217,10 +219,7 @@ public final class SaltMaster implements AutoCloseable {
      * or to every subscriber when {@code minions} is null. The publisher thread adds the increasing {@code serial}.
      */
     public void publish(Map<String, Object> load, Collection<String> minions) {
-        if (!publishes.offer(new Publish(load, minions == null ? null : List.copyOf(minions)))) {
-            droppedPublishes.incrementAndGet();
-            log.warn("publish queue full ({} waiting); a publish was dropped", MAX_QUEUED_PUBLISHES);
-        }
+        publishes.publish(load, minions);
     }
 
     /** Publishes sent with the topic "broadcast" since start. */
@@ -235,9 +234,9 @@ public final class SaltMaster implements AutoCloseable {
 
     private void publishLoop() {
         while (running) {
-            Publish next;
+            PublishQueue.Publish next;
             try {
-                next = publishes.poll(200, TimeUnit.MILLISECONDS);
+                next = publishes.poll(200);
             } catch (InterruptedException e) {
                 return;
             }
@@ -253,7 +252,7 @@ public final class SaltMaster implements AutoCloseable {
     }
 
     /** Publisher thread: numbers, encrypts, signs and sends one publish. */
-    private void send(Publish publish) {
+    private void send(PublishQueue.Publish publish) {
         Map<String, Object> withSerial = new LinkedHashMap<>(publish.load());
         withSerial.put("serial", serial.incrementAndGet());
         byte[] ct = session.dumps(withSerial, null);

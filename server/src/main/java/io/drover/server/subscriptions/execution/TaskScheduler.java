@@ -8,7 +8,7 @@ import io.drover.core.subscriptions.Planner.StepAction;
 import io.drover.core.subscriptions.ScopeInstance;
 import io.drover.model.subscriptions.RunStatus;
 import io.drover.model.subscriptions.TaskInfo;
-import io.drover.server.http.ApiException;
+import io.drover.server.errors.DomainException;
 import io.drover.server.jobs.AgentCalls;
 import io.drover.server.subscriptions.Deployments;
 import io.drover.server.subscriptions.PlanBuilder;
@@ -74,7 +74,7 @@ public final class TaskScheduler implements AutoCloseable {
             p.plan().instances().forEach(ip -> known.add(ip.instanceId()));
             List<String> unknown = selection.instanceIds().stream().filter(id -> !known.contains(id)).sorted().toList();
             if (!unknown.isEmpty()) {
-                throw ApiException.invalid("instance_ids", unknown.size() + " unknown to subscription " + sub + ": "
+                throw DomainException.invalid("instance_ids", unknown.size() + " unknown to subscription " + sub + ": "
                         + String.join(", ", unknown.subList(0, Math.min(20, unknown.size())))
                         + (unknown.size() > 20 ? ", …" : "") + " (its instances: GET /subscriptions/" + sub + "/instances)");
             }
@@ -94,7 +94,7 @@ public final class TaskScheduler implements AutoCloseable {
         }
         Optional<Long> running = tasks.runningTask(sub);
         if (running.isPresent()) {
-            throw ApiException.conflict("task_running", "subscription " + sub + " has task " + running.get()
+            throw DomainException.conflict("task_running", "subscription " + sub + " has task " + running.get()
                     + " running; wait for it, or revoke it");
         }
         long taskId = tasks.create(sub, trigger, actor, work.stream().map(ip -> new TaskRepository.NewInstance(
@@ -216,13 +216,13 @@ public final class TaskScheduler implements AutoCloseable {
     public void revoke(long taskId) {
         AtomicBoolean flag = revoked.get(taskId);
         if (flag == null) {
-            throw ApiException.conflict("task_not_running", "task " + taskId + " is not running");
+            throw DomainException.conflict("task_not_running", "task " + taskId + " is not running");
         }
         flag.set(true);
     }
 
     public TaskInfo get(long taskId, boolean withInstances) {
-        return tasks.get(taskId, withInstances).orElseThrow(() -> ApiException.notFound("task", taskId));
+        return tasks.get(taskId, withInstances).orElseThrow(() -> DomainException.notFound("task", taskId));
     }
 
     public List<TaskInfo> list(long subscriptionId) {
