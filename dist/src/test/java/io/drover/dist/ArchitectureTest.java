@@ -3,7 +3,10 @@ package io.drover.dist;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
+import com.tngtech.archunit.core.domain.JavaCall;
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.properties.HasOwner;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import org.junit.jupiter.api.BeforeAll;
@@ -15,7 +18,9 @@ class ArchitectureTest {
 
     @BeforeAll
     static void load() {
+        // tests, also those of other modules on the class path as test jars, are not held to these rules
         drover = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                .withImportOption(location -> !location.contains("-tests.jar"))
                 .importPackages("io.drover");
     }
 
@@ -56,6 +61,17 @@ class ArchitectureTest {
     void httpTypesStayInTheHttpLayer() {
         noClasses().that().resideOutsideOfPackage("io.drover.server.http..").and().haveSimpleNameNotEndingWith("Routes")
                 .should().dependOnClassesThat().resideInAnyPackage("io.javalin..", "org.eclipse.jetty..", "jakarta.servlet..")
+                .check(drover);
+    }
+
+    /** SQL is written in repositories (and stores) only; services hold transactions and call them. */
+    @Test
+    void sqlStaysInRepositories() {
+        noClasses().that().resideInAPackage("io.drover.server..").and().resideOutsideOfPackage("io.drover.server.store..")
+                .and().haveSimpleNameNotEndingWith("Repository").and().haveSimpleNameNotEndingWith("Store")
+                .should().callMethodWhere(JavaCall.Predicates.target(HasOwner.Predicates.With.owner(
+                        JavaClass.Predicates.assignableTo(org.jdbi.v3.core.Handle.class))))
+                .because("SQL belongs to the repository of its table")
                 .check(drover);
     }
 

@@ -11,7 +11,7 @@ import io.drover.server.registries.RegistryRoutes;
 import io.drover.server.store.SecretBox;
 import io.drover.server.subscriptions.AgentDirectory;
 import io.drover.server.jobs.AgentCalls;
-import io.drover.server.subscriptions.Deployments;
+import io.drover.server.subscriptions.DeploymentStore;
 import io.drover.server.subscriptions.PlanBuilder;
 import io.drover.server.subscriptions.SubscriptionRoutes;
 import io.drover.server.subscriptions.SubscriptionService;
@@ -20,9 +20,9 @@ import io.drover.server.subscriptions.execution.TaskRepository;
 import io.drover.server.subscriptions.execution.TaskScheduler;
 import io.drover.server.subscriptions.Triggers;
 import io.drover.server.agents.AgentRoutes;
-import io.drover.server.agents.EnrollmentTokens;
+import io.drover.server.agents.EnrollmentTokenStore;
 import io.drover.server.auth.AdminTokenFile;
-import io.drover.server.auth.AuditLog;
+import io.drover.server.auth.AuditStore;
 import io.drover.server.auth.AuthFailures;
 import io.drover.server.auth.AuthRoutes;
 import io.drover.server.auth.TokenStore;
@@ -75,7 +75,7 @@ public final class DroverServer implements AutoCloseable {
     private final KeyStore keys;
     private final JobService jobs;
     private final AgentRegistry agents;
-    private final EnrollmentTokens enrollment;
+    private final EnrollmentTokenStore enrollment;
     private final FileServer files;
     private final PackageStore packages;
     private final Registries registries;
@@ -86,7 +86,7 @@ public final class DroverServer implements AutoCloseable {
     private final SaltMaster master;
     private final PrometheusMeterRegistry metrics;
     private final ScheduledExecutorService housekeeping;
-    private final AuditLog audit;
+    private final AuditStore audit;
     private final AuthFailures authFailures;
     private final Path adminTokenFile;
 
@@ -105,7 +105,7 @@ public final class DroverServer implements AutoCloseable {
             this.bus = new EventBus();
             this.events = new EventStore(database.jdbi(), bus);
             this.tokens = new TokenStore(database.jdbi());
-            this.audit = new AuditLog(database.jdbi());
+            this.audit = new AuditStore(database.jdbi());
             this.authFailures = new AuthFailures(config.authFailuresPerMinute(), Clock.systemUTC());
             this.inventory = new InventoryService(database.jdbi(), new InventoryRepository(), events);
 
@@ -115,7 +115,7 @@ public final class DroverServer implements AutoCloseable {
             new EventRoutes(bus, events).register(api);
 
             this.agents = new AgentRegistry(database.jdbi(), events, inventory, config.agentBiz(), Clock.systemUTC());
-            this.enrollment = new EnrollmentTokens(database.jdbi());
+            this.enrollment = new EnrollmentTokenStore(database.jdbi());
             new AgentRoutes(agents, enrollment).register(api);
             this.files = new FileServer(config.dataDir().resolve("files"));
             this.keys = new KeyStore(database.jdbi(), events, config.autoAccept().stream().map(Glob::compile).toList(),
@@ -125,23 +125,25 @@ public final class DroverServer implements AutoCloseable {
                     publishes::publish, config.returnMaxBytes());
             new JobRoutes(keys, jobs, agents::businesses).register(api);
 
+            SubscriptionStore subscriptionStore = new SubscriptionStore(database.jdbi());
             this.packages = new PackageStore(database.jdbi(), config.dataDir().resolve("files"));
             this.registries = new Registries(database.jdbi(), packages, config.dataDir().resolve("registries"));
             this.addons = new AddonService(database.jdbi(), packages, registries,
-                    SecretBox.loadOrCreate(config.dataDir(), System.getenv(SecretBox.KEY_ENV)), events, BuildVersion.release());
+                    SecretBox.loadOrCreate(config.dataDir(), System.getenv(SecretBox.KEY_ENV)), events, BuildVersion.release(),
+                    subscriptionStore);
             new PackageRoutes(packages).register(api);
             new RegistryRoutes(registries).register(api);
             new AddonRoutes(addons).register(api);
 
-            Deployments deployments = new Deployments(database.jdbi());
+            DeploymentStore deployments = new DeploymentStore(database.jdbi());
             this.tasks = new TaskScheduler(new TaskRepository(database.jdbi(), events), new io.drover.server.jobs.JobAgentCalls(jobs,
                     java.time.Duration.ofSeconds(config.jobTimeoutSeconds()), io.drover.server.auth.Principal.system("subscriptions")),
                     deployments, config.taskConcurrency());
-            this.subscriptions = new SubscriptionService(database.jdbi(), new SubscriptionStore(database.jdbi()),
+            this.subscriptions = new SubscriptionService(subscriptionStore,
                     new PlanBuilder(database.jdbi(), new InventoryRepository(), packages, deployments,
-                            new AgentDirectory(database.jdbi(), agents)), tasks, deployments);
+                            new AgentDirectory(agents)), tasks, deployments);
             new SubscriptionRoutes(subscriptions, inventory).register(api);
-            this.triggers = new Triggers(new SubscriptionStore(database.jdbi()), subscriptions,
+            this.triggers = new Triggers(subscriptionStore, subscriptions,
                     java.time.Duration.ofSeconds(config.inventoryDebounceSeconds()),
                     java.time.Duration.ofSeconds(config.inspectionIntervalSeconds()));
             int interrupted = tasks.failInterrupted();
@@ -308,7 +310,7 @@ public final class DroverServer implements AutoCloseable {
         return agents;
     }
 
-    public EnrollmentTokens enrollment() {
+    public EnrollmentTokenStore enrollment() {
         return enrollment;
     }
 

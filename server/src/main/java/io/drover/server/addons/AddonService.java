@@ -35,6 +35,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import io.drover.server.addons.AddonRepository.Enabled;
+import io.drover.server.subscriptions.SubscriptionStore;
 import org.jdbi.v3.core.Jdbi;
 
 /**
@@ -47,14 +49,13 @@ public final class AddonService {
     };
 
     /** One enabled addon as stored. */
-    private record Enabled(String name, String version, String registry, String sealedParams, OffsetDateTime enabledAt,
-                           OffsetDateTime updatedAt) {
-    }
 
     /** A step of a plan with its package fetched and checked. */
     private record Fetched(DependencyResolver.Step step, byte[] tgz, PackageArchive archive, Map<String, Object> params) {
     }
 
+    private final AddonRepository repository = new AddonRepository();
+    private final SubscriptionStore subscriptions;
     private final Jdbi jdbi;
     private final PackageStore store;
     private final Registries registries;
@@ -64,7 +65,8 @@ public final class AddonService {
     private final NotesRenderer notes = new NotesRenderer();
 
     public AddonService(Jdbi jdbi, PackageStore store, Registries registries, SecretBox secrets, EventStore events,
-                        Version serverVersion) {
+                        Version serverVersion, SubscriptionStore subscriptions) {
+        this.subscriptions = subscriptions;
         this.jdbi = jdbi;
         this.store = store;
         this.registries = registries;
@@ -122,7 +124,7 @@ public final class AddonService {
         }
         AddonInfo before = status(name);
         jdbi.useTransaction(h -> {
-            h.createUpdate("DELETE FROM addon WHERE name = :name").bind("name", name).execute();
+            repository.delete(h, name);
             events.append(h, "drover/addon/" + name + "/disabled", Map.of("version", current.version(), "forced", force,
                     "required_by", dependents));
         });
@@ -181,11 +183,7 @@ public final class AddonService {
 
     /** Subscriptions with a step that deploys the plugin. */
     private List<Long> subscriptionsDeploying(String plugin) {
-        return jdbi.withHandle(h -> h.createQuery("SELECT id, spec FROM subscription ORDER BY id")
-                .map((rs, ctx) -> Map.entry(rs.getLong("id"), io.drover.server.store.Sql.fromJson(rs.getString("spec"),
-                        io.drover.model.subscriptions.SubscriptionSpec.class))).list()).stream()
-                .filter(e -> e.getValue().steps().stream().anyMatch(step -> step.config() != null
-                        && plugin.equals(step.config().pluginName()))).map(Map.Entry::getKey).toList();
+        return subscriptions.list(null, plugin).stream().map(io.drover.model.subscriptions.SubscriptionInfo::id).toList();
     }
 
     private static Request parse(String addon) {
@@ -289,17 +287,10 @@ public final class AddonService {
                 String version = f.step().candidate().version().toString();
                 String sealed = secrets.seal(json(f.params()));
                 if (f == root && upgrading != null) {
-                    h.createUpdate("UPDATE addon SET version = :version, registry = :registry, params = :params, "
-                                    + "updated_at = :now WHERE name = :name")
-                            .bind("name", name).bind("version", version).bind("registry", f.step().candidate().registry())
-                            .bind("params", sealed).bind("now", now).execute();
+                    repository.update(h, name, version, f.step().candidate().registry(), sealed, now);
                     events.append(h, "drover/addon/" + name + "/upgraded", Map.of("from", upgrading.version(), "to", version));
                 } else {
-                    h.createUpdate("""
-                                    INSERT INTO addon (name, version, registry, params, enabled_at, updated_at)
-                                    VALUES (:name, :version, :registry, :params, :now, :now)""")
-                            .bind("name", name).bind("version", version).bind("registry", f.step().candidate().registry())
-                            .bind("params", sealed).bind("now", now).execute();
+                    repository.insert(h, name, version, f.step().candidate().registry(), sealed, now);
                     events.append(h, "drover/addon/" + name + "/enabled", Map.of("version", version,
                             "required_by", f.step().requiredBy()));
                 }
@@ -321,17 +312,11 @@ public final class AddonService {
     }
 
     private Optional<Enabled> enabled(String name) {
-        return jdbi.withHandle(h -> h.createQuery("SELECT * FROM addon WHERE name = :name").bind("name", name)
-                .map((rs, ctx) -> enabled(rs)).findOne());
+        return jdbi.withHandle(h -> repository.find(h, name));
     }
 
     private List<Enabled> allEnabled() {
-        return jdbi.withHandle(h -> h.createQuery("SELECT * FROM addon ORDER BY name").map((rs, ctx) -> enabled(rs)).list());
-    }
-
-    private static Enabled enabled(java.sql.ResultSet rs) throws java.sql.SQLException {
-        return new Enabled(rs.getString("name"), rs.getString("version"), rs.getString("registry"), rs.getString("params"),
-                rs.getObject("enabled_at", OffsetDateTime.class), rs.getObject("updated_at", OffsetDateTime.class));
+        return jdbi.withHandle(repository::all);
     }
 
     private Map<String, Object> openParams(Enabled e) {

@@ -1,6 +1,5 @@
 package io.drover.server.agents;
 
-import com.fasterxml.jackson.core.type.TypeReference;
 import io.drover.model.agents.AgentInfo;
 import io.drover.model.inventory.Host;
 import io.drover.server.auth.Principal;
@@ -39,8 +38,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class AgentRegistry {
     private static final Logger log = LoggerFactory.getLogger(AgentRegistry.class);
-    private static final TypeReference<Map<String, Object>> MAP = new TypeReference<>() {
-    };
     public static final int MISSED_HEARTBEATS = 3;
     /** Last-seen times are for display (presence is decided in memory): written every 30 s, in one batch. */
     private static final Duration LAST_SEEN_FLUSH = Duration.ofSeconds(30);
@@ -69,6 +66,7 @@ public final class AgentRegistry {
     }
 
     private final Jdbi jdbi;
+    private final AgentRepository repository = new AgentRepository();
     private final EventStore events;
     private final InventoryService inventory;
     private final Long defaultBizId;
@@ -88,36 +86,27 @@ public final class AgentRegistry {
     /** Agents online when the server stopped get three intervals from now to be heard from again. */
     private void load() {
         Instant now = clock.instant();
-        jdbi.useHandle(h -> h.createQuery("SELECT * FROM agent").map((rs, ctx) -> {
-            Agent a = new Agent(rs.getString("id"));
-            a.bizId = (Long) rs.getObject("bk_biz_id", Long.class);
-            a.hostId = (Long) rs.getObject("bk_host_id", Long.class);
-            a.version = rs.getString("version");
-            a.grains = Sql.fromJson(rs.getString("grains"), MAP);
-            a.grainsDigest = rs.getString("grains_digest");
-            a.heartbeatSeconds = rs.getInt("heartbeat_seconds");
-            a.online = rs.getBoolean("online");
-            OffsetDateTime seen = rs.getObject("last_seen", OffsetDateTime.class);
-            a.lastSeen = a.online ? now : seen == null ? null : seen.toInstant();
+        for (AgentRepository.Row r : jdbi.withHandle(repository::all)) {
+            Agent a = new Agent(r.id());
+            a.bizId = r.bizId();
+            a.hostId = r.hostId();
+            a.version = r.version();
+            a.grains = r.grains();
+            a.grainsDigest = r.grainsDigest();
+            a.heartbeatSeconds = r.heartbeatSeconds();
+            a.online = r.online();
+            a.lastSeen = a.online ? now : r.lastSeen() == null ? null : r.lastSeen().toInstant();
             a.persisted = true;
-            return a;
-        }).forEach(a -> agents.put(a.id, a)));
+            agents.put(a.id, a);
+        }
     }
 
     /** Records the business an enrollment token placed an agent in (inside the key decision's transaction). */
     public void enrolled(Handle h, String id, long bizId) {
-        if (h.createUpdate("UPDATE agent SET bk_biz_id = :biz WHERE id = :id").bind("biz", bizId).bind("id", id).execute() == 0) {
-            insert(h, id, bizId);
-        }
+        repository.placeInBusiness(h, id, bizId);
         Agent a = agents.computeIfAbsent(id, Agent::new);
         a.bizId = bizId;
         a.persisted = true;
-    }
-
-    private static void insert(Handle h, String id, Long bizId) {
-        h.createUpdate("""
-                        INSERT INTO agent (id, bk_biz_id, grains, heartbeat_seconds, online)
-                        VALUES (:id, :biz, '{}', 0, FALSE)""").bind("id", id).bind("biz", bizId).execute();
     }
 
     /**
@@ -141,11 +130,7 @@ public final class AgentRegistry {
         if (a.persisted) {
             return;
         }
-        jdbi.useTransaction(h -> {
-            if (h.createQuery("SELECT COUNT(*) FROM agent WHERE id = :id").bind("id", a.id).mapTo(Long.class).one() == 0) {
-                insert(h, a.id, a.bizId);
-            }
-        });
+        jdbi.useTransaction(h -> repository.insertIfAbsent(h, a.id, a.bizId));
         a.persisted = true;
     }
 
@@ -167,11 +152,7 @@ public final class AgentRegistry {
                 || interval != a.heartbeatSeconds;
         if (changed) {
             persist(a);
-            jdbi.useHandle(h -> h.createUpdate("""
-                            UPDATE agent SET version = :version, grains = :grains, grains_digest = :digest,
-                            heartbeat_seconds = :interval WHERE id = :id""")
-                    .bind("version", version).bind("grains", json).bind("digest", digest).bind("interval", interval)
-                    .bind("id", id).execute());
+            jdbi.useHandle(h -> repository.updateFacts(h, id, version, json, digest, interval));
             a.version = version;
             a.grains = grains;
             a.grainsDigest = digest;
@@ -194,8 +175,7 @@ public final class AgentRegistry {
                     text(a.grains.get("kernel")) == null ? null : text(a.grains.get("kernel")).toLowerCase(Locale.ROOT),
                     text(a.grains.get("cpuarch")));
             jdbi.useTransaction(h -> {
-                h.createUpdate("UPDATE agent SET bk_host_id = :host, bk_biz_id = :biz WHERE id = :id")
-                        .bind("host", host.bkHostId()).bind("biz", bizId).bind("id", a.id).execute();
+                repository.link(h, a.id, host.bkHostId(), bizId);
                 events.append(h, "drover/agent/" + a.id + "/linked", Map.of("id", a.id, "bk_host_id", host.bkHostId(),
                         "bk_biz_id", host.bkBizId(), "bk_host_innerip", ip));
             });
@@ -230,18 +210,9 @@ public final class AgentRegistry {
         List<Agent> changed = agents.values().stream().filter(a -> a.pendingReason != null).toList();
         if (!fresh.isEmpty() || !changed.isEmpty()) {
             jdbi.useTransaction(h -> {
-                if (!fresh.isEmpty()) {
-                    java.util.Set<String> existing = new java.util.HashSet<>(h.createQuery("SELECT id FROM agent WHERE id IN (<ids>)")
-                            .bindList("ids", fresh.stream().map(a -> a.id).toList()).mapTo(String.class).list());
-                    var insert = h.prepareBatch("""
-                            INSERT INTO agent (id, bk_biz_id, grains, heartbeat_seconds, online) VALUES (:id, NULL, '{}', 0, FALSE)""");
-                    fresh.stream().filter(a -> !existing.contains(a.id)).forEach(a -> insert.bind("id", a.id).add());
-                    if (insert.size() > 0) {
-                        insert.execute();
-                    }
-                }
+                repository.insertNew(h, fresh.stream().map(a -> a.id).toList());
                 List<Map.Entry<String, Map<String, Object>>> fired = new ArrayList<>();
-                var update = h.prepareBatch("UPDATE agent SET online = :online, last_seen = :seen WHERE id = :id");
+                List<AgentRepository.Presence> presence = new ArrayList<>();
                 for (Agent a : changed) {
                     String reason;
                     boolean online;
@@ -250,8 +221,8 @@ public final class AgentRegistry {
                         online = a.online;
                         a.pendingReason = null;
                     }
-                    update.bind("online", online).bind("seen", a.lastSeen == null ? null : a.lastSeen.atOffset(ZoneOffset.UTC))
-                            .bind("id", a.id).add();
+                    presence.add(new AgentRepository.Presence(a.id, online,
+                            a.lastSeen == null ? null : a.lastSeen.atOffset(ZoneOffset.UTC)));
                     Map<String, Object> data = new LinkedHashMap<>();
                     data.put("id", a.id);
                     data.put("bk_host_id", a.hostId);
@@ -261,9 +232,7 @@ public final class AgentRegistry {
                         log.info("agent {} is {} ({})", a.id, online ? "online" : "lost", reason);
                     }
                 }
-                if (!changed.isEmpty()) {
-                    update.execute();
-                }
+                repository.updatePresence(h, presence);
                 events.appendAll(h, fired);
             });
             fresh.forEach(a -> a.persisted = true);
@@ -278,20 +247,18 @@ public final class AgentRegistry {
         nextLastSeenFlush = now.plus(LAST_SEEN_FLUSH);
         List<Agent> dirty = agents.values().stream().filter(a -> a.lastSeenDirty && a.persisted).toList();
         if (!dirty.isEmpty()) {
-            jdbi.useHandle(h -> {
-                var batch = h.prepareBatch("UPDATE agent SET last_seen = :seen WHERE id = :id");
-                for (Agent a : dirty) {
-                    a.lastSeenDirty = false;
-                    batch.bind("seen", a.lastSeen.atOffset(ZoneOffset.UTC)).bind("id", a.id).add();
-                }
-                batch.execute();
-            });
+            Map<String, OffsetDateTime> seen = new LinkedHashMap<>();
+            for (Agent a : dirty) {
+                a.lastSeenDirty = false;
+                seen.put(a.id, a.lastSeen.atOffset(ZoneOffset.UTC));
+            }
+            jdbi.useHandle(h -> repository.updateLastSeen(h, seen));
         }
     }
 
     /** Forgets an agent whose key was deleted. */
     public void forget(Handle h, String id) {
-        h.createUpdate("DELETE FROM agent WHERE id = :id").bind("id", id).execute();
+        repository.delete(h, id);
         agents.remove(id);
     }
 
@@ -324,6 +291,17 @@ public final class AgentRegistry {
         return out;
     }
 
+    /** Host id → agent id, for every agent linked to a host. */
+    public Map<Long, String> agentsByHost() {
+        Map<Long, String> byHost = new java.util.HashMap<>();
+        agents.values().forEach(a -> {
+            if (a.hostId != null) {
+                byHost.put(a.hostId, a.id);
+            }
+        });
+        return byHost;
+    }
+
     public boolean online(String id) {
         Agent a = agents.get(id);
         return a != null && a.online;
@@ -332,13 +310,12 @@ public final class AgentRegistry {
     /** Every key with its agent, as {@code drover agent list} shows them; business-scoped tokens see their hosts. */
     public List<AgentInfo> list(Principal p) {
         List<AgentInfo> out = new ArrayList<>();
-        jdbi.useHandle(h -> h.createQuery("SELECT id, state FROM minion_key ORDER BY id").map((rs, ctx) -> {
-            String id = rs.getString(1);
+        jdbi.withHandle(repository::keyStates).forEach((id, state) -> {
             Agent a = agents.get(id);
-            return a == null ? new AgentInfo(id, rs.getString(2), null, null, null, false, null, null)
-                    : new AgentInfo(id, rs.getString(2), a.hostId, a.bizId, text(a.grains.get("drover_innerip")),
-                    a.online, a.version, a.lastSeen == null ? null : a.lastSeen.atOffset(ZoneOffset.UTC));
-        }).forEach(out::add));
+            out.add(a == null ? new AgentInfo(id, state, null, null, null, false, null, null)
+                    : new AgentInfo(id, state, a.hostId, a.bizId, text(a.grains.get("drover_innerip")),
+                    a.online, a.version, a.lastSeen == null ? null : a.lastSeen.atOffset(ZoneOffset.UTC)));
+        });
         if (p.allBusinesses()) {
             return out;
         }

@@ -18,9 +18,9 @@ import java.util.Map;
 /** Agents (presence, host, version) and the enrollment tokens that admit them. */
 public final class AgentRoutes {
     private final AgentRegistry agents;
-    private final EnrollmentTokens enrollment;
+    private final EnrollmentTokenStore enrollment;
 
-    public AgentRoutes(AgentRegistry agents, EnrollmentTokens enrollment) {
+    public AgentRoutes(AgentRegistry agents, EnrollmentTokenStore enrollment) {
         this.agents = agents;
         this.enrollment = enrollment;
     }

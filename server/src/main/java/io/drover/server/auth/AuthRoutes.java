@@ -16,9 +16,9 @@ import io.drover.server.http.Route.Shape;
 /** Token management and the audit log: admin only. */
 public final class AuthRoutes {
     private final TokenStore tokens;
-    private final AuditLog audit;
+    private final AuditStore audit;
 
-    public AuthRoutes(TokenStore tokens, AuditLog audit) {
+    public AuthRoutes(TokenStore tokens, AuditStore audit) {
         this.tokens = tokens;
         this.audit = audit;
     }

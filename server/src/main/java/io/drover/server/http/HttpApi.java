@@ -4,7 +4,7 @@ import io.drover.model.Json;
 import io.drover.model.api.Problem;
 import io.drover.server.errors.DomainException;
 import io.drover.model.auth.Role;
-import io.drover.server.auth.AuditLog;
+import io.drover.server.auth.AuditStore;
 import io.drover.server.auth.AuthFailures;
 import io.drover.server.auth.Principal;
 import io.drover.server.auth.TokenStore;
@@ -44,12 +44,12 @@ public final class HttpApi {
 
     private final List<Route> routes = new ArrayList<>();
     private final TokenStore tokens;
-    private final AuditLog audit;
+    private final AuditStore audit;
     private final AuthFailures authFailures;
     private final MeterRegistry metrics;
     private Javalin app;
 
-    public HttpApi(TokenStore tokens, AuditLog audit, AuthFailures authFailures, MeterRegistry metrics) {
+    public HttpApi(TokenStore tokens, AuditStore audit, AuthFailures authFailures, MeterRegistry metrics) {
         this.tokens = tokens;
         this.audit = audit;
         this.authFailures = authFailures;

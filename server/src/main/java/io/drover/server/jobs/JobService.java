@@ -1,6 +1,5 @@
 package io.drover.server.jobs;
 
-import com.fasterxml.jackson.core.type.TypeReference;
 import io.drover.core.match.MinionView;
 import io.drover.core.match.TargetException;
 import io.drover.core.match.TargetExpression;
@@ -15,12 +14,10 @@ import io.drover.server.errors.DomainException;
 import io.drover.server.keys.KeyStore;
 import io.drover.server.store.Sql;
 import io.drover.transport.protocol.Messages;
-import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -38,12 +35,9 @@ import org.jdbi.v3.core.Jdbi;
 public final class JobService implements AutoCloseable {
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(JobService.class);
     private static final Pattern FUNCTION = Pattern.compile("[a-z][a-z0-9_]*\\.[a-z][a-z0-9_]*");
-    private static final TypeReference<List<Object>> LIST = new TypeReference<>() {
-    };
-    private static final TypeReference<List<String>> STRINGS = new TypeReference<>() {
-    };
 
     private final Jdbi jdbi;
+    private final JobRepository repository = new JobRepository();
     private final EventStore events;
     private final KeyStore keys;
     private final java.util.function.Function<String, Map<String, Object>> grains;
@@ -123,12 +117,7 @@ public final class JobService implements AutoCloseable {
                 request.kwarg() == null ? Map.of() : request.kwarg()).toList();
         String jid = ids.next();
         jdbi.useTransaction(h -> {
-            h.createUpdate("""
-                            INSERT INTO job (jid, fun, arg, tgt, tgt_type, minions, actor, created_at)
-                            VALUES (:jid, :fun, :arg, :tgt, :type, :minions, :actor, :now)""")
-                    .bind("jid", jid).bind("fun", request.fun()).bind("arg", Sql.toJson(arg)).bind("tgt", request.tgt())
-                    .bind("type", type).bind("minions", Sql.toJson(minions)).bind("actor", principal.name())
-                    .bind("now", Sql.now()).execute();
+            repository.insertJob(h, jid, request.fun(), arg, request.tgt(), type, minions, principal.name());
             events.append(h, "salt/job/" + jid + "/new", Map.of("jid", jid, "fun", request.fun(), "arg", arg,
                     "tgt", request.tgt(), "tgt_type", type, "minions", minions, "user", principal.name()));
         });
@@ -233,18 +222,10 @@ public final class JobService implements AutoCloseable {
                 }
             }
             if (!lookup.isEmpty()) {
-                h.createQuery("SELECT jid, minions FROM job WHERE jid IN (<jids>)").bindList("jids", lookup)
-                        .map((rs, ctx) -> awaiting.put(rs.getString(1), new java.util.HashSet<>(Sql.fromJson(rs.getString(2), STRINGS))))
-                        .forEach(ignored -> { });
-                h.createQuery("SELECT jid, minion_id FROM job_return WHERE jid IN (<jids>)").bindList("jids", lookup)
-                        .map((rs, ctx) -> awaiting.getOrDefault(rs.getString(1), new java.util.HashSet<>()).remove(rs.getString(2)))
-                        .forEach(ignored -> { });
+                awaiting.putAll(repository.awaiting(h, lookup));
             }
-            var insert = h.prepareBatch("""
-                    INSERT INTO job_return (jid, minion_id, ret, retcode, success, at)
-                    VALUES (:jid, :id, :ret, :retcode, :success, :now)""");
+            List<JobRepository.ReturnRow> rows = new ArrayList<>();
             List<Map.Entry<String, Map<String, Object>>> fired = new ArrayList<>();
-            var now = Sql.now();
             for (PendingReturn p : batch) {
                 String jid = (String) p.load().get("jid");
                 if (!awaiting.getOrDefault(jid, java.util.Set.of()).remove(p.minionId())) {
@@ -262,8 +243,7 @@ public final class JobService implements AutoCloseable {
                     retcode = retcode == 0 ? 1 : retcode;
                     success = false;
                 }
-                insert.bind("jid", jid).bind("id", p.minionId()).bind("ret", json).bind("retcode", retcode)
-                        .bind("success", success).bind("now", now).add();
+                rows.add(new JobRepository.ReturnRow(jid, p.minionId(), json, retcode, success));
                 Map<String, Object> data = new LinkedHashMap<>();
                 data.put("jid", jid);
                 data.put("id", p.minionId());
@@ -273,9 +253,7 @@ public final class JobService implements AutoCloseable {
                 data.put("success", success);
                 fired.add(Map.entry("salt/job/" + jid + "/ret/" + p.minionId(), data));
             }
-            if (!fired.isEmpty()) {
-                insert.execute();
-            }
+            repository.insertReturns(h, rows);
             return events.appendPublished(h, fired);
         });
     }
@@ -331,22 +309,6 @@ public final class JobService implements AutoCloseable {
     }
 
     public JobResult get(String jid) {
-        return jdbi.withHandle(h -> {
-            Optional<JobResult> job = h.createQuery("SELECT * FROM job WHERE jid = :jid").bind("jid", jid)
-                    .map((rs, ctx) -> new JobResult(rs.getString("jid"), rs.getString("fun"),
-                            Sql.fromJson(rs.getString("arg"), LIST), rs.getString("tgt"), rs.getString("tgt_type"),
-                            Sql.fromJson(rs.getString("minions"), STRINGS), List.of(),
-                            rs.getObject("created_at", OffsetDateTime.class), Map.of())).findOne();
-            JobResult found = job.orElseThrow(() -> DomainException.notFound("job", jid));
-            Map<String, JobResult.Return> returns = new LinkedHashMap<>();
-            h.createQuery("SELECT * FROM job_return WHERE jid = :jid ORDER BY at").bind("jid", jid)
-                    .map((rs, ctx) -> returns.put(rs.getString("minion_id"), new JobResult.Return(
-                            Sql.fromJson(rs.getString("ret"), new TypeReference<Object>() {
-                            }), rs.getInt("retcode"), rs.getBoolean("success"), rs.getObject("at", OffsetDateTime.class))))
-                    .forEach(ignored -> { });
-            List<String> missing = found.minions().stream().filter(id -> !returns.containsKey(id)).toList();
-            return new JobResult(found.jid(), found.fun(), found.arg(), found.tgt(), found.tgtType(), found.minions(),
-                    missing, found.createdAt(), returns);
-        });
+        return jdbi.withHandle(h -> repository.find(h, jid)).orElseThrow(() -> DomainException.notFound("job", jid));
     }
 }

@@ -3,7 +3,7 @@ package io.drover.server.keys;
 import io.drover.core.match.Glob;
 import io.drover.model.keys.MinionKey;
 import io.drover.server.agents.AgentRegistry;
-import io.drover.server.agents.EnrollmentTokens;
+import io.drover.server.agents.EnrollmentTokenStore;
 import io.drover.server.events.EventStore;
 import io.drover.server.errors.DomainException;
 import io.drover.server.store.Sql;
@@ -30,12 +30,12 @@ public final class KeyStore {
     private final Jdbi jdbi;
     private final EventStore events;
     private final List<Glob> autoAccept;
-    private final EnrollmentTokens enrollment;
+    private final EnrollmentTokenStore enrollment;
     private final AgentRegistry agents;
     private volatile Runnable onRevoked = () -> { };
     private final java.util.concurrent.ConcurrentHashMap<String, String> acceptedCache = new java.util.concurrent.ConcurrentHashMap<>();
 
-    public KeyStore(Jdbi jdbi, EventStore events, List<Glob> autoAccept, EnrollmentTokens enrollment, AgentRegistry agents) {
+    public KeyStore(Jdbi jdbi, EventStore events, List<Glob> autoAccept, EnrollmentTokenStore enrollment, AgentRegistry agents) {
         this.jdbi = jdbi;
         this.events = events;
         this.autoAccept = List.copyOf(autoAccept);

@@ -7,13 +7,9 @@ import io.drover.model.packages.SkippedEntry;
 import io.drover.model.api.Problem.FieldError;
 import io.drover.server.errors.DomainException;
 import io.drover.server.packages.PackageStore;
-import io.drover.server.store.Sql;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -39,6 +35,7 @@ public final class Registries {
     }
 
     private final Jdbi jdbi;
+    private final RegistryRepository repository = new RegistryRepository();
     private final PackageStore store;
     private final Path cloneDir;
 
@@ -49,8 +46,7 @@ public final class Registries {
     }
 
     public List<RegistryInfo> list() {
-        return jdbi.withHandle(h -> h.createQuery("SELECT * FROM registry ORDER BY position, name")
-                .map((rs, ctx) -> info(rs)).list());
+        return jdbi.withHandle(repository::all);
     }
 
     public RegistryInfo add(RegistryRequest r) {
@@ -85,28 +81,21 @@ public final class Registries {
         }
         String url = "local".equals(r.type()) ? Path.of(r.url()).toAbsolutePath().normalize().toString() : r.url().strip();
         jdbi.useTransaction(h -> {
-            if (h.createQuery("SELECT COUNT(*) FROM registry WHERE name = :name").bind("name", r.name())
-                    .mapTo(Long.class).one() > 0) {
+            if (repository.find(h, r.name()).isPresent()) {
                 throw DomainException.conflict("registry_exists", "registry " + r.name() + " already exists");
             }
-            int position = h.createQuery("SELECT COALESCE(MAX(position), 0) + 1 FROM registry").mapTo(Integer.class).one();
-            h.createUpdate("""
-                            INSERT INTO registry (name, type, url, path, ref, position, created_at)
-                            VALUES (:name, :type, :url, :path, :ref, :position, :now)""")
-                    .bind("name", r.name()).bind("type", r.type()).bind("url", url).bind("path", r.path())
-                    .bind("ref", r.ref()).bind("position", position).bind("now", Sql.now()).execute();
+            repository.append(h, r.name(), r.type(), url, r.path(), r.ref());
         });
         return get(r.name());
     }
 
     public RegistryInfo get(String name) {
-        return jdbi.withHandle(h -> h.createQuery("SELECT * FROM registry WHERE name = :name").bind("name", name)
-                .map((rs, ctx) -> info(rs)).findOne()).orElseThrow(() -> DomainException.notFound("registry", name));
+        return jdbi.withHandle(h -> repository.find(h, name)).orElseThrow(() -> DomainException.notFound("registry", name));
     }
 
     public RegistryInfo remove(String name) {
         RegistryInfo info = get(name);
-        jdbi.useHandle(h -> h.createUpdate("DELETE FROM registry WHERE name = :name").bind("name", name).execute());
+        jdbi.useHandle(h -> repository.delete(h, name));
         return info;
     }
 
@@ -145,10 +134,5 @@ public final class Registries {
             case "git" -> new GitRegistry(r.name(), r.url(), r.path(), r.ref(), cloneDir.resolve(r.name()));
             default -> throw new IllegalStateException("registry " + r.name() + " has an unknown type " + r.type());
         };
-    }
-
-    private static RegistryInfo info(ResultSet rs) throws SQLException {
-        return new RegistryInfo(rs.getString("name"), rs.getString("type"), rs.getString("url"), rs.getString("path"),
-                rs.getString("ref"), rs.getInt("position"), rs.getObject("created_at", OffsetDateTime.class));
     }
 }

@@ -57,21 +57,21 @@ public final class PlanBuilder {
     /** A plan with everything execution needs: instances, rendered files, packages, agents, deployed rows. */
     public record Prepared(SubscriptionInfo subscription, Planner.Plan plan, Map<String, ScopeInstance> instances,
                            Map<String, Map<String, RenderedStep>> rendered, Map<String, StepPackage> packages,
-                           Map<Long, String> agents, List<Deployments.Row> deployed, List<String> missing,
+                           Map<Long, String> agents, List<DeploymentStore.Row> deployed, List<String> missing,
                            Map<Long, Host> hosts) {
     }
 
     private final Jdbi jdbi;
     private final InventoryRepository repository;
     private final PackageStore packages;
-    private final Deployments deployments;
+    private final DeploymentStore deployments;
     private final AgentDirectory agents;
     private final TemplateRenderer templates = new TemplateRenderer();
     private final InstanceRenderer renderer = new InstanceRenderer(templates);
     private final TemplateLinter linter = new TemplateLinter(templates);
     private final Map<Long, RenderCache> caches = new java.util.concurrent.ConcurrentHashMap<>();
 
-    public PlanBuilder(Jdbi jdbi, InventoryRepository repository, PackageStore packages, Deployments deployments,
+    public PlanBuilder(Jdbi jdbi, InventoryRepository repository, PackageStore packages, DeploymentStore deployments,
                        AgentDirectory agents) {
         this.jdbi = jdbi;
         this.repository = repository;
@@ -102,13 +102,13 @@ public final class PlanBuilder {
         SubscriptionSpec spec = sub.spec();
         InventorySnapshot inventory = snapshot(spec);
         ScopeResolver.Resolution resolution = ScopeResolver.resolve(sub.id(), spec, inventory);
-        List<Deployments.Row> deployed = deployments.of(sub.id());
+        List<DeploymentStore.Row> deployed = deployments.of(sub.id());
         Map<Long, String> agentsByHost = agents.agentsByHost();
         Map<String, ScopeInstance> instances = new LinkedHashMap<>();
         Map<String, Map<String, RenderedStep>> rendered = new HashMap<>();
         List<Desired> desired = new ArrayList<>();
         Map<String, Map<String, Integer>> ports = new HashMap<>();
-        for (Deployments.Row r : deployed) {
+        for (DeploymentStore.Row r : deployed) {
             if (r.port() != null) {
                 ports.computeIfAbsent(r.instanceId(), k -> new HashMap<>()).put(r.stepId(), r.port());
             }
@@ -131,14 +131,14 @@ public final class PlanBuilder {
         }
         List<Departed> departed = new ArrayList<>();
         Set<String> seen = new HashSet<>();
-        for (Deployments.Row r : deployed) {
+        for (DeploymentStore.Row r : deployed) {
             if (!instances.containsKey(r.instanceId()) && seen.add(r.instanceId())) {
                 departed.add(departed(r, deployed, agentsByHost, deleting));
             }
         }
         List<Planner.StepSpec> stepSpecs = steps.values().stream()
                 .map(sp -> new Planner.StepSpec(sp.step().id(), sp.pkg().version())).toList();
-        Planner.Plan plan = Planner.plan(sub.enabled(), stepSpecs, desired, Deployments.byInstance(deployed), departed);
+        Planner.Plan plan = Planner.plan(sub.enabled(), stepSpecs, desired, DeploymentStore.byInstance(deployed), departed);
         Map<Long, Host> hosts = new HashMap<>();
         for (ScopeInstance i : instances.values()) {
             hosts.put(i.host().bkHostId(), i.host());
@@ -147,7 +147,7 @@ public final class PlanBuilder {
     }
 
     /** A departed instance left the business when its host now belongs to another one. */
-    private Departed departed(Deployments.Row row, List<Deployments.Row> deployed, Map<Long, String> agentsByHost,
+    private Departed departed(DeploymentStore.Row row, List<DeploymentStore.Row> deployed, Map<Long, String> agentsByHost,
                               boolean deleting) {
         Host host = jdbi.withHandle(h -> repository.host(h, row.hostId())).orElse(null);
         boolean outOfBusiness = host != null && host.bkBizId() != null && host.bkBizId() != row.bizId();

@@ -13,6 +13,8 @@ import io.drover.model.subscriptions.SubscriptionSpec;
 import io.drover.model.subscriptions.TaskInfo;
 import io.drover.server.auth.Principal;
 import io.drover.server.errors.DomainException;
+import io.drover.model.subscriptions.RunStatus;
+import io.drover.server.subscriptions.execution.TaskRepository;
 import io.drover.server.subscriptions.execution.TaskScheduler;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -23,7 +25,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
-import org.jdbi.v3.core.Jdbi;
 
 /** Subscription operations as the API and CLI offer them; every change plans and runs at once. */
 public final class SubscriptionService {
@@ -34,14 +35,12 @@ public final class SubscriptionService {
         }
     }
 
-    private final Jdbi jdbi;
     private final SubscriptionStore store;
     private final PlanBuilder planner;
     private final TaskScheduler runner;
-    private final Deployments deployments;
+    private final DeploymentStore deployments;
 
-    public SubscriptionService(Jdbi jdbi, SubscriptionStore store, PlanBuilder planner, TaskScheduler runner, Deployments deployments) {
-        this.jdbi = jdbi;
+    public SubscriptionService(SubscriptionStore store, PlanBuilder planner, TaskScheduler runner, DeploymentStore deployments) {
         this.store = store;
         this.planner = planner;
         this.runner = runner;
@@ -135,7 +134,7 @@ public final class SubscriptionService {
         for (Planner.InstancePlan ip : prepared.plan().instances()) {
             ScopeInstance i = prepared.instances().get(ip.instanceId());
             Long hostId = i != null ? i.host().bkHostId() : prepared.deployed().stream()
-                    .filter(r -> r.instanceId().equals(ip.instanceId())).map(Deployments.Row::hostId).findFirst().orElse(null);
+                    .filter(r -> r.instanceId().equals(ip.instanceId())).map(DeploymentStore.Row::hostId).findFirst().orElse(null);
             Host host = hostId == null ? null : prepared.hosts().get(hostId);
             instances.add(new PlanView.InstancePlan(ip.instanceId(), hostId, host == null ? null : host.bkHostInnerip(),
                     ip.steps().stream().map(s -> new PlanView.StepPlan(s.stepId(), s.action().name(), s.reason().name(),
@@ -194,9 +193,9 @@ public final class SubscriptionService {
 
     public List<InstanceStatus> instances(Principal p, long id) {
         get(p, id);
-        Map<String, List<Deployments.Row>> rows = new TreeMap<>();
+        Map<String, List<DeploymentStore.Row>> rows = new TreeMap<>();
         deployments.of(id).forEach(r -> rows.computeIfAbsent(r.instanceId(), k -> new ArrayList<>()).add(r));
-        Map<String, String[]> last = lastTaskOfInstances(id);
+        Map<String, TaskRepository.LastTask> last = runner.lastTaskOfInstances(id);
         Set<String> all = new java.util.TreeSet<>(rows.keySet());
         all.addAll(last.keySet());
         List<InstanceStatus> out = new ArrayList<>();
@@ -204,12 +203,13 @@ public final class SubscriptionService {
             List<InstanceStatus.Deployed> deployed = rows.getOrDefault(instance, List.of()).stream()
                     .map(r -> new InstanceStatus.Deployed(r.stepId(), r.plugin(), r.version(), r.status().name(), r.port(),
                             r.hostId(), r.groupId(), r.updatedAt())).toList();
-            String[] t = last.get(instance);
-            String status = t != null && List.of("PENDING", "RUNNING").contains(t[1]) ? t[1]
-                    : t != null && t[1].equals("FAILED") ? "FAILED"
+            TaskRepository.LastTask t = last.get(instance);
+            String status = t != null && !t.status().finished() ? t.status().name()
+                    : t != null && t.status() == RunStatus.FAILED ? RunStatus.FAILED.name()
                     : deployed.isEmpty() ? "NOT_DEPLOYED" : deployed.stream().allMatch(d -> d.status().equals("RUNNING"))
                     ? "RUNNING" : deployed.stream().anyMatch(d -> d.status().equals("UNKNOWN")) ? "UNKNOWN" : "STOPPED";
-            out.add(new InstanceStatus(instance, status, deployed, t == null ? null : Long.parseLong(t[0]), t == null ? null : t[1]));
+            out.add(new InstanceStatus(instance, status, deployed, t == null ? null : t.taskId(),
+                    t == null ? null : t.status().name()));
         }
         return out;
     }
@@ -240,7 +240,7 @@ public final class SubscriptionService {
     /** What subscriptions deployed on one host. */
     public List<Map<String, Object>> hostPlugins(Principal p, long hostId) {
         List<Map<String, Object>> out = new ArrayList<>();
-        for (Deployments.Row r : deployments.ofHost(hostId)) {
+        for (DeploymentStore.Row r : deployments.ofHost(hostId)) {
             SubscriptionInfo s = store.get(r.subscriptionId());
             if (!p.mayTouch(s.bkBizId())) {
                 continue;
@@ -264,15 +264,5 @@ public final class SubscriptionService {
     /** Plans and runs a subscription; the task id, or null when nothing needed doing. */
     public Long run(SubscriptionInfo s, String trigger, String actor) {
         return runner.start(planner.prepare(s), trigger, actor, TaskScheduler.Selection.ALL).orElse(null);
-    }
-
-    private Map<String, String[]> lastTaskOfInstances(long id) {
-        Map<String, String[]> last = new LinkedHashMap<>();
-        jdbi.useHandle(h -> h.createQuery("""
-                        SELECT ti.instance_id, ti.task_id, ti.status FROM task_instance ti JOIN task t ON t.id = ti.task_id
-                        WHERE t.subscription_id = :sub ORDER BY ti.task_id""").bind("sub", id)
-                .map((rs, ctx) -> new String[] {rs.getString("instance_id"), String.valueOf(rs.getLong("task_id")), rs.getString("status")})
-                .forEach(r -> last.put(r[0], new String[] {r[1], r[2]})));
-        return last;
     }
 }

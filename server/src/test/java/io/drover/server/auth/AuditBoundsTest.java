@@ -44,7 +44,7 @@ class AuditBoundsTest {
                     INSERT INTO audit_log (at, actor, method, path, status, detail)
                     VALUES (:at, 'old', 'POST', '/api/v1/sets', 201, NULL)""")
                     .bind("at", io.drover.server.store.Sql.now().minusDays(91)).execute());
-            AuditLog audit = new AuditLog(server.server().database().jdbi());
+            AuditStore audit = new AuditStore(server.server().database().jdbi());
             long before = auditRows(server);
             assertThat(audit.prune(90)).isEqualTo(1);
             assertThat(auditRows(server)).isEqualTo(before - 1);

@@ -23,7 +23,7 @@ import io.drover.core.subscriptions.InstanceRenderer;
 import io.drover.core.subscriptions.ScopeInstance;
 import io.drover.model.packages.PackageInfo;
 import io.drover.model.subscriptions.SubscriptionSpec;
-import io.drover.server.subscriptions.Deployments;
+import io.drover.server.subscriptions.DeploymentStore;
 import io.drover.model.packages.PackageMetadata;
 import io.drover.core.render.TemplateRenderer;
 import io.drover.server.jobs.AgentCalls;
@@ -42,7 +42,7 @@ final class Pipelines {
     /** One copy to act on: an instance's step on one target host. */
     record CopyWork(long subscriptionId, String instanceId, String groupId, long hostId, long bizId, String agentId,
                     String stepId, PackageInfo pkg, Action action, Map<String, String> files,
-                    Optional<Deployments.Row> existing, Rendering rendering) {
+                    Optional<DeploymentStore.Row> existing, Rendering rendering) {
     }
 
     /** What renders the copy's files again once its port is known: the instance, its scope and steps, the ports held. */
@@ -60,10 +60,10 @@ final class Pipelines {
     }
 
     private final AgentCalls jobs;
-    private final Deployments deployments;
+    private final DeploymentStore deployments;
     private final InstanceRenderer renderer;
 
-    Pipelines(AgentCalls jobs, Deployments deployments, InstanceRenderer renderer) {
+    Pipelines(AgentCalls jobs, DeploymentStore deployments, InstanceRenderer renderer) {
         this.jobs = jobs;
         this.deployments = deployments;
         this.renderer = renderer;
@@ -90,7 +90,7 @@ final class Pipelines {
                 return true;
             }
             case UNINSTALL, STOP -> {
-                Map<String, String> deployedFiles = w.existing().map(Deployments.Row::files).orElse(Map.of());
+                Map<String, String> deployedFiles = w.existing().map(DeploymentStore.Row::files).orElse(Map.of());
                 for (String path : deployedFiles.keySet()) {
                     if (!ok(j.run("remove config " + path, () -> jobs.call(w.agentId(), new RemoveFile(path))))) {
                         return false;
@@ -172,7 +172,7 @@ final class Pipelines {
                 if (delegate && !(register(w, j, dir) && restartOrReload(w, j))) {
                     return false;
                 }
-                Integer port = w.existing().map(Deployments.Row::port).orElse(null);
+                Integer port = w.existing().map(DeploymentStore.Row::port).orElse(null);
                 if (w.action() == Action.START && w.existing().isPresent()) {
                     saveMd5s(w, CopyStatus.RUNNING, w.existing().get().files(), port);
                 } else {
@@ -184,8 +184,8 @@ final class Pipelines {
                 if (delegate && !(register(w, j, dir) && stop(w, j))) {
                     return false;
                 }
-                saveMd5s(w, CopyStatus.STOPPED, w.existing().map(Deployments.Row::files).orElse(Map.of()),
-                        w.existing().map(Deployments.Row::port).orElse(null));
+                saveMd5s(w, CopyStatus.STOPPED, w.existing().map(DeploymentStore.Row::files).orElse(Map.of()),
+                        w.existing().map(DeploymentStore.Row::port).orElse(null));
                 return true;
             }
             case UNINSTALL -> {
@@ -196,7 +196,7 @@ final class Pipelines {
                     return false;
                 }
                 deployments.remove(w.subscriptionId(), w.instanceId(), w.stepId(), w.hostId());
-                j.note("release port", true, w.existing().map(Deployments.Row::port).map(p -> "port " + p + " released")
+                j.note("release port", true, w.existing().map(DeploymentStore.Row::port).map(p -> "port " + p + " released")
                         .orElse("no port held"));
                 return true;
             }
@@ -225,7 +225,7 @@ final class Pipelines {
                 return false;
             }
         }
-        Set<String> stale = new HashSet<>(w.existing().map(Deployments.Row::files).orElse(Map.of()).keySet());
+        Set<String> stale = new HashSet<>(w.existing().map(DeploymentStore.Row::files).orElse(Map.of()).keySet());
         stale.removeAll(files.keySet());
         for (String path : stale) {
             if (!ok(j.run("remove config " + path, () -> jobs.call(w.agentId(), new RemoveFile(path))))) {
@@ -275,7 +275,7 @@ final class Pipelines {
     }
 
     private void saveMd5s(CopyWork w, CopyStatus status, Map<String, String> md5s, Integer port) {
-        deployments.save(new Deployments.Row(w.subscriptionId(), w.instanceId(), w.stepId(), w.hostId(), w.bizId(),
+        deployments.save(new DeploymentStore.Row(w.subscriptionId(), w.instanceId(), w.stepId(), w.hostId(), w.bizId(),
                 w.pkg().metadata().name(), w.groupId(), w.pkg().version(), status, md5s, port, null));
     }
 

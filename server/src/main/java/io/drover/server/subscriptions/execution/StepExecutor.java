@@ -5,7 +5,7 @@ import io.drover.core.subscriptions.Planner.StepAction;
 import io.drover.core.subscriptions.ScopeInstance;
 import io.drover.model.subscriptions.TaskInfo;
 import io.drover.model.subscriptions.TaskInfo.StepRecord;
-import io.drover.server.subscriptions.Deployments;
+import io.drover.server.subscriptions.DeploymentStore;
 import io.drover.server.subscriptions.PlanBuilder;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -24,10 +24,10 @@ final class StepExecutor {
     String run(PlanBuilder.Prepared p, String instanceId, StepAction step, StepJournal journal) {
         ScopeInstance instance = p.instances().get(instanceId);
         PlanBuilder.StepPackage sp = p.packages().get(step.stepId());
-        List<Deployments.Row> existing = p.deployed().stream()
+        List<DeploymentStore.Row> existing = p.deployed().stream()
                 .filter(r -> r.instanceId().equals(instanceId) && r.stepId().equals(step.stepId())).toList();
         List<Long> hosts = instance != null && step.action() != Action.UNINSTALL ? instance.targetHosts()
-                : existing.stream().map(Deployments.Row::hostId).distinct().toList();
+                : existing.stream().map(DeploymentStore.Row::hostId).distinct().toList();
         if (sp == null) {
             return "step " + step.stepId() + " is no longer in the subscription and its package is unknown; "
                     + "remove its files by hand";
@@ -38,9 +38,9 @@ final class StepExecutor {
             if (agent == null) {
                 return "host " + host + " has no agent";
             }
-            Optional<Deployments.Row> copy = existing.stream().filter(r -> r.hostId() == host).findFirst();
-            String groupId = instance != null ? instance.groupId() : copy.map(Deployments.Row::groupId).orElseThrow();
-            long biz = instance != null ? instance.host().bkBizId() : copy.map(Deployments.Row::bizId).orElseThrow();
+            Optional<DeploymentStore.Row> copy = existing.stream().filter(r -> r.hostId() == host).findFirst();
+            String groupId = instance != null ? instance.groupId() : copy.map(DeploymentStore.Row::groupId).orElseThrow();
+            long biz = instance != null ? instance.host().bkBizId() : copy.map(DeploymentStore.Row::bizId).orElseThrow();
             Map<String, String> files = instance == null ? Map.of() : p.rendered().get(instanceId).get(step.stepId()).files();
             Pipelines.CopyWork work = new Pipelines.CopyWork(p.subscription().id(), instanceId, groupId, host, biz, agent,
                     step.stepId(), sp.pkg(), step.action(), files, copy, rendering);

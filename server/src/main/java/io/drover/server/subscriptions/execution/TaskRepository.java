@@ -170,6 +170,22 @@ public final class TaskRepository {
                 .bind("sub", subscriptionId).mapTo(Long.class).list());
     }
 
+    /** The last task that touched an instance, and how the instance ended in it. */
+    public record LastTask(long taskId, RunStatus status) {
+    }
+
+    /** Instance id → the last task of the subscription that touched it. */
+    public Map<String, LastTask> lastTaskOfInstances(long subscriptionId) {
+        Map<String, LastTask> last = new LinkedHashMap<>();
+        jdbi.useHandle(h -> h.createQuery("""
+                        SELECT ti.instance_id, ti.task_id, ti.status FROM task_instance ti JOIN task t ON t.id = ti.task_id
+                        WHERE t.subscription_id = :sub ORDER BY ti.task_id""").bind("sub", subscriptionId)
+                .map((rs, ctx) -> Map.entry(rs.getString("instance_id"), new LastTask(rs.getLong("task_id"),
+                        RunStatus.valueOf(rs.getString("status")))))
+                .forEach(e -> last.put(e.getKey(), e.getValue())));
+        return last;
+    }
+
     /** The instances of the subscription's latest task that failed. */
     public List<String> failedInstances(long subscriptionId) {
         return jdbi.withHandle(h -> h.createQuery("""

@@ -10,7 +10,7 @@ import io.drover.model.subscriptions.RunStatus;
 import io.drover.model.subscriptions.TaskInfo;
 import io.drover.server.errors.DomainException;
 import io.drover.server.jobs.AgentCalls;
-import io.drover.server.subscriptions.Deployments;
+import io.drover.server.subscriptions.DeploymentStore;
 import io.drover.server.subscriptions.PlanBuilder;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -50,7 +50,7 @@ public final class TaskScheduler implements AutoCloseable {
     private final Map<Long, AtomicBoolean> revoked = new ConcurrentHashMap<>();
     private final Map<Long, Consumer<RunStatus>> finished = new ConcurrentHashMap<>();
 
-    public TaskScheduler(TaskRepository tasks, AgentCalls agents, Deployments deployments, int concurrency) {
+    public TaskScheduler(TaskRepository tasks, AgentCalls agents, DeploymentStore deployments, int concurrency) {
         this.tasks = tasks;
         this.instances = new InstanceRunner(tasks, new StepExecutor(new Pipelines(agents, deployments,
                 new InstanceRenderer(new TemplateRenderer()))));
@@ -112,7 +112,7 @@ public final class TaskScheduler implements AutoCloseable {
         if (instance != null) {
             return instance.host().bkHostId();
         }
-        return p.deployed().stream().filter(r -> r.instanceId().equals(instanceId)).map(Deployments.Row::hostId)
+        return p.deployed().stream().filter(r -> r.instanceId().equals(instanceId)).map(DeploymentStore.Row::hostId)
                 .findFirst().orElse(null);
     }
 
@@ -227,6 +227,11 @@ public final class TaskScheduler implements AutoCloseable {
 
     public List<TaskInfo> list(long subscriptionId) {
         return tasks.ids(subscriptionId).stream().map(id -> get(id, false)).toList();
+    }
+
+    /** Instance id → the last task of the subscription that touched it. */
+    public Map<String, TaskRepository.LastTask> lastTaskOfInstances(long subscriptionId) {
+        return tasks.lastTaskOfInstances(subscriptionId);
     }
 
     /** The instances of the subscription's latest task that failed. */

@@ -23,7 +23,7 @@ import io.drover.server.events.EventBus;
 import io.drover.server.events.EventStore;
 import io.drover.server.jobs.AgentCalls.Outcome;
 import io.drover.server.store.Database;
-import io.drover.server.subscriptions.Deployments;
+import io.drover.server.subscriptions.DeploymentStore;
 import io.drover.server.subscriptions.PlanBuilder;
 import io.drover.server.subscriptions.SubscriptionStore;
 import io.drover.server.testing.TestDatabases;
@@ -60,7 +60,7 @@ class TaskSchedulerTest {
     TestDatabases.Target target;
     Database db;
     TaskRepository tasks;
-    Deployments deployments;
+    DeploymentStore deployments;
     TaskScheduler scheduler;
     long subscriptionId;
 
@@ -69,7 +69,7 @@ class TaskSchedulerTest {
         target = TestDatabases.h2();
         db = target.open();
         tasks = new TaskRepository(db.jdbi(), new EventStore(db.jdbi(), new EventBus()));
-        deployments = new Deployments(db.jdbi());
+        deployments = new DeploymentStore(db.jdbi());
         scheduler = new TaskScheduler(tasks, agents, deployments, 10);
         subscriptionId = new SubscriptionStore(db.jdbi()).create(spec(null, null)).id();
     }
@@ -158,7 +158,7 @@ class TaskSchedulerTest {
         assertThat(instance(done, 1).status()).isEqualTo(RunStatus.SUCCESS);
         assertThat(instance(done, 3).status()).isEqualTo(RunStatus.SUCCESS);
         assertThat(agents.funs("a2")).doesNotContain("proc.register");
-        assertThat(deployments.of(subscriptionId)).extracting(Deployments.Row::hostId).containsExactlyInAnyOrder(1L, 3L);
+        assertThat(deployments.of(subscriptionId)).extracting(DeploymentStore.Row::hostId).containsExactlyInAnyOrder(1L, 3L);
     }
 
     @Test

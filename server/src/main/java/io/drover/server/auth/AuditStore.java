@@ -11,11 +11,11 @@ import org.jdbi.v3.core.Jdbi;
  * Every mutation by an authenticated caller (accepted or refused) with who made it and how it ended, and failed
  * authentications once per address and minute ({@link AuthFailures}).
  */
-public final class AuditLog {
+public final class AuditStore {
     private static final int MAX_DETAIL = 2000;
     private final Jdbi jdbi;
 
-    public AuditLog(Jdbi jdbi) {
+    public AuditStore(Jdbi jdbi) {
         this.jdbi = jdbi;
     }
 

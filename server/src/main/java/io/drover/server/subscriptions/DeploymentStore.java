@@ -17,7 +17,7 @@ import org.jdbi.v3.core.Jdbi;
  * What subscriptions have deployed, one row per copy (subscription, instance, step, host), written only after the
  * step that made it succeeded; and the ports copies hold, one row per (host, port).
  */
-public final class Deployments {
+public final class DeploymentStore {
     private static final TypeReference<Map<String, String>> FILES = new TypeReference<>() {
     };
 
@@ -32,7 +32,7 @@ public final class Deployments {
 
     private final Jdbi jdbi;
 
-    public Deployments(Jdbi jdbi) {
+    public DeploymentStore(Jdbi jdbi) {
         this.jdbi = jdbi;
     }
 

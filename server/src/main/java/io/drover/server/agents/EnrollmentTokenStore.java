@@ -23,13 +23,13 @@ import org.jdbi.v3.core.Jdbi;
  * Enrollment tokens: an agent started with one is accepted without an operator and its host is placed in the
  * token's business. Stored as SHA-256 like API tokens; a token may expire and may be revoked.
  */
-public final class EnrollmentTokens {
+public final class EnrollmentTokenStore {
     static final String PREFIX = "drv_enroll_";
 
     private final Jdbi jdbi;
     private final SecureRandom random = new SecureRandom();
 
-    public EnrollmentTokens(Jdbi jdbi) {
+    public EnrollmentTokenStore(Jdbi jdbi) {
         this.jdbi = jdbi;
     }
 

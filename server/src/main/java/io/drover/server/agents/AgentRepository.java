@@ -1,0 +1,109 @@
+package io.drover.server.agents;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import io.drover.server.store.Sql;
+import java.time.OffsetDateTime;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.jdbi.v3.core.Handle;
+
+/** The SQL of the {@code agent} table (and the key states listed with agents); methods run in the caller's transaction. */
+final class AgentRepository {
+    private static final TypeReference<Map<String, Object>> MAP = new TypeReference<>() {
+    };
+
+    /** An agent's row. */
+    record Row(String id, Long bizId, Long hostId, String version, Map<String, Object> grains, String grainsDigest,
+               int heartbeatSeconds, boolean online, OffsetDateTime lastSeen) {
+    }
+
+    /** An online/lost change to write. */
+    record Presence(String id, boolean online, OffsetDateTime lastSeen) {
+    }
+
+    List<Row> all(Handle h) {
+        return h.createQuery("SELECT * FROM agent").map((rs, ctx) -> new Row(rs.getString("id"),
+                (Long) rs.getObject("bk_biz_id", Long.class), (Long) rs.getObject("bk_host_id", Long.class),
+                rs.getString("version"), Sql.fromJson(rs.getString("grains"), MAP), rs.getString("grains_digest"),
+                rs.getInt("heartbeat_seconds"), rs.getBoolean("online"), rs.getObject("last_seen", OffsetDateTime.class))).list();
+    }
+
+    /** Sets the business of an agent's row, inserting the row when there is none. */
+    void placeInBusiness(Handle h, String id, long bizId) {
+        if (h.createUpdate("UPDATE agent SET bk_biz_id = :biz WHERE id = :id").bind("biz", bizId).bind("id", id).execute() == 0) {
+            insert(h, id, bizId);
+        }
+    }
+
+    void insertIfAbsent(Handle h, String id, Long bizId) {
+        if (h.createQuery("SELECT COUNT(*) FROM agent WHERE id = :id").bind("id", id).mapTo(Long.class).one() == 0) {
+            insert(h, id, bizId);
+        }
+    }
+
+    private static void insert(Handle h, String id, Long bizId) {
+        h.createUpdate("""
+                        INSERT INTO agent (id, bk_biz_id, grains, heartbeat_seconds, online)
+                        VALUES (:id, :biz, '{}', 0, FALSE)""").bind("id", id).bind("biz", bizId).execute();
+    }
+
+    /** Inserts the rows of new agents (without business) that are not there yet. */
+    void insertNew(Handle h, List<String> ids) {
+        if (ids.isEmpty()) {
+            return;
+        }
+        Set<String> existing = new HashSet<>(h.createQuery("SELECT id FROM agent WHERE id IN (<ids>)")
+                .bindList("ids", ids).mapTo(String.class).list());
+        var insert = h.prepareBatch("""
+                INSERT INTO agent (id, bk_biz_id, grains, heartbeat_seconds, online) VALUES (:id, NULL, '{}', 0, FALSE)""");
+        ids.stream().filter(id -> !existing.contains(id)).forEach(id -> insert.bind("id", id).add());
+        if (insert.size() > 0) {
+            insert.execute();
+        }
+    }
+
+    void updateFacts(Handle h, String id, String version, String grainsJson, String digest, int interval) {
+        h.createUpdate("""
+                        UPDATE agent SET version = :version, grains = :grains, grains_digest = :digest,
+                        heartbeat_seconds = :interval WHERE id = :id""")
+                .bind("version", version).bind("grains", grainsJson).bind("digest", digest).bind("interval", interval)
+                .bind("id", id).execute();
+    }
+
+    void link(Handle h, String id, long hostId, long bizId) {
+        h.createUpdate("UPDATE agent SET bk_host_id = :host, bk_biz_id = :biz WHERE id = :id")
+                .bind("host", hostId).bind("biz", bizId).bind("id", id).execute();
+    }
+
+    void updatePresence(Handle h, List<Presence> changes) {
+        if (changes.isEmpty()) {
+            return;
+        }
+        var update = h.prepareBatch("UPDATE agent SET online = :online, last_seen = :seen WHERE id = :id");
+        changes.forEach(c -> update.bind("online", c.online()).bind("seen", c.lastSeen()).bind("id", c.id()).add());
+        update.execute();
+    }
+
+    void updateLastSeen(Handle h, Map<String, OffsetDateTime> lastSeen) {
+        if (lastSeen.isEmpty()) {
+            return;
+        }
+        var batch = h.prepareBatch("UPDATE agent SET last_seen = :seen WHERE id = :id");
+        lastSeen.forEach((id, seen) -> batch.bind("seen", seen).bind("id", id).add());
+        batch.execute();
+    }
+
+    void delete(Handle h, String id) {
+        h.createUpdate("DELETE FROM agent WHERE id = :id").bind("id", id).execute();
+    }
+
+    /** Every key id with its state (accepted, pending, …), in id order. */
+    Map<String, String> keyStates(Handle h) {
+        Map<String, String> out = new java.util.LinkedHashMap<>();
+        h.createQuery("SELECT id, state FROM minion_key ORDER BY id").map((rs, ctx) -> Map.entry(rs.getString(1), rs.getString(2)))
+                .forEach(e -> out.put(e.getKey(), e.getValue()));
+        return out;
+    }
+}

@@ -1,0 +1,86 @@
+package io.drover.server.jobs;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import io.drover.model.jobs.JobResult;
+import io.drover.server.store.Sql;
+import java.time.OffsetDateTime;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.jdbi.v3.core.Handle;
+
+/** The SQL of jobs and their returns; every method runs in the caller's transaction. */
+final class JobRepository {
+    private static final TypeReference<List<String>> STRINGS = new TypeReference<>() {
+    };
+    private static final TypeReference<List<Object>> LIST = new TypeReference<>() {
+    };
+
+    /** One return to store. */
+    record ReturnRow(String jid, String minionId, String retJson, int retcode, boolean success) {
+    }
+
+    void insertJob(Handle h, String jid, String fun, List<Object> arg, String tgt, String type, List<String> minions,
+                   String actor) {
+        h.createUpdate("""
+                        INSERT INTO job (jid, fun, arg, tgt, tgt_type, minions, actor, created_at)
+                        VALUES (:jid, :fun, :arg, :tgt, :type, :minions, :actor, :now)""")
+                .bind("jid", jid).bind("fun", fun).bind("arg", Sql.toJson(arg)).bind("tgt", tgt)
+                .bind("type", type).bind("minions", Sql.toJson(minions)).bind("actor", actor)
+                .bind("now", Sql.now()).execute();
+    }
+
+    /** For each job, the minions that have not answered yet. */
+    Map<String, Set<String>> awaiting(Handle h, Collection<String> jids) {
+        Map<String, Set<String>> awaiting = new HashMap<>();
+        h.createQuery("SELECT jid, minions FROM job WHERE jid IN (<jids>)").bindList("jids", List.copyOf(jids))
+                .map((rs, ctx) -> awaiting.put(rs.getString(1), new HashSet<>(Sql.fromJson(rs.getString(2), STRINGS))))
+                .forEach(ignored -> { });
+        h.createQuery("SELECT jid, minion_id FROM job_return WHERE jid IN (<jids>)").bindList("jids", List.copyOf(jids))
+                .map((rs, ctx) -> awaiting.getOrDefault(rs.getString(1), new HashSet<>()).remove(rs.getString(2)))
+                .forEach(ignored -> { });
+        return awaiting;
+    }
+
+    void insertReturns(Handle h, List<ReturnRow> rows) {
+        if (rows.isEmpty()) {
+            return;
+        }
+        var insert = h.prepareBatch("""
+                INSERT INTO job_return (jid, minion_id, ret, retcode, success, at)
+                VALUES (:jid, :id, :ret, :retcode, :success, :now)""");
+        OffsetDateTime now = Sql.now();
+        for (ReturnRow r : rows) {
+            insert.bind("jid", r.jid()).bind("id", r.minionId()).bind("ret", r.retJson()).bind("retcode", r.retcode())
+                    .bind("success", r.success()).bind("now", now).add();
+        }
+        insert.execute();
+    }
+
+    /** The job with its returns and the minions still missing. */
+    Optional<JobResult> find(Handle h, String jid) {
+        Optional<JobResult> job = h.createQuery("SELECT * FROM job WHERE jid = :jid").bind("jid", jid)
+                .map((rs, ctx) -> new JobResult(rs.getString("jid"), rs.getString("fun"),
+                        Sql.fromJson(rs.getString("arg"), LIST), rs.getString("tgt"), rs.getString("tgt_type"),
+                        Sql.fromJson(rs.getString("minions"), STRINGS), List.of(),
+                        rs.getObject("created_at", OffsetDateTime.class), Map.of())).findOne();
+        if (job.isEmpty()) {
+            return job;
+        }
+        JobResult found = job.get();
+        Map<String, JobResult.Return> returns = new LinkedHashMap<>();
+        h.createQuery("SELECT * FROM job_return WHERE jid = :jid ORDER BY at").bind("jid", jid)
+                .map((rs, ctx) -> returns.put(rs.getString("minion_id"), new JobResult.Return(
+                        Sql.fromJson(rs.getString("ret"), new TypeReference<Object>() {
+                        }), rs.getInt("retcode"), rs.getBoolean("success"), rs.getObject("at", OffsetDateTime.class))))
+                .forEach(ignored -> { });
+        List<String> missing = found.minions().stream().filter(id -> !returns.containsKey(id)).toList();
+        return Optional.of(new JobResult(found.jid(), found.fun(), found.arg(), found.tgt(), found.tgtType(),
+                found.minions(), missing, found.createdAt(), returns));
+    }
+}
