@@ -211,29 +211,34 @@ public final class SubCommand {
         }
     }
 
-    @Command(name = "enable", description = "Enable: start plugins everywhere and resume automatic runs.")
-    static final class Enable implements Callable<Integer> {
+    /** Enable and disable: the same request to {@code /subscriptions/ID/<action>}. */
+    abstract static class Switch implements Callable<Integer> {
         @Mixin ClientOptions client;
         @Parameters(paramLabel = "ID") long id;
-        @Option(names = "--watch") boolean watch;
+        @Option(names = "--watch", description = "Follow the task until it ends.") boolean watch;
+
+        abstract String action();
 
         @Override
         public Integer call() {
-            started(client, client.client().post("/api/v1/subscriptions/" + id + "/enable", Map.of()), "enabled", watch);
+            started(client, client.client().post("/api/v1/subscriptions/" + id + "/" + action(), Map.of()), action() + "d", watch);
             return 0;
         }
     }
 
-    @Command(name = "disable", description = "Disable: stop plugins everywhere and pause automatic runs.")
-    static final class Disable implements Callable<Integer> {
-        @Mixin ClientOptions client;
-        @Parameters(paramLabel = "ID") long id;
-        @Option(names = "--watch") boolean watch;
-
+    @Command(name = "enable", description = "Enable: start plugins everywhere and resume automatic runs.")
+    static final class Enable extends Switch {
         @Override
-        public Integer call() {
-            started(client, client.client().post("/api/v1/subscriptions/" + id + "/disable", Map.of()), "disabled", watch);
-            return 0;
+        String action() {
+            return "enable";
+        }
+    }
+
+    @Command(name = "disable", description = "Disable: stop plugins everywhere and pause automatic runs.")
+    static final class Disable extends Switch {
+        @Override
+        String action() {
+            return "disable";
         }
     }
 

@@ -1,5 +1,6 @@
 package io.drover.server.events;
 
+import io.drover.server.errors.DomainException;
 import io.drover.core.match.Glob;
 import io.drover.model.Json;
 import io.drover.model.auth.Role;
@@ -50,7 +51,7 @@ public final class EventRoutes {
         try {
             glob = Glob.compile(tagParam == null || tagParam.isEmpty() ? "*" : tagParam);
         } catch (IllegalArgumentException e) {
-            throw ApiException.invalid("tag", e.getMessage());
+            throw DomainException.invalid("tag", e.getMessage());
         }
         long since = Params.bounded(ctx, "since", -1, 0, Long.MAX_VALUE);
         String lastEventId = ctx.header("Last-Event-ID");

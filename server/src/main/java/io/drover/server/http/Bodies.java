@@ -1,5 +1,6 @@
 package io.drover.server.http;
 
+import io.drover.server.errors.DomainException;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -49,13 +50,13 @@ public final class Bodies {
             }
             List<FieldError> bad = TextRules.check(tree);
             if (!bad.isEmpty()) {
-                throw ApiException.invalid(bad);
+                throw DomainException.invalid(bad);
             }
             return mapper.treeToValue(tree, type);
         } catch (UnrecognizedPropertyException e) {
-            throw ApiException.invalid(path(e), "is not a known field");
+            throw DomainException.invalid(path(e), "is not a known field");
         } catch (InvalidFormatException e) {
-            throw ApiException.invalid(path(e), "'" + e.getValue() + "' is not a valid "
+            throw DomainException.invalid(path(e), "'" + e.getValue() + "' is not a valid "
                     + e.getTargetType().getSimpleName().toLowerCase(java.util.Locale.ROOT));
         } catch (MismatchedInputException e) {
             String field = path(e);
@@ -63,11 +64,11 @@ public final class Bodies {
                 throw ApiException.badRequest("malformed_body", "the body is not a " + type.getSimpleName()
                         + " object: " + e.getOriginalMessage());
             }
-            throw ApiException.invalid(field, "has the wrong type: " + e.getOriginalMessage());
+            throw DomainException.invalid(field, "has the wrong type: " + e.getOriginalMessage());
         } catch (JsonMappingException e) {
             Throwable cause = e.getCause() != null ? e.getCause() : e;
             String field = path(e);
-            throw ApiException.invalid(field.isEmpty() ? "body" : field, cause.getMessage());
+            throw DomainException.invalid(field.isEmpty() ? "body" : field, cause.getMessage());
         } catch (JsonProcessingException e) {
             throw ApiException.badRequest("malformed_body", "the body is not valid "
                     + (mapper == Json.yaml() ? "YAML" : "JSON") + ": " + e.getOriginalMessage()

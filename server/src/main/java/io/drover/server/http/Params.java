@@ -1,5 +1,6 @@
 package io.drover.server.http;
 
+import io.drover.server.errors.DomainException;
 import io.javalin.http.Context;
 
 /** Parses path and query parameters, answering 422 with the parameter's name when one is malformed. */
@@ -28,7 +29,7 @@ public final class Params {
         } catch (NumberFormatException ignored) {
             // reported below
         }
-        throw ApiException.invalid(name, "'" + text + "' is not a positive id");
+        throw DomainException.invalid(name, "'" + text + "' is not a positive id");
     }
 
     public static long offset(Context ctx) {
@@ -47,7 +48,7 @@ public final class Params {
         return switch (text) {
             case "true", "1", "yes" -> true;
             case "false", "0", "no" -> false;
-            default -> throw ApiException.invalid(name, "'" + text + "' is not true or false");
+            default -> throw DomainException.invalid(name, "'" + text + "' is not true or false");
         };
     }
 
@@ -64,6 +65,6 @@ public final class Params {
         } catch (NumberFormatException ignored) {
             // reported below
         }
-        throw ApiException.invalid(name, "'" + text + "' must be a number from " + min + " to " + max);
+        throw DomainException.invalid(name, "'" + text + "' must be a number from " + min + " to " + max);
     }
 }

@@ -1,5 +1,6 @@
 package io.drover.server.jobs;
 
+import io.drover.server.errors.DomainException;
 import static io.drover.server.http.HttpApi.API;
 import static io.drover.server.http.HttpApi.principal;
 
@@ -43,7 +44,7 @@ public final class JobRoutes {
                     String state = ctx.queryParam("state");
                     if (state != null && !List.of(KeyStore.ACCEPTED, KeyStore.PENDING, KeyStore.REJECTED, KeyStore.DENIED)
                             .contains(state)) {
-                        throw ApiException.invalid("state", "'" + state + "' is not accepted, pending, rejected or denied");
+                        throw DomainException.invalid("state", "'" + state + "' is not accepted, pending, rejected or denied");
                     }
                     Principal principal = principal(ctx);
                     List<MinionKey> all = keys.list(state);
@@ -76,7 +77,7 @@ public final class JobRoutes {
                 JobResult.class, Shape.ONE, ctx -> {
                     String jid = ctx.pathParam("jid");
                     if (!jid.matches("\\d{20}")) {
-                        throw ApiException.invalid("jid", "'" + jid + "' is not a 20-digit job id");
+                        throw DomainException.invalid("jid", "'" + jid + "' is not a 20-digit job id");
                     }
                     long wait = io.drover.server.http.Params.bounded(ctx, "wait", 0, 0, 60);
                     ctx.json(jobs.await(principal(ctx), jid, java.time.Duration.ofSeconds(wait)));

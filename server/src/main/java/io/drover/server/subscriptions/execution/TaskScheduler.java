@@ -170,6 +170,12 @@ public final class TaskScheduler implements AutoCloseable {
                     f.get();
                 }
             }
+            if (Thread.currentThread().isInterrupted()) {
+                // the stop reached this thread after the last instance gave up: the task is not finished, the next
+                // start fails what it left
+                log.info("task {} left unfinished: the server is stopping (its next start fails what did not finish)", taskId);
+                return;
+            }
             finish(taskId, null);
         } catch (Exception e) {
             if (stopping(e)) {
