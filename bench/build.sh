@@ -5,3 +5,16 @@ rm -rf "$work"; mkdir -p "$work"
 ./mvnw -q -B -DskipTests install
 ./mvnw -q -B -pl bench dependency:build-classpath -Dmdep.outputFile="$PWD/bench/target/classpath.txt"
 cp="bench/target/classes:$(cat bench/target/classpath.txt)"
+
+# Starts a server on port $1 (-Xmx1g, embedded H2, agents named f* accepted) with its data in $work, sets $server
+# and $server_url, and waits until it answers /readyz.
+start_server() {
+  server_url=http://127.0.0.1:$1
+  DROVER_SERVER_OPTS="-Xmx1g" dist/target/drover/bin/drover server --port "$1" --data-dir "$work/data" \
+    --auto-accept 'f*' > "$work/server.log" 2>&1 &
+  server=$!
+  until [ -f "$work/data/admin.token" ] && curl -sf "$server_url/readyz" >/dev/null; do
+    kill -0 "$server" 2>/dev/null || { echo "the server failed to start:"; tail -5 "$work/server.log"; exit 1; }
+    sleep 1
+  done
+}

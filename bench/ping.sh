@@ -12,13 +12,8 @@ procs=${1:-2}; per=${2:-500}; rounds=${3:-15}; warmup=${4:-3}
 work=${WORK:-/tmp/drover-ping-bench}
 . bench/build.sh
 java="$JAVA_HOME/bin/java"
-server_url=http://127.0.0.1:18083
-
-DROVER_SERVER_OPTS="-Xmx1g" dist/target/drover/bin/drover server --port 18083 --data-dir "$work/data" \
-  --auto-accept 'f*' > "$work/server.log" 2>&1 &
-server=$!
 trap 'kill $server $loads 2>/dev/null' EXIT
-until [ -f "$work/data/admin.token" ] && curl -sf "$server_url/readyz" >/dev/null; do sleep 1; done
+start_server 18083
 
 connected() {
   until grep -qs 'connected in' "$1"; do

@@ -12,13 +12,8 @@ seconds=${1:-600}
 work=${WORK:-/tmp/drover-soak}
 . bench/build.sh
 java="$JAVA_HOME/bin/java"
-server_url=http://127.0.0.1:18084
-
-DROVER_SERVER_OPTS="-Xmx1g" dist/target/drover/bin/drover server --port 18084 --data-dir "$work/data" \
-  --auto-accept 'f*' > "$work/server.log" 2>&1 &
-server=$!
 trap 'kill $server $loads $hostile $sampler 2>/dev/null' EXIT
-until [ -f "$work/data/admin.token" ] && curl -sf "$server_url/readyz" >/dev/null; do sleep 1; done
+start_server 18084
 
 "$java" -Xmx1g -cp "$cp" io.drover.bench.FleetLoad --master 127.0.0.1:4506 --count 500 --prefix f1- > "$work/f1.log" 2>&1 &
 loads=$!

@@ -68,13 +68,8 @@ public final class ApiClient {
         HttpRequest.Builder builder = HttpRequest.newBuilder(uri(path)).timeout(Duration.ofHours(1))
                 .header("Accept", "application/x-ndjson, application/json").header("Content-Type", contentType)
                 .POST(HttpRequest.BodyPublishers.ofByteArray(body));
-        authorize(builder);
-        HttpResponse<InputStream> response = exchange(builder, HttpResponse.BodyHandlers.ofInputStream());
-        try (InputStream in = response.body();
-             BufferedReader reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
-            if (response.statusCode() >= 400) {
-                throw failure(response.statusCode(), new String(in.readAllBytes(), StandardCharsets.UTF_8));
-            }
+        HttpResponse<InputStream> response = open(builder);
+        try (BufferedReader reader = lines(response)) {
             if (!response.headers().firstValue("Content-Type").orElse("").startsWith("application/x-ndjson")) {
                 return Json.json().readTree(reader);
             }
@@ -97,14 +92,8 @@ public final class ApiClient {
 
     /** Follows a Server-Sent Events stream, handing each event's data to the consumer until the stream ends. */
     public void stream(String path, Consumer<JsonNode> onEvent) {
-        HttpRequest.Builder builder = HttpRequest.newBuilder(uri(path)).header("Accept", "text/event-stream").GET();
-        authorize(builder);
-        HttpResponse<InputStream> response = exchange(builder, HttpResponse.BodyHandlers.ofInputStream());
-        try (InputStream body = response.body();
-             BufferedReader reader = new BufferedReader(new InputStreamReader(body, StandardCharsets.UTF_8))) {
-            if (response.statusCode() >= 400) {
-                throw failure(response.statusCode(), new String(body.readAllBytes(), StandardCharsets.UTF_8));
-            }
+        HttpResponse<InputStream> response = open(HttpRequest.newBuilder(uri(path)).header("Accept", "text/event-stream").GET());
+        try (BufferedReader reader = lines(response)) {
             StringBuilder data = new StringBuilder();
             String line;
             while ((line = reader.readLine()) != null) {
@@ -118,6 +107,22 @@ public final class ApiClient {
         } catch (IOException e) {
             throw new CliException("the event stream from " + baseUrl + " broke: " + e.getMessage());
         }
+    }
+
+    /** Sends an authorized request whose answer is read as it arrives. */
+    private HttpResponse<InputStream> open(HttpRequest.Builder builder) {
+        authorize(builder);
+        return exchange(builder, HttpResponse.BodyHandlers.ofInputStream());
+    }
+
+    /** The answer's lines, or the failure it reports. */
+    private BufferedReader lines(HttpResponse<InputStream> response) throws IOException {
+        if (response.statusCode() >= 400) {
+            try (InputStream in = response.body()) {
+                throw failure(response.statusCode(), new String(in.readAllBytes(), StandardCharsets.UTF_8));
+            }
+        }
+        return new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8));
     }
 
     /** Query parameters from key/value pairs; null values are left out. */

@@ -12,10 +12,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Every route of the OpenAPI document × role × inside/outside business, against a real server with two real agents:
@@ -31,21 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * </ul>
  * A route whose path has no fixture here fails the test: a new route needs its rule checked.
  */
-class AuthorizationMatrixTest {
-    @TempDir
-    static Path roots;
-    static TwoBusinesses world;
-
-    @BeforeAll
-    static void fleetWithTwoBusinesses() throws Exception {
-        world = new TwoBusinesses(roots);
-    }
-
-    @AfterAll
-    static void stop() {
-        world.close();
-    }
-
+class AuthorizationMatrixTest extends WithTwoBusinesses {
     @Test
     void everyRouteHoldsItsRoleAndScopeRule() throws Exception {
         List<TwoBusinesses.Operation> operations = world.operations();

@@ -8,16 +8,12 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Generated bad input to every route of the OpenAPI document, with the admin token: to routes that take a JSON body,
@@ -26,21 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  * negative, percent-encoded NUL, accented or 5,000 characters long. Every answer is a 4xx problem document (never a
  * 5xx, never a success), and at the end nothing has changed.
  */
-class BadInputTest {
-    @TempDir
-    static Path roots;
-    static TwoBusinesses world;
-
-    @BeforeAll
-    static void start() throws Exception {
-        world = new TwoBusinesses(roots);
-    }
-
-    @AfterAll
-    static void stop() {
-        world.close();
-    }
-
+class BadInputTest extends WithTwoBusinesses {
     Response send(String method, String path, String body) throws Exception {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(world.fleet.server.url() + path))
                 .header("Authorization", "Bearer " + world.admin).header("Content-Type", "application/json");

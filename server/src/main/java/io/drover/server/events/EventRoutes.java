@@ -61,7 +61,7 @@ public final class EventRoutes {
         String accept = ctx.header("Accept");
         if (accept == null || !accept.contains("text/event-stream")) {
             throw new ApiException(406, "not_acceptable", "this route streams Server-Sent Events: send the header "
-                    + "'Accept: text/event-stream'", List.of());
+                    + "'Accept: text/event-stream'");
         }
         Principal principal = HttpApi.principal(ctx);
         long replayFrom = since;

@@ -1,9 +1,5 @@
 package io.drover.server.http;
 
-import io.drover.server.errors.DomainException;
-import io.drover.model.api.Problem.FieldError;
-import java.util.List;
-
 /**
  * A request the HTTP layer refuses for HTTP reasons (authentication, a malformed request, content negotiation),
  * carrying the status and Drover's stable error code; rendered as application/problem+json. Services refuse with
@@ -12,25 +8,23 @@ import java.util.List;
 public final class ApiException extends RuntimeException {
     private final int status;
     private final String code;
-    private final List<FieldError> errors;
 
-    public ApiException(int status, String code, String detail, List<FieldError> errors) {
+    public ApiException(int status, String code, String detail) {
         super(detail);
         this.status = status;
         this.code = code;
-        this.errors = errors == null ? List.of() : List.copyOf(errors);
     }
 
     public static ApiException badRequest(String code, String detail) {
-        return new ApiException(400, code, detail, List.of());
+        return new ApiException(400, code, detail);
     }
 
     public static ApiException unauthorized(String detail) {
-        return new ApiException(401, "unauthorized", detail, List.of());
+        return new ApiException(401, "unauthorized", detail);
     }
 
     public static ApiException forbidden(String detail) {
-        return new ApiException(403, "forbidden", detail, List.of());
+        return new ApiException(403, "forbidden", detail);
     }
 
     public int status() {
@@ -39,9 +33,5 @@ public final class ApiException extends RuntimeException {
 
     public String code() {
         return code;
-    }
-
-    public List<FieldError> errors() {
-        return errors;
     }
 }

@@ -87,7 +87,7 @@ public final class Bodies {
             byte[] bytes = in.readNBytes(limit + 1);
             if (bytes.length > limit) {
                 throw new ApiException(413, "body_too_large", "the body is larger than the " + limit
-                        + " bytes this route takes", java.util.List.of());
+                        + " bytes this route takes");
             }
             return bytes;
         } catch (IOException e) {

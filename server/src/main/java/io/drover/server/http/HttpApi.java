@@ -133,7 +133,7 @@ public final class HttpApi {
             }
             // None of these may throw: see answering().
             cfg.routes.exception(ApiException.class, (e, ctx) -> answering(ctx, c -> problem(c, e.status(), e.code(),
-                    e.getMessage(), e.errors())));
+                    e.getMessage(), List.of())));
             cfg.routes.exception(DomainException.class, (e, ctx) -> answering(ctx, c -> problem(c, status(e.kind()), e.code(),
                     e.getMessage(), e.errors())));
             cfg.routes.exception(HttpResponseException.class, (e, ctx) -> answering(ctx, c -> problem(c, e.getStatus(),
@@ -195,7 +195,7 @@ public final class HttpApi {
         long length = ctx.contentLength();
         if (length > limit) {
             throw new ApiException(413, "body_too_large", "the body of " + length + " bytes is larger than the "
-                    + limit + " bytes this route takes", List.of());
+                    + limit + " bytes this route takes");
         }
     }
 
@@ -211,7 +211,7 @@ public final class HttpApi {
         if (retryAfter > 0) {
             ctx.header("Retry-After", Long.toString(retryAfter));
             throw new ApiException(429, "too_many_failed_authentications", "too many failed authentications from " + source
-                    + " this minute; retry after " + retryAfter + " s", List.of());
+                    + " this minute; retry after " + retryAfter + " s");
         }
         String header = ctx.header("Authorization");
         if (header == null || header.isBlank()) {

@@ -48,7 +48,7 @@ public final class ProgressStream {
             if (out == null) {
                 throw e;
             }
-            fail(e.status(), HttpApi.problemJson(e.status(), e.code(), e.getMessage(), e.errors()));
+            fail(e.status(), HttpApi.problemJson(e.status(), e.code(), e.getMessage(), java.util.List.of()));
             return;
         } catch (io.drover.server.errors.DomainException e) {
             if (out == null) {

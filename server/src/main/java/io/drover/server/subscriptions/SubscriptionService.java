@@ -1,5 +1,6 @@
 package io.drover.server.subscriptions;
 
+import io.drover.server.subscriptions.planning.PlanBuilder;
 import io.drover.core.subscriptions.Action;
 import io.drover.core.subscriptions.Planner;
 import io.drover.core.subscriptions.Reason;

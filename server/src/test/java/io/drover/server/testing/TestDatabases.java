@@ -43,6 +43,27 @@ public final class TestDatabases {
         });
     }
 
+    /** {@code h2} or {@code postgres}: for repository tests that run on both (@ValueSource of the two names). */
+    public static Target named(String kind) {
+        return switch (kind) {
+            case "h2" -> h2();
+            case "postgres" -> postgres();
+            default -> throw new IllegalArgumentException("no test database '" + kind + "'");
+        };
+    }
+
+    /** Runs {@code test} on a fresh, migrated database of that kind, then drops it. */
+    public static void on(String kind, java.util.function.Consumer<io.drover.server.store.Database> test) {
+        Target target = named(kind);
+        io.drover.server.store.Database db = target.open();
+        try {
+            test.accept(db);
+        } finally {
+            db.close();
+            target.drop().run();
+        }
+    }
+
     /** A fresh schema in the real PostgreSQL; skipped (or, under CI, failed) when PostgreSQL is not reachable. */
     public static Target postgres() {
         requirePostgres();

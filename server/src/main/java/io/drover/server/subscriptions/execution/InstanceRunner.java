@@ -5,7 +5,7 @@ import io.drover.core.subscriptions.Planner.InstancePlan;
 import io.drover.core.subscriptions.Planner.StepAction;
 import io.drover.model.subscriptions.RunStatus;
 import io.drover.model.subscriptions.TaskInfo.StepRecord;
-import io.drover.server.subscriptions.PlanBuilder;
+import io.drover.server.subscriptions.planning.PlanBuilder;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 

@@ -6,7 +6,7 @@ import io.drover.core.subscriptions.ScopeInstance;
 import io.drover.model.subscriptions.TaskInfo;
 import io.drover.model.subscriptions.TaskInfo.StepRecord;
 import io.drover.server.subscriptions.DeploymentStore;
-import io.drover.server.subscriptions.PlanBuilder;
+import io.drover.server.subscriptions.planning.PlanBuilder;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

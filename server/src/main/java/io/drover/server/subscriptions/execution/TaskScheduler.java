@@ -11,7 +11,7 @@ import io.drover.model.subscriptions.TaskInfo;
 import io.drover.server.errors.DomainException;
 import io.drover.server.jobs.AgentCalls;
 import io.drover.server.subscriptions.DeploymentStore;
-import io.drover.server.subscriptions.PlanBuilder;
+import io.drover.server.subscriptions.planning.PlanBuilder;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;

@@ -24,7 +24,7 @@ import io.drover.server.events.EventStore;
 import io.drover.server.jobs.AgentCalls.Outcome;
 import io.drover.server.store.Database;
 import io.drover.server.subscriptions.DeploymentStore;
-import io.drover.server.subscriptions.PlanBuilder;
+import io.drover.server.subscriptions.planning.PlanBuilder;
 import io.drover.server.subscriptions.SubscriptionStore;
 import io.drover.server.testing.TestDatabases;
 import java.nio.charset.StandardCharsets;
@@ -40,11 +40,11 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The scheduler, instance runner and step executor against fake agents and a real (in-memory H2) database: what a
+ * The scheduler, instance runner and step executor against fake agents and a real database: what a
  * task records when agents succeed, fail, do not answer or are missing, when batches stop on failures, on revoke,
- * and when the server stops in the middle of a step.
+ * and when the server stops in the middle of a step. Runs on H2 and on the real PostgreSQL (the two subclasses).
  */
-class TaskSchedulerTest {
+abstract class TaskSchedulerContract {
     static final String SHA = "b".repeat(64);
     static final PackageMetadata EXPORTER = PackageMetadata.fromYaml("""
             name: exporter
@@ -64,9 +64,11 @@ class TaskSchedulerTest {
     TaskScheduler scheduler;
     long subscriptionId;
 
+    abstract TestDatabases.Target target();
+
     @BeforeEach
     void open() throws Exception {
-        target = TestDatabases.h2();
+        target = target();
         db = target.open();
         tasks = new TaskRepository(db.jdbi(), new EventStore(db.jdbi(), new EventBus()));
         deployments = new DeploymentStore(db.jdbi());

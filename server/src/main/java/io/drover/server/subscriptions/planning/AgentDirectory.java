@@ -1,4 +1,4 @@
-package io.drover.server.subscriptions;
+package io.drover.server.subscriptions.planning;
 
 import io.drover.server.agents.AgentRegistry;
 import java.util.Map;

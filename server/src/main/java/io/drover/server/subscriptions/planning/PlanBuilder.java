@@ -1,5 +1,6 @@
-package io.drover.server.subscriptions;
+package io.drover.server.subscriptions.planning;
 
+import io.drover.server.subscriptions.DeploymentStore;
 import io.drover.core.packages.PackageArchive;
 import io.drover.core.packages.PortRange;
 import io.drover.core.packages.Version;

@@ -1,0 +1,32 @@
+package io.drover.server.registries;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.drover.model.packages.RegistryInfo;
+import io.drover.server.testing.TestDatabases;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** The registry repository on H2 and on the real PostgreSQL: registries keep the order they were added in. */
+class RegistryRepositoryTest {
+    final RegistryRepository repository = new RegistryRepository();
+
+    @ParameterizedTest
+    @ValueSource(strings = {"h2", "postgres"})
+    void registriesAreLookedUpInTheOrderTheyWereAdded(String kind) {
+        TestDatabases.on(kind, db -> db.jdbi().useTransaction(h -> {
+            repository.append(h, "web", "http", "https://addons.example.com/index.yaml", null, null);
+            repository.append(h, "team", "git", "https://git.example.com/ops/addons.git", "addons", "main");
+            repository.append(h, "aaa-local", "local", "/srv/addons", null, null);
+            assertThat(repository.all(h)).extracting(RegistryInfo::name).containsExactly("web", "team", "aaa-local");
+            RegistryInfo team = repository.find(h, "team").orElseThrow();
+            assertThat(team.path()).isEqualTo("addons");
+            assertThat(team.ref()).isEqualTo("main");
+            assertThat(team.position()).isEqualTo(2);
+            repository.delete(h, "team");
+            repository.append(h, "later", "local", "/srv/more", null, null);
+            assertThat(repository.all(h)).extracting(RegistryInfo::name).containsExactly("web", "aaa-local", "later");
+            assertThat(repository.find(h, "team")).isEmpty();
+        }));
+    }
+}
