@@ -2,18 +2,16 @@ package io.drover.server.addons;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.drover.server.testing.OnBothDatabases;
 import io.drover.server.testing.TestDatabases;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
 
 /** The addon repository on H2 and on the real PostgreSQL. */
 class AddonRepositoryTest {
     final AddonRepository repository = new AddonRepository();
 
-    @ParameterizedTest
-    @ValueSource(strings = {"h2", "postgres"})
+    @OnBothDatabases
     void enabledAddonsAreStoredUpgradedListedAndRemoved(String kind) {
         OffsetDateTime t0 = OffsetDateTime.of(2026, 11, 25, 1, 0, 0, 0, ZoneOffset.UTC);
         TestDatabases.on(kind, db -> db.jdbi().useTransaction(h -> {

@@ -2,20 +2,18 @@ package io.drover.server.agents;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.drover.server.testing.OnBothDatabases;
 import io.drover.server.testing.TestDatabases;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
 
 /** The agent repository on H2 and on the real PostgreSQL. */
 class AgentRepositoryTest {
     final AgentRepository repository = new AgentRepository();
 
-    @ParameterizedTest
-    @ValueSource(strings = {"h2", "postgres"})
+    @OnBothDatabases
     void agentsAreInsertedPlacedLinkedAndForgotten(String kind) {
         TestDatabases.on(kind, db -> db.jdbi().useTransaction(h -> {
             h.execute("INSERT INTO business (bk_biz_id, bk_biz_name, attributes) VALUES (2, 'shop', '{}')");

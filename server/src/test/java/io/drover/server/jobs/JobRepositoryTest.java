@@ -3,19 +3,17 @@ package io.drover.server.jobs;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.drover.model.jobs.JobResult;
+import io.drover.server.testing.OnBothDatabases;
 import io.drover.server.testing.TestDatabases;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
 
 /** The job repository on H2 and on the real PostgreSQL. */
 class JobRepositoryTest {
     final JobRepository repository = new JobRepository();
 
-    @ParameterizedTest
-    @ValueSource(strings = {"h2", "postgres"})
+    @OnBothDatabases
     void aJobItsReturnsAndWhoIsStillMissing(String kind) {
         TestDatabases.on(kind, db -> db.jdbi().useTransaction(h -> {
             repository.insertJob(h, "20261125000000000001", "cmd.run", List.of("uptime", Map.of("__kwarg__", true, "cwd", "/")),

@@ -3,16 +3,14 @@ package io.drover.server.registries;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.drover.model.packages.RegistryInfo;
+import io.drover.server.testing.OnBothDatabases;
 import io.drover.server.testing.TestDatabases;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
 
 /** The registry repository on H2 and on the real PostgreSQL: registries keep the order they were added in. */
 class RegistryRepositoryTest {
     final RegistryRepository repository = new RegistryRepository();
 
-    @ParameterizedTest
-    @ValueSource(strings = {"h2", "postgres"})
+    @OnBothDatabases
     void registriesAreLookedUpInTheOrderTheyWereAdded(String kind) {
         TestDatabases.on(kind, db -> db.jdbi().useTransaction(h -> {
             repository.append(h, "web", "http", "https://addons.example.com/index.yaml", null, null);

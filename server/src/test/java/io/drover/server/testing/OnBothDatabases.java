@@ -1,0 +1,16 @@
+package io.drover.server.testing;
+
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** A test that runs once on H2 and once on the real PostgreSQL; it takes the kind ({@link TestDatabases#on}). */
+@Target(ElementType.METHOD)
+@Retention(RetentionPolicy.RUNTIME)
+@ParameterizedTest(name = "{0}")
+@ValueSource(strings = {"h2", "postgres"})
+public @interface OnBothDatabases {
+}
