@@ -8,6 +8,7 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.drover.core.packages.Catalog.Candidate;
 import io.drover.core.packages.Catalog.Listing;
 import io.drover.core.packages.DependencyResolver.Request;
+import io.drover.core.testing.ReferenceData;
 import io.drover.model.packages.PackageMetadata.Dependency;
 import java.io.IOException;
 import java.nio.file.Files;

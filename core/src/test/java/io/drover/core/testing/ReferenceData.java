@@ -1,14 +1,14 @@
-package io.drover.core.packages;
+package io.drover.core.testing;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
 
 /** Finds {@code ../shared/reference-data} beside the checkout, from whichever module directory the test runs in. */
-final class ReferenceData {
+public final class ReferenceData {
     private ReferenceData() {
     }
 
-    static Path dir(String sub) {
+    public static Path dir(String sub) {
         for (Path p = Path.of("").toAbsolutePath(); p != null; p = p.getParent()) {
             Path candidate = p.resolveSibling("shared").resolve("reference-data").resolve(sub);
             if (Files.isDirectory(candidate)) {
