@@ -29,7 +29,8 @@ final class InterpreterExecutor extends ProcessExecutor {
             }
 
             public List<String> function(String entry, String function, List<String> args) {
-                return concat(List.of("bash", "-c", "source \"$0\" && \"$@\"", entry, function), args);
+                return concat(List.of("bash", "-c", "script=\"$0\"; call=(\"$@\"); set --; source \"$script\"; \"${call[@]}\"",
+                        entry, function), args);
             }
         });
     }

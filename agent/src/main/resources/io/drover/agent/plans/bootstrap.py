@@ -46,7 +46,25 @@ def _request(message):
     if 'error' in reply:
         error = reply['error']
         raise AgentError(error.get('code', 1), error.get('message', ''), error.get('info'))
-    return reply.get('value')
+    return _bunch(reply.get('value'))
+
+
+class Bunch(dict):
+    """A script's answer: a dict whose keys read as attributes too (result.exitCode, result.stdout)."""
+
+    def __getattr__(self, name):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name)
+
+
+def _bunch(value):
+    if isinstance(value, dict):
+        return Bunch((k, _bunch(v)) for k, v in value.items())
+    if isinstance(value, list):
+        return [_bunch(v) for v in value]
+    return value
 
 
 class Args(dict):
