@@ -1,6 +1,13 @@
 package io.drover.agent;
 
 import io.drover.agent.functions.Functions;
+import io.drover.agent.functions.ListeningPorts;
+import io.drover.agent.plans.PlanHooks;
+import io.drover.agent.plans.PlanRunner;
+import io.drover.agent.plans.PlanService;
+import io.drover.agent.plans.PlanSetup;
+import io.drover.agent.plans.SaltStackExecutor;
+import io.drover.core.plans.LogMessage;
 import io.drover.agent.journal.Journal;
 import io.drover.agent.supervisor.Supervisor;
 import io.drover.transport.minion.MinionConfig;
@@ -24,6 +31,7 @@ public final class DroverAgent implements AutoCloseable {
 
     private final SaltMinion minion;
     private final Functions functions;
+    private final PlanService plans;
     private final Journal journal;
     private final Thread resender;
     private final Thread heartbeats;
@@ -47,8 +55,10 @@ public final class DroverAgent implements AutoCloseable {
         this.heartbeat = heartbeat;
         this.grains = Grains.collect(config.id(), placement);
         this.supervisor = new Supervisor(stateDir, root);
-        this.functions = new Functions(() -> grains, version, root, supervisor,
-                new FileserverSource(this::minion, stateDir.resolve("tmp")), inFlight::get);
+        FileserverSource fileserver = new FileserverSource(this::minion, stateDir.resolve("tmp"));
+        this.plans = new PlanService(planSetup(root, stateDir, version, fileserver), this::callFunction);
+        this.functions = new Functions(() -> grains, version, root, supervisor, fileserver, inFlight::get,
+                ListeningPorts::read, this::runPlan);
         this.minion = new SaltMinion(config, keys.loadOrCreate(), keys.pinnedMaster(), Targets.of(config.id(), () -> grains),
                 this::runJob, keys::pinMaster);
         this.resender = Thread.ofPlatform().name("agent-resend").daemon().start(this::resendLoop);
@@ -119,6 +129,37 @@ public final class DroverAgent implements AutoCloseable {
         }
     }
 
+    private static PlanSetup planSetup(Path root, Path stateDir, String version, FileserverSource fileserver) {
+        try {
+            return new PlanSetup(root, stateDir, PlanService.installBootstrap(stateDir), PlanService.findPython(), version,
+                    fileserver, java.time.Clock.systemUTC(), PlanRunner.DEFAULT_TIMEOUT);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException("cannot install the execution plan bootstrap under " + stateDir, e);
+        }
+    }
+
+    /** A SaltStack script's call of one of the agent's own functions. */
+    private SaltStackExecutor.Reply callFunction(String fun, List<Object> args) {
+        Functions.Result result = functions.call(fun, args);
+        return new SaltStackExecutor.Reply(result.value(), result.retcode());
+    }
+
+    /** {@code plan.execute} over the Drover transport: log messages go to the server as events while the plan runs. */
+    private Map<String, Object> runPlan(String plan) {
+        return plans.execute(plan.getBytes(java.nio.charset.StandardCharsets.UTF_8), null, new PlanHooks() {
+            @Override
+            public void log(LogMessage message) {
+                minion.fireEvent("drover/plan/" + message.sourceId() + "/log", message.toWire());
+            }
+
+            @Override
+            public void restartable(int maxReboots) {
+                log.info("{}: a plan waits for a reboot; over the Drover transport an interrupted plan is reported, not run again",
+                        minion.id());
+            }
+        }).document();
+    }
+
     private SaltMinion minion() {
         return minion;
     }
@@ -139,7 +180,7 @@ public final class DroverAgent implements AutoCloseable {
             }
             String fun = String.valueOf(load.get("fun"));
             List<?> args = load.get("arg") instanceof List<?> l ? l : List.of();
-            Functions.Result result = functions.call(fun, args);
+            Functions.Result result = this.functions.call(fun, args);
             Map<String, Object> ret = returnOf(jid, fun, args, result.value(), result.retcode());
             journal.finish(jid, SaltPack.pack(ret));
             send(jid, ret);

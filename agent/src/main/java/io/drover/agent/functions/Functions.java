@@ -87,6 +87,7 @@ public final class Functions {
     private final FileSource files;
     private final Function<String, Map<String, Object>> runningJobs;
     private final ListeningPorts.Source listeningPorts;
+    private final Function<String, Map<String, Object>> plans;
     private final PackageInstaller installer = new PackageInstaller(PackageInstaller.MAX_BYTES, PackageInstaller.MAX_ENTRIES);
 
     /**
@@ -95,12 +96,25 @@ public final class Functions {
      */
     public Functions(Supplier<Map<String, Object>> grains, String version, Path root, Supervisor supervisor, FileSource files,
                      Function<String, Map<String, Object>> runningJobs) {
-        this(grains, version, root, supervisor, files, runningJobs, ListeningPorts::read);
+        this(grains, version, root, supervisor, files, runningJobs, ListeningPorts::read, Functions::noPlans);
+    }
+
+    /** Agents that run no execution plans (tests, the load tool) answer {@code plan.execute} with this. */
+    public static Map<String, Object> noPlans(String plan) {
+        throw new BadArgument("this agent does not run execution plans");
     }
 
     /** As above, with where {@code sys.used_ports} reads the host's listening ports from. */
     public Functions(Supplier<Map<String, Object>> grains, String version, Path root, Supervisor supervisor, FileSource files,
                      Function<String, Map<String, Object>> runningJobs, ListeningPorts.Source listeningPorts) {
+        this(grains, version, root, supervisor, files, runningJobs, listeningPorts, Functions::noPlans);
+    }
+
+    /** As above, with the agent's execution plans: a plan's JSON text in, its result document out. */
+    public Functions(Supplier<Map<String, Object>> grains, String version, Path root, Supervisor supervisor, FileSource files,
+                     Function<String, Map<String, Object>> runningJobs, ListeningPorts.Source listeningPorts,
+                     Function<String, Map<String, Object>> plans) {
+        this.plans = plans;
         this.listeningPorts = listeningPorts;
         this.grains = grains;
         this.version = version;
@@ -218,6 +232,13 @@ public final class Functions {
         });
         on(UnregisterProcess.class, c -> Reply.ok(new ProcessUnregistered(c.name(), supervisor.unregister(c.name()))));
         on(OperateProcess.class, this::operate);
+        on(AgentCall.RunPlan.class, c -> {
+            Map<String, Object> document = plans.apply(c.plan());
+            boolean failed = document.get("ErrorCode") instanceof Number code ? code.intValue() != 0
+                    : Boolean.TRUE.equals(document.get("IsException")) || document.get("Result") instanceof Map<?, ?> inner
+                    && Boolean.TRUE.equals(inner.get("IsException"));
+            return new Reply(new AgentResult.PlanFinished(document), failed ? 1 : 0);
+        });
     }
 
     private interface Content {

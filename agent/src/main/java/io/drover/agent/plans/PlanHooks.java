@@ -3,7 +3,7 @@ package io.drover.agent.plans;
 import io.drover.core.plans.LogMessage;
 
 /** What a running plan tells the channel it came from. */
-interface PlanHooks {
+public interface PlanHooks {
     /** A log message for the plan's originator ({@code api.log*} with notify). */
     void log(LogMessage message);
 

@@ -16,13 +16,13 @@ import java.util.Map;
  * point, a YAML or JSON list of {@code {fun: …, arg: […], kwarg: {…}}} in order, stopping at the first failure, and
  * answers the list of returns. A failing function is error 100 with its retcode and return.
  */
-final class SaltStackExecutor implements ScriptExecutor {
+public final class SaltStackExecutor implements ScriptExecutor {
     /** The agent's functions: Salt's fun and argument list in, the return value and retcode out. */
-    interface AgentFunctions {
+    public interface AgentFunctions {
         Reply call(String fun, List<Object> args);
     }
 
-    record Reply(Object value, int retcode) {
+    public record Reply(Object value, int retcode) {
     }
 
     private static final int MAX_STEPS = 1000;
@@ -71,6 +71,9 @@ final class SaltStackExecutor implements ScriptExecutor {
             Map<String, Object> kw = new LinkedHashMap<>(kwargs);
             kw.put("__kwarg__", true);
             wire.add(kw);
+        }
+        if (fun.equals("plan.execute")) {
+            throw new PlanException(PlanErrorCode.GENERIC, "Script " + script.script().name() + ": a plan cannot run another plan");
         }
         Reply reply = functions.call(fun, wire);
         if (reply.retcode() != 0) {

@@ -81,6 +81,13 @@ public sealed interface AgentCall<R extends AgentResult> {
     record UnregisterProcess(String name) implements AgentCall<AgentResult.ProcessUnregistered> {
     }
 
+    /**
+     * {@code plan.execute PLAN}: runs an execution plan (its JSON text, in the unified agent's format) and answers its
+     * result document; log messages the plan sends arrive meanwhile as {@code drover/plan/<ID>/log} events.
+     */
+    record RunPlan(String plan) implements AgentCall<AgentResult.PlanFinished> {
+    }
+
     /** {@code proc.operate NAME OP}. */
     record OperateProcess(String name, ProcessOp op) implements AgentCall<AgentResult.ProcessState> {
     }

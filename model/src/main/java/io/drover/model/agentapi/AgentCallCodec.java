@@ -14,6 +14,7 @@ import io.drover.model.agentapi.AgentCall.RegisterProcess;
 import io.drover.model.agentapi.AgentCall.RemoveFile;
 import io.drover.model.agentapi.AgentCall.RemovePlugin;
 import io.drover.model.agentapi.AgentCall.RunCommand;
+import io.drover.model.agentapi.AgentCall.RunPlan;
 import io.drover.model.agentapi.AgentCall.RunScript;
 import io.drover.model.agentapi.AgentCall.UnregisterProcess;
 import io.drover.model.agentapi.AgentCall.UsedPorts;
@@ -73,6 +74,7 @@ public final class AgentCallCodec {
             case RegisterProcess r -> new WireCall("proc.register", new SaltArgs(List.of(r.spec().name()), spec(r.spec())));
             case UnregisterProcess u -> wire("proc.unregister", u.name());
             case OperateProcess o -> wire("proc.operate", o.name(), o.op().name());
+            case RunPlan r -> wire("plan.execute", r.plan());
         };
     }
 
@@ -115,6 +117,7 @@ public final class AgentCallCodec {
                     Boolean.parseBoolean(a.text(-1, "delegate", "false"))));
             case "proc.unregister" -> new UnregisterProcess(a.required(0, "name"));
             case "proc.operate" -> new OperateProcess(a.required(0, "name"), op(a.required(1, "op")));
+            case "plan.execute" -> new RunPlan(a.required(0, "plan"));
             default -> throw new UnknownFunction(fun);
         };
     }
@@ -128,6 +131,7 @@ public final class AgentCallCodec {
             case RunningJob j -> j.job();
             case CommandOutput c -> c.output();
             case Ports p -> p.ports();
+            case AgentResult.PlanFinished p -> p.document();
             default -> Json.json().convertValue(result, Map.class);
         };
     }
@@ -151,6 +155,8 @@ public final class AgentCallCodec {
                 result = new RunningJob(map(value));
             } else if (type == CommandOutput.class) {
                 result = new CommandOutput(value == null ? "" : String.valueOf(value), retcode);
+            } else if (type == AgentResult.PlanFinished.class) {
+                result = new AgentResult.PlanFinished(map(value));
             } else if (type == Ports.class) {
                 if (!(value instanceof List<?> list)) {
                     throw new BadCall("answered " + brief(value) + " where a list of ports was expected");
@@ -190,6 +196,7 @@ public final class AgentCallCodec {
             case RegisterProcess r -> AgentResult.ProcessRegistered.class;
             case UnregisterProcess u -> AgentResult.ProcessUnregistered.class;
             case OperateProcess o -> AgentResult.ProcessState.class;
+            case RunPlan r -> AgentResult.PlanFinished.class;
         };
     }
 

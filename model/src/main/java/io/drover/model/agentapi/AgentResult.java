@@ -47,6 +47,10 @@ public sealed interface AgentResult {
     record InstalledPackage(String targetDir, boolean exists, String sha256) implements AgentResult {
     }
 
+    /** An execution plan's result document ({@code FormatVersion}, {@code ErrorCode}, {@code Body}…; vCurrent form for a vCurrent plan). */
+    record PlanFinished(Map<String, Object> document) implements AgentResult {
+    }
+
     record PluginRemoved(String targetDir, boolean removed) implements AgentResult {
     }
 

@@ -82,7 +82,8 @@ class AgentCallCodecTest {
                     "setup_path", SPEC.setupPath(), "pid_path", SPEC.pidPath(), "start_cmd", "./bin/start.sh",
                     "stop_cmd", "./bin/stop.sh", "reload_cmd", "./bin/reload.sh", "version_cmd", "echo 1.0", "delegate", "true"))),
             new Golden(new UnregisterProcess("demo_sub_1"), "proc.unregister", List.of("demo_sub_1")),
-            new Golden(new OperateProcess("demo_sub_1", ProcessOp.RELOAD), "proc.operate", List.of("demo_sub_1", "RELOAD")));
+            new Golden(new OperateProcess("demo_sub_1", ProcessOp.RELOAD), "proc.operate", List.of("demo_sub_1", "RELOAD")),
+            new Golden(new AgentCall.RunPlan("{\"Body\":\"return 1\"}"), "plan.execute", List.of("{\"Body\":\"return 1\"}")));
 
     @Test
     void everyCallHasItsSaltWireFormAndDecodesBackToItself() {
@@ -142,6 +143,10 @@ class AgentCallCodecTest {
         assertThat(AgentCallCodec.decodeResult(new OperateProcess("demo", ProcessOp.QUERY), AgentCallCodec.encodeResult(state), 0))
                 .isEqualTo(state);
         assertThat(AgentCallCodec.decodeResult(new UsedPorts(), List.of(22, 8080L), 0)).isEqualTo(new Ports(List.of(22, 8080)));
+        Map<String, Object> planResult = Map.of("FormatVersion", "2.0.0", "ErrorCode", 0, "Body", "ok");
+        assertThat(AgentCallCodec.encodeResult(new AgentResult.PlanFinished(planResult))).isEqualTo(planResult);
+        assertThat(AgentCallCodec.decodeResult(new AgentCall.RunPlan("{}"), planResult, 0))
+                .isEqualTo(new AgentResult.PlanFinished(planResult));
     }
 
     @Test
