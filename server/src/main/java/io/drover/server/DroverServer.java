@@ -34,6 +34,8 @@ import io.drover.server.files.FileServer;
 import io.drover.server.http.HttpApi;
 import io.drover.server.inventory.InventoryRepository;
 import io.drover.server.jobs.JobRoutes;
+import io.drover.server.plans.ExecutionPlans;
+import io.drover.server.plans.PlanRoutes;
 import io.drover.server.jobs.JobService;
 import io.drover.server.jobs.SaltBridge;
 import io.drover.server.keys.KeyStore;
@@ -124,6 +126,8 @@ public final class DroverServer implements AutoCloseable {
             this.jobs = new JobService(database.jdbi(), events, keys, agents::grains, agents::businesses, config.nodegroups(),
                     publishes::publish, config.returnMaxBytes());
             new JobRoutes(keys, jobs, agents::businesses).register(api);
+            ExecutionPlans plans = new ExecutionPlans(database.jdbi(), jobs, agents::businesses);
+            new PlanRoutes(plans).register(api);
 
             SubscriptionStore subscriptionStore = new SubscriptionStore(database.jdbi());
             this.packages = new PackageStore(database.jdbi(), config.dataDir().resolve("files"));
@@ -156,7 +160,7 @@ public final class DroverServer implements AutoCloseable {
                     .name("drover-housekeeping").factory());
             // Binds the agent ports: last, so that a port in use leaves nothing else running.
             bound = new SaltMaster(MasterKeyFile.loadOrCreate(config.dataDir()),
-                    new SaltBridge(keys, jobs, agents, files, database.jdbi(), events), config.saltHost(),
+                    new SaltBridge(keys, jobs, agents, files, database.jdbi(), events, plans), config.saltHost(),
                     config.saltPublishPort(), config.saltRequestPort(),
                     SaltMaster.PublishMode.valueOf(config.saltPublishMode().toUpperCase(java.util.Locale.ROOT)),
                     new SaltMaster.Limits(config.saltMaxMessageBytes(), config.saltMaxConnections(),

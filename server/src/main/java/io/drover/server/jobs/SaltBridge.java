@@ -4,6 +4,7 @@ import io.drover.server.agents.AgentRegistry;
 import io.drover.server.events.EventStore;
 import io.drover.server.files.FileServer;
 import io.drover.server.keys.KeyStore;
+import io.drover.server.plans.ExecutionPlans;
 import io.drover.transport.master.KeyDecision;
 import io.drover.transport.master.MasterHandler;
 import java.util.LinkedHashMap;
@@ -12,7 +13,8 @@ import org.jdbi.v3.core.Jdbi;
 
 /**
  * Connects the Salt master to the control plane: keys from the key store, returns to jobs, heartbeats and grains
- * to the agent registry, fileserver requests to the file root, other events to the bus.
+ * to the agent registry, execution plans' log messages to their plans, fileserver requests to the file root, other
+ * events to the bus.
  */
 public final class SaltBridge implements MasterHandler {
     private final KeyStore keys;
@@ -21,8 +23,12 @@ public final class SaltBridge implements MasterHandler {
     private final FileServer files;
     private final Jdbi jdbi;
     private final EventStore events;
+    private final ExecutionPlans plans;
+    private static final String PLAN_LOG_PREFIX = "drover/plan/";
 
-    public SaltBridge(KeyStore keys, JobService jobs, AgentRegistry agents, FileServer files, Jdbi jdbi, EventStore events) {
+    public SaltBridge(KeyStore keys, JobService jobs, AgentRegistry agents, FileServer files, Jdbi jdbi, EventStore events,
+                      ExecutionPlans plans) {
+        this.plans = plans;
         this.keys = keys;
         this.jobs = jobs;
         this.agents = agents;
@@ -59,6 +65,9 @@ public final class SaltBridge implements MasterHandler {
             return true;
         }
         agents.seen(id);
+        if (tag.startsWith(PLAN_LOG_PREFIX) && tag.endsWith("/log")) {
+            plans.onLog(id, tag.substring(PLAN_LOG_PREFIX.length(), tag.length() - "/log".length()), payload);
+        }
         Map<String, Object> data = new LinkedHashMap<>();
         data.put("id", id);
         data.put("data", payload);

@@ -67,6 +67,7 @@ final class FakeAgentCalls implements AgentCalls {
             case AgentCall.OperateProcess o -> new AgentResult.ProcessState(o.name(), o.op(),
                     o.op() == ProcessOp.QUERY || o.op() == ProcessOp.STOP ? ProcessStatus.TERMINATED : ProcessStatus.RUNNING,
                     null, null, true, null);
+            case AgentCall.RunPlan r -> new AgentResult.PlanFinished(Map.of("ErrorCode", 0));
         };
     }
 }
