@@ -63,6 +63,8 @@ final class TwoBusinesses implements AutoCloseable {
         });
         String jidIn = job("in-1");
         String jidOut = job("out-1");
+        String planIn = plan("in-1");
+        String planOut = plan("out-1");
         assertThat(fleet.drover("plugin", "upload", "../examples/registry/bkmonitorbeat").exit()).isZero();
         String version = fleet.server.get("/api/v1/packages", admin).body().get(0).path("version").asText();
         String subIn = subscription(2, 1);
@@ -84,6 +86,7 @@ final class TwoBusinesses implements AutoCloseable {
         ids.put("{bk_module_id}", new String[] {"20", "71"});
         ids.put("{bk_host_id}", new String[] {"1", "7001"});
         ids.put("{jid}", new String[] {jidIn, jidOut});
+        ids.put("/plans/{id}", new String[] {planIn, planOut});
         ids.put("/service-instances/{id}", new String[] {"100", "700"});
         ids.put("/subscriptions/{id}", new String[] {subIn, subOut});
         ids.put("/tasks/{id}", new String[] {taskIn, taskOut});
@@ -114,6 +117,20 @@ final class TwoBusinesses implements AutoCloseable {
         String jid = r.body().path("jid").asText();
         await().atMost(Duration.ofSeconds(10)).until(() -> fleet.server.get("/api/v1/jobs/" + jid, admin).body().path("returns").size() == 1);
         return jid;
+    }
+
+    /** A plan run on one agent, finished. */
+    String plan(String agent) {
+        Response r = fleet.server.post("/api/v1/plans", admin, Map.of("tgt", agent, "tgt_type", "list", "plan", planDocument()));
+        assertThat(r.status()).as(r.text()).isEqualTo(202);
+        String id = r.body().path("id").asText();
+        await().atMost(Duration.ofSeconds(20)).until(() -> fleet.server.get("/api/v1/plans/" + id, admin).body().path("status")
+                .asText().equals("SUCCEEDED"));
+        return id;
+    }
+
+    static Map<String, Object> planDocument() {
+        return Map.of("FormatVersion", "2.0.0", "Body", "return 1");
     }
 
     Map<String, Object> subscriptionSpec(long biz, long host) {
@@ -187,6 +204,7 @@ final class TwoBusinesses implements AutoCloseable {
             case "post /inventory/import" -> Map.of("hosts", List.of(Map.of("bk_host_id", 7001, "bk_biz_id", 7,
                     "bk_host_innerip", "10.9.7.1", "bk_host_name", "changed")));
             case "post /jobs" -> Map.of("tgt", "*", "fun", "cmd.run", "arg", List.of("id"));
+            case "post /plans" -> Map.of("tgt", "*", "plan", planDocument());
             case "post /subscriptions", "post /subscriptions/{id}/plan", "put /subscriptions/{id}" -> subscriptionSpec(7, 7001);
             case "post /enrollment-tokens" -> Map.of("name", "x", "bk_biz_id", 7);
             case "post /tokens" -> Map.of("name", "x", "role", "admin", "bk_biz_ids", List.of());
@@ -209,7 +227,7 @@ final class TwoBusinesses implements AutoCloseable {
     /** What a refused request must leave as it was. */
     String state() {
         StringBuilder out = new StringBuilder();
-        for (String path : List.of("/api/v1/inventory/export", "/api/v1/subscriptions", "/api/v1/keys", "/api/v1/tokens",
+        for (String path : List.of("/api/v1/inventory/export", "/api/v1/subscriptions", "/api/v1/keys", "/api/v1/tokens", "/api/v1/plans",
                 "/api/v1/enrollment-tokens", "/api/v1/packages", "/api/v1/addons", "/api/v1/registries")) {
             // A token's last use is bookkeeping, not a change a refused request could make.
             out.append(path).append(' ').append(fleet.server.get(path, admin).text().replaceAll(",\"last_used_at\":\"[^\"]*\"", ""))

@@ -9,7 +9,7 @@ import io.drover.core.plans.PlanException;
 import io.drover.core.plans.PlanFile;
 import io.drover.core.plans.PlanScript;
 import io.drover.core.plans.PlanValidator;
-import io.drover.core.plans.PlanJson;
+import io.drover.model.plans.PlanJson;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;

@@ -4,7 +4,7 @@ import io.drover.core.plans.ExecutionPlan;
 import io.drover.core.plans.ExecutionResult;
 import io.drover.core.plans.PlanException;
 import io.drover.core.plans.PlanValidator;
-import io.drover.core.plans.PlanJson;
+import io.drover.model.plans.PlanJson;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;

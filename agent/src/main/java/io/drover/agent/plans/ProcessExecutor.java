@@ -71,7 +71,7 @@ abstract class ProcessExecutor implements ScriptExecutor {
         if (value instanceof String || value instanceof Number || value instanceof Boolean) {
             return String.valueOf(value);
         }
-        return io.drover.core.plans.PlanJson.write(value);
+        return io.drover.model.plans.PlanJson.write(value);
     }
 
     /** A word quoted for {@code /bin/sh}. */

@@ -65,7 +65,7 @@ abstract class RecipeExecutor extends ProcessExecutor {
             Map<String, Object> node = new LinkedHashMap<>();
             node.put("run_list", List.of("recipe[" + cookbook + "::" + recipe + "]"));
             node.put(cookbook, attributes);
-            Files.writeString(folder.resolve("node.json"), io.drover.core.plans.PlanJson.write(node));
+            Files.writeString(folder.resolve("node.json"), io.drover.model.plans.PlanJson.write(node));
             return List.of("chef-solo", "-j", folder.resolve("node.json").toString(), "-c", folder.resolve("solo.rb").toString());
         }
     }

@@ -3,7 +3,7 @@ package io.drover.agent.plans;
 import io.drover.core.Hashing;
 import io.drover.core.plans.PlanErrorCode;
 import io.drover.core.plans.PlanException;
-import io.drover.core.plans.PlanJson;
+import io.drover.model.plans.PlanJson;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;

@@ -2,7 +2,7 @@ package io.drover.agent.plans;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.drover.core.plans.PlanJson;
+import io.drover.model.plans.PlanJson;
 import io.drover.core.testing.ReferenceData;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,7 +1,7 @@
 package io.drover.agent.plans;
 
 import io.drover.core.plans.LogMessage;
-import io.drover.core.plans.PlanJson;
+import io.drover.model.plans.PlanJson;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

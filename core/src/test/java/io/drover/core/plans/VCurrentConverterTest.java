@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import io.drover.core.testing.ReferenceData;
+import io.drover.model.plans.PlanJson;
 import io.drover.model.Json;
 import java.io.InputStream;
 import java.nio.file.Files;

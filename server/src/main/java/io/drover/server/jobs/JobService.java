@@ -79,6 +79,14 @@ public final class JobService implements AutoCloseable {
         this.writer = Thread.ofPlatform().name("job-returns").daemon().start(this::writeReturns);
     }
 
+    /** A typed agent call as a job on the agents a target names (Salt's wire form from {@link io.drover.model.agentapi.AgentCallCodec}). */
+    public JobStarted start(Principal principal, String tgt, String tgtType, io.drover.model.agentapi.AgentCall<?> call,
+                            int timeoutSeconds) {
+        io.drover.model.agentapi.AgentCallCodec.WireCall wire = io.drover.model.agentapi.AgentCallCodec.encode(call);
+        return start(principal, new JobRequest(tgt, tgtType, wire.fun(), wire.args().positional(), wire.args().keywords(),
+                timeoutSeconds));
+    }
+
     public JobStarted start(Principal principal, JobRequest request) {
         List<FieldError> errors = new ArrayList<>();
         String type = request.tgtType() == null ? "glob" : request.tgtType();

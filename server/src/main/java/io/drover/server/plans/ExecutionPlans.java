@@ -1,9 +1,9 @@
 package io.drover.server.plans;
 
 import io.drover.core.plans.PlanException;
-import io.drover.core.plans.PlanJson;
+import io.drover.model.plans.PlanJson;
 import io.drover.core.plans.PlanValidator;
-import io.drover.model.jobs.JobRequest;
+import io.drover.model.agentapi.AgentCall;
 import io.drover.model.jobs.JobResult;
 import io.drover.model.jobs.JobStarted;
 import io.drover.model.plans.PlanRequest;
@@ -93,8 +93,7 @@ public final class ExecutionPlans {
                     + "duplicates (leave ID out and the server makes one)");
         }
         int timeout = request.timeout() == null ? 3600 : request.timeout();
-        JobStarted job = jobs.start(principal, new JobRequest(request.tgt(), request.tgtType(), "plan.execute",
-                List.of(PlanJson.write(plan)), Map.of(), timeout));
+        JobStarted job = jobs.start(principal, request.tgt(), request.tgtType(), new AgentCall.RunPlan(PlanJson.write(plan)), timeout);
         OffsetDateTime now = Sql.now();
         jdbi.useTransaction(h -> repository.insert(h, new PlanRepository.PlanRow(id, name, job.jid(), request.tgt(),
                 request.tgtType() == null ? "glob" : request.tgtType(), job.minions(), plan, principal.name(), now)));

@@ -1,4 +1,4 @@
-package io.drover.core.plans;
+package io.drover.model.plans;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamReadConstraints;
