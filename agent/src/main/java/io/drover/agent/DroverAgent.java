@@ -1,5 +1,7 @@
 package io.drover.agent;
 
+import io.drover.agent.amqp.AmqpChannel;
+import io.drover.agent.amqp.AmqpSettings;
 import io.drover.agent.functions.Functions;
 import io.drover.agent.functions.ListeningPorts;
 import io.drover.agent.plans.PlanHooks;
@@ -32,6 +34,7 @@ public final class DroverAgent implements AutoCloseable {
     private final SaltMinion minion;
     private final Functions functions;
     private final PlanService plans;
+    private final AmqpChannel amqp;
     private final Journal journal;
     private final Thread resender;
     private final Thread heartbeats;
@@ -46,7 +49,8 @@ public final class DroverAgent implements AutoCloseable {
     private final java.util.concurrent.atomic.AtomicInteger loopRestarts = new java.util.concurrent.atomic.AtomicInteger();
     private final java.util.function.IntConsumer exit = System::exit;
 
-    private DroverAgent(MinionConfig config, Path root, String version, Grains.Placement placement, Duration heartbeat) {
+    private DroverAgent(MinionConfig config, Path root, String version, Grains.Placement placement, Duration heartbeat,
+                        AmqpSettings amqpSettings) {
         Path stateDir = root.resolve("var/lib/drover-agent");
         AgentKeys keys = new AgentKeys(stateDir);
         this.journal = new Journal(stateDir);
@@ -59,6 +63,7 @@ public final class DroverAgent implements AutoCloseable {
         this.plans = new PlanService(planSetup(root, stateDir, version, fileserver), this::callFunction);
         this.functions = new Functions(() -> grains, version, root, supervisor, fileserver, inFlight::get,
                 ListeningPorts::read, this::runPlan);
+        this.amqp = amqpSettings == null ? null : new AmqpChannel(amqpSettings, plans, stateDir, java.time.Clock.systemUTC());
         this.minion = new SaltMinion(config, keys.loadOrCreate(), keys.pinnedMaster(), Targets.of(config.id(), () -> grains),
                 this::runJob, keys::pinMaster);
         this.resender = Thread.ofPlatform().name("agent-resend").daemon().start(this::resendLoop);
@@ -68,7 +73,13 @@ public final class DroverAgent implements AutoCloseable {
     /** Starts the agent: it signs in (retrying until its key is accepted) and then runs the jobs that target it. */
     public static DroverAgent start(MinionConfig config, Path root, String version, Grains.Placement placement,
                                     Duration heartbeat) {
-        return new DroverAgent(config, root, version, placement, heartbeat);
+        return new DroverAgent(config, root, version, placement, heartbeat, null);
+    }
+
+    /** As above, also taking execution plans over AMQP. */
+    public static DroverAgent start(MinionConfig config, Path root, String version, Grains.Placement placement,
+                                    Duration heartbeat, AmqpSettings amqp) {
+        return new DroverAgent(config, root, version, placement, heartbeat, amqp);
     }
 
     /**
@@ -250,6 +261,9 @@ public final class DroverAgent implements AutoCloseable {
         running = false;
         // No interrupts: an interrupted NIO channel is closed under its thread. Both loops check running at
         // least every two seconds and are daemons.
+        if (amqp != null) {
+            amqp.close();
+        }
         supervisor.close();
         minion.close();
     }

@@ -40,6 +40,27 @@ final class AgentRunCommand implements Callable<Integer> {
     @Option(names = "--heartbeat", paramLabel = "SECONDS", description = "Seconds between heartbeats (default 30); the server marks the agent lost after three missed ones.")
     int heartbeatSeconds = 30;
 
+    @Option(names = "--amqp-url", paramLabel = "URL", description = "Take execution plans from RabbitMQ too: amqp[s]://user:password@host:port/vhost.")
+    String amqpUrl;
+
+    @Option(names = "--amqp-queue", paramLabel = "QUEUE", description = "The queue plans arrive on (with --amqp-url; default: drover-<id>).")
+    String amqpQueue;
+
+    @Option(names = "--amqp-result-exchange", paramLabel = "EXCHANGE", description = "Exchange for results and log messages (default: the default exchange).")
+    String amqpResultExchange = "";
+
+    @Option(names = "--amqp-result-routing-key", paramLabel = "KEY", description = "Routing key (queue) for results and log messages (default: drover-results).")
+    String amqpResultRoutingKey = "drover-results";
+
+    @Option(names = "--amqp-reply-to", description = "Send each result to the ReplyTo the plan's message names, when it names one.")
+    boolean amqpReplyTo;
+
+    @Option(names = "--amqp-engine-key", paramLabel = "PEM", description = "The engine's RSA public key: plans must be signed with it (SHA256withRSA over queue name + body, header 'signature').")
+    Path amqpEngineKey;
+
+    @Option(names = "--amqp-reboot-command", paramLabel = "CMD", split = " ", description = "Command run after a plan that called api.reboot() (default: none, the request is logged).")
+    java.util.List<String> amqpRebootCommand;
+
     @Override
     public Integer call() throws InterruptedException {
         if (!io.drover.transport.protocol.Messages.validId(id)) {
@@ -64,8 +85,21 @@ final class AgentRunCommand implements Callable<Integer> {
         }
         MinionConfig config = MinionConfig.of(id, host, publishPort, requestPort).withEnrollToken(
                 enrollToken == null || enrollToken.isBlank() ? null : enrollToken.strip());
+        io.drover.agent.amqp.AmqpSettings amqp = null;
+        if (amqpUrl != null) {
+            if (!amqpUrl.matches("amqps?://.+")) {
+                System.err.println("error: --amqp-url must start with amqp:// or amqps://");
+                return 2;
+            }
+            if (amqpEngineKey != null && !java.nio.file.Files.isReadable(amqpEngineKey)) {
+                System.err.println("error: --amqp-engine-key " + amqpEngineKey + " cannot be read");
+                return 2;
+            }
+            amqp = new io.drover.agent.amqp.AmqpSettings(amqpUrl, amqpQueue == null ? "drover-" + id : amqpQueue,
+                    amqpResultExchange, amqpResultRoutingKey, amqpReplyTo, amqpEngineKey, amqpRebootCommand);
+        }
         DroverAgent agent = DroverAgent.start(config, root, BuildVersion.current(), new Grains.Placement(innerIp, cloudId),
-                Duration.ofSeconds(heartbeatSeconds));
+                Duration.ofSeconds(heartbeatSeconds), amqp);
         System.out.println("drover agent " + id + " connecting to " + host + ":" + requestPort);
         return ServerCommand.runUntilStopped(agent);
     }

@@ -1,0 +1,372 @@
+package io.drover.agent.amqp;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ConnectionFactory;
+import com.rabbitmq.client.DeliverCallback;
+import io.drover.agent.plans.PlanHooks;
+import io.drover.agent.plans.PlanService;
+import io.drover.core.plans.ExecutionResult;
+import io.drover.core.plans.LogMessage;
+import io.drover.core.plans.PlanErrorCode;
+import io.drover.core.plans.PlanException;
+import io.drover.model.plans.PlanJson;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.security.KeyFactory;
+import java.security.PublicKey;
+import java.security.Signature;
+import java.security.spec.X509EncodedKeySpec;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Execution plans over AMQP, as the reference agent takes them: plans are consumed from the input queue (prefetch
+ * 1), stored on disk and only then acknowledged; one worker runs them in order; results and log messages go through
+ * a disk outbox to the result exchange and routing key (or the plan's ReplyTo) with the request's message id, each
+ * deleted once the broker confirmed it. Results left unsent by the last run go out before any new plan runs. When
+ * the broker goes away the agent reconnects with backoff; nothing received or produced is lost meanwhile.
+ */
+public final class AmqpChannel implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(AmqpChannel.class);
+    private static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
+
+    private final AmqpSettings settings;
+    private final PlanService plans;
+    private final PlanQueue queue;
+    private final Clock clock;
+    private final PublicKey engineKey;
+    private final Object signal = new Object();
+    private volatile boolean running = true;
+    private volatile Connection connection;
+    private volatile Channel publisher;
+    private final Thread connector;
+    private final Thread worker;
+    private final Thread sender;
+    private volatile boolean startupFlushed;
+
+    public AmqpChannel(AmqpSettings settings, PlanService plans, java.nio.file.Path stateDir, Clock clock) {
+        this.settings = settings;
+        this.plans = plans;
+        this.queue = new PlanQueue(stateDir);
+        this.clock = clock;
+        this.engineKey = settings.engineKey() == null ? null : readKey(settings.engineKey());
+        this.startupFlushed = queue.outgoing().isEmpty();
+        this.connector = Thread.ofPlatform().name("amqp-connect").daemon().start(this::connectLoop);
+        this.sender = Thread.ofPlatform().name("amqp-send").daemon().start(this::sendLoop);
+        this.worker = Thread.ofPlatform().name("amqp-plans").daemon().start(this::workLoop);
+    }
+
+    public boolean connected() {
+        Connection c = connection;
+        return c != null && c.isOpen();
+    }
+
+    /** Connects, consumes the input queue, and on any loss connects again after a growing, jittered pause. */
+    private void connectLoop() {
+        long backoffMs = 500;
+        while (running) {
+            try {
+                ConnectionFactory factory = new ConnectionFactory();
+                factory.setUri(settings.url());
+                factory.setAutomaticRecoveryEnabled(false);
+                factory.setConnectionTimeout(10_000);
+                factory.setRequestedHeartbeat(30);
+                Connection opened = factory.newConnection("drover-agent");
+                Channel consumer = declareInput(opened);
+                consumer.basicQos(1);
+                Channel out = opened.createChannel();
+                out.confirmSelect();
+                publisher = out;
+                connection = opened;
+                consumer.basicConsume(settings.inputQueue(), false, deliver(consumer), tag -> { });
+                log.info("execution plans: consuming {} on {}", settings.inputQueue(), opened.getAddress());
+                backoffMs = 500;
+                wake();
+                while (running && opened.isOpen()) {
+                    synchronized (signal) {
+                        signal.wait(1000);
+                    }
+                }
+            } catch (InterruptedException e) {
+                return;
+            } catch (Exception e) {
+                log.warn("execution plans: the broker at {} is not reachable ({}); retrying in {} ms", safeUrl(), describe(e), backoffMs);
+            }
+            closeQuietly();
+            if (!running) {
+                return;
+            }
+            try {
+                Thread.sleep(backoffMs + ThreadLocalRandom.current().nextLong(backoffMs / 2 + 1));
+            } catch (InterruptedException e) {
+                return;
+            }
+            backoffMs = Math.min(backoffMs * 2, MAX_BACKOFF.toMillis());
+        }
+    }
+
+    /**
+     * The input queue as it is when the engine declared it (whatever its arguments), or declared durable here when it
+     * does not exist yet: a passive check that fails closes its channel, so the declaration takes a new one.
+     */
+    private Channel declareInput(Connection opened) throws IOException {
+        Channel channel = opened.createChannel();
+        try {
+            channel.queueDeclarePassive(settings.inputQueue());
+            return channel;
+        } catch (IOException missing) {
+            Channel declaring = opened.createChannel();
+            declaring.queueDeclare(settings.inputQueue(), true, false, false, null);
+            return declaring;
+        }
+    }
+
+    private static String describe(Exception e) {
+        Throwable cause = e.getMessage() == null && e.getCause() != null ? e.getCause() : e;
+        return cause.getClass().getSimpleName() + (cause.getMessage() == null ? "" : ": " + cause.getMessage());
+    }
+
+    /** A plan arrives: stored on disk first, acknowledged after; if it cannot be stored the broker keeps it. */
+    private DeliverCallback deliver(Channel consumer) {
+        return (tag, delivery) -> {
+            AMQP.BasicProperties properties = delivery.getProperties();
+            try {
+                Object signature = properties.getHeaders() == null ? null : properties.getHeaders().get("signature");
+                byte[] signatureBytes = signature == null ? null : signature instanceof byte[] b ? b
+                        : String.valueOf(signature).getBytes(StandardCharsets.ISO_8859_1);
+                queue.accept(properties.getMessageId(), properties.getReplyTo(), delivery.getBody(), signatureBytes);
+                consumer.basicAck(delivery.getEnvelope().getDeliveryTag(), false);
+                wake();
+            } catch (RuntimeException e) {
+                log.error("execution plans: cannot store a received plan; the broker keeps it", e);
+                consumer.basicNack(delivery.getEnvelope().getDeliveryTag(), false, true);
+            }
+        };
+    }
+
+    /** Sends the outbox in order whenever connected; a message leaves the outbox once the broker confirmed it. */
+    private void sendLoop() {
+        while (running) {
+            try {
+                Channel out = publisher;
+                List<PlanQueue.Outgoing> messages = queue.outgoing();
+                if (out != null && out.isOpen() && !messages.isEmpty()) {
+                    for (PlanQueue.Outgoing message : messages) {
+                        AMQP.BasicProperties properties = new AMQP.BasicProperties.Builder().messageId(message.messageId())
+                                .contentType("application/json").deliveryMode(2).build();
+                        out.basicPublish(message.exchange(), message.routingKey(), properties, message.body());
+                        out.waitForConfirmsOrDie(10_000);
+                        queue.sent(message);
+                    }
+                    continue;
+                }
+                if (messages.isEmpty() && !startupFlushed) {
+                    startupFlushed = true;
+                    wake();
+                }
+                synchronized (signal) {
+                    signal.wait(500);
+                }
+            } catch (InterruptedException e) {
+                return;
+            } catch (Exception e) {
+                log.warn("execution plans: sending results failed ({}); they stay queued", e.getMessage());
+                pause();
+            }
+        }
+    }
+
+    /** Runs stored plans one at a time, oldest first, once the results of the last run are sent. */
+    private void workLoop() {
+        while (running) {
+            try {
+                Optional<PlanQueue.Entry> next = startupFlushed ? queue.next() : Optional.empty();
+                if (next.isEmpty()) {
+                    synchronized (signal) {
+                        signal.wait(500);
+                    }
+                    continue;
+                }
+                process(next.get());
+                wake();
+            } catch (InterruptedException e) {
+                return;
+            } catch (RuntimeException e) {
+                log.error("execution plans: the plan queue failed", e);
+                pause();
+            }
+        }
+    }
+
+    private void process(PlanQueue.Entry entry) {
+        String messageId = entry.messageId();
+        if (engineKey != null && !verified(entry)) {
+            finish(entry, messageId, error(PlanErrorCode.BAD_FORMAT, messageId, "The plan's signature does not match the engine key; it was not run"));
+            return;
+        }
+        Map<?, ?> document = peek(entry.data());
+        if (entry.running()) {
+            Optional<Integer> restarts = entry.restartsLeft();
+            if (restarts.isEmpty() || restarts.get() <= 0) {
+                finish(entry, messageId, error(PlanErrorCode.GENERIC, sourceId(document, messageId), "The agent stopped while this plan ran; "
+                        + "it was not run again (only a plan waiting for a reboot is restarted)"));
+                return;
+            }
+            queue.markRestartable(entry, restarts.get() - 1);
+            log.info("execution plans: plan {} waited for a reboot; running it again ({} restart(s) left)",
+                    sourceId(document, messageId), restarts.get() - 1);
+        } else {
+            // Marked first: a plan cut short by a crash is reported at the next start, never dropped as a duplicate.
+            queue.markRunning(entry);
+            if (document != null && document.get("Stamp") instanceof Number stamp && !queue.newStamp(stamp.longValue())) {
+                log.info("execution plans: dropping old or duplicate plan {} (Stamp {})", sourceId(document, messageId), stamp);
+                queue.drop(entry);
+                return;
+            }
+            String id = sourceId(document, messageId);
+            if (id != null && !queue.firstTime(id)) {
+                log.info("execution plans: dropping plan {}: a plan with this ID ran before", id);
+                queue.drop(entry);
+                return;
+            }
+        }
+        PlanService.Answer answer = plans.execute(entry.data(), messageId, new PlanHooks() {
+            @Override
+            public void log(LogMessage message) {
+                // Log messages carry their plan's message id too, so the originator correlates them as it does results.
+                queue.send(settings.resultExchange(), routingKey(entry), messageId == null ? message.sourceId() : messageId,
+                        message.toWire());
+                wake();
+            }
+
+            @Override
+            public void restartable(int maxReboots) {
+                queue.markRestartable(entry, maxReboots);
+            }
+        });
+        finish(entry, messageId == null ? answer.sourceId() : messageId, answer.document());
+        if (answer.reboot()) {
+            reboot(answer.sourceId());
+        }
+    }
+
+    private void finish(PlanQueue.Entry entry, String messageId, Map<String, Object> result) {
+        queue.finish(entry, settings.resultExchange(), routingKey(entry), messageId, result);
+        wake();
+    }
+
+    private String routingKey(PlanQueue.Entry entry) {
+        return settings.replyTo() && entry.replyTo() != null && !entry.replyTo().isBlank() ? entry.replyTo() : settings.resultRoutingKey();
+    }
+
+    private Map<String, Object> error(int code, String sourceId, String message) {
+        return ExecutionResult.failure(newId(), sourceId, new PlanException(code, message), clock.instant()).toWire();
+    }
+
+    private boolean verified(PlanQueue.Entry entry) {
+        if (entry.signature() == null) {
+            return false;
+        }
+        try {
+            Signature verifier = Signature.getInstance("SHA256withRSA");
+            verifier.initVerify(engineKey);
+            verifier.update(settings.inputQueue().getBytes(StandardCharsets.UTF_8));
+            verifier.update(entry.data());
+            return verifier.verify(entry.signature());
+        } catch (java.security.GeneralSecurityException e) {
+            return false;
+        }
+    }
+
+    private void reboot(String planId) {
+        if (settings.rebootCommand().isEmpty()) {
+            log.warn("execution plans: plan {} asked for a reboot; no reboot command is configured (--amqp-reboot-command)", planId);
+            return;
+        }
+        try {
+            log.warn("execution plans: plan {} asked for a reboot: running {}", planId, settings.rebootCommand());
+            new ProcessBuilder(settings.rebootCommand()).inheritIO().start().waitFor(60, TimeUnit.SECONDS);
+        } catch (IOException e) {
+            log.error("execution plans: the reboot command failed", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static Map<?, ?> peek(byte[] data) {
+        try {
+            return PlanJson.read(data) instanceof Map<?, ?> map ? map : null;
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    private static String sourceId(Map<?, ?> document, String messageId) {
+        return document != null && document.get("ID") instanceof String id && document.get("FormatVersion") != null ? id : messageId;
+    }
+
+    private static String newId() {
+        return java.util.UUID.randomUUID().toString().replace("-", "");
+    }
+
+    private static PublicKey readKey(java.nio.file.Path file) {
+        try {
+            String pem = Files.readString(file).replaceAll("-----[A-Z ]+-----", "").replaceAll("\\s", "");
+            return KeyFactory.getInstance("RSA").generatePublic(new X509EncodedKeySpec(Base64.getDecoder().decode(pem)));
+        } catch (IOException | java.security.GeneralSecurityException | IllegalArgumentException e) {
+            throw new IllegalArgumentException("the engine key " + file + " is not an RSA public key in PEM form: " + e.getMessage(), e);
+        }
+    }
+
+    private String safeUrl() {
+        return settings.url().replaceAll("//[^@/]*@", "//");
+    }
+
+    private void wake() {
+        synchronized (signal) {
+            signal.notifyAll();
+        }
+    }
+
+    private void pause() {
+        try {
+            Thread.sleep(1000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void closeQuietly() {
+        Connection c = connection;
+        connection = null;
+        publisher = null;
+        if (c != null) {
+            try {
+                c.abort(2000);
+            } catch (RuntimeException e) {
+                // gone already
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        running = false;
+        wake();
+        closeQuietly();
+        connector.interrupt();
+        sender.interrupt();
+        worker.interrupt();
+    }
+}

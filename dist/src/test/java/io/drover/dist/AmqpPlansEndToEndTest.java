@@ -1,0 +1,227 @@
+package io.drover.dist;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ConnectionFactory;
+import com.rabbitmq.client.GetResponse;
+import io.drover.core.testing.ReferenceData;
+import io.drover.model.plans.PlanJson;
+import io.drover.server.config.Setting;
+import io.drover.server.testing.TestServer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Execution plans over the real RabbitMQ at 127.0.0.1:5672, to a {@code drover agent} process: results correlated
+ * by message id, the agent killed with SIGKILL mid-plan and started again, the broker stopped and started mid-run.
+ * Fails, not skips, under CI when the broker is missing.
+ */
+class AmqpPlansEndToEndTest {
+    static final String URL = "amqp://guest:guest@127.0.0.1:5672/%2f";
+
+    @TempDir
+    Path dir;
+    TestServer server;
+    Process agent;
+    String inputQueue;
+    String resultQueue;
+
+    @BeforeEach
+    void start() throws Exception {
+        boolean reachable = brokerReachable();
+        if (!reachable && System.getenv("CI") != null) {
+            throw new IllegalStateException("CI is set but RabbitMQ is not reachable at 127.0.0.1:5672; the AMQP tests must run in CI");
+        }
+        assumeTrue(reachable, "RabbitMQ is not reachable at 127.0.0.1:5672");
+        String suffix = Long.toString(System.nanoTime(), 36);
+        inputQueue = "drover-test-plans-" + suffix;
+        resultQueue = "drover-test-results-" + suffix;
+        withChannel(c -> {
+            c.queueDeclare(inputQueue, true, false, false, Map.of("x-expires", 600_000));
+            c.queueDeclare(resultQueue, true, false, false, Map.of("x-expires", 600_000));
+        });
+        server = TestServer.start(TestServer.newDataDir(), Map.of(Setting.AUTO_ACCEPT, "*"));
+        agent = startAgent();
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        if (agent != null) {
+            agent.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+        Path log = dir.resolve("agent.log");
+        if (Files.exists(log)) {
+            List<String> lines = Files.readAllLines(log);
+            System.out.println("--- the agent's log, last lines:");
+            lines.subList(Math.max(0, lines.size() - 40), lines.size()).forEach(System.out::println);
+        }
+        if (server != null) {
+            server.close();
+        }
+        if (inputQueue != null && brokerReachable()) {
+            withChannel(c -> {
+                c.queueDelete(inputQueue);
+                c.queueDelete(resultQueue);
+            });
+        }
+    }
+
+    Process startAgent() throws Exception {
+        var master = server.server().master();
+        List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"), "-Xmx128m",
+                "-cp", System.getProperty("java.class.path"), Main.class.getName(), "agent", "--id", "amqp-agent",
+                "--master", "127.0.0.1:" + master.requestPort(), "--publish-port", Integer.toString(master.publishPort()),
+                "--root", dir.resolve("host").toString(), "--amqp-url", URL, "--amqp-queue", inputQueue,
+                "--amqp-result-routing-key", resultQueue));
+        return new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("agent.log").toFile())).start();
+    }
+
+    @Test
+    void plansComeInAndResultsGoBackWithTheRequestsMessageId() throws Exception {
+        publish("m-ok", plan("api.logInfo('hello from the plan')\nreturn 'ok'", null));
+        publish("m-fail", plan("return s()", "exit 3"));
+        publish("m-v1", Files.readString(ReferenceData.dir("murano").resolve("v1-askdnsip.plan.json")));
+        publish("m-bad", "{ not json");
+
+        List<Message> got = receive(5);
+        assertThat(got).extracting(Message::messageId).containsExactly("m-ok", "m-ok", "m-fail", "m-v1", "m-bad");
+        assertThat(got.get(0).body()).containsEntry("Action", "log").containsEntry("Body", "hello from the plan");
+        assertThat(got.get(1).body()).containsEntry("ErrorCode", 0).containsEntry("Body", "ok").containsEntry("SourceID", "m-ok");
+        assertThat(got.get(2).body()).containsEntry("ErrorCode", 100);
+        assertThat(got.get(3).body()).as("vCurrent in, vCurrent out: no pwsh here").containsEntry("IsException", true);
+        assertThat(got.get(4).body()).containsEntry("ErrorCode", 2);
+        assertThat(String.valueOf(got.get(4).body().get("Body"))).contains("not JSON");
+    }
+
+    @Test
+    void anAgentKilledMidPlanNeitherLosesItNorRunsItTwice() throws Exception {
+        Path marker = dir.resolve("runs.txt");
+        publish("m-long", plan("return s()", "echo run >> " + marker + "\nsleep 60"));
+        await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(marker));
+        agent.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        publish("m-after", plan("return 'after'", null));
+        Map<String, Object> restartable = plan("n = (api.getState('runs') or 0) + 1\napi.setState('runs', n)\n"
+                + "if n == 1:\n    api.logInfo('waiting for a reboot')\n    api.waitReboot(120)\nreturn n", null);
+        restartable.put("Service", "svc-1");
+        publish("m-reboot", restartable);
+        agent = startAgent();
+
+        List<Message> got = receive(2);
+        assertThat(got.get(0).messageId()).isEqualTo("m-long");
+        assertThat(got.get(0).body()).containsEntry("ErrorCode", 1);
+        assertThat(String.valueOf(got.get(0).body().get("Body"))).contains("The agent stopped while this plan ran");
+        assertThat(Files.readAllLines(marker)).as("run once").hasSize(1);
+        assertThat(got.get(1).messageId()).isEqualTo("m-after");
+
+        assertThat(receive(1).get(0).body()).containsEntry("Body", "waiting for a reboot");
+        agent.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        agent = startAgent();
+        Message rebooted = receive(1).get(0);
+        assertThat(rebooted.messageId()).isEqualTo("m-reboot");
+        assertThat(rebooted.body()).as("a plan waiting for a reboot runs again").containsEntry("ErrorCode", 0).containsEntry("Body", 2);
+    }
+
+    @Test
+    void theBrokerGoingAwayMidRunLosesNothing() throws Exception {
+        publish("m-1", plan("api.logInfo('started')\nreturn s().stdout", "sleep 3; echo done"));
+        assertThat(receive(1).get(0).body()).containsEntry("Body", "started");
+        rabbitmqctl("stop_app");
+        try {
+            await().pollDelay(Duration.ofSeconds(5)).atMost(Duration.ofSeconds(6)).until(() -> true);
+        } finally {
+            rabbitmqctl("start_app");
+        }
+        await().atMost(Duration.ofSeconds(60)).until(AmqpPlansEndToEndTest::brokerReachable);
+        Message result = receive(1).get(0);
+        assertThat(result.messageId()).isEqualTo("m-1");
+        assertThat(result.body()).containsEntry("ErrorCode", 0).containsEntry("Body", "done");
+        publish("m-2", plan("return 2", null));
+        assertThat(receive(1).get(0).body()).containsEntry("Body", 2);
+    }
+
+    /** A plan with one Bash script {@code s} running {@code script} (when given). */
+    static Map<String, Object> plan(String body, String script) {
+        Map<String, Object> plan = new java.util.LinkedHashMap<>();
+        plan.put("FormatVersion", "2.1.0");
+        plan.put("Body", body);
+        if (script != null) {
+            plan.put("Scripts", Map.of("s", Map.of("Type", "Bash", "EntryPoint", "f")));
+            plan.put("Files", Map.of("f", Map.of("Name", "s.sh", "BodyType", "Text", "Body", script)));
+        }
+        return plan;
+    }
+
+    record Message(String messageId, Map<String, Object> body) {
+    }
+
+    void publish(String messageId, Object plan) throws Exception {
+        byte[] body = (plan instanceof String text ? text : PlanJson.write(plan)).getBytes(StandardCharsets.UTF_8);
+        withChannel(c -> c.basicPublish("", inputQueue, new AMQP.BasicProperties.Builder().messageId(messageId)
+                .deliveryMode(2).build(), body));
+    }
+
+    /** The next {@code count} messages on the result queue, in order; reconnects as needed. */
+    @SuppressWarnings("unchecked")
+    List<Message> receive(int count) {
+        List<Message> got = new ArrayList<>();
+        await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(100)).until(() -> {
+            try {
+                withChannel(c -> {
+                    GetResponse r;
+                    while (got.size() < count && (r = c.basicGet(resultQueue, true)) != null) {
+                        got.add(new Message(r.getProps().getMessageId(), (Map<String, Object>) PlanJson.read(r.getBody())));
+                    }
+                });
+            } catch (Exception e) {
+                return false;
+            }
+            return got.size() >= count;
+        });
+        return got;
+    }
+
+    interface ChannelWork {
+        void run(Channel channel) throws Exception;
+    }
+
+    static void withChannel(ChannelWork work) throws Exception {
+        ConnectionFactory factory = new ConnectionFactory();
+        factory.setUri(URL);
+        factory.setConnectionTimeout(3000);
+        try (Connection connection = factory.newConnection(); Channel channel = connection.createChannel()) {
+            work.run(channel);
+        }
+    }
+
+    static boolean brokerReachable() {
+        try {
+            withChannel(c -> { });
+            return true;
+        } catch (Exception e) {
+            return false;
+        }
+    }
+
+    static void rabbitmqctl(String command) throws Exception {
+        Process p = new ProcessBuilder("rabbitmqctl", command).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        assertThat(p.waitFor(90, TimeUnit.SECONDS)).as("rabbitmqctl " + command).isTrue();
+        assertThat(p.exitValue()).as("rabbitmqctl " + command).isZero();
+    }
+}
