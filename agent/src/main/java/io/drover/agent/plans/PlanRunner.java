@@ -9,6 +9,7 @@ import io.drover.core.plans.PlanException;
 import io.drover.core.plans.PlanFile;
 import io.drover.core.plans.PlanScript;
 import io.drover.core.plans.PlanValidator;
+import io.drover.core.plans.SimpleBody;
 import io.drover.model.plans.PlanJson;
 import java.io.IOException;
 import java.io.InputStream;
@@ -24,6 +25,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -141,8 +143,10 @@ public final class PlanRunner {
         }
 
         Object body() throws IOException, InterruptedException {
-            if (context.plan().body().isBlank()) {
-                return null;
+            Optional<SimpleBody.Statement> simple = SimpleBody.parse(context.plan().body());
+            if (simple.isPresent() && runsHere(simple.get().value())) {
+                Object value = evaluate(simple.get().value());
+                return simple.get().returns() ? value : null;
             }
             if (python == null) {
                 throw new PlanException(PlanErrorCode.UNSUPPORTED_PLATFORM, "python3 is not installed on this host; "
@@ -185,6 +189,46 @@ public final class PlanRunner {
             }
         }
 
+        /**
+         * Whether a simple Body can run without python3: every script it calls exists, and a field is read only from
+         * a script whose answer always has it (a process's exitCode, stdout and stderr).
+         */
+        private boolean runsHere(SimpleBody.Value value) {
+            if (!(value instanceof SimpleBody.Call call)) {
+                return true;
+            }
+            PlanScript script = context.plan().scripts().get(call.script());
+            if (script == null || (call.field() != null && script.type().equals("SaltStack"))) {
+                return false;
+            }
+            return call.positional().stream().allMatch(this::runsHere) && call.keywords().values().stream().allMatch(this::runsHere);
+        }
+
+        private Object evaluate(SimpleBody.Value value) throws InterruptedException {
+            return switch (value) {
+                case SimpleBody.Literal literal -> literal.value();
+                case SimpleBody.Parameter parameter -> {
+                    if (!context.plan().parameters().containsKey(parameter.name())) {
+                        throw new PlanException(PlanErrorCode.MISSING_PARAMETER, "The execution plan has no parameter '"
+                                + parameter.name() + "'");
+                    }
+                    yield context.plan().parameters().get(parameter.name());
+                }
+                case SimpleBody.Call call -> {
+                    List<Object> args = new ArrayList<>();
+                    for (SimpleBody.Value arg : call.positional()) {
+                        args.add(evaluate(arg));
+                    }
+                    Map<String, Object> kwargs = new LinkedHashMap<>();
+                    for (Map.Entry<String, SimpleBody.Value> kw : call.keywords().entrySet()) {
+                        kwargs.put(kw.getKey(), evaluate(kw.getValue()));
+                    }
+                    Object answer = call(call.script(), call.function(), args, kwargs);
+                    yield call.field() == null ? answer : ((Map<?, ?>) answer).get(call.field());
+                }
+            };
+        }
+
         private Object result(Map<?, ?> message) {
             int code = message.get("code") instanceof Number n ? n.intValue() : PlanErrorCode.GENERIC;
             if (code == PlanErrorCode.OK) {
@@ -215,7 +259,16 @@ public final class PlanRunner {
         }
 
         private Object call(Map<?, ?> request) throws InterruptedException {
-            String name = String.valueOf(request.get("script"));
+            List<Object> args = request.get("args") instanceof List<?> l ? new ArrayList<>(l) : new ArrayList<>();
+            Map<String, Object> kwargs = new LinkedHashMap<>();
+            if (request.get("kwargs") instanceof Map<?, ?> m) {
+                m.forEach((k, v) -> kwargs.put(String.valueOf(k), v));
+            }
+            Object function = request.get("function");
+            return call(String.valueOf(request.get("script")), function == null ? null : String.valueOf(function), args, kwargs);
+        }
+
+        private Object call(String name, String function, List<Object> args, Map<String, Object> kwargs) throws InterruptedException {
             PlanScript script = context.plan().scripts().get(name);
             if (script == null) {
                 throw new PlanException(PlanErrorCode.GENERIC, "The plan has no script " + name);
@@ -226,13 +279,7 @@ public final class PlanRunner {
                 ready = workspace.load(script);
                 loaded.put(name, ready);
             }
-            List<Object> args = request.get("args") instanceof List<?> l ? new ArrayList<>(l) : new ArrayList<>();
-            Map<String, Object> kwargs = new LinkedHashMap<>();
-            if (request.get("kwargs") instanceof Map<?, ?> m) {
-                m.forEach((k, v) -> kwargs.put(String.valueOf(k), v));
-            }
-            Object function = request.get("function");
-            return executor.run(context, ready, function == null ? null : String.valueOf(function), args, kwargs);
+            return executor.run(context, ready, function, args, kwargs);
         }
 
         private Object api(String name, List<?> args) throws InterruptedException {

@@ -171,10 +171,42 @@ class PlanRunnerTest {
         Path state = root.resolve("state");
         PlanService service = new PlanService(new PlanSetup(root, state, PlanService.installBootstrap(state), null, "1",
                 (p, s) -> null, Clock.systemUTC(), Duration.ofSeconds(5)), (f, a) -> null);
-        PlanService.Answer answer = service.execute("{\"FormatVersion\":\"2.0.0\",\"ID\":\"x\",\"Body\":\"return 1\"}"
+        PlanService.Answer answer = service.execute("{\"FormatVersion\":\"2.0.0\",\"ID\":\"x\",\"Body\":\"x = 1\\nreturn x\"}"
                 .getBytes(StandardCharsets.UTF_8), "m", new PlanFixture(root.resolve("other")));
         assertThat(answer.result().errorCode()).isEqualTo(3);
         assertThat(answer.result().message()).contains("python3 is not installed on this host");
+        PlanService.Answer simple = service.execute("{\"FormatVersion\":\"2.0.0\",\"ID\":\"y\",\"Body\":\"return 1\"}"
+                .getBytes(StandardCharsets.UTF_8), "m", new PlanFixture(root.resolve("other")));
+        assertThat(simple.result().body()).as("a simple Body needs no python3").isEqualTo(1L);
+    }
+
+    /** A simple Body answers exactly as python3 answers it (the same Body after a {@code pass} runs in python3). */
+    @Test
+    void simpleBodiesAnswerAsPythonDoes() throws Exception {
+        Map<String, Object> scripts = Map.of("sh", Map.of("Type", "Bash", "EntryPoint", "b"),
+                "app", Map.of("Type", "Application", "EntryPoint", "a", "Options", Map.of("verifyExitcode", false)));
+        Map<String, Object> files = Map.of(
+                "b", Map.of("Name", "lib.sh", "BodyType", "Text", "Body", "f() { echo \"f:$*\"; }\necho \"all:$*\"; exit 0\n"),
+                "a", Map.of("Name", "tool", "BodyType", "Text", "Body", "#!/bin/sh\necho \"$@\"; echo err >&2; exit 5\n"));
+        PlanFixture agent = new PlanFixture(root);
+        for (String body : List.of("return sh('x', 2, True, None, args.name)", "return sh.f(args['name'], k='v').stdout",
+                "return app('a b').exitCode", "return app()", "sh()", "return args.nope", "return 'text'", "return -3",
+                "return app(args.missing)")) {
+            Map<String, Object> fast = agent.run(plan(body, scripts, files), "m");
+            Map<String, Object> slow = agent.run(plan("pass\n" + body, scripts, files), "m");
+            fast.remove("ID");
+            fast.remove("Time");
+            slow.remove("ID");
+            slow.remove("Time");
+            assertThat(PlanJsonText.of(fast)).as(body).isEqualTo(PlanJsonText.of(slow));
+        }
+    }
+
+    /** Documents compared as JSON text, so that 1 and 1L are the same. */
+    static final class PlanJsonText {
+        static String of(Object value) {
+            return io.drover.model.plans.PlanJson.write(value);
+        }
     }
 
     @Test
