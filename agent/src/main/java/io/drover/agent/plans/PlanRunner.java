@@ -83,7 +83,6 @@ public final class PlanRunner {
                 Math.max(1, context.limit(null).toMillis()), TimeUnit.MILLISECONDS);
         try {
             deleteTree(workDir);
-            Files.createDirectories(workDir);
             Object value = run.body();
             int exitCode = run.exitCode;
             ExecutionResult result = exitCode != 0
@@ -152,6 +151,7 @@ public final class PlanRunner {
                 throw new PlanException(PlanErrorCode.UNSUPPORTED_PLATFORM, "python3 is not installed on this host; "
                         + "the Body of an execution plan runs with the host's python3");
             }
+            Files.createDirectories(context.workDir());
             Path stderr = context.workDir().resolve("body.stderr");
             Process process = new ProcessBuilder(ProcessGroups.grouped(List.of(python, "-u", bootstrap.toString())))
                     .directory(context.workDir().toFile()).redirectError(stderr.toFile()).start();
