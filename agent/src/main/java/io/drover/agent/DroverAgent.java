@@ -33,7 +33,7 @@ public final class DroverAgent implements AutoCloseable {
 
     private final SaltMinion minion;
     private final Functions functions;
-    private final PlanService plans;
+    private final Lazy<PlanService> plans;
     private final AmqpChannel amqp;
     private final Journal journal;
     private final Thread resender;
@@ -60,10 +60,11 @@ public final class DroverAgent implements AutoCloseable {
         this.grains = Grains.collect(config.id(), placement);
         this.supervisor = new Supervisor(stateDir, root);
         FileserverSource fileserver = new FileserverSource(this::minion, stateDir.resolve("tmp"));
-        this.plans = new PlanService(planSetup(root, stateDir, version, fileserver), this::callFunction);
+        // Made on the first plan (or now, for the AMQP channel): an agent that runs no plans does not pay for them.
+        this.plans = new Lazy<>(() -> new PlanService(planSetup(root, stateDir, version, fileserver), this::callFunction));
         this.functions = new Functions(() -> grains, version, root, supervisor, fileserver, inFlight::get,
                 ListeningPorts::read, this::runPlan);
-        this.amqp = amqpSettings == null ? null : new AmqpChannel(amqpSettings, plans, stateDir, java.time.Clock.systemUTC());
+        this.amqp = amqpSettings == null ? null : new AmqpChannel(amqpSettings, plans.get(), stateDir, java.time.Clock.systemUTC());
         this.minion = new SaltMinion(config, keys.loadOrCreate(), keys.pinnedMaster(), Targets.of(config.id(), () -> grains),
                 this::runJob, keys::pinMaster);
         this.resender = Thread.ofPlatform().name("agent-resend").daemon().start(this::resendLoop);
@@ -157,7 +158,7 @@ public final class DroverAgent implements AutoCloseable {
 
     /** {@code plan.execute} over the Drover transport: log messages go to the server as events while the plan runs. */
     private Map<String, Object> runPlan(String plan) {
-        return plans.execute(plan.getBytes(java.nio.charset.StandardCharsets.UTF_8), null, new PlanHooks() {
+        return plans.get().execute(plan.getBytes(java.nio.charset.StandardCharsets.UTF_8), null, new PlanHooks() {
             @Override
             public void log(LogMessage message) {
                 minion.fireEvent("drover/plan/" + message.sourceId() + "/log", message.toWire());

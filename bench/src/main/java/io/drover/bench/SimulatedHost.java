@@ -2,6 +2,11 @@ package io.drover.bench;
 
 import io.drover.agent.FileserverSource;
 import io.drover.agent.functions.Functions;
+import io.drover.agent.plans.PlanHooks;
+import io.drover.agent.plans.PlanRunner;
+import io.drover.agent.plans.PlanService;
+import io.drover.agent.plans.PlanSetup;
+import io.drover.agent.plans.SaltStackExecutor;
 import io.drover.agent.functions.ListeningPorts;
 import io.drover.agent.supervisor.Supervisor;
 import io.drover.transport.minion.SaltMinion;
@@ -32,8 +37,32 @@ final class SimulatedHost {
     SimulatedHost(String id, Path root, ExecutorService jobs, ListeningPorts.Source listeningPorts) {
         this.jobs = jobs;
         Path state = root.resolve("var/lib/drover-agent");
-        this.functions = new Functions(() -> Map.of("id", id), "load", root, new Supervisor(state, root),
-                new FileserverSource(minion::get, state.resolve("tmp")), jid -> null, listeningPorts);
+        FileserverSource fileserver = new FileserverSource(minion::get, state.resolve("tmp"));
+        PlanService plans = plans(root, state, fileserver);
+        this.functions = new Functions(() -> Map.of("id", id), "load", root, new Supervisor(state, root), fileserver,
+                jid -> null, listeningPorts, plan -> plans.execute(plan.getBytes(java.nio.charset.StandardCharsets.UTF_8), null,
+                        QUIET).document());
+    }
+
+    /** Plans run for real (the host's bash and python3); their log messages are dropped. */
+    private static final PlanHooks QUIET = new PlanHooks() {
+        @Override
+        public void log(io.drover.core.plans.LogMessage message) {
+        }
+
+        @Override
+        public void restartable(int maxReboots) {
+        }
+    };
+
+    private static PlanService plans(Path root, Path state, FileserverSource fileserver) {
+        try {
+            return new PlanService(new PlanSetup(root, state, PlanService.installBootstrap(state), PlanService.findPython(),
+                    "load", fileserver, java.time.Clock.systemUTC(), PlanRunner.DEFAULT_TIMEOUT),
+                    (fun, args) -> new SaltStackExecutor.Reply("no functions here", 254));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     void attach(SaltMinion m) {

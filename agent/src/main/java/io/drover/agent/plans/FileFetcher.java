@@ -26,8 +26,8 @@ final class FileFetcher {
     static final long MAX_BYTES = 512L << 20;
     private final Path cache;
     private final FileSource fileserver;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10))
-            .followRedirects(HttpClient.Redirect.NORMAL).build();
+    /** Made on the first download: an HTTP client costs an idle agent memory and a thread. */
+    private HttpClient http;
 
     FileFetcher(Path cache, FileSource fileserver) {
         this.cache = cache;
@@ -57,10 +57,17 @@ final class FileFetcher {
         }
     }
 
+    private synchronized HttpClient http() {
+        if (http == null) {
+            http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).followRedirects(HttpClient.Redirect.NORMAL).build();
+        }
+        return http;
+    }
+
     private Path download(PlanFile file, Duration timeout) throws IOException, InterruptedException {
         HttpRequest request = HttpRequest.newBuilder(URI.create(file.url())).timeout(timeout.isZero() ? Duration.ofSeconds(1) : timeout)
                 .GET().build();
-        HttpResponse<InputStream> response = http.send(request, HttpResponse.BodyHandlers.ofInputStream());
+        HttpResponse<InputStream> response = http().send(request, HttpResponse.BodyHandlers.ofInputStream());
         try (InputStream in = response.body()) {
             if (response.statusCode() != 200) {
                 throw new IOException("HTTP " + response.statusCode());
