@@ -34,6 +34,7 @@ public final class DroverAgent implements AutoCloseable {
     private final SaltMinion minion;
     private final Functions functions;
     private final Lazy<PlanService> plans;
+    private final RestartablePlans restartablePlans;
     private final AmqpChannel amqp;
     private final Journal journal;
     private final Thread resender;
@@ -61,6 +62,7 @@ public final class DroverAgent implements AutoCloseable {
         this.supervisor = new Supervisor(stateDir, root);
         FileserverSource fileserver = new FileserverSource(this::minion, stateDir.resolve("tmp"));
         // Made on the first plan (or now, for the AMQP channel): an agent that runs no plans does not pay for them.
+        this.restartablePlans = new RestartablePlans(stateDir);
         this.plans = new Lazy<>(() -> new PlanService(planSetup(root, stateDir, version, fileserver), this::callFunction));
         this.functions = new Functions(() -> grains, version, root, supervisor, fileserver, inFlight::get,
                 ListeningPorts::read, this::runPlan);
@@ -156,9 +158,12 @@ public final class DroverAgent implements AutoCloseable {
         return new SaltStackExecutor.Reply(result.value(), result.retcode());
     }
 
-    /** {@code plan.execute} over the Drover transport: log messages go to the server as events while the plan runs. */
+    /**
+     * {@code plan.execute} over the Drover transport: log messages go to the server as events while the plan runs; a
+     * plan waiting for a reboot is remembered so that, cut short by a stop, it runs again at the next start.
+     */
     private Map<String, Object> runPlan(String plan) {
-        return plans.get().execute(plan.getBytes(java.nio.charset.StandardCharsets.UTF_8), null, new PlanHooks() {
+        PlanService.Answer answer = plans.get().execute(plan.getBytes(java.nio.charset.StandardCharsets.UTF_8), null, new PlanHooks() {
             @Override
             public void log(LogMessage message) {
                 minion.fireEvent("drover/plan/" + message.sourceId() + "/log", message.toWire());
@@ -166,10 +171,19 @@ public final class DroverAgent implements AutoCloseable {
 
             @Override
             public void restartable(int maxReboots) {
-                log.info("{}: a plan waits for a reboot; over the Drover transport an interrupted plan is reported, not run again",
-                        minion.id());
+                restartablePlans.mark(planId(plan), maxReboots);
             }
-        }).document();
+        });
+        restartablePlans.clear(answer.sourceId());
+        return answer.document();
+    }
+
+    private static String planId(String plan) {
+        try {
+            return io.drover.model.plans.PlanJson.read(plan) instanceof Map<?, ?> map && map.get("ID") instanceof String id ? id : "";
+        } catch (java.io.IOException e) {
+            return "";
+        }
     }
 
     private SaltMinion minion() {
@@ -194,6 +208,18 @@ public final class DroverAgent implements AutoCloseable {
             List<?> args = load.get("arg") instanceof List<?> l ? l : List.of();
             Functions.Result result = this.functions.call(fun, args);
             Map<String, Object> ret = returnOf(jid, fun, args, result.value(), result.retcode());
+            journal.finish(jid, SaltPack.pack(ret));
+            send(jid, ret);
+        } finally {
+            inFlight.remove(jid);
+        }
+    }
+
+    /** A journalled job run again (a plan that waited for a reboot): its return is journalled and sent as any. */
+    private void rerun(String jid, Map<?, ?> job, List<?> args) {
+        try {
+            Functions.Result result = functions.call(String.valueOf(job.get("fun")), args);
+            Map<String, Object> ret = returnOf(jid, String.valueOf(job.get("fun")), args, result.value(), result.retcode());
             journal.finish(jid, SaltPack.pack(ret));
             send(jid, ret);
         } finally {
@@ -234,6 +260,13 @@ public final class DroverAgent implements AutoCloseable {
                         }
                         Map<?, ?> job = (Map<?, ?>) SaltPack.unpack(journal.read(jid, "job"));
                         List<?> args = job.get("arg") instanceof List<?> l ? l : List.of();
+                        if ("plan.execute".equals(job.get("fun")) && !args.isEmpty()
+                                && restartablePlans.takeRestart(planId(String.valueOf(args.getFirst())))) {
+                            log.info("{}: job {} ran a plan that waited for a reboot; running it again", minion.id(), jid);
+                            inFlight.put(jid, Map.of("jid", jid, "fun", "plan.execute", "arg", args, "pid", ProcessHandle.current().pid()));
+                            Thread.ofVirtual().name("plan-restart-" + jid).start(() -> rerun(jid, job, args));
+                            continue;
+                        }
                         Map<String, Object> ret = returnOf(jid, String.valueOf(job.get("fun")), args,
                                 "interrupted: the agent stopped while this job ran; it was not run again", 1);
                         journal.finish(jid, SaltPack.pack(ret));

@@ -62,14 +62,9 @@ class AmqpPlansEndToEndTest {
     @AfterEach
     void stop() throws Exception {
         if (agent != null) {
-            agent.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            AgentProcess.kill(agent);
         }
-        Path log = dir.resolve("agent.log");
-        if (Files.exists(log)) {
-            List<String> lines = Files.readAllLines(log);
-            System.out.println("--- the agent's log, last lines:");
-            lines.subList(Math.max(0, lines.size() - 40), lines.size()).forEach(System.out::println);
-        }
+        AgentProcess.printTail(dir.resolve("agent.log"));
         if (server != null) {
             server.close();
         }
@@ -82,14 +77,8 @@ class AmqpPlansEndToEndTest {
     }
 
     Process startAgent() throws Exception {
-        var master = server.server().master();
-        List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"), "-Xmx128m",
-                "-cp", System.getProperty("java.class.path"), Main.class.getName(), "agent", "--id", "amqp-agent",
-                "--master", "127.0.0.1:" + master.requestPort(), "--publish-port", Integer.toString(master.publishPort()),
-                "--root", dir.resolve("host").toString(), "--amqp-url", URL, "--amqp-queue", inputQueue,
-                "--amqp-result-routing-key", resultQueue));
-        return new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("agent.log").toFile())).start();
+        return AgentProcess.start(server, "amqp-agent", dir.resolve("host"), dir.resolve("agent.log"), "--amqp-url", URL,
+                "--amqp-queue", inputQueue, "--amqp-result-routing-key", resultQueue);
     }
 
     @Test
@@ -114,7 +103,7 @@ class AmqpPlansEndToEndTest {
         Path marker = dir.resolve("runs.txt");
         publish("m-long", plan("return s()", "echo run >> " + marker + "\nsleep 60"));
         await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(marker));
-        agent.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        AgentProcess.kill(agent);
         publish("m-after", plan("return 'after'", null));
         Map<String, Object> restartable = plan("n = (api.getState('runs') or 0) + 1\napi.setState('runs', n)\n"
                 + "if n == 1:\n    api.logInfo('waiting for a reboot')\n    api.waitReboot(120)\nreturn n", null);
@@ -130,7 +119,7 @@ class AmqpPlansEndToEndTest {
         assertThat(got.get(1).messageId()).isEqualTo("m-after");
 
         assertThat(receive(1).get(0).body()).containsEntry("Body", "waiting for a reboot");
-        agent.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        AgentProcess.kill(agent);
         agent = startAgent();
         Message rebooted = receive(1).get(0);
         assertThat(rebooted.messageId()).isEqualTo("m-reboot");

@@ -40,6 +40,8 @@ import org.slf4j.LoggerFactory;
 public final class AmqpChannel implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(AmqpChannel.class);
     private static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
+    /** The largest plan taken: as the Drover transport's largest message. */
+    static final int MAX_PLAN_BYTES = 16 << 20;
 
     private final AmqpSettings settings;
     private final PlanService plans;
@@ -143,9 +145,21 @@ public final class AmqpChannel implements AutoCloseable {
             AMQP.BasicProperties properties = delivery.getProperties();
             try {
                 Object signature = properties.getHeaders() == null ? null : properties.getHeaders().get("signature");
-                byte[] signatureBytes = signature == null ? null : signature instanceof byte[] b ? b
-                        : String.valueOf(signature).getBytes(StandardCharsets.ISO_8859_1);
-                queue.accept(properties.getMessageId(), properties.getReplyTo(), delivery.getBody(), signatureBytes);
+                byte[] signatureBytes = switch (signature) {
+                    case null -> null;
+                    case byte[] bytes -> bytes;
+                    case com.rabbitmq.client.LongString text -> text.getBytes();
+                    default -> String.valueOf(signature).getBytes(StandardCharsets.ISO_8859_1);
+                };
+                if (delivery.getBody().length > MAX_PLAN_BYTES) {
+                    // Answered without keeping the body: a plan this large is refused, not stored.
+                    queue.send(settings.resultExchange(), settings.replyTo() && properties.getReplyTo() != null
+                                    ? properties.getReplyTo() : settings.resultRoutingKey(), properties.getMessageId(),
+                            error(PlanErrorCode.BAD_FORMAT, properties.getMessageId(), "The plan is " + delivery.getBody().length
+                                    + " bytes, over the limit of " + MAX_PLAN_BYTES));
+                } else {
+                    queue.accept(properties.getMessageId(), properties.getReplyTo(), delivery.getBody(), signatureBytes);
+                }
                 consumer.basicAck(delivery.getEnvelope().getDeliveryTag(), false);
                 wake();
             } catch (RuntimeException e) {

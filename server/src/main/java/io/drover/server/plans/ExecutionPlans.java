@@ -37,6 +37,8 @@ public final class ExecutionPlans {
     /** Every deployment platform an agent may have: what a plan may name (whether a given host has it, it says). */
     static final Set<String> PLATFORMS = Set.of("Application", "Bash", "Python", "SaltStack", "Chef", "Puppet", "PowerShell");
     static final int MAX_LOG_LINES = 10_000;
+    /** A host that sends more log lines for one plan has the rest dropped (they stay in the agent's own log). */
+    static final int MAX_LOG_LINES_PER_HOST = 1_000;
     private static final PlanValidator FORMAT = PlanValidator.supporting(PLATFORMS);
 
     private final Jdbi jdbi;
@@ -134,7 +136,8 @@ public final class ExecutionPlans {
         }
         return jdbi.inTransaction(h -> {
             var row = repository.find(h, planId);
-            if (row.isEmpty() || !row.get().minions().contains(agentId)) {
+            if (row.isEmpty() || !row.get().minions().contains(agentId)
+                    || repository.countLogs(h, planId, agentId) >= MAX_LOG_LINES_PER_HOST) {
                 return false;
             }
             String level = message.get("Level") instanceof String l && l.length() <= 16 ? l.toLowerCase(Locale.ROOT) : "info";

@@ -47,6 +47,11 @@ final class PlanRepository {
                 .bind("plan", planId).bind("agent", agentId).bind("level", level).bind("body", body).bind("at", at).execute();
     }
 
+    int countLogs(Handle h, String planId, String agentId) {
+        return h.createQuery("SELECT COUNT(*) FROM plan_log WHERE plan_id = :plan AND agent_id = :agent").bind("plan", planId)
+                .bind("agent", agentId).mapTo(Integer.class).one();
+    }
+
     List<PlanRun.LogLine> logs(Handle h, String planId, int limit) {
         return h.createQuery("SELECT * FROM plan_log WHERE plan_id = :plan ORDER BY seq LIMIT :limit").bind("plan", planId)
                 .bind("limit", limit).map((rs, ctx) -> new PlanRun.LogLine(rs.getLong("seq"), rs.getString("agent_id"),

@@ -1,0 +1,92 @@
+package io.drover.dist;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.drover.server.config.Setting;
+import io.drover.server.testing.TestServer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Plans over the Drover transport to a {@code drover agent} process killed with SIGKILL mid-plan: the plan is reported
+ * as interrupted and never run twice, unless it was waiting for a reboot, in which case it runs again at the start.
+ */
+class PlanAgentRestartTest {
+    @TempDir
+    Path dir;
+    TestServer server;
+    Process agent;
+
+    @BeforeEach
+    void start() throws Exception {
+        server = TestServer.start(TestServer.newDataDir(), Map.of(Setting.AUTO_ACCEPT, "*"));
+        agent = startAgent();
+        await().atMost(Duration.ofSeconds(30)).until(() -> server.post("/api/v1/jobs", server.adminToken(),
+                Map.of("tgt", "host-1", "tgt_type", "list", "fun", "test.ping", "timeout", 2)).status() == 201);
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        if (agent != null) {
+            AgentProcess.kill(agent);
+        }
+        AgentProcess.printTail(dir.resolve("agent.log"));
+        server.close();
+    }
+
+    Process startAgent() throws Exception {
+        return AgentProcess.start(server, "host-1", dir.resolve("host"), dir.resolve("agent.log"));
+    }
+
+    String send(Map<String, Object> plan) {
+        var r = server.post("/api/v1/plans", server.adminToken(), Map.of("tgt", "host-1", "tgt_type", "list", "plan", plan));
+        assertThat(r.status()).as(r.text()).isEqualTo(202);
+        return r.body().path("id").asText();
+    }
+
+    JsonNode finished(String id) {
+        await().atMost(Duration.ofSeconds(60)).until(() -> !server.get("/api/v1/plans/" + id, server.adminToken()).body()
+                .path("status").asText().equals("RUNNING"));
+        return server.get("/api/v1/plans/" + id, server.adminToken()).body();
+    }
+
+    @Test
+    void aPlanCutShortIsReportedAndNotRunAgain() throws Exception {
+        Path marker = dir.resolve("runs.txt");
+        Map<String, Object> plan = new LinkedHashMap<>(Map.of("FormatVersion", "2.1.0", "Body", "return s()",
+                "Scripts", Map.of("s", Map.of("Type", "Bash", "EntryPoint", "f")),
+                "Files", Map.of("f", Map.of("Name", "f.sh", "BodyType", "Text", "Body", "echo run >> " + marker + "\nsleep 60"))));
+        String id = send(plan);
+        await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(marker));
+        AgentProcess.kill(agent);
+        agent = startAgent();
+        JsonNode run = finished(id);
+        assertThat(run.path("status").asText()).isEqualTo("FAILED");
+        assertThat(run.path("results").path("host-1").path("message").asText()).contains("interrupted");
+        assertThat(Files.readAllLines(marker)).as("run once").hasSize(1);
+    }
+
+    @Test
+    void aPlanWaitingForARebootRunsAgainAfterTheRestart() throws Exception {
+        Map<String, Object> plan = new LinkedHashMap<>(Map.of("FormatVersion", "2.1.0", "Service", "svc",
+                "Body", "n = (api.getState('runs') or 0) + 1\napi.setState('runs', n)\n"
+                        + "if n == 1:\n    api.logInfo('waiting for a reboot')\n    api.waitReboot(120)\nreturn n"));
+        String id = send(plan);
+        await().atMost(Duration.ofSeconds(30)).until(() -> server.get("/api/v1/plans/" + id, server.adminToken()).body()
+                .path("logs").size() == 1);
+        AgentProcess.kill(agent);
+        agent = startAgent();
+        JsonNode run = finished(id);
+        assertThat(run.path("status").asText()).as(run.toString()).isEqualTo("SUCCEEDED");
+        assertThat(run.path("results").path("host-1").path("document").path("Body").asInt()).isEqualTo(2);
+    }
+}
