@@ -92,6 +92,24 @@ class ExecutionPlanEndToEndTest {
     }
 
     @Test
+    void aHostThatLogsWithoutEndKeepsAThousandLinesOnTheServer() throws Exception {
+        Path plan = write("chatty.yaml", """
+                FormatVersion: 2.0.0
+                Body: |
+                  for i in range(1005):
+                      api.logInfo('line %d' % i)
+                  return 'done'
+                """);
+        Fleet.Run run = fleet.drover("plan", "run", plan.toString(), "web-1", "-o", "json");
+        assertThat(run.exit()).as(run.err()).isZero();
+        String id = run.err().lines().filter(l -> l.startsWith("plan ")).findFirst().orElseThrow().split(" ")[1];
+        await().atMost(Duration.ofSeconds(20)).until(() -> fleet.server.get("/api/v1/plans/" + id, fleet.server.adminToken())
+                .body().path("logs").size() == 1000);
+        assertThat(fleet.server.get("/api/v1/plans/" + id, fleet.server.adminToken()).body().path("logs").get(999).path("body")
+                .asText()).isEqualTo("line 999");
+    }
+
+    @Test
     void aBadPlanIsRefusedBeforeAnythingIsSent() throws Exception {
         Path plan = write("bad.json", "{\"FormatVersion\": \"2.1.0\", \"Scripts\": {\"s\": {\"Type\": \"Bash\", \"EntryPoint\": \"missing\"}}}");
         Fleet.Run run = fleet.drover("plan", "run", plan.toString(), "*");
