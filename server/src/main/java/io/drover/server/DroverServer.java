@@ -10,7 +10,6 @@ import io.drover.server.registries.Registries;
 import io.drover.server.registries.RegistryRoutes;
 import io.drover.server.store.SecretBox;
 import io.drover.server.subscriptions.planning.AgentDirectory;
-import io.drover.server.jobs.AgentCalls;
 import io.drover.server.subscriptions.DeploymentStore;
 import io.drover.server.subscriptions.planning.PlanBuilder;
 import io.drover.server.subscriptions.SubscriptionRoutes;

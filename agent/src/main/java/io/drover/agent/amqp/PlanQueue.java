@@ -1,15 +1,14 @@
 package io.drover.agent.amqp;
 
+import io.drover.agent.disk.DurableFiles;
 import io.drover.core.Hashing;
 import io.drover.model.plans.PlanJson;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.LinkedHashMap;
@@ -76,7 +75,7 @@ final class PlanQueue {
             }
             try (Stream<Path> partial = Files.list(inbox)) {
                 for (Path dir : partial.filter(p -> p.getFileName().toString().endsWith(".tmp")).toList()) {
-                    deleteTree(dir);
+                    DurableFiles.deleteTree(dir);
                 }
             }
         } catch (IOException e) {
@@ -95,7 +94,7 @@ final class PlanQueue {
         stored.put("ReplyTo", replyTo);
         try {
             Files.createDirectories(temp);
-            write(temp.resolve("plan.json"), PlanJson.bytes(stored));
+            DurableFiles.write(temp.resolve("plan.json"), PlanJson.bytes(stored));
             Files.move(temp, inbox.resolve(name), StandardCopyOption.ATOMIC_MOVE);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot store a received plan in " + inbox, e);
@@ -120,11 +119,11 @@ final class PlanQueue {
     }
 
     void markRunning(Entry entry) {
-        write(entry.dir().resolve("running"), new byte[0]);
+        DurableFiles.write(entry.dir().resolve("running"), new byte[0]);
     }
 
     void markRestartable(Entry entry, int restartsLeft) {
-        write(entry.dir().resolve("restartable"), Integer.toString(restartsLeft).getBytes(StandardCharsets.UTF_8));
+        DurableFiles.write(entry.dir().resolve("restartable"), Integer.toString(restartsLeft).getBytes(StandardCharsets.UTF_8));
     }
 
     /** Queues a message to send (a log message while its plan runs). */
@@ -134,7 +133,7 @@ final class PlanQueue {
         message.put("routing_key", routingKey);
         message.put("message_id", messageId);
         message.put("body", body);
-        write(outbox.resolve(String.format("%020d", ++sequence) + ".json"), PlanJson.bytes(message));
+        DurableFiles.write(outbox.resolve(String.format("%020d", ++sequence) + ".json"), PlanJson.bytes(message));
     }
 
     /** The plan's result is queued to send, then the plan leaves the inbox. */
@@ -146,7 +145,7 @@ final class PlanQueue {
     /** Forgets a plan without a result (a duplicate). */
     synchronized void drop(Entry entry) {
         try {
-            deleteTree(entry.dir());
+            DurableFiles.deleteTree(entry.dir());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -185,7 +184,7 @@ final class PlanQueue {
         } catch (IOException | NumberFormatException e) {
             // an unreadable stamp is no stamp
         }
-        write(stamp, Long.toString(value).getBytes(StandardCharsets.UTF_8));
+        DurableFiles.write(stamp, Long.toString(value).getBytes(StandardCharsets.UTF_8));
         return true;
     }
 
@@ -195,7 +194,7 @@ final class PlanQueue {
         if (Files.exists(marker)) {
             return false;
         }
-        write(marker, new byte[0]);
+        DurableFiles.write(marker, new byte[0]);
         try (Stream<Path> all = Files.list(seen)) {
             List<Path> markers = all.toList();
             if (markers.size() > KEEP_SEEN) {
@@ -216,33 +215,6 @@ final class PlanQueue {
             return Files.getLastModifiedTime(file).toMillis();
         } catch (IOException e) {
             return 0;
-        }
-    }
-
-    private static void write(Path file, byte[] content) {
-        Path temp = file.resolveSibling(file.getFileName() + ".part");
-        try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.TRUNCATE_EXISTING)) {
-            channel.write(java.nio.ByteBuffer.wrap(content));
-            channel.force(true);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot write " + temp, e);
-        }
-        try {
-            Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot rename " + temp, e);
-        }
-    }
-
-    private static void deleteTree(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(dir)) {
-            for (Path path : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(path);
-            }
         }
     }
 }

@@ -355,7 +355,7 @@ public final class Functions {
 
     private static boolean deleteTree(Path dir) throws IOException {
         boolean existed = Files.exists(dir, java.nio.file.LinkOption.NOFOLLOW_LINKS);
-        PackageInstaller.deleteTree(dir);
+        io.drover.agent.disk.DurableFiles.deleteTree(dir);
         return existed;
     }
 

@@ -1,5 +1,6 @@
 package io.drover.agent.functions;
 
+import io.drover.agent.disk.DurableFiles;
 import io.drover.core.archive.ArchiveException;
 import io.drover.core.archive.EntryPath;
 import io.drover.core.archive.TarReader;
@@ -13,11 +14,9 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.Comparator;
 import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.Set;
-import java.util.stream.Stream;
 import java.util.zip.GZIPInputStream;
 
 /**
@@ -72,10 +71,10 @@ public final class PackageInstaller {
                 }
                 throw e;
             }
-            deleteTree(old);
+            DurableFiles.deleteTree(old);
             return files;
         } catch (IOException | RuntimeException e) {
-            deleteTree(staging);
+            DurableFiles.deleteTree(staging);
             throw e;
         }
     }
@@ -200,16 +199,5 @@ public final class PackageInstaller {
             perms.add(PosixFilePermission.OTHERS_EXECUTE);
         }
         Files.setPosixFilePermissions(path, perms);
-    }
-
-    static void deleteTree(Path dir) throws IOException {
-        if (!Files.exists(dir, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-            return;
-        }
-        try (Stream<Path> walk = Files.walk(dir)) {
-            for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
-        }
     }
 }

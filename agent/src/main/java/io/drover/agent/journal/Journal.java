@@ -1,12 +1,10 @@
 package io.drover.agent.journal;
 
+import io.drover.agent.disk.DurableFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
@@ -38,19 +36,19 @@ public final class Journal {
         if (!safe(jid) || Files.exists(file(jid, "job")) || Files.exists(file(jid, "ret")) || Files.exists(file(jid, "done"))) {
             return false;
         }
-        write(file(jid, "job"), job);
+        DurableFiles.write(file(jid, "job"), job);
         return true;
     }
 
     /** Records a job's return before it is sent. */
     public synchronized void finish(String jid, byte[] ret) {
-        write(file(jid, "ret"), ret);
+        DurableFiles.write(file(jid, "ret"), ret);
         delete(file(jid, "job"));
     }
 
     /** The server acknowledged the return: keep only the job id, to refuse a re-run. */
     public synchronized void acknowledged(String jid) {
-        write(file(jid, "done"), new byte[0]);
+        DurableFiles.write(file(jid, "done"), new byte[0]);
         delete(file(jid, "ret"));
     }
 
@@ -98,22 +96,6 @@ public final class Journal {
     /** Job ids become file names: only digits, letters, '_' and '-' (Salt jids are 20 digits). */
     static boolean safe(String jid) {
         return jid != null && jid.matches("[A-Za-z0-9_-]{1,64}");
-    }
-
-    private static void write(Path file, byte[] content) {
-        Path temp = file.resolveSibling(file.getFileName() + ".tmp");
-        try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.TRUNCATE_EXISTING)) {
-            channel.write(java.nio.ByteBuffer.wrap(content));
-            channel.force(true);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot write " + temp, e);
-        }
-        try {
-            Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot rename " + temp, e);
-        }
     }
 
     private static void delete(Path file) {

@@ -1,5 +1,6 @@
 package io.drover.agent.plans;
 
+import io.drover.agent.disk.DurableFiles;
 import io.drover.core.Hashing;
 import io.drover.core.plans.ExecutionPlan;
 import io.drover.core.plans.ExecutionResult;
@@ -19,7 +20,6 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -30,7 +30,6 @@ import java.util.UUID;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -82,7 +81,7 @@ public final class PlanRunner {
         ScheduledFuture<?> watchdog = WATCHDOG.schedule(context::expire,
                 Math.max(1, context.limit(null).toMillis()), TimeUnit.MILLISECONDS);
         try {
-            deleteTree(workDir);
+            DurableFiles.deleteTree(workDir);
             Object value = run.body();
             int exitCode = run.exitCode;
             ExecutionResult result = exitCode != 0
@@ -108,7 +107,7 @@ public final class PlanRunner {
             watchdog.cancel(false);
             context.expire();
             try {
-                deleteTree(workDir);
+                DurableFiles.deleteTree(workDir);
             } catch (IOException e) {
                 log.warn("cannot remove the working directory {} of plan {}", workDir, plan.id(), e);
             }
@@ -407,17 +406,6 @@ public final class PlanRunner {
             return text.isEmpty() ? "" : ": " + text;
         } catch (IOException e) {
             return "";
-        }
-    }
-
-    static void deleteTree(Path dir) throws IOException {
-        if (!Files.exists(dir, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(dir)) {
-            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(path);
-            }
         }
     }
 }

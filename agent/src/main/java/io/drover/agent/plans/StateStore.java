@@ -1,15 +1,13 @@
 package io.drover.agent.plans;
 
+import io.drover.agent.disk.DurableFiles;
 import io.drover.core.Hashing;
 import io.drover.core.plans.PlanErrorCode;
 import io.drover.core.plans.PlanException;
 import io.drover.model.plans.PlanJson;
 import java.io.IOException;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -71,14 +69,8 @@ final class StateStore {
                         + MAX_BYTES + " bytes");
             }
             Files.createDirectories(dir);
-            Path temp = dir.resolve(file(service).getFileName() + ".tmp");
-            try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                    StandardOpenOption.TRUNCATE_EXISTING)) {
-                channel.write(java.nio.ByteBuffer.wrap(bytes));
-                channel.force(true);
-            }
-            Files.move(temp, file(service), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        } catch (IOException e) {
+            DurableFiles.write(file(service), bytes);
+        } catch (IOException | java.io.UncheckedIOException e) {
             throw new PlanException(PlanErrorCode.GENERIC, "The state of service " + service + " cannot be written: " + e.getMessage());
         }
     }
