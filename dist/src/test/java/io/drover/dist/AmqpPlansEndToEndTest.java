@@ -128,7 +128,8 @@ class AmqpPlansEndToEndTest {
 
     @Test
     void theBrokerGoingAwayMidRunLosesNothing() throws Exception {
-        publish("m-1", plan("api.logInfo('started')\nreturn s().stdout", "sleep 3; echo done"));
+        publish("m-1", plan("api.logInfo('started')\nout = s().stdout\napi.logInfo('finished while the broker was away')\n"
+                + "return out", "sleep 3; echo done"));
         assertThat(receive(1).get(0).body()).containsEntry("Body", "started");
         rabbitmqctl("stop_app");
         try {
@@ -137,11 +138,47 @@ class AmqpPlansEndToEndTest {
             rabbitmqctl("start_app");
         }
         await().atMost(Duration.ofSeconds(60)).until(AmqpPlansEndToEndTest::brokerReachable);
-        Message result = receive(1).get(0);
+        List<Message> after = receive(2);
+        assertThat(after.get(0).body()).as("a log message queued while the broker was away").containsEntry("Action", "log")
+                .containsEntry("Body", "finished while the broker was away");
+        Message result = after.get(1);
         assertThat(result.messageId()).isEqualTo("m-1");
         assertThat(result.body()).containsEntry("ErrorCode", 0).containsEntry("Body", "done");
         publish("m-2", plan("return 2", null));
         assertThat(receive(1).get(0).body()).containsEntry("Body", 2);
+    }
+
+    @Test
+    void withAnEngineKeyOnlySignedPlansRun() throws Exception {
+        AgentProcess.kill(agent);
+        java.security.KeyPairGenerator generator = java.security.KeyPairGenerator.getInstance("RSA");
+        generator.initialize(2048);
+        java.security.KeyPair engine = generator.generateKeyPair();
+        Path pem = dir.resolve("engine.pem");
+        Files.writeString(pem, "-----BEGIN PUBLIC KEY-----\n" + java.util.Base64.getMimeEncoder()
+                .encodeToString(engine.getPublic().getEncoded()) + "\n-----END PUBLIC KEY-----\n");
+        agent = AgentProcess.start(server, "amqp-agent", dir.resolve("host"), dir.resolve("agent.log"), "--amqp-url", URL,
+                "--amqp-queue", inputQueue, "--amqp-result-routing-key", resultQueue, "--amqp-engine-key", pem.toString());
+
+        byte[] body = PlanJson.write(plan("return 'signed'", null)).getBytes(StandardCharsets.UTF_8);
+        java.security.Signature signer = java.security.Signature.getInstance("SHA256withRSA");
+        signer.initSign(engine.getPrivate());
+        signer.update(inputQueue.getBytes(StandardCharsets.UTF_8));
+        signer.update(body);
+        byte[] signature = signer.sign();
+        withChannel(c -> c.basicPublish("", inputQueue, new AMQP.BasicProperties.Builder().messageId("m-signed")
+                .headers(Map.of("signature", signature)).build(), body));
+        publish("m-unsigned", plan("return 'unsigned'", null));
+        byte[] tampered = PlanJson.write(plan("return 'tampered'", null)).getBytes(StandardCharsets.UTF_8);
+        withChannel(c -> c.basicPublish("", inputQueue, new AMQP.BasicProperties.Builder().messageId("m-tampered")
+                .headers(Map.of("signature", signature)).build(), tampered));
+
+        List<Message> got = receive(3);
+        assertThat(got.get(0).body()).containsEntry("ErrorCode", 0).containsEntry("Body", "signed");
+        assertThat(got.get(1).body()).containsEntry("ErrorCode", 2);
+        assertThat(String.valueOf(got.get(1).body().get("Body"))).contains("signature does not match");
+        assertThat(got.get(2).messageId()).isEqualTo("m-tampered");
+        assertThat(got.get(2).body()).containsEntry("ErrorCode", 2);
     }
 
     /** A plan with one Bash script {@code s} running {@code script} (when given). */
