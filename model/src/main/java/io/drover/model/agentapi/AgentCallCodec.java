@@ -104,6 +104,7 @@ public final class AgentCallCodec {
                 yield source != null ? new FetchFile(path, source, a.required(-1, "sha256"), mode)
                         : new WriteFile(path, content, mode);
             }
+            case "file.managed" -> managed(a);
             case "file.remove" -> new RemoveFile(a.required(0, "path"));
             case "sys.used_ports" -> new UsedPorts();
             case "plugin.install_package" -> new InstallPackage(a.required(0, "source"), a.required(1, "sha256"),
@@ -198,6 +199,25 @@ public final class AgentCallCodec {
             case OperateProcess o -> AgentResult.ProcessState.class;
             case RunPlan r -> AgentResult.PlanFinished.class;
         };
+    }
+
+    /**
+     * Salt's {@code file.managed NAME contents=… | source=salt://… source_hash=sha256:… [mode=…]}, as a SaltStack
+     * script of an execution plan writes it: the same write as {@code file.write} (which is what the server sends).
+     */
+    private static AgentCall<AgentResult.FileWritten> managed(SaltArgs a) {
+        String path = a.required(0, "name");
+        String contents = a.text(-1, "contents", null);
+        String source = a.text(-1, "source", null);
+        String mode = a.text(-1, "mode", null);
+        if ((source == null) == (contents == null)) {
+            throw new BadCall("give either 'contents' or 'source' (with 'source_hash: sha256:…')");
+        }
+        if (contents != null) {
+            return new WriteFile(path, contents, mode);
+        }
+        String hash = a.required(-1, "source_hash");
+        return new FetchFile(path, source.replaceFirst("^salt://", ""), hash.replaceFirst("^sha256[:=]", ""), mode);
     }
 
     private static WireCall wire(String fun, Object... positional) {

@@ -150,6 +150,17 @@ class AgentCallCodecTest {
     }
 
     @Test
+    void fileManagedIsSaltsSpellingOfAWrite() {
+        assertThat(AgentCallCodec.decode("file.managed", List.of("/etc/app.conf", Map.of("contents", "a=1", "mode", "0644",
+                "__kwarg__", true)))).isEqualTo(new WriteFile("/etc/app.conf", "a=1", "0644"));
+        assertThat(AgentCallCodec.decode("file.managed", List.of(Map.of("name", "/etc/x", "source", "salt://pkgs/x",
+                "source_hash", "sha256:" + "a".repeat(64), "__kwarg__", true))))
+                .isEqualTo(new FetchFile("/etc/x", "pkgs/x", "a".repeat(64), null));
+        assertThatThrownBy(() -> AgentCallCodec.decode("file.managed", List.of("/etc/x"))).isInstanceOf(BadCall.class)
+                .hasMessageContaining("give either 'contents' or 'source'");
+    }
+
+    @Test
     void anAnswerOfAnotherShapeIsABadCallNamingWhatCame() {
         assertThatThrownBy(() -> AgentCallCodec.decodeResult(new Ping(), "nope", 0)).isInstanceOf(BadCall.class)
                 .hasMessageContaining("answered nope to test.ping");
