@@ -10,7 +10,7 @@ import java.util.regex.PatternSyntaxException;
  * {@link Pattern#compile} recurses into them, and a match that reads the input more than {@link #MAX_STEPS}
  * times (catastrophic backtracking such as {@code (a+)+$}) ends as no match.
  */
-final class BoundedRegex {
+public final class BoundedRegex {
     static final int MAX_CHARS = 8192;
     static final int MAX_NESTING = 50;
     static final int MAX_STEPS = 1_000_000;
@@ -22,7 +22,7 @@ final class BoundedRegex {
     }
 
     /** {@code what} names the expression in errors, e.g. "pcre target". */
-    static BoundedRegex compile(String text, String what) {
+    public static BoundedRegex compile(String text, String what) {
         if (text.length() > MAX_CHARS) {
             throw new TargetException(what + " '" + TargetExpression.shown(text) + "' is longer than " + MAX_CHARS
                     + " characters");
@@ -36,6 +36,15 @@ final class BoundedRegex {
         } catch (PatternSyntaxException e) {
             throw new TargetException(what + " '" + TargetExpression.shown(text) + "' is not a regular expression: "
                     + e.getDescription());
+        }
+    }
+
+    /** Matches anywhere in {@code input}, as Go's {@code regexp.MatchString} (KubeDiag's triggers). */
+    public boolean find(String input) {
+        try {
+            return pattern.matcher(new CountedInput(input)).find();
+        } catch (StepsExhausted | StackOverflowError e) {
+            return false;
         }
     }
 

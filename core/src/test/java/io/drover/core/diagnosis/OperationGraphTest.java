@@ -140,6 +140,52 @@ class OperationGraphTest {
                 .hasSize(8);
     }
 
+    /** 2,000 random DAGs (ids in random topological order): the same set of paths as a brute-force depth-first search. */
+    @Test
+    void randomGraphsAgreeWithABruteForceEnumeration() {
+        java.util.Random random = new java.util.Random(20261125);
+        for (int round = 0; round < 2000; round++) {
+            int n = 2 + random.nextInt(11);
+            List<Integer> order = new ArrayList<>();
+            for (int i = 1; i < n; i++) {
+                order.add(i);
+            }
+            java.util.Collections.shuffle(order, random);
+            order.add(0, 0);
+            List<java.util.TreeSet<Integer>> to = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                to.add(new java.util.TreeSet<>());
+            }
+            for (int k = 1; k < n; k++) {
+                to.get(order.get(random.nextInt(k))).add(order.get(k));
+                for (int j = 0; j < k; j++) {
+                    if (random.nextInt(4) == 0) {
+                        to.get(order.get(j)).add(order.get(k));
+                    }
+                }
+            }
+            List<List<Integer>> lists = to.stream().map(t -> (List<Integer>) new ArrayList<>(t)).toList();
+            List<List<Integer>> paths = OperationGraph.paths(graph(lists), ANY, 1_000_000);
+            List<List<Integer>> expected = new ArrayList<>();
+            walk(lists, new ArrayList<>(List.of(0)), expected);
+            assertThat(paths).as("graph %s", lists).hasSameSizeAs(expected).containsExactlyInAnyOrderElementsOf(expected);
+            assertThat(OperationGraph.paths(graph(lists), ANY, 1_000_000)).isEqualTo(paths);
+        }
+    }
+
+    private static void walk(List<List<Integer>> to, List<Integer> path, List<List<Integer>> out) {
+        int last = path.get(path.size() - 1);
+        if (to.get(last).isEmpty()) {
+            out.add(List.copyOf(path));
+            return;
+        }
+        for (int next : to.get(last)) {
+            path.add(next);
+            walk(to, path, out);
+            path.remove(path.size() - 1);
+        }
+    }
+
     @Test
     void theSameGraphAlwaysGivesTheSamePathsInTheSameOrder() {
         List<List<Integer>> to = List.of(List.of(3, 1, 2), List.of(4), List.of(4), List.of(4), List.of());
