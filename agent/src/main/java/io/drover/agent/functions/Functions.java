@@ -88,6 +88,7 @@ public final class Functions {
     private final Function<String, Map<String, Object>> runningJobs;
     private final ListeningPorts.Source listeningPorts;
     private final Function<String, Map<String, Object>> plans;
+    private final io.drover.agent.diagnosis.OperationRunner operations;
     private final PackageInstaller installer = new PackageInstaller(PackageInstaller.MAX_BYTES, PackageInstaller.MAX_ENTRIES);
 
     /**
@@ -115,6 +116,7 @@ public final class Functions {
                      Function<String, Map<String, Object>> runningJobs, ListeningPorts.Source listeningPorts,
                      Function<String, Map<String, Object>> plans) {
         this.plans = plans;
+        this.operations = new io.drover.agent.diagnosis.OperationRunner(root.toAbsolutePath().normalize().resolve("var/lib/drover-agent"));
         this.listeningPorts = listeningPorts;
         this.grains = grains;
         this.version = version;
@@ -232,6 +234,10 @@ public final class Functions {
         });
         on(UnregisterProcess.class, c -> Reply.ok(new ProcessUnregistered(c.name(), supervisor.unregister(c.name()))));
         on(OperateProcess.class, this::operate);
+        on(AgentCall.RunOperation.class, c -> {
+            AgentResult.OperationOutcome outcome = operations.run(c.run());
+            return new Reply(outcome, outcome.succeeded() ? 0 : 1);
+        });
         on(AgentCall.RunPlan.class, c -> {
             Map<String, Object> document = plans.apply(c.plan());
             boolean failed = document.get("ErrorCode") instanceof Number code ? code.intValue() != 0

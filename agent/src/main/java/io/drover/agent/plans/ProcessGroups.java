@@ -11,14 +11,14 @@ import java.util.concurrent.TimeUnit;
  * Starts processes as leaders of their own process group (with util-linux {@code setsid} where it exists), so that a
  * timeout kills a script and everything it started, not just the process the agent spawned.
  */
-final class ProcessGroups {
+public final class ProcessGroups {
     private static final Path SETSID = findOnPath("setsid");
 
     private ProcessGroups() {
     }
 
     /** The command, wrapped to start a new process group when the host can. */
-    static List<String> grouped(List<String> command) {
+    public static List<String> grouped(List<String> command) {
         if (SETSID == null) {
             return command;
         }
@@ -29,7 +29,7 @@ final class ProcessGroups {
     }
 
     /** Kills the process's group (and, where there is no group, its descendants) with SIGKILL. */
-    static void kill(Process process) {
+    public static void kill(Process process) {
         if (SETSID != null && process.isAlive()) {
             try {
                 new ProcessBuilder("kill", "-KILL", "--", "-" + process.pid()).redirectErrorStream(true)
@@ -45,7 +45,7 @@ final class ProcessGroups {
     }
 
     /** An executable of that name on PATH, or null. */
-    static Path findOnPath(String name) {
+    public static Path findOnPath(String name) {
         String path = System.getenv("PATH");
         for (String dir : (path == null ? "/usr/local/bin:/usr/bin:/bin" : path).split(":")) {
             if (dir.isEmpty()) {

@@ -88,6 +88,10 @@ public sealed interface AgentCall<R extends AgentResult> {
     record RunPlan(String plan) implements AgentCall<AgentResult.PlanFinished> {
     }
 
+    /** {@code diag.operation RUN}: one diagnosis operation (as JSON); answers whether it succeeded and its results. */
+    record RunOperation(OperationRun run) implements AgentCall<AgentResult.OperationOutcome> {
+    }
+
     /** {@code proc.operate NAME OP}. */
     record OperateProcess(String name, ProcessOp op) implements AgentCall<AgentResult.ProcessState> {
     }

@@ -75,6 +75,7 @@ public final class AgentCallCodec {
             case UnregisterProcess u -> wire("proc.unregister", u.name());
             case OperateProcess o -> wire("proc.operate", o.name(), o.op().name());
             case RunPlan r -> wire("plan.execute", r.plan());
+            case AgentCall.RunOperation o -> wire("diag.operation", json(o.run()));
         };
     }
 
@@ -119,6 +120,7 @@ public final class AgentCallCodec {
             case "proc.unregister" -> new UnregisterProcess(a.required(0, "name"));
             case "proc.operate" -> new OperateProcess(a.required(0, "name"), op(a.required(1, "op")));
             case "plan.execute" -> new RunPlan(a.required(0, "plan"));
+            case "diag.operation" -> new AgentCall.RunOperation(operation(a.required(0, "run")));
             default -> throw new UnknownFunction(fun);
         };
     }
@@ -198,6 +200,7 @@ public final class AgentCallCodec {
             case UnregisterProcess u -> AgentResult.ProcessUnregistered.class;
             case OperateProcess o -> AgentResult.ProcessState.class;
             case RunPlan r -> AgentResult.PlanFinished.class;
+            case AgentCall.RunOperation o -> AgentResult.OperationOutcome.class;
         };
     }
 
@@ -218,6 +221,26 @@ public final class AgentCallCodec {
         }
         String hash = a.required(-1, "source_hash");
         return new FetchFile(path, source.replaceFirst("^salt://", ""), hash.replaceFirst("^sha256[:=]", ""), mode);
+    }
+
+    private static String json(Object value) {
+        try {
+            return Json.json().writeValueAsString(value);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new BadCall("cannot encode " + value + ": " + e.getOriginalMessage());
+        }
+    }
+
+    private static OperationRun operation(String text) {
+        try {
+            OperationRun run = Json.json().readValue(text, OperationRun.class);
+            if (run.processor() == null || run.operation() == null) {
+                throw new BadCall("an operation needs 'operation' and 'processor'");
+            }
+            return run;
+        } catch (java.io.IOException e) {
+            throw new BadCall("the operation is not a valid document: " + e.getMessage().lines().findFirst().orElse(""));
+        }
     }
 
     private static WireCall wire(String fun, Object... positional) {

@@ -51,6 +51,13 @@ public sealed interface AgentResult {
     record PlanFinished(Map<String, Object> document) implements AgentResult {
     }
 
+    /** A diagnosis operation's outcome: succeeded or not, the results it adds to the data map, and why it failed. */
+    record OperationOutcome(boolean succeeded, Map<String, String> results, String error) implements AgentResult {
+        public OperationOutcome {
+            results = results == null ? Map.of() : Map.copyOf(results);
+        }
+    }
+
     record PluginRemoved(String targetDir, boolean removed) implements AgentResult {
     }
 

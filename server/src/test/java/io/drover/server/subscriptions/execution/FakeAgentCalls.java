@@ -68,6 +68,7 @@ final class FakeAgentCalls implements AgentCalls {
                     o.op() == ProcessOp.QUERY || o.op() == ProcessOp.STOP ? ProcessStatus.TERMINATED : ProcessStatus.RUNNING,
                     null, null, true, null);
             case AgentCall.RunPlan r -> new AgentResult.PlanFinished(Map.of("ErrorCode", 0));
+            case AgentCall.RunOperation o -> new AgentResult.OperationOutcome(true, Map.of(), null);
         };
     }
 }

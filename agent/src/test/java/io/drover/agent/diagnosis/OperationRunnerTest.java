@@ -1,0 +1,116 @@
+package io.drover.agent.diagnosis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.sun.net.httpserver.HttpServer;
+import io.drover.model.agentapi.AgentResult.OperationOutcome;
+import io.drover.model.agentapi.OperationRun;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The three processors of a diagnosis operation, run for real on this host. */
+class OperationRunnerTest {
+    @TempDir
+    Path state;
+
+    static OperationRun script(String script, List<String> argKeys, String resultKey, Map<String, String> data, int timeout) {
+        return new OperationRun("disk-usage", OperationRun.SCRIPT_RUNNER, script, argKeys, resultKey, null, null, null, null, null,
+                null, data, timeout);
+    }
+
+    static OperationRun function(Map<String, String> code, String runtime, Map<String, String> data) {
+        return new OperationRun("check", OperationRun.FUNCTION, null, null, null, code, runtime, null, null, null, null, data, 10);
+    }
+
+    @Test
+    void aScriptGetsItsArgumentsAndItsOutputIsKept() throws Exception {
+        OperationOutcome ok = new OperationRunner(state).run(script("echo \"$1-$2\"", List.of("a", "missing", "b"), "du",
+                Map.of("a", "x", "b", "y z"), 10));
+        assertThat(ok.succeeded()).isTrue();
+        assertThat(ok.results()).isEqualTo(Map.of("operation.du.output", "x-y z\n"));
+
+        OperationOutcome failed = new OperationRunner(state).run(script("echo partial; exit 3", List.of(), "du", Map.of(), 10));
+        assertThat(failed.succeeded()).isFalse();
+        assertThat(failed.results()).isEqualTo(Map.of("operation.du.output", "partial\n", "operation.du.error", "exit status 3"));
+        assertThat(failed.error()).isEqualTo("script: exit status 3: partial");
+        assertThat(new OperationRunner(state).run(script("true", List.of(), null, Map.of(), 10)).results()).isEmpty();
+    }
+
+    @Test
+    void aScriptThatOutlivesItsTimeoutIsKilledWithEverythingItStarted() throws Exception {
+        String marker = "41.7" + System.nanoTime() % 1000;
+        long started = System.nanoTime();
+        OperationOutcome outcome = new OperationRunner(state).run(script("sleep " + marker + " & sleep " + marker, List.of(), "s", Map.of(), 1));
+        assertThat(outcome.succeeded()).isFalse();
+        assertThat(outcome.results()).containsEntry("operation.s.error", "timed out after 1 s");
+        assertThat((System.nanoTime() - started) / 1e9).isLessThan(15);
+        assertThat(ProcessHandle.allProcesses().filter(p -> p.info().arguments().map(a -> List.of(a).contains(marker)).orElse(false))
+                .toList()).isEmpty();
+    }
+
+    @Test
+    void aFunctionReadsTheDataAndAnswersWithItsLastLine() throws Exception {
+        Map<String, String> code = Map.of("main.py", "import sys, json\nimport helper\ndata = json.loads(sys.argv[1])\n"
+                + "print('thinking')\nprint(json.dumps({'seen': data['host.name'], 'helper': helper.VALUE}))\n", "helper.py", "VALUE = 'h'\n");
+        OperationOutcome ok = new OperationRunner(state).run(function(code, "python3", Map.of("host.name", "web-1")));
+        assertThat(ok.error()).isNull();
+        assertThat(ok.results()).isEqualTo(Map.of("seen", "web-1", "helper", "h"));
+
+        OperationOutcome notJson = new OperationRunner(state).run(function(Map.of("main.py", "print({'a': 1})"), "Python3", Map.of()));
+        assertThat(notJson.succeeded()).isFalse();
+        assertThat(notJson.results()).containsEntry("function.check.error", "the last line is not a JSON object of strings");
+        assertThat(new OperationRunner(state).run(function(Map.of("main.py", "raise SystemExit(2)"), null, Map.of())).results())
+                .containsEntry("function.check.error", "exit status 2");
+        assertThat(new OperationRunner(state).run(function(Map.of("main.py", ""), "golang-http", Map.of())).error())
+                .contains("runtime 'golang-http' is not supported");
+        assertThat(new OperationRunner(state).run(function(Map.of("main.py", "", "../x.py", ""), null, Map.of())).error())
+                .contains("'../x.py' is not a plain file name");
+        assertThat(new OperationRunner(state).run(function(Map.of("other.py", ""), null, Map.of())).error()).contains("no main.py");
+    }
+
+    @Test
+    void anHttpServerGetsTheDataAndAnswersWithResults() throws Exception {
+        AtomicReference<String> received = new AtomicReference<>();
+        HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        server.createContext("/probe", exchange -> {
+            received.set(new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
+            byte[] body = "{\"status\": \"up\"}".getBytes(StandardCharsets.UTF_8);
+            exchange.sendResponseHeaders(200, body.length);
+            exchange.getResponseBody().write(body);
+            exchange.close();
+        });
+        server.createContext("/broken", exchange -> {
+            exchange.sendResponseHeaders(500, -1);
+            exchange.close();
+        });
+        server.createContext("/numbers", exchange -> {
+            byte[] body = "{\"status\": 1}".getBytes(StandardCharsets.UTF_8);
+            exchange.sendResponseHeaders(200, body.length);
+            exchange.getResponseBody().write(body);
+            exchange.close();
+        });
+        server.start();
+        try {
+            int port = server.getAddress().getPort();
+            OperationOutcome ok = new OperationRunner(state).run(http(port, "probe"));
+            assertThat(ok.results()).isEqualTo(Map.of("status", "up"));
+            assertThat(received.get()).isEqualTo("{\"node\":\"web-1\"}");
+            assertThat(new OperationRunner(state).run(http(port, "/broken")).error()).endsWith("answered 500");
+            assertThat(new OperationRunner(state).run(http(port, "/numbers")).error()).contains("not a JSON object of strings");
+        } finally {
+            server.stop(0);
+        }
+        assertThat(new OperationRunner(state).run(http(server.getAddress().getPort(), "/")).succeeded()).isFalse();
+    }
+
+    static OperationRun http(int port, String path) {
+        return new OperationRun("probe", OperationRun.HTTP_SERVER, null, null, null, null, null, null, null, port, path,
+                Map.of("node", "web-1"), 5);
+    }
+}
