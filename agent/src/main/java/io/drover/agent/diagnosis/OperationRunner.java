@@ -25,7 +25,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * Runs one diagnosis operation on this host, as KubeDiag's executor does: {@code scriptRunner} runs the script with
  * {@code /bin/sh} and the values of its argKeys as arguments; {@code function} runs {@code python3 main.py '<data as
- * JSON>'} in a folder holding its code and reads the last line of output as a JSON map of strings; {@code httpServer}
+ * JSON>'} in a folder holding its code and reads the last line of output as a JSON map of strings (code with only a
+ * {@code function.py} gets KubeDiag's runtime: a main.py that calls its {@code handler(context)}); {@code httpServer}
  * POSTs the data map as JSON from here (so 127.0.0.1 is this host). Every process runs in its own process group,
  * killed at the timeout. Unlike KubeDiag, a script that exits non-zero fails the operation (so a check can fail a
  * path); its output is kept either way under {@code operation.<resultKey>.output}.
@@ -88,8 +89,8 @@ public final class OperationRunner {
         if (run.runtime() != null && !run.runtime().equalsIgnoreCase("python3")) {
             return new OperationOutcome(false, Map.of(), "function: runtime '" + run.runtime() + "' is not supported (python3)");
         }
-        if (!run.code().containsKey("main.py")) {
-            return new OperationOutcome(false, Map.of(), "function: the code has no main.py");
+        if (!run.code().containsKey("main.py") && !run.code().containsKey("function.py")) {
+            return new OperationOutcome(false, Map.of(), "function: the code has neither main.py nor function.py (with handler(context))");
         }
         Path python = ProcessGroups.findOnPath("python3");
         String errorKey = "function." + run.operation() + ".error";
@@ -104,6 +105,11 @@ public final class OperationRunner {
                     return new OperationOutcome(false, Map.of(), "function: '" + file.getKey() + "' is not a plain file name");
                 }
                 Files.writeString(dir.resolve(file.getKey()), file.getValue());
+            }
+            if (!run.code().containsKey("main.py")) {
+                // KubeDiag's function runtime: function.py's handler(context) gets the data map and returns the results.
+                Files.writeString(dir.resolve("main.py"), "import json, sys\nimport function\n"
+                        + "print(json.dumps({str(k): str(v) for k, v in (function.handler(json.loads(sys.argv[1])) or {}).items()}))\n");
             }
             Finished finished = start(List.of(python.toString(), "main.py", Json.json().writeValueAsString(run.data())), dir, timeout);
             if (finished.error() != null) {

@@ -71,7 +71,11 @@ class OperationRunnerTest {
                 .contains("runtime 'golang-http' is not supported");
         assertThat(new OperationRunner(state).run(function(Map.of("main.py", "", "../x.py", ""), null, Map.of())).error())
                 .contains("'../x.py' is not a plain file name");
-        assertThat(new OperationRunner(state).run(function(Map.of("other.py", ""), null, Map.of())).error()).contains("no main.py");
+        assertThat(new OperationRunner(state).run(function(Map.of("other.py", ""), null, Map.of())).error())
+                .contains("neither main.py nor function.py");
+        OperationOutcome kubediagStyle = new OperationRunner(state).run(function(Map.of("function.py",
+                "def handler(context):\n    return {'sum': int(context['c']) + int(context['d'])}\n"), "Python3", Map.of("c", "3", "d", "4")));
+        assertThat(kubediagStyle.results()).isEqualTo(Map.of("sum", "7"));
     }
 
     @Test
