@@ -167,7 +167,7 @@ public final class DiagnosisDocuments {
         return new Operation.Function(code, runtime);
     }
 
-    private static String name(Map<?, ?> document, List<Problem> problems) {
+    static String name(Map<?, ?> document, List<Problem> problems) {
         Map<?, ?> metadata = map(document.get("metadata"), "metadata", problems);
         Object name = metadata.get("name");
         if (!(name instanceof String s) || !NAME.matcher(s).matches()) {
@@ -177,7 +177,7 @@ public final class DiagnosisDocuments {
         return s;
     }
 
-    private static Map<?, ?> map(Object value, String field, List<Problem> problems) {
+    static Map<?, ?> map(Object value, String field, List<Problem> problems) {
         if (value == null) {
             problems.add(new Problem(field, "is required"));
             return Map.of();
@@ -189,7 +189,7 @@ public final class DiagnosisDocuments {
         return map;
     }
 
-    private static String text(Object value, String field, List<Problem> problems) {
+    static String text(Object value, String field, List<Problem> problems) {
         if (value == null) {
             return null;
         }
