@@ -84,6 +84,7 @@ public final class DroverServer implements AutoCloseable {
     private final TaskScheduler tasks;
     private final Triggers triggers;
     private final SubscriptionService subscriptions;
+    private final io.drover.server.diagnosis.DiagnosisModule diagnosis;
     private final SaltMaster master;
     private final PrometheusMeterRegistry metrics;
     private final ScheduledExecutorService housekeeping;
@@ -149,6 +150,14 @@ public final class DroverServer implements AutoCloseable {
             this.triggers = new Triggers(subscriptionStore, subscriptions,
                     java.time.Duration.ofSeconds(config.inventoryDebounceSeconds()),
                     java.time.Duration.ofSeconds(config.inspectionIntervalSeconds()));
+            this.diagnosis = new io.drover.server.diagnosis.DiagnosisModule(new io.drover.server.diagnosis.DiagnosisModule.Needs(
+                    database.jdbi(), events, new io.drover.server.jobs.JobAgentCalls(jobs,
+                    java.time.Duration.ofSeconds(config.jobTimeoutSeconds()), io.drover.server.auth.Principal.system("diagnosis")),
+                    subscriptions, deployments, inventory::findHosts, agents::agentOfHost, agents::hostOf, agents::online, Clock.systemUTC()),
+                    new io.drover.server.diagnosis.DiagnosisModule.Settings(config.diagnosisConcurrency(),
+                            new io.drover.server.diagnosis.DiagnosisRunner.Retry(java.time.Duration.ofSeconds(config.diagnosisRetrySeconds()), 4),
+                            java.time.Duration.ofSeconds(config.diagnosisRepeatIntervalSeconds()), config.diagnosisMaxPaths()));
+            new io.drover.server.diagnosis.DiagnosisRoutes(diagnosis, Clock.systemUTC()).register(api);
             int interrupted = tasks.failInterrupted();
             if (interrupted > 0) {
                 log.warn("{} task(s) were interrupted by the last stop; their unfinished instances are marked FAILED", interrupted);
@@ -220,6 +229,7 @@ public final class DroverServer implements AutoCloseable {
             throw e;
         }
         server.triggers.start(server.bus);
+        server.diagnosis.start(server.bus);
         server.housekeeping.scheduleWithFixedDelay(server::prune, 1, 60, TimeUnit.MINUTES);
         server.housekeeping.scheduleWithFixedDelay(server::checkPresence, 1, 1, TimeUnit.SECONDS);
         server.housekeeping.scheduleWithFixedDelay(server::auditAuthFailures, 10, 10, TimeUnit.SECONDS);
@@ -329,6 +339,10 @@ public final class DroverServer implements AutoCloseable {
         return subscriptions;
     }
 
+    public io.drover.server.diagnosis.DiagnosisModule diagnosis() {
+        return diagnosis;
+    }
+
     public Registries registries() {
         return registries;
     }
@@ -358,6 +372,11 @@ public final class DroverServer implements AutoCloseable {
             master.close();
         }
         triggers.close();
+        try {
+            diagnosis.close();
+        } catch (Exception e) {
+            log.warn("stopping diagnosis failed", e);
+        }
         tasks.close();
         jobs.close();
         database.close();

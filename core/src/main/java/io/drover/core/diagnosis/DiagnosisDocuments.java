@@ -40,7 +40,8 @@ public final class DiagnosisDocuments {
         Map<?, ?> http = processor.get("httpServer") == null ? null : map(processor.get("httpServer"), "spec.processor.httpServer", problems);
         Map<?, ?> script = processor.get("scriptRunner") == null ? null : map(processor.get("scriptRunner"), "spec.processor.scriptRunner", problems);
         Map<?, ?> function = processor.get("function") == null ? null : map(processor.get("function"), "spec.processor.function", problems);
-        int given = (http == null ? 0 : 1) + (script == null ? 0 : 1) + (function == null ? 0 : 1);
+        Map<?, ?> action = processor.get("droverAction") == null ? null : map(processor.get("droverAction"), "spec.processor.droverAction", problems);
+        int given = (http == null ? 0 : 1) + (script == null ? 0 : 1) + (function == null ? 0 : 1) + (action == null ? 0 : 1);
         if (given == 0) {
             problems.add(new Problem("spec.processor", "must specify http server, script runner or function"));
         } else if (given > 1) {
@@ -58,10 +59,11 @@ public final class DiagnosisDocuments {
         Operation.HttpServer httpServer = http == null ? null : httpServer(http, problems);
         Operation.ScriptRunner scriptRunner = script == null ? null : scriptRunner(script, problems);
         Operation.Function code = function == null ? null : function(function, problems);
+        Operation.DroverAction droverAction = action == null ? null : droverAction(action, problems);
         if (!problems.isEmpty()) {
             throw new DocumentException(problems);
         }
-        return new Operation(name, httpServer, scriptRunner, code, timeout);
+        return new Operation(name, httpServer, scriptRunner, code, droverAction, timeout);
     }
 
     /** An OperationSet: its name and adjacency list (the graph is checked against the operations when it is applied). */
@@ -125,6 +127,27 @@ public final class DiagnosisDocuments {
             problems.add(new Problem("spec.processor.httpServer.path", "must be a URL path without blanks or control characters"));
         }
         return new Operation.HttpServer(address, port, path == null || path.isEmpty() ? "/" : path, scheme == null ? "http" : scheme);
+    }
+
+    private static final Map<String, Operation.Action> ACTIONS = Map.of("pluginStatus", Operation.Action.PLUGIN_STATUS,
+            "restartPlugin", Operation.Action.RESTART_PLUGIN, "rerunSubscriptions", Operation.Action.RERUN_SUBSCRIPTIONS);
+
+    private static Operation.DroverAction droverAction(Map<?, ?> action, List<Problem> problems) {
+        String name = text(action.get("action"), "spec.processor.droverAction.action", problems);
+        Operation.Action known = name == null ? null : ACTIONS.get(name);
+        if (known == null) {
+            problems.add(new Problem("spec.processor.droverAction.action", "must be pluginStatus, restartPlugin or rerunSubscriptions"));
+        }
+        String key = text(action.get("pluginKey"), "spec.processor.droverAction.pluginKey", problems);
+        if (key != null && (key.isBlank() || key.length() > 253)) {
+            problems.add(new Problem("spec.processor.droverAction.pluginKey", "must be a data key of 1 to 253 characters"));
+        }
+        return new Operation.DroverAction(known, key == null ? "plugin" : key);
+    }
+
+    /** The action's name as written in documents. */
+    public static String actionName(Operation.Action action) {
+        return ACTIONS.entrySet().stream().filter(e -> e.getValue() == action).findFirst().orElseThrow().getKey();
     }
 
     private static Operation.ScriptRunner scriptRunner(Map<?, ?> script, List<Problem> problems) {

@@ -119,4 +119,20 @@ class DiagnosisDocumentsTest {
         assertThat(http.timeoutSeconds()).isEqualTo(30);
         assertThat(http.processor()).isEqualTo("httpServer");
     }
+
+    @Test
+    void droverActionsAreDroversOwnProcessor() {
+        Operation restart = DiagnosisDocuments.operation(operation(Map.of("droverAction", Map.of("action", "restartPlugin"))));
+        assertThat(restart.processor()).isEqualTo("droverAction");
+        assertThat(restart.droverAction()).isEqualTo(new Operation.DroverAction(Operation.Action.RESTART_PLUGIN, "plugin"));
+        assertThat(DiagnosisDocuments.operation(operation(Map.of("droverAction", Map.of("action", "pluginStatus", "pluginKey", "name"))))
+                .droverAction()).isEqualTo(new Operation.DroverAction(Operation.Action.PLUGIN_STATUS, "name"));
+        assertThat(DiagnosisDocuments.actionName(Operation.Action.RERUN_SUBSCRIPTIONS)).isEqualTo("rerunSubscriptions");
+        assertThatThrownBy(() -> DiagnosisDocuments.operation(operation(Map.of("droverAction", Map.of("action", "reboot")))))
+                .hasMessage("spec.processor.droverAction.action: must be pluginStatus, restartPlugin or rerunSubscriptions");
+        assertThatThrownBy(() -> DiagnosisDocuments.operation(operation(Map.of("droverAction", Map.of("action", "pluginStatus", "pluginKey", " ")))))
+                .hasMessage("spec.processor.droverAction.pluginKey: must be a data key of 1 to 253 characters");
+        assertThatThrownBy(() -> DiagnosisDocuments.operation(operation(Map.of("droverAction", Map.of("action", "pluginStatus"),
+                "scriptRunner", Map.of("script", "true"))))).hasMessage("spec.processor: one and only one processor should be specified.");
+    }
 }

@@ -302,6 +302,22 @@ public final class AgentRegistry {
         return byHost;
     }
 
+    /** The agent linked to this host (null: none). */
+    public String agentOfHost(long hostId) {
+        for (Agent a : agents.values()) {
+            if (a.hostId != null && a.hostId == hostId) {
+                return a.id;
+            }
+        }
+        return null;
+    }
+
+    /** The host this agent is linked to (null: none, or no such agent). */
+    public Long hostOf(String id) {
+        Agent a = agents.get(id);
+        return a == null ? null : a.hostId;
+    }
+
     public boolean online(String id) {
         Agent a = agents.get(id);
         return a != null && a.online;

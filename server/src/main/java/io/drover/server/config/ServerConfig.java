@@ -228,6 +228,22 @@ public final class ServerConfig {
         return integer(Setting.TASK_CONCURRENCY);
     }
 
+    public int diagnosisConcurrency() {
+        return integer(Setting.DIAGNOSIS_CONCURRENCY);
+    }
+
+    public int diagnosisRetrySeconds() {
+        return integer(Setting.DIAGNOSIS_RETRY_SECONDS);
+    }
+
+    public int diagnosisRepeatIntervalSeconds() {
+        return integer(Setting.DIAGNOSIS_REPEAT_INTERVAL_SECONDS);
+    }
+
+    public int diagnosisMaxPaths() {
+        return integer(Setting.DIAGNOSIS_MAX_PATHS);
+    }
+
     public int inspectionIntervalSeconds() {
         return integer(Setting.INSPECTION_INTERVAL_SECONDS);
     }

@@ -30,6 +30,10 @@ public enum Setting {
     NODEGROUPS("nodegroups", "", "Named targets for tgt_type nodegroup (drover run -N NAME): 'name=compound expression' pairs separated by ';', e.g. web=G@roles:web;edge=L@lb-1,lb-2 or N@web."),
     JOB_TIMEOUT_SECONDS("job-timeout-seconds", "120", "Seconds a subscription waits for an agent to answer one sub-step before failing the instance with that reason."),
     TASK_CONCURRENCY("task-concurrency", "200", "Instances a subscription task works on at the same time."),
+    DIAGNOSIS_CONCURRENCY("diagnosis-concurrency", "200", "Diagnosis operations running on agents at the same time."),
+    DIAGNOSIS_RETRY_SECONDS("diagnosis-retry-seconds", "30", "First wait before a diagnosis tries an offline or silent agent again (doubling, 4 more tries, then the diagnosis fails with AgentUnavailable)."),
+    DIAGNOSIS_REPEAT_INTERVAL_SECONDS("diagnosis-repeat-interval-seconds", "21600", "An alert fingerprint (or an event trigger on a host) starts at most one diagnosis per interval."),
+    DIAGNOSIS_MAX_PATHS("diagnosis-max-paths", "10000", "An OperationSet with more paths than this is refused."),
     INSPECTION_INTERVAL_SECONDS("inspection-interval-seconds", "3600", "Every enabled subscription is re-planned once per interval (spread over it); 0 turns inspection off."),
     INVENTORY_DEBOUNCE_SECONDS("inventory-debounce-seconds", "10", "Seconds after the last inventory change before the affected TOPO subscriptions are re-planned."),
     AGENT_BIZ("agent-biz", "", "Business whose idle module receives the hosts of agents accepted without an enrollment token; empty: such agents stay unlinked until an operator places them.");

@@ -200,6 +200,12 @@ public final class InventoryRepository {
         return out;
     }
 
+    /** The hosts whose name or inner address is this text (several: the same address in two clouds, say). */
+    public List<Host> hostsByNameOrAddress(Handle h, String reference) {
+        return h.createQuery("SELECT " + HOST_COLUMNS + " FROM host h WHERE h.bk_host_name = :ref OR h.bk_host_innerip = :ref"
+                        + " ORDER BY h.bk_host_id LIMIT 10").bind("ref", reference).map((rs, ctx) -> host(rs)).list();
+    }
+
     public Optional<Long> hostIdByAddress(Handle h, long cloudId, String ip) {
         return h.createQuery("SELECT bk_host_id FROM host WHERE bk_cloud_id = :cloud AND bk_host_innerip = :ip")
                 .bind("cloud", cloudId).bind("ip", ip).mapTo(Long.class).findOne();

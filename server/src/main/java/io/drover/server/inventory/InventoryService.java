@@ -115,6 +115,20 @@ public final class InventoryService {
         return hostIds.isEmpty() ? Map.of() : jdbi.withHandle(h -> repo.hostBusinesses(h, hostIds));
     }
 
+    /**
+     * The host a diagnosis or an alert names: by id (digits), else by name or inner address; empty when none or when
+     * the name is ambiguous (the caller says so).
+     */
+    public List<Host> findHosts(String reference) {
+        if (reference.matches("\\d{1,18}")) {
+            Optional<Host> byId = jdbi.withHandle(h -> repo.host(h, Long.parseLong(reference)));
+            if (byId.isPresent()) {
+                return List.of(byId.get());
+            }
+        }
+        return jdbi.withHandle(h -> repo.hostsByNameOrAddress(h, reference));
+    }
+
     public Host host(Principal p, long id) {
         Host host = jdbi.withHandle(h -> repo.host(h, id)).orElseThrow(() -> DomainException.notFound("host", id));
         p.requireBiz(host.bkBizId());

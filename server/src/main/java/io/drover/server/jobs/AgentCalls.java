@@ -8,12 +8,28 @@ import io.drover.model.agentapi.AgentResult;
  * (and execution plans and diagnosis after them) use; {@link JobAgentCalls} is the real side, tests have a fake.
  */
 public interface AgentCalls {
-    /** What came back: success, the typed result (when it succeeded), the job, and a one-line text for logs and errors. */
-    record Outcome<R extends AgentResult>(boolean ok, R result, String jid, String text) {
+    /**
+     * What came back: success, the typed result (when it succeeded), the job, a one-line text for logs and errors,
+     * and whether the agent answered at all (false: it could not be sent the call, or did not answer in time).
+     */
+    record Outcome<R extends AgentResult>(boolean ok, R result, String jid, String text, boolean answered) {
+        public Outcome(boolean ok, R result, String jid, String text) {
+            this(ok, result, jid, text, true);
+        }
+
         public static <R extends AgentResult> Outcome<R> failed(String text) {
-            return new Outcome<>(false, null, null, text);
+            return new Outcome<>(false, null, null, text, false);
+        }
+
+        public static <R extends AgentResult> Outcome<R> unanswered(String jid, String text) {
+            return new Outcome<>(false, null, jid, text, false);
         }
     }
 
     <R extends AgentResult> Outcome<R> call(String agentId, AgentCall<R> call);
+
+    /** As {@link #call(String, AgentCall)}, waiting up to {@code timeout} for this call (a diagnosis operation's own). */
+    default <R extends AgentResult> Outcome<R> call(String agentId, AgentCall<R> call, java.time.Duration timeout) {
+        return call(agentId, call);
+    }
 }

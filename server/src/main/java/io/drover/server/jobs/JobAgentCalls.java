@@ -24,6 +24,11 @@ public final class JobAgentCalls implements AgentCalls {
 
     @Override
     public <R extends AgentResult> Outcome<R> call(String agentId, AgentCall<R> call) {
+        return call(agentId, call, timeout);
+    }
+
+    @Override
+    public <R extends AgentResult> Outcome<R> call(String agentId, AgentCall<R> call, Duration timeout) {
         AgentCallCodec.WireCall wire = AgentCallCodec.encode(call);
         String fun = wire.fun();
         JobStarted started;
@@ -31,12 +36,12 @@ public final class JobAgentCalls implements AgentCalls {
             started = jobs.start(caller, new JobRequest(agentId, "list", fun, wire.args().positional(),
                     wire.args().keywords(), (int) timeout.toSeconds()));
         } catch (RuntimeException e) {
-            return new Outcome<>(false, null, null, "agent " + agentId + " cannot be sent " + fun + ": " + e.getMessage());
+            return Outcome.failed("agent " + agentId + " cannot be sent " + fun + ": " + e.getMessage());
         }
         JobResult result = jobs.await(caller, started.jid(), timeout);
         JobResult.Return ret = result.returns().get(agentId);
         if (ret == null) {
-            return new Outcome<>(false, null, started.jid(), "agent " + agentId + " did not answer " + fun + " within "
+            return Outcome.unanswered(started.jid(), "agent " + agentId + " did not answer " + fun + " within "
                     + timeout.toSeconds() + " s (job " + started.jid() + ")");
         }
         String text = ret.ret() instanceof String s ? s : io.drover.server.store.Sql.toJson(ret.ret());

@@ -1,0 +1,109 @@
+package io.drover.server.diagnosis;
+
+import io.drover.core.diagnosis.Alert;
+import io.drover.core.diagnosis.AlertTemplate;
+import io.drover.core.diagnosis.HostReference;
+import io.drover.core.diagnosis.TriggerDocuments;
+import io.drover.model.diagnosis.AlertReceipt;
+import io.drover.model.diagnosis.DiagnosesStarted;
+import io.drover.model.inventory.Host;
+import io.drover.server.auth.Principal;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.jdbi.v3.core.Jdbi;
+
+/**
+ * Prometheus alerts in, diagnoses out, as KubeDiag's alertmanager endpoint: resolved alerts are skipped; the first
+ * trigger (in name order) whose template matches wins; the host comes from the template's reference label (an
+ * {@code instance} such as {@code web-1:9100} names the host web-1) or else the trigger's {@code nodeName}; an alert
+ * whose fingerprint started a diagnosis within the repeat interval starts nothing. A caller limited to some
+ * businesses starts diagnoses only on their hosts.
+ */
+public final class AlertIntake {
+    public static final int MAX_ALERTS = 10_000;
+
+    private final Jdbi jdbi;
+    private final DiagnosisRepository repository;
+    private final DiagnosisCatalog catalog;
+    private final Diagnoses diagnoses;
+    private final Clock clock;
+    private final Duration repeatInterval;
+    private final Map<TriggerDocuments.Trigger, AlertTemplate> compiled = new ConcurrentHashMap<>();
+
+    AlertIntake(Jdbi jdbi, DiagnosisRepository repository, DiagnosisCatalog catalog, Diagnoses diagnoses, Clock clock, Duration repeatInterval) {
+        this.jdbi = jdbi;
+        this.repository = repository;
+        this.catalog = catalog;
+        this.diagnoses = diagnoses;
+        this.clock = clock;
+        this.repeatInterval = repeatInterval;
+    }
+
+    /** Fingerprints are claimed one batch at a time, so that two deliveries of one alert start one diagnosis. */
+    public synchronized AlertReceipt receive(Principal principal, List<Alert> alerts) {
+        int resolved = 0;
+        int repeated = 0;
+        int unmatched = 0;
+        List<DiagnosesStarted.Started> started = new ArrayList<>();
+        List<AlertReceipt.Skipped> skipped = new ArrayList<>();
+        List<TriggerDocuments.Trigger> triggers = catalog.triggers().stream().filter(t -> t.alert() != null).toList();
+        if (compiled.size() > 10_000) {
+            compiled.clear();
+        }
+        OffsetDateTime now = OffsetDateTime.now(clock);
+        for (Alert alert : alerts) {
+            if (alert.resolved()) {
+                resolved++;
+                continue;
+            }
+            TriggerDocuments.Trigger trigger = triggers.stream().filter(t -> template(t).matches(alert)).findFirst().orElse(null);
+            if (trigger == null) {
+                unmatched++;
+                continue;
+            }
+            String fingerprint = alert.fingerprintOrComputed();
+            AlertTemplate.Request request = template(trigger).request(alert, trigger.parameters());
+            String reference = request.hostReference() != null ? HostReference.hostOf(request.hostReference()) : trigger.nodeName();
+            if (reference == null) {
+                skipped.add(new AlertReceipt.Skipped(alert.name(), fingerprint, "trigger " + trigger.name()
+                        + " matched, but the alert has no host label and the trigger no nodeName"));
+                continue;
+            }
+            Diagnoses.Lookup lookup = diagnoses.host(reference);
+            Host host = lookup.host();
+            if (host == null) {
+                skipped.add(new AlertReceipt.Skipped(alert.name(), fingerprint, "trigger " + trigger.name() + ": " + lookup.problem()));
+                continue;
+            }
+            if (!principal.mayTouch(host.bkBizId())) {
+                skipped.add(new AlertReceipt.Skipped(alert.name(), fingerprint, "host " + reference + " is in business "
+                        + host.bkBizId() + ", outside the token's businesses"));
+                continue;
+            }
+            if (!jdbi.inTransaction(h -> repository.claimFingerprint(h, fingerprint, now.minus(repeatInterval), now))) {
+                repeated++;
+                continue;
+            }
+            String name = "prometheus-alert." + alert.name().toLowerCase(Locale.ROOT).replaceAll("[^-a-z0-9]+", "-") + "."
+                    + fingerprint.substring(0, Math.min(7, fingerprint.length())) + "." + now.toEpochSecond();
+            started.add(diagnoses.start(new Diagnoses.Request(name, trigger.operationSet(), host, request.parameters(), "alert",
+                    trigger.name()), principal.name()));
+        }
+        return new AlertReceipt(alerts.size(), resolved, repeated, unmatched, started, skipped);
+    }
+
+    /** Forgets fingerprints older than the repeat interval. */
+    int prune() {
+        return jdbi.withHandle(h -> repository.pruneFingerprints(h, OffsetDateTime.now(clock).minus(repeatInterval)));
+    }
+
+    private AlertTemplate template(TriggerDocuments.Trigger trigger) {
+        return compiled.computeIfAbsent(trigger, t -> AlertTemplate.compile(t.alert()));
+    }
+}

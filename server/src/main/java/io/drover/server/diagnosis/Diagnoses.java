@@ -1,0 +1,185 @@
+package io.drover.server.diagnosis;
+
+import io.drover.core.diagnosis.DiagnosisProgress;
+import io.drover.core.diagnosis.DocumentException;
+import io.drover.core.diagnosis.TriggerDocuments;
+import io.drover.model.api.Problem.FieldError;
+import io.drover.model.diagnosis.DiagnosesStarted;
+import io.drover.model.diagnosis.DiagnosisInfo;
+import io.drover.model.diagnosis.KubeDocument;
+import io.drover.model.inventory.Host;
+import io.drover.server.auth.Principal;
+import io.drover.server.errors.DomainException;
+import io.drover.server.events.EventStore;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.function.LongFunction;
+import org.jdbi.v3.core.Jdbi;
+
+/**
+ * Diagnoses: started by a request (a KubeDiag Diagnosis document naming hosts), an alert, a Drover event or a cron
+ * trigger; one diagnosis per host, run by the {@link DiagnosisRunner}; read with their status as KubeDiag shows it.
+ */
+public final class Diagnoses {
+    /** A diagnosis to start on one host, from whatever source. */
+    record Request(String name, String operationSet, Host host, Map<String, String> parameters, String source, String trigger) {
+    }
+
+    private final Jdbi jdbi;
+    private final DiagnosisRepository repository;
+    private final DiagnosisCatalog catalog;
+    private final DiagnosisRunner runner;
+    private final EventStore events;
+    private final Function<String, List<Host>> findHosts;
+    private final LongFunction<String> agentOfHost;
+    private final Clock clock;
+
+    Diagnoses(Jdbi jdbi, DiagnosisRepository repository, DiagnosisCatalog catalog, DiagnosisRunner runner, EventStore events,
+              Function<String, List<Host>> findHosts, LongFunction<String> agentOfHost, Clock clock) {
+        this.jdbi = jdbi;
+        this.repository = repository;
+        this.catalog = catalog;
+        this.runner = runner;
+        this.events = events;
+        this.findHosts = findHosts;
+        this.agentOfHost = agentOfHost;
+        this.clock = clock;
+    }
+
+    /** Starts the diagnosis a document asks for, once per host it names; every host must be in the caller's businesses. */
+    public DiagnosesStarted create(Principal principal, KubeDocument document) {
+        TriggerDocuments.Diagnosis diagnosis;
+        try {
+            diagnosis = TriggerDocuments.diagnosis(DiagnosisCatalog.tree(new KubeDocument(document.apiVersion(),
+                    document.kind() == null ? "Diagnosis" : document.kind(), document.metadata(), document.spec())));
+        } catch (DocumentException e) {
+            throw DomainException.invalid(e.problems().stream().map(p -> new FieldError(p.field(), p.message())).toList());
+        }
+        if (catalog.operationSet(diagnosis.operationSet()).isEmpty()) {
+            throw DomainException.invalid("spec.operationSet", "'" + diagnosis.operationSet() + "' is not an OperationSet");
+        }
+        List<Host> hosts = new ArrayList<>();
+        for (String reference : diagnosis.hosts()) {
+            hosts.add(host(reference).orElseThrow(problem -> DomainException.invalid("spec.hosts", problem)));
+        }
+        hosts.forEach(h -> principal.requireBiz(h.bkBizId()));
+        List<DiagnosesStarted.Started> started = new ArrayList<>();
+        for (Host host : hosts) {
+            String name = hosts.size() == 1 ? diagnosis.name() : diagnosis.name() + "." + hostLabel(host);
+            started.add(start(new Request(name, diagnosis.operationSet(), host, diagnosis.parameters(), "api", null), principal.name()));
+        }
+        return new DiagnosesStarted(started);
+    }
+
+    /** A host by id, name or address: the host, or why there is none. */
+    Lookup host(String reference) {
+        List<Host> found = findHosts.apply(reference);
+        if (found.isEmpty()) {
+            return new Lookup(null, "'" + reference + "' is not a host (a host id, name or inner address)");
+        }
+        if (found.size() > 1) {
+            return new Lookup(null, "'" + reference + "' names " + found.size() + " hosts (ids " + found.stream().map(Host::bkHostId).toList()
+                    + "); name one by id");
+        }
+        return new Lookup(found.get(0), null);
+    }
+
+    /** A host found, or the problem. */
+    record Lookup(Host host, String problem) {
+        <X extends RuntimeException> Host orElseThrow(Function<String, X> error) {
+            if (host == null) {
+                throw error.apply(problem);
+            }
+            return host;
+        }
+    }
+
+    DiagnosesStarted.Started start(Request request, String actor) {
+        DiagnosisCatalog.RunnableSet set = catalog.operationSet(request.operationSet())
+                .orElseThrow(() -> DomainException.invalid("spec.operationSet", "'" + request.operationSet() + "' is not an OperationSet"));
+        OffsetDateTime now = OffsetDateTime.now(clock);
+        DiagnosisProgress.State state = DiagnosisProgress.start();
+        Host host = request.host();
+        DiagnosisRepository.Row row = new DiagnosisRepository.Row(0, request.name(), set.name(), set.hash(), host.bkHostId(),
+                host.bkHostName() == null || host.bkHostName().isBlank() ? host.bkHostInnerip() : host.bkHostName(), host.bkBizId(),
+                agentOfHost.apply(host.bkHostId()), request.source(), request.trigger(), request.parameters(),
+                new DiagnosisRepository.Progress(state, List.of(now), List.of()), actor, now, now);
+        long id = jdbi.inTransaction(h -> {
+            long created = repository.insert(h, row);
+            Map<String, Object> data = new LinkedHashMap<>();
+            data.put("id", created);
+            data.put("name", row.name());
+            data.put("operation_set", row.operationSet());
+            data.put("host", row.hostName());
+            data.put("bk_biz_id", row.bizId());
+            data.put("source", row.source());
+            events.append(h, "drover/diagnosis/" + created + "/started", data);
+            return created;
+        });
+        events.publishPending();
+        runner.submit(id);
+        return new DiagnosesStarted.Started(id, row.name(), row.hostId(), row.hostName());
+    }
+
+    public DiagnosisInfo get(Principal principal, long id, Duration wait) {
+        Instant deadline = clock.instant().plus(wait);
+        DiagnosisRepository.Row row = find(principal, id);
+        while (!row.progress().state().finished() && clock.instant().isBefore(deadline)) {
+            try {
+                Thread.sleep(100); // a poll of the stored checkpoint; the runner writes it after every node
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+            row = find(principal, id);
+        }
+        List<List<Integer>> paths = catalog.operationSet(row.operationSet()).map(DiagnosisCatalog.RunnableSet::paths).orElse(List.of());
+        return info(row, paths);
+    }
+
+    private DiagnosisRepository.Row find(Principal principal, long id) {
+        DiagnosisRepository.Row row = jdbi.withHandle(h -> repository.find(h, id)).orElseThrow(() -> DomainException.notFound("diagnosis", id));
+        if (!principal.mayTouch(row.bizId())) {
+            throw DomainException.notFound("diagnosis", id);
+        }
+        return row;
+    }
+
+    public List<DiagnosisInfo.Summary> list(Principal principal, String phase, int limit) {
+        String wanted = phase == null ? null : phase.toUpperCase(Locale.ROOT);
+        if (wanted != null && !List.of("PENDING", "RUNNING", "SUCCEEDED", "FAILED").contains(wanted)) {
+            throw DomainException.invalid("phase", "must be Pending, Running, Succeeded or Failed");
+        }
+        return jdbi.withHandle(h -> repository.newest(h, principal.allBusinesses() ? null : principal.bizFilter(), wanted, limit)).stream()
+                .map(r -> new DiagnosisInfo.Summary(r.id(), r.name(), r.operationSet(), r.hostName(), phase(r.progress().state().phase()),
+                        r.source(), r.createdAt(), r.updatedAt())).toList();
+    }
+
+    static DiagnosisInfo info(DiagnosisRepository.Row row, List<List<Integer>> paths) {
+        DiagnosisRepository.Stored stored = DiagnosisRepository.stored(row.progress());
+        DiagnosisProgress.State state = row.progress().state();
+        return new DiagnosisInfo(row.id(), row.name(), row.operationSet(), row.hostId(), row.hostName(), row.bizId(), row.agentId(),
+                row.source(), row.trigger(), row.parameters(), phase(state.phase()),
+                new DiagnosisInfo.Checkpoint(state.pathIndex(), state.nodeIndex()), paths, state.failedPaths(), state.succeededPath(),
+                state.results(), stored.conditions(), row.progress().nodes(), row.createdBy(), row.createdAt(), row.updatedAt());
+    }
+
+    /** KubeDiag's spelling of a phase. */
+    static String phase(DiagnosisProgress.Phase phase) {
+        String name = phase.name();
+        return name.charAt(0) + name.substring(1).toLowerCase(Locale.ROOT);
+    }
+
+    private static String hostLabel(Host host) {
+        String label = host.bkHostName() == null || host.bkHostName().isBlank() ? host.bkHostInnerip() : host.bkHostName();
+        return label.toLowerCase(Locale.ROOT).replaceAll("[^-a-z0-9.]+", "-");
+    }
+}

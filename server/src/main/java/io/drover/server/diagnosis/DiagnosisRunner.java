@@ -1,0 +1,239 @@
+package io.drover.server.diagnosis;
+
+import io.drover.core.diagnosis.DiagnosisProgress;
+import io.drover.core.diagnosis.Operation;
+import io.drover.model.diagnosis.DiagnosisInfo;
+import io.drover.server.events.EventStore;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongFunction;
+import java.util.function.Predicate;
+import org.jdbi.v3.core.Jdbi;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs diagnoses, one operation at a time, as KubeDiag's executor: the node on the checkpoint runs on the host's
+ * agent with the data map, its outcome moves the diagnosis ({@link DiagnosisProgress}) and the new checkpoint is
+ * stored before the next node starts, so a server that stops resumes at the node it was on (that node runs again).
+ * An agent that is offline or does not answer is tried again with a doubling backoff, then the diagnosis fails with
+ * the condition AgentUnavailable. At most {@code concurrency} operations run at once.
+ */
+public final class DiagnosisRunner implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(DiagnosisRunner.class);
+
+    /** The backoff: first wait, and how many tries after the first before giving up. */
+    public record Retry(Duration firstWait, int retries) {
+    }
+
+    private final Jdbi jdbi;
+    private final DiagnosisRepository repository;
+    private final DiagnosisCatalog catalog;
+    private final OperationExecutor executor;
+    private final EventStore events;
+    private final LongFunction<String> agentOfHost;
+    private final Predicate<String> online;
+    private final Clock clock;
+    private final Retry retry;
+    private final Semaphore slots;
+    private final ExecutorService workers = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("diagnosis-", 0).factory());
+    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(
+            Thread.ofPlatform().daemon().name("diagnosis-retry").factory());
+    private final Set<Long> active = ConcurrentHashMap.newKeySet();
+    private final Map<Long, Integer> attempts = new ConcurrentHashMap<>();
+    private volatile boolean closed;
+
+    DiagnosisRunner(Jdbi jdbi, DiagnosisRepository repository, DiagnosisCatalog catalog, OperationExecutor executor, EventStore events,
+                    LongFunction<String> agentOfHost, Predicate<String> online, Clock clock, Retry retry, int concurrency) {
+        this.jdbi = jdbi;
+        this.repository = repository;
+        this.catalog = catalog;
+        this.executor = executor;
+        this.events = events;
+        this.agentOfHost = agentOfHost;
+        this.online = online;
+        this.clock = clock;
+        this.retry = retry;
+        this.slots = new Semaphore(Math.max(1, concurrency));
+    }
+
+    /** Resumes every diagnosis a stop left unfinished; returns how many. */
+    int resumeUnfinished() {
+        List<Long> ids = jdbi.withHandle(repository::unfinished);
+        ids.forEach(this::submit);
+        return ids.size();
+    }
+
+    /** Runs a diagnosis to its end in the background (nothing happens if it runs already). */
+    void submit(long id) {
+        if (closed || !active.add(id)) {
+            return;
+        }
+        try {
+            workers.execute(() -> {
+                try {
+                    drive(id);
+                } catch (RuntimeException e) {
+                    log.warn("diagnosis {} stopped on an error; it resumes at the next start", id, e);
+                } finally {
+                    active.remove(id);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            active.remove(id);
+        }
+    }
+
+    private void drive(long id) {
+        while (!closed) {
+            DiagnosisRepository.Row row = jdbi.withHandle(h -> repository.find(h, id)).orElse(null);
+            if (row == null || row.progress().state().finished()) {
+                attempts.remove(id);
+                return;
+            }
+            if (!step(row)) {
+                return;
+            }
+        }
+    }
+
+    /** Runs the node on the checkpoint; false when the diagnosis waits (a retry is scheduled) or the runner stops. */
+    private boolean step(DiagnosisRepository.Row row) {
+        DiagnosisProgress.State state = row.progress().state();
+        Optional<DiagnosisCatalog.RunnableSet> set = catalog.operationSet(row.operationSet());
+        if (set.isEmpty()) {
+            return abort(row, "OperationSetNotFound", "operation set " + row.operationSet() + " does not exist");
+        }
+        if (!set.get().hash().equals(row.setHash())) {
+            return abort(row, "OperationSetChanged", "operation set " + row.operationSet() + " changed after the diagnosis started");
+        }
+        List<List<Integer>> paths = set.get().paths();
+        OptionalInt next = DiagnosisProgress.next(paths, state);
+        if (next.isEmpty()) {
+            return abort(row, "OperationSetNotReady", "operation set " + row.operationSet() + " has no path");
+        }
+        String name = set.get().nodes().get(next.getAsInt()).operation();
+        Optional<Operation> operation = catalog.operation(name);
+        if (operation.isEmpty()) {
+            return abort(row, "OperationNotFound", "operation " + name + " (node " + next.getAsInt() + ") does not exist");
+        }
+        String agent = agentOfHost.apply(row.hostId());
+        OperationExecutor.Result result;
+        if (agent == null) {
+            result = new OperationExecutor.Result.Unreachable("host " + row.hostName() + " has no agent");
+        } else if (!online.test(agent)) {
+            result = new OperationExecutor.Result.Unreachable("agent " + agent + " of host " + row.hostName() + " is offline");
+        } else {
+            if (!slots.tryAcquire()) {
+                try {
+                    slots.acquire();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return false;
+                }
+            }
+            try {
+                result = executor.run(agent, row.hostId(), operation.get(), DiagnosisProgress.data(row.parameters(), state, context(row)));
+            } finally {
+                slots.release();
+            }
+        }
+        if (closed) {
+            return false; // the outcome of a node cut short by a stop is not recorded: the node runs again at the next start
+        }
+        if (result instanceof OperationExecutor.Result.Unreachable unreachable) {
+            int attempt = attempts.merge(row.id(), 1, Integer::sum);
+            if (attempt > retry.retries()) {
+                attempts.remove(row.id());
+                return abort(row, "AgentUnavailable", unreachable.reason() + "; gave up after " + attempt + " attempts");
+            }
+            long wait = retry.firstWait().toMillis() << Math.min(attempt - 1, 16);
+            log.info("diagnosis {}: {}; trying again in {} ms (attempt {} of {})", row.id(), unreachable.reason(), wait, attempt + 1,
+                    retry.retries() + 1);
+            try {
+                timer.schedule(() -> submit(row.id()), wait, TimeUnit.MILLISECONDS);
+            } catch (RejectedExecutionException e) {
+                // stopping
+            }
+            return false;
+        }
+        attempts.remove(row.id());
+        OperationExecutor.Result.Done done = (OperationExecutor.Result.Done) result;
+        DiagnosisProgress.State after = DiagnosisProgress.after(paths, state, done.succeeded(), done.results(), done.error());
+        List<DiagnosisInfo.NodeRun> nodes = new ArrayList<>(row.progress().nodes());
+        nodes.add(new DiagnosisInfo.NodeRun(state.pathIndex(), next.getAsInt(), name, done.succeeded(), done.error(), now()));
+        save(row, after, nodes, Map.of("node", next.getAsInt(), "operation", name, "succeeded", done.succeeded()));
+        return true;
+    }
+
+    private boolean abort(DiagnosisRepository.Row row, String reason, String message) {
+        save(row, DiagnosisProgress.abort(row.progress().state(), reason, message), row.progress().nodes(), Map.of("reason", reason));
+        return true;
+    }
+
+    private void save(DiagnosisRepository.Row row, DiagnosisProgress.State after, List<DiagnosisInfo.NodeRun> nodes, Map<String, Object> detail) {
+        OffsetDateTime now = now();
+        List<OffsetDateTime> times = new ArrayList<>(row.progress().conditionTimes());
+        while (times.size() < after.conditions().size()) {
+            times.add(now);
+        }
+        DiagnosisRepository.Progress progress = new DiagnosisRepository.Progress(after, times, nodes);
+        Map<String, Object> data = new LinkedHashMap<>(detail);
+        data.put("id", row.id());
+        data.put("name", row.name());
+        data.put("host", row.hostName());
+        data.put("bk_biz_id", row.bizId());
+        data.put("phase", after.phase().name());
+        String tag = "drover/diagnosis/" + row.id() + "/" + (after.finished() ? after.phase().name().toLowerCase(Locale.ROOT) : "node");
+        jdbi.useTransaction(h -> {
+            repository.saveProgress(h, row.id(), progress, now);
+            events.append(h, tag, data);
+        });
+        events.publishPending();
+    }
+
+    /** The keys every operation gets, as KubeDiag's context keys (diagnosis and node) and Drover's (host, business). */
+    static Map<String, String> context(DiagnosisRepository.Row row) {
+        Map<String, String> context = new LinkedHashMap<>();
+        context.put("diagnosis.name", row.name());
+        context.put("diagnosis.id", String.valueOf(row.id()));
+        context.put("diagnosis.uid", String.valueOf(row.id()));
+        context.put("node", row.hostName() == null ? String.valueOf(row.hostId()) : row.hostName());
+        context.put("host.name", row.hostName() == null ? "" : row.hostName());
+        context.put("host.id", String.valueOf(row.hostId()));
+        context.put("business", String.valueOf(row.bizId()));
+        return context;
+    }
+
+    private OffsetDateTime now() {
+        return OffsetDateTime.now(clock);
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        timer.shutdownNow();
+        workers.shutdownNow();
+        try {
+            workers.awaitTermination(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,145 @@
+package io.drover.server.diagnosis;
+
+import io.drover.core.match.BoundedRegex;
+import io.drover.core.diagnosis.TriggerDocuments;
+import io.drover.model.events.Event;
+import io.drover.model.inventory.Host;
+import io.drover.server.events.EventBus;
+import io.drover.server.store.Sql;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Diagnoses started by Drover's own events ({@code droverEventTemplate}: regular expressions over the event's tag
+ * and over its data as JSON): a failed subscription step, an agent lost, a plugin that exited. The host is the
+ * event's ({@code bk_host_id}, or the agent the tag names), else the trigger's {@code nodeName}. The same trigger
+ * and host start at most one diagnosis per repeat interval, so an event storm does not become a diagnosis storm.
+ * Diagnosis events never trigger diagnoses.
+ */
+public final class EventTriggers implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(EventTriggers.class);
+
+    private final DiagnosisCatalog catalog;
+    private final Diagnoses diagnoses;
+    private final Function<String, Long> hostOfAgent;
+    private final Clock clock;
+    private final Duration repeatInterval;
+    private final Map<String, Instant> lastStarted = new ConcurrentHashMap<>();
+    private final Map<String, BoundedRegex> regexes = new ConcurrentHashMap<>();
+    private final ExecutorService worker = Executors.newSingleThreadExecutor(Thread.ofPlatform().daemon().name("diagnosis-events").factory());
+    private AutoCloseable subscription;
+
+    /** {@code hostOfAgent}: the host an agent is linked to (null: none). */
+    EventTriggers(DiagnosisCatalog catalog, Diagnoses diagnoses, Function<String, Long> hostOfAgent, Clock clock, Duration repeatInterval) {
+        this.catalog = catalog;
+        this.diagnoses = diagnoses;
+        this.hostOfAgent = hostOfAgent;
+        this.clock = clock;
+        this.repeatInterval = repeatInterval;
+    }
+
+    void start(EventBus bus) {
+        subscription = bus.subscribe(e -> !e.tag().startsWith("drover/diagnosis/"), e -> {
+            try {
+                worker.execute(() -> onEvent(e));
+            } catch (RejectedExecutionException ignored) {
+                // stopping
+            }
+        });
+    }
+
+    private void onEvent(Event event) {
+        String data = null;
+        for (TriggerDocuments.Trigger trigger : catalog.triggers()) {
+            if (trigger.event() == null) {
+                continue;
+            }
+            try {
+                if (!find(trigger.event().tag(), event.tag())) {
+                    continue;
+                }
+                if (trigger.event().data() != null && !trigger.event().data().isEmpty()) {
+                    data = data == null ? Sql.toJson(event.data()) : data;
+                    if (!find(trigger.event().data(), data)) {
+                        continue;
+                    }
+                }
+                start(trigger, event);
+            } catch (RuntimeException e) {
+                log.warn("trigger {} on event {} #{} failed: {}", trigger.name(), event.tag(), event.id(), e.getMessage());
+            }
+            return; // the first matching trigger wins
+        }
+    }
+
+    private void start(TriggerDocuments.Trigger trigger, Event event) {
+        String reference = hostOf(event);
+        if (reference == null) {
+            reference = trigger.nodeName();
+        }
+        if (reference == null) {
+            log.info("trigger {} matched event {} #{}, which names no host (and the trigger has no nodeName)", trigger.name(),
+                    event.tag(), event.id());
+            return;
+        }
+        Diagnoses.Lookup lookup = diagnoses.host(reference);
+        if (lookup.host() == null) {
+            log.info("trigger {} matched event {} #{}: {}", trigger.name(), event.tag(), event.id(), lookup.problem());
+            return;
+        }
+        Host host = lookup.host();
+        String key = trigger.name() + "\u0000" + host.bkHostId();
+        Instant now = clock.instant();
+        Instant last = lastStarted.get(key);
+        if (last != null && last.plus(repeatInterval).isAfter(now)) {
+            return;
+        }
+        lastStarted.put(key, now);
+        if (lastStarted.size() > 100_000) {
+            lastStarted.entrySet().removeIf(e -> e.getValue().plus(repeatInterval).isBefore(now));
+        }
+        String name = "drover-event." + trigger.name() + "." + event.id();
+        diagnoses.start(new Diagnoses.Request(name, trigger.operationSet(), host, trigger.parameters(), "event", trigger.name()),
+                "system:diagnosis");
+    }
+
+    /** The host an event is about: its {@code bk_host_id}, or the agent its tag names ({@code drover/agent/<id>/…}). */
+    private String hostOf(Event event) {
+        if (event.data().get("bk_host_id") instanceof Number id) {
+            return String.valueOf(id.longValue());
+        }
+        String[] parts = event.tag().split("/");
+        if (parts.length >= 3 && parts[0].equals("drover") && parts[1].equals("agent")) {
+            Long host = hostOfAgent.apply(parts[2]);
+            return host == null ? null : String.valueOf(host);
+        }
+        return null;
+    }
+
+    private boolean find(String pattern, String text) {
+        if (pattern == null || pattern.isEmpty()) {
+            return true;
+        }
+        if (regexes.size() > 10_000) {
+            regexes.clear();
+        }
+        return regexes.computeIfAbsent(pattern, p -> BoundedRegex.compile(p, "droverEventTemplate")).find(text);
+    }
+
+    @Override
+    public void close() throws Exception {
+        if (subscription != null) {
+            subscription.close();
+        }
+        worker.shutdownNow();
+    }
+}

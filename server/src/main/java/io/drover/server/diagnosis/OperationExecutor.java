@@ -1,0 +1,102 @@
+package io.drover.server.diagnosis;
+
+import io.drover.core.diagnosis.DiagnosisDocuments;
+import io.drover.core.diagnosis.Operation;
+import io.drover.model.agentapi.AgentCall;
+import io.drover.model.agentapi.AgentResult;
+import io.drover.model.agentapi.OperationRun;
+import io.drover.model.agentapi.ProcessOp;
+import io.drover.server.jobs.AgentCalls;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Runs one operation for one host: KubeDiag's processors on the host's agent ({@code diag.operation}), Drover's
+ * actions through the agent's supervisor ({@code proc.operate}) or the subscriptions that deploy to the host.
+ */
+final class OperationExecutor {
+    /** Time beyond the operation's own timeout for the call to come back. */
+    static final Duration CALL_MARGIN = Duration.ofSeconds(15);
+
+    /** What running the operation gave: done (succeeded or failed, with results), or the agent could not be reached. */
+    sealed interface Result {
+        record Done(boolean succeeded, Map<String, String> results, String error) implements Result {
+        }
+
+        record Unreachable(String reason) implements Result {
+        }
+    }
+
+    /** Re-runs the subscriptions that deploy to a host and waits for them (the {@code rerunSubscriptions} action). */
+    interface SubscriptionReruns {
+        Result.Done rerun(long hostId, Duration timeout);
+    }
+
+    private final AgentCalls agents;
+    private final SubscriptionReruns reruns;
+
+    OperationExecutor(AgentCalls agents, SubscriptionReruns reruns) {
+        this.agents = agents;
+        this.reruns = reruns;
+    }
+
+    Result run(String agentId, long hostId, Operation operation, Map<String, String> data) {
+        Duration timeout = Duration.ofSeconds(operation.timeoutSeconds());
+        if (operation.droverAction() != null) {
+            return action(agentId, hostId, operation, data, timeout);
+        }
+        AgentCalls.Outcome<AgentResult.OperationOutcome> outcome = agents.call(agentId, new AgentCall.RunOperation(run(operation, data)),
+                timeout.plus(CALL_MARGIN));
+        if (!outcome.answered()) {
+            return new Result.Unreachable(outcome.text());
+        }
+        if (!outcome.ok()) {
+            return new Result.Done(false, Map.of(), outcome.text());
+        }
+        AgentResult.OperationOutcome result = outcome.result();
+        return new Result.Done(result.succeeded(), result.results(), result.error());
+    }
+
+    static OperationRun run(Operation op, Map<String, String> data) {
+        return switch (op.processor()) {
+            case OperationRun.SCRIPT_RUNNER -> new OperationRun(op.name(), OperationRun.SCRIPT_RUNNER, op.scriptRunner().script(),
+                    op.scriptRunner().argKeys(), op.scriptRunner().operationResultKey(), null, null, null, null, null, null, data,
+                    op.timeoutSeconds());
+            case OperationRun.FUNCTION -> new OperationRun(op.name(), OperationRun.FUNCTION, null, null, null,
+                    op.function().codeSource(), op.function().runtime(), null, null, null, null, data, op.timeoutSeconds());
+            default -> new OperationRun(op.name(), OperationRun.HTTP_SERVER, null, null, null, null, null, op.httpServer().scheme(),
+                    op.httpServer().address(), op.httpServer().port(), op.httpServer().path(), data, op.timeoutSeconds());
+        };
+    }
+
+    private Result action(String agentId, long hostId, Operation operation, Map<String, String> data, Duration timeout) {
+        Operation.DroverAction action = operation.droverAction();
+        if (action.action() == Operation.Action.RERUN_SUBSCRIPTIONS) {
+            return reruns.rerun(hostId, timeout);
+        }
+        String plugin = data.get(action.pluginKey());
+        if (plugin == null || plugin.isBlank()) {
+            return new Result.Done(false, Map.of(), DiagnosisDocuments.actionName(action.action()) + ": the data has no '"
+                    + action.pluginKey() + "' naming the plugin (give it as a parameter or a trigger's injected label)");
+        }
+        ProcessOp op = action.action() == Operation.Action.RESTART_PLUGIN ? ProcessOp.RESTART : ProcessOp.QUERY;
+        AgentCalls.Outcome<AgentResult.ProcessState> outcome = agents.call(agentId, new AgentCall.OperateProcess(plugin, op),
+                timeout.plus(CALL_MARGIN));
+        if (!outcome.answered()) {
+            return new Result.Unreachable(outcome.text());
+        }
+        if (!outcome.ok()) {
+            return new Result.Done(false, Map.of(), "proc.operate " + plugin + " " + op + ": " + outcome.text());
+        }
+        AgentResult.ProcessState state = outcome.result();
+        Map<String, String> results = new LinkedHashMap<>();
+        results.put("plugin." + plugin + ".status", String.valueOf(state.status()));
+        if (state.pid() != null) {
+            results.put("plugin." + plugin + ".pid", String.valueOf(state.pid()));
+        }
+        String verb = op == ProcessOp.RESTART ? "after a restart " : "";
+        return new Result.Done(state.running(), results, state.running() ? null : "plugin " + plugin + " is " + verb
+                + String.valueOf(state.status()).toLowerCase(java.util.Locale.ROOT));
+    }
+}
