@@ -2,38 +2,14 @@ package io.drover.server.auth;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.time.Clock;
+import io.drover.server.testing.ManualClock;
+
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class AuthFailuresTest {
     /** A clock the test moves by hand. */
-    static final class ManualClock extends Clock {
-        long millis;
-
-        ManualClock(long millis) {
-            this.millis = millis;
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return Instant.ofEpochMilli(millis);
-        }
-    }
-
     final ManualClock clock = new ManualClock(60_000L * 1_000 + 15_000); // 15 s into a minute
     final AuthFailures failures = new AuthFailures(3, clock);
 
