@@ -65,6 +65,9 @@ final class TwoBusinesses implements AutoCloseable {
         String jidOut = job("out-1");
         String planIn = plan("in-1");
         String planOut = plan("out-1");
+        String diagnosisIn = diagnosis(1);
+        String diagnosisOut = diagnosis(7001);
+        assertThat(fleet.server.put("/api/v1/diagnosis/triggers/matrix", admin, matrixTrigger()).status()).isEqualTo(200);
         assertThat(fleet.drover("plugin", "upload", "../examples/registry/bkmonitorbeat").exit()).isZero();
         String version = fleet.server.get("/api/v1/packages", admin).body().get(0).path("version").asText();
         String subIn = subscription(2, 1);
@@ -87,6 +90,10 @@ final class TwoBusinesses implements AutoCloseable {
         ids.put("{bk_host_id}", new String[] {"1", "7001"});
         ids.put("{jid}", new String[] {jidIn, jidOut});
         ids.put("/plans/{id}", new String[] {planIn, planOut});
+        ids.put("/diagnoses/{id}", new String[] {diagnosisIn, diagnosisOut});
+        ids.put("/diagnosis/operations/{name}", new String[] {"disk-usage", "disk-usage"});
+        ids.put("/diagnosis/operation-sets/{name}", new String[] {"host-overview", "host-overview"});
+        ids.put("/diagnosis/triggers/{name}", new String[] {"matrix", "matrix"});
         ids.put("/service-instances/{id}", new String[] {"100", "700"});
         ids.put("/subscriptions/{id}", new String[] {subIn, subOut});
         ids.put("/tasks/{id}", new String[] {taskIn, taskOut});
@@ -127,6 +134,31 @@ final class TwoBusinesses implements AutoCloseable {
         await().atMost(Duration.ofSeconds(20)).until(() -> fleet.server.get("/api/v1/plans/" + id, admin).body().path("status")
                 .asText().equals("SUCCEEDED"));
         return id;
+    }
+
+    /** A diagnosis of one host, finished. */
+    String diagnosis(long host) {
+        Response r = fleet.server.post("/api/v1/diagnoses", admin, diagnosisDocument(host));
+        assertThat(r.status()).as(r.text()).isEqualTo(201);
+        String id = r.body().path("diagnoses").get(0).path("id").asText();
+        await().atMost(Duration.ofSeconds(30)).until(() -> fleet.server.get("/api/v1/diagnoses/" + id, admin).body().path("phase")
+                .asText().matches("Succeeded|Failed"));
+        return id;
+    }
+
+    static Map<String, Object> diagnosisDocument(long host) {
+        return Map.of("kind", "Diagnosis", "metadata", Map.of("name", "matrix"), "spec", Map.of("operationSet", "host-overview",
+                "hosts", List.of(host)));
+    }
+
+    static Map<String, Object> matrixTrigger() {
+        return Map.of("kind", "Trigger", "spec", Map.of("operationSet", "host-overview", "sourceTemplate",
+                Map.of("prometheusAlertTemplate", Map.of("regexp", Map.of("alertName", "^MatrixDown$"), "nodeNameReferenceLabel", "instance"))));
+    }
+
+    /** An alert the matrix trigger matches, naming a host of the outside business. */
+    static Map<String, Object> outsideAlert() {
+        return Map.of("alerts", List.of(Map.of("status", "firing", "labels", Map.of("alertname", "MatrixDown", "instance", "10.9.7.1:9100"))));
     }
 
     static Map<String, Object> planDocument() {
@@ -205,6 +237,8 @@ final class TwoBusinesses implements AutoCloseable {
                     "bk_host_innerip", "10.9.7.1", "bk_host_name", "changed")));
             case "post /jobs" -> Map.of("tgt", "*", "fun", "cmd.run", "arg", List.of("id"));
             case "post /plans" -> Map.of("tgt", "*", "plan", planDocument());
+            case "post /diagnoses" -> diagnosisDocument(7001);
+            case "post /alerts" -> outsideAlert();
             case "post /subscriptions", "post /subscriptions/{id}/plan", "put /subscriptions/{id}" -> subscriptionSpec(7, 7001);
             case "post /enrollment-tokens" -> Map.of("name", "x", "bk_biz_id", 7);
             case "post /tokens" -> Map.of("name", "x", "role", "admin", "bk_biz_ids", List.of());
@@ -228,6 +262,7 @@ final class TwoBusinesses implements AutoCloseable {
     String state() {
         StringBuilder out = new StringBuilder();
         for (String path : List.of("/api/v1/inventory/export", "/api/v1/subscriptions", "/api/v1/keys", "/api/v1/tokens", "/api/v1/plans",
+                "/api/v1/diagnoses", "/api/v1/diagnosis/operations", "/api/v1/diagnosis/operation-sets", "/api/v1/diagnosis/triggers",
                 "/api/v1/enrollment-tokens", "/api/v1/packages", "/api/v1/addons", "/api/v1/registries")) {
             // A token's last use is bookkeeping, not a change a refused request could make.
             out.append(path).append(' ').append(fleet.server.get(path, admin).text().replaceAll(",\"last_used_at\":\"[^\"]*\"", ""))
