@@ -8,6 +8,7 @@ import io.drover.model.diagnosis.AlertReceipt;
 import io.drover.model.diagnosis.DiagnosesStarted;
 import io.drover.model.inventory.Host;
 import io.drover.server.auth.Principal;
+import io.drover.server.events.EventStore;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.OffsetDateTime;
@@ -29,6 +30,7 @@ public final class AlertIntake {
     public static final int MAX_ALERTS = 10_000;
 
     private final Jdbi jdbi;
+    private final EventStore events;
     private final DiagnosisRepository repository;
     private final DiagnosisCatalog catalog;
     private final Diagnoses diagnoses;
@@ -36,8 +38,9 @@ public final class AlertIntake {
     private final Duration repeatInterval;
     private final Map<TriggerDocuments.Trigger, AlertTemplate> compiled = new ConcurrentHashMap<>();
 
-    AlertIntake(Jdbi jdbi, DiagnosisRepository repository, DiagnosisCatalog catalog, Diagnoses diagnoses, Clock clock, Duration repeatInterval) {
+    AlertIntake(Jdbi jdbi, EventStore events, DiagnosisRepository repository, DiagnosisCatalog catalog, Diagnoses diagnoses, Clock clock, Duration repeatInterval) {
         this.jdbi = jdbi;
+        this.events = events;
         this.repository = repository;
         this.catalog = catalog;
         this.diagnoses = diagnoses;
@@ -95,7 +98,18 @@ public final class AlertIntake {
             started.add(diagnoses.start(new Diagnoses.Request(name, trigger.operationSet(), host, request.parameters(), "alert",
                     trigger.name()), principal.name()));
         }
-        return new AlertReceipt(alerts.size(), resolved, repeated, unmatched, started, skipped);
+        AlertReceipt receipt = new AlertReceipt(alerts.size(), resolved, repeated, unmatched, started, skipped);
+        Map<String, Object> data = new java.util.LinkedHashMap<>();
+        data.put("received", receipt.received());
+        data.put("resolved", resolved);
+        data.put("repeated", repeated);
+        data.put("unmatched", unmatched);
+        data.put("started", started.stream().map(DiagnosesStarted.Started::id).toList());
+        data.put("skipped", skipped.size());
+        data.put("caller", principal.name());
+        jdbi.useTransaction(h -> events.append(h, "drover/diagnosis/alerts/received", data));
+        events.publishPending();
+        return receipt;
     }
 
     /** Forgets fingerprints older than the repeat interval. */

@@ -56,7 +56,7 @@ public final class DiagnosisModule implements AutoCloseable {
                 needs.clock(), settings.retry(), settings.concurrency());
         this.diagnoses = new Diagnoses(needs.jdbi(), repository, catalog, runner, needs.events(), needs.findHosts(), needs.agentOfHost(),
                 needs.clock());
-        this.alerts = new AlertIntake(needs.jdbi(), repository, catalog, diagnoses, needs.clock(), settings.repeatInterval());
+        this.alerts = new AlertIntake(needs.jdbi(), needs.events(), repository, catalog, diagnoses, needs.clock(), settings.repeatInterval());
         this.eventTriggers = new EventTriggers(catalog, diagnoses, needs.hostOfAgent(), needs.clock(), settings.repeatInterval());
         this.cronTriggers = new CronTriggers(catalog, diagnoses, needs.jdbi(), needs.events(), needs.clock());
     }
