@@ -29,7 +29,7 @@ class DiagnosisEndToEndTest {
             sets: [{bk_set_id: 10, bk_biz_id: 2, bk_set_name: web}]
             modules: [{bk_module_id: 20, bk_set_id: 10, bk_module_name: nginx}]
             hosts:
-              - {bk_host_id: 1, bk_biz_id: 2, bk_host_innerip: 10.9.0.1, bk_host_name: web-1, bk_module_ids: [20]}
+              - {bk_host_id: 1, bk_biz_id: 2, bk_host_innerip: 10.9.0.1, bk_host_name: my-node, bk_module_ids: [20]}
             """;
 
     @TempDir
@@ -45,7 +45,7 @@ class DiagnosisEndToEndTest {
         admin = fleet.server.adminToken();
         assertThat(fleet.server.postRaw("/api/v1/inventory/import", admin, "application/yaml", INVENTORY).status()).isEqualTo(200);
         JsonNode enroll = fleet.server.post("/api/v1/enrollment-tokens", admin, Map.of("name", "e", "bk_biz_id", 2)).body();
-        fleet.agent("web-1", "10.9.0.1", enroll.path("token").asText(), Duration.ofSeconds(30));
+        fleet.agent("my-node", "10.9.0.1", enroll.path("token").asText(), Duration.ofSeconds(30));
         await().atMost(Duration.ofSeconds(30)).until(() -> fleet.server.get("/api/v1/agents", admin).body().path(0).path("online").asBoolean()
                 && fleet.server.get("/api/v1/agents", admin).body().path(0).path("bk_host_id").asLong() == 1);
     }
@@ -62,7 +62,7 @@ class DiagnosisEndToEndTest {
 
     /** An exporter registered with the agent's supervisor and started; its pid file. */
     Path startExporter() throws Exception {
-        Path root = dir.resolve("agents/web-1");
+        Path root = dir.resolve("agents/my-node");
         Files.createDirectories(root.resolve("opt/exporter"));
         Path pid = root.resolve("var/run/exporter.pid");
         job("proc.register", List.of(), Map.of("name", "exporter", "setup_path", "/opt/exporter", "pid_path", "/var/run/exporter.pid",
@@ -73,11 +73,11 @@ class DiagnosisEndToEndTest {
     }
 
     JsonNode job(String fun, List<Object> arg, Map<String, Object> kwarg) {
-        var r = fleet.server.post("/api/v1/jobs", admin, Map.of("tgt", "web-1", "tgt_type", "list", "fun", fun, "arg", arg, "kwarg", kwarg,
+        var r = fleet.server.post("/api/v1/jobs", admin, Map.of("tgt", "my-node", "tgt_type", "list", "fun", fun, "arg", arg, "kwarg", kwarg,
                 "timeout", 20));
         assertThat(r.status()).as(r.text()).isEqualTo(201);
         String jid = r.body().path("jid").asText();
-        JsonNode ret = fleet.server.get("/api/v1/jobs/" + jid + "?wait=20", admin).body().path("returns").path("web-1");
+        JsonNode ret = fleet.server.get("/api/v1/jobs/" + jid + "?wait=20", admin).body().path("returns").path("my-node");
         assertThat(ret.path("retcode").asInt()).as(ret.toString()).isZero();
         return ret.path("ret");
     }
@@ -108,7 +108,7 @@ class DiagnosisEndToEndTest {
         long id = fleet.server.get("/api/v1/diagnoses", admin).body().path(0).path("id").asLong();
         JsonNode diagnosis = fleet.server.get("/api/v1/diagnoses/" + id + "?wait=60", admin).body();
         assertThat(diagnosis.path("phase").asText()).as(diagnosis.toString()).isEqualTo("Succeeded");
-        assertThat(diagnosis.path("host_name").asText()).isEqualTo("web-1");
+        assertThat(diagnosis.path("host_name").asText()).isEqualTo("my-node");
         assertThat(diagnosis.path("trigger").asText()).isEqualTo("plugin-down-alert");
         assertThat(diagnosis.path("failed_paths").toString()).isEqualTo("[[1,2]]");
         assertThat(diagnosis.path("succeeded_path").toString()).isEqualTo("[1,3,4]");
@@ -124,5 +124,32 @@ class DiagnosisEndToEndTest {
         await().atMost(Duration.ofSeconds(30)).until(() -> receipts.stream().filter(r -> r.path("repeated").asInt() == 1).count() >= 2);
         assertThat(fleet.server.get("/api/v1/diagnoses", admin).body().size()).isEqualTo(1);
         assertThat(receipts).allMatch(r -> r.path("caller").asText().equals("alertmanager"));
+    }
+
+    @Test
+    void aKubeDiagSampleIsAppliedUnchangedAndRunThroughTheCli() throws Exception {
+        Path sample = io.drover.core.testing.ReferenceData.dir("kubediag").resolve("config-samples-v0.3.1/disk_usage_script.yaml");
+        Fleet.Run applied = fleet.drover("diag", "apply", "-f", sample.toString());
+        assertThat(applied.exit()).as(applied.err()).isZero();
+        assertThat(applied.out()).contains("Operation disk-usage-script applied", "OperationSet disk-usage-script applied",
+                "diagnosis 1 started on my-node");
+        // The sample measures /var/lib/kubediag, which this host lacks: du fails, and in Drover a failing script fails its node.
+        Fleet.Run status = fleet.drover("diag", "status", "1", "--wait");
+        assertThat(status.exit()).isEqualTo(1);
+        assertThat(status.out()).contains("path 1 node 1 disk-usage-script FAILED: script: exit status 1", "Failed on my-node",
+                "operation.disk_usage.error: exit status 1");
+
+        Path measured = Files.createDirectories(dir.resolve("measured"));
+        Files.writeString(measured.resolve("data"), "x".repeat(100_000));
+        Fleet.Run run = fleet.drover("diag", "run", "disk-usage-script", "my-node", "-p", "param.operation.disk_usage.path=" + measured,
+                "--wait");
+        assertThat(run.exit()).as(run.out() + run.err()).isZero();
+        assertThat(run.out()).contains("diagnosis 2 started on my-node", "path 1 node 1 disk-usage-script ok", "Succeeded on my-node",
+                measured.toString());
+        assertThat(fleet.drover("diag", "list", "operation-sets").out()).contains("plugin-down", "disk-usage-script");
+        Fleet.Run bad = fleet.drover("diag", "run", "no-such-set", "my-node");
+        assertThat(bad.exit()).isNotZero();
+        assertThat(bad.err()).contains("spec.operationSet", "'no-such-set' is not an OperationSet");
+        assertThat(fleet.drover("diag", "run", "host-overview", "nowhere").err()).contains("'nowhere' is not a host");
     }
 }
