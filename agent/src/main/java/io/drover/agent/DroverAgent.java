@@ -59,7 +59,7 @@ public final class DroverAgent implements AutoCloseable {
         this.placement = placement;
         this.heartbeat = heartbeat;
         this.grains = Grains.collect(config.id(), placement);
-        this.supervisor = new Supervisor(stateDir, root);
+        this.supervisor = new Supervisor(stateDir, root, this::pluginDied);
         FileserverSource fileserver = new FileserverSource(this::minion, stateDir.resolve("tmp"));
         // Made on the first plan (or now, for the AMQP channel): an agent that runs no plans does not pay for them.
         this.restartablePlans = new RestartablePlans(stateDir);
@@ -287,6 +287,14 @@ public final class DroverAgent implements AutoCloseable {
             } catch (RuntimeException e) {
                 log.warn("{}: resending journalled returns failed", minion.id(), e);
             }
+        }
+    }
+
+    /** A delegated plugin died: {@code drover/agent/<id>/plugin/<name>/exited}, which diagnosis triggers can match. */
+    private void pluginDied(String name) {
+        SaltMinion sender = minion;
+        if (sender != null) {
+            sender.fireEvent("drover/agent/" + sender.id() + "/plugin/" + name + "/exited", Map.of("plugin", name));
         }
     }
 

@@ -39,7 +39,7 @@ final class SimulatedHost {
         Path state = root.resolve("var/lib/drover-agent");
         FileserverSource fileserver = new FileserverSource(minion::get, state.resolve("tmp"));
         PlanService plans = plans(root, state, fileserver);
-        this.functions = new Functions(() -> Map.of("id", id), "load", root, new Supervisor(state, root), fileserver,
+        this.functions = new Functions(() -> Map.of("id", id), "load", root, new Supervisor(state, root, name -> { }), fileserver,
                 jid -> null, listeningPorts, plan -> plans.execute(plan.getBytes(java.nio.charset.StandardCharsets.UTF_8), null,
                         QUIET).document());
     }

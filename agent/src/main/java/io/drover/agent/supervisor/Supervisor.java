@@ -22,6 +22,7 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -81,15 +82,24 @@ public final class Supervisor implements AutoCloseable {
     private final Map<String, Entry> entries = new ConcurrentHashMap<>();
     private final Thread watcher;
     private final Clock clock;
+    private final Consumer<String> onDied;
     private volatile boolean running = true;
 
-    public Supervisor(Path stateDir, Path root) {
-        this(stateDir, root, Options.DEFAULTS, Clock.systemUTC());
+    public Supervisor(Path stateDir, Path root, Consumer<String> onDied) {
+        this(stateDir, root, Options.DEFAULTS, Clock.systemUTC(), onDied);
     }
 
-    /** Loads the registrations (skipping unreadable ones, with a warning) and starts the watcher. */
     public Supervisor(Path stateDir, Path root, Options options, Clock clock) {
+        this(stateDir, root, options, clock, name -> { });
+    }
+
+    /**
+     * Loads the registrations (skipping unreadable ones, with a warning) and starts the watcher; {@code onDied} hears
+     * of each delegated process the watcher finds dead (before it starts it again).
+     */
+    public Supervisor(Path stateDir, Path root, Options options, Clock clock, Consumer<String> onDied) {
         this.clock = clock;
+        this.onDied = onDied;
         this.dir = stateDir.resolve("procs");
         this.root = root.toAbsolutePath().normalize();
         this.options = options;
@@ -572,6 +582,11 @@ public final class Supervisor implements AutoCloseable {
             if (entry.restartAtMs == 0) {
                 entry.restartAtMs = now + entry.delayMs;
                 log.info("delegated process {} is not running; starting it in {} ms", r.spec().name(), entry.delayMs);
+                try {
+                    onDied.accept(r.spec().name());
+                } catch (RuntimeException e) {
+                    log.warn("reporting that {} died failed: {}", r.spec().name(), e.toString());
+                }
                 entry.delayMs = Math.min(entry.delayMs * 2, options.maxBackoff().toMillis());
                 return;
             }

@@ -54,7 +54,7 @@ class FunctionsTest {
 
     @BeforeEach
     void start() {
-        supervisor = new Supervisor(root.resolve("var/lib/drover-agent"), root);
+        supervisor = new Supervisor(root.resolve("var/lib/drover-agent"), root, name -> { });
         functions = new Functions(() -> Map.of("id", "a1", "os", "Debian"), "1.0", root, supervisor, localFiles(),
                 jid -> jid.equals("20260101000000000001") ? Map.of("jid", jid, "fun", "cmd.run") : null);
     }

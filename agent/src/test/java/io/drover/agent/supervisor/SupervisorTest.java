@@ -120,7 +120,8 @@ class SupervisorTest {
     void aDelegatedProcessIsRestartedAfterKillAndReadoptedAfterAnAgentRestart() throws Exception {
         long first;
         long second;
-        try (Supervisor supervisor = new Supervisor(root.resolve("state"), root, FAST, Clock.systemUTC())) {
+        java.util.List<String> died = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (Supervisor supervisor = new Supervisor(root.resolve("state"), root, FAST, Clock.systemUTC(), died::add)) {
             supervisor.register(sleeper("keeper", true));
             first = pidOf(supervisor.operate("keeper", "START"));
             kill(first);
@@ -130,6 +131,7 @@ class SupervisorTest {
             }, Duration.ofSeconds(5));
             second = pidOf(supervisor.operate("keeper", "QUERY"));
         }
+        assertThat(died).as("the death is reported once, before the restart").containsExactly("keeper");
         try (Supervisor again = new Supervisor(root.resolve("state"), root, FAST, Clock.systemUTC())) {
             Map<String, Object> adopted = again.operate("keeper", "QUERY");
             assertThat(adopted).containsEntry("status", "RUNNING").containsEntry("delegate", true);

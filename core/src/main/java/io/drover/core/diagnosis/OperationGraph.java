@@ -86,24 +86,43 @@ public final class OperationGraph {
             throw new GraphException("invalid directed acyclic graph: topo: no topological ordering: cyclic components: "
                     + cycles.toString().replace(",", ""));
         }
-        long count = countPaths(successors);
-        if (count > maxPaths) {
-            throw new GraphException("the operation set has " + (count == Long.MAX_VALUE ? "too many" : Long.toString(count))
+        long[] size = countPaths(successors);
+        if (size[0] > maxPaths) {
+            throw new GraphException("the operation set has " + (size[0] == Long.MAX_VALUE ? "too many" : Long.toString(size[0]))
                     + " paths, more than the limit of " + maxPaths);
+        }
+        if (size[1] > MAX_PATH_NODES) {
+            throw new GraphException("the operation set's " + size[0] + " paths hold " + size[1] + " nodes in all, more than the limit of "
+                    + MAX_PATH_NODES);
         }
         return enumerate(successors, predecessors);
     }
 
-    /** The reference's breadth-first enumeration with ascending ids. */
+    /** The most nodes all paths may hold together (each path counted whole), so that listing them stays small. */
+    public static final long MAX_PATH_NODES = 1_000_000;
+
+    /** A path from node 0, as its last node and the path before it: prefixes are shared, not copied. */
+    private record Step(int node, Step before) {
+    }
+
+    /**
+     * The reference's breadth-first enumeration with ascending ids: a node is visited once all its predecessors are,
+     * and its paths are each predecessor's paths (in predecessor order) extended by it; the paths of the sinks, in the
+     * order the sinks were visited, are the result. A node's paths are dropped once all its successors have theirs.
+     */
     private static List<List<Integer>> enumerate(List<TreeSet<Integer>> successors, List<TreeSet<Integer>> predecessors) {
         int n = successors.size();
         boolean[] visited = new boolean[n];
-        List<List<List<Integer>>> cache = new ArrayList<>();
+        int[] waitingSuccessors = new int[n];
+        for (int i = 0; i < n; i++) {
+            waitingSuccessors[i] = successors.get(i).size();
+        }
+        List<List<Step>> cache = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             cache.add(new ArrayList<>());
         }
         visited[0] = true;
-        cache.get(0).add(List.of(0));
+        cache.get(0).add(new Step(0, null));
         Deque<Integer> queue = new ArrayDeque<>(successors.get(0));
         List<Integer> sinks = new ArrayList<>();
         while (!queue.isEmpty()) {
@@ -116,11 +135,13 @@ public final class OperationGraph {
                 continue;
             }
             visited[current] = true;
+            List<Step> mine = cache.get(current);
             for (int predecessor : predecessors.get(current)) {
-                for (List<Integer> path : cache.get(predecessor)) {
-                    List<Integer> longer = new ArrayList<>(path);
-                    longer.add(current);
-                    cache.get(current).add(List.copyOf(longer));
+                for (Step path : cache.get(predecessor)) {
+                    mine.add(new Step(current, path));
+                }
+                if (--waitingSuccessors[predecessor] == 0) {
+                    cache.set(predecessor, null);
                 }
             }
             queue.addAll(successors.get(current));
@@ -129,24 +150,47 @@ public final class OperationGraph {
             }
         }
         List<List<Integer>> paths = new ArrayList<>();
-        sinks.forEach(sink -> paths.addAll(cache.get(sink)));
+        for (int sink : sinks) {
+            for (Step last : cache.get(sink)) {
+                int length = 0;
+                for (Step step = last; step != null; step = step.before()) {
+                    length++;
+                }
+                Integer[] path = new Integer[length];
+                for (Step step = last; step != null; step = step.before()) {
+                    path[--length] = step.node();
+                }
+                paths.add(List.of(path));
+            }
+        }
         return paths;
     }
 
-    /** Paths from node 0 to the sinks, counted without listing them (saturating at Long.MAX_VALUE). */
-    private static long countPaths(List<TreeSet<Integer>> successors) {
+    /**
+     * How many paths lead from node 0 to the sinks, and how many nodes they hold together, counted without listing
+     * them (each saturating at Long.MAX_VALUE).
+     */
+    private static long[] countPaths(List<TreeSet<Integer>> successors) {
         int n = successors.size();
-        long[] fromHere = new long[n];
+        long[] paths = new long[n];
+        long[] nodes = new long[n];
         Deque<Integer> order = topologicalOrder(successors);
         while (!order.isEmpty()) {
             int node = order.pollLast();
-            long total = successors.get(node).isEmpty() ? 1 : 0;
+            long count = successors.get(node).isEmpty() ? 1 : 0;
+            long held = 0;
             for (int next : successors.get(node)) {
-                total = total > Long.MAX_VALUE - fromHere[next] ? Long.MAX_VALUE : total + fromHere[next];
+                count = add(count, paths[next]);
+                held = add(held, nodes[next]);
             }
-            fromHere[node] = total;
+            paths[node] = count;
+            nodes[node] = add(held, count);
         }
-        return fromHere[0];
+        return new long[] {paths[0], nodes[0]};
+    }
+
+    private static long add(long a, long b) {
+        return a > Long.MAX_VALUE - b ? Long.MAX_VALUE : a + b;
     }
 
     private static Deque<Integer> topologicalOrder(List<TreeSet<Integer>> successors) {

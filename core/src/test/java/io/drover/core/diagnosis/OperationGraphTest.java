@@ -140,6 +140,34 @@ class OperationGraphTest {
                 .hasSize(8);
     }
 
+    @Test
+    void theNodesAllPathsHoldAreCappedToo() {
+        // 4 diamonds (16 paths of 9 nodes) and then a chain of 70,000 nodes: few paths, but together over a million nodes.
+        List<List<Integer>> to = new ArrayList<>();
+        to.add(List.of(1, 2));
+        int last = 0;
+        for (int r = 0; r < 4; r++) {
+            int a = 1 + 3 * r;
+            to.add(List.of(a + 2));
+            to.add(List.of(a + 2));
+            to.add(List.of(a + 3, a + 4));
+            last = a + 2;
+        }
+        to.set(last, List.of(last + 1));
+        for (int i = last + 1; i < last + 70_000; i++) {
+            to.add(List.of(i + 1));
+        }
+        to.add(List.of());
+        assertThatThrownBy(() -> OperationGraph.paths(graph(to), ANY, 1000)).isInstanceOf(GraphException.class)
+                .hasMessage("the operation set's 16 paths hold 1120144 nodes in all, more than the limit of 1000000");
+        List<List<Integer>> shorter = new ArrayList<>(to.subList(0, last + 60_000));
+        shorter.add(List.of());
+        List<List<Integer>> paths = OperationGraph.paths(graph(shorter), ANY, 1000);
+        int end = last + 60_000;
+        assertThat(paths).hasSize(16);
+        assertThat(paths).allSatisfy(p -> assertThat(p).hasSize(60_009).startsWith(0).endsWith(end));
+    }
+
     /** 2,000 random DAGs (ids in random topological order): the same set of paths as a brute-force depth-first search. */
     @Test
     void randomGraphsAgreeWithABruteForceEnumeration() {

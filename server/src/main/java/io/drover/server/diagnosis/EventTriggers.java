@@ -21,7 +21,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Diagnoses started by Drover's own events ({@code droverEventTemplate}: regular expressions over the event's tag
  * and over its data as JSON): a failed subscription step, an agent lost, a plugin that exited. The host is the
- * event's ({@code bk_host_id}, or the agent the tag names), else the trigger's {@code nodeName}. The same trigger
+ * event's ({@code bk_host_id}, or the host of the agent that sent the event or that it is about), else the trigger's
+ * {@code nodeName}; the event's text values join the parameters. The same trigger
  * and host start at most one diagnosis per repeat interval, so an event storm does not become a diagnosis storm.
  * Diagnosis events never trigger diagnoses.
  */
@@ -108,21 +109,48 @@ public final class EventTriggers implements AutoCloseable {
             lastStarted.entrySet().removeIf(e -> e.getValue().plus(repeatInterval).isBefore(now));
         }
         String name = "drover-event." + trigger.name() + "." + event.id();
-        diagnoses.start(new Diagnoses.Request(name, trigger.operationSet(), host, trigger.parameters(), "event", trigger.name()),
+        diagnoses.start(new Diagnoses.Request(name, trigger.operationSet(), host, parameters(trigger, event), "event", trigger.name()),
                 "system:diagnosis");
     }
 
-    /** The host an event is about: its {@code bk_host_id}, or the agent its tag names ({@code drover/agent/<id>/…}). */
+    /**
+     * The host an event is about: its {@code bk_host_id} (the server's own events), or the host of the agent that sent
+     * it or that it is about ({@code id}); never a name in the tag, which an agent chooses.
+     */
     private String hostOf(Event event) {
         if (event.data().get("bk_host_id") instanceof Number id) {
             return String.valueOf(id.longValue());
         }
-        String[] parts = event.tag().split("/");
-        if (parts.length >= 3 && parts[0].equals("drover") && parts[1].equals("agent")) {
-            Long host = hostOfAgent.apply(parts[2]);
+        if (event.data().get("id") instanceof String agent) {
+            Long host = hostOfAgent.apply(agent);
             return host == null ? null : String.valueOf(host);
         }
         return null;
+    }
+
+    /**
+     * The trigger's parameters overlaid with the event's text values (an agent's event: its payload), as KubeDiag's
+     * Kafka trigger copies a message's keys; at most 50, each value at most 4,096 characters.
+     */
+    static Map<String, String> parameters(TriggerDocuments.Trigger trigger, Event event) {
+        Map<String, String> parameters = new java.util.LinkedHashMap<>(trigger.parameters());
+        Map<?, ?> values = event.data().get("data") instanceof Map<?, ?> payload ? payload : event.data();
+        int taken = 0;
+        for (Map.Entry<?, ?> e : values.entrySet()) {
+            if (taken == 50) {
+                break;
+            }
+            if (e.getKey() instanceof String key && key.length() <= 253 && (e.getValue() instanceof String || e.getValue() instanceof Number)) {
+                String value = String.valueOf(e.getValue());
+                if (value.length() <= 4096) {
+                    parameters.putIfAbsent(key, value);
+                    taken++;
+                }
+            }
+        }
+        parameters.put("event.tag", event.tag());
+        parameters.put("event.id", String.valueOf(event.id()));
+        return parameters;
     }
 
     private boolean find(String pattern, String text) {

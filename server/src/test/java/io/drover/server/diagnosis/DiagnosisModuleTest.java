@@ -306,4 +306,35 @@ class DiagnosisModuleTest {
         assertThat(module.catalog().get("Operation", "host-facts").builtin()).isTrue();
         assertThat(module.catalog().get("OperationSet", "plugin-down").paths()).containsExactly(List.of(1, 2), List.of(1, 3, 4));
     }
+
+    @Test
+    void droverEventsStartDiagnosesOnTheSendersHostOncePerInterval() {
+        module.catalog().put("Trigger", "plugin-exited", new KubeDocument(null, "Trigger", Map.of(), Map.of("operationSet", "plugin-down",
+                "sourceTemplate", Map.of("droverEventTemplate", Map.of("regexp", Map.of("tag", "^drover/agent/[^/]+/plugin/[^/]+/exited$",
+                        "data", "\"plugin\":\"exp"))))));
+        online.set(false); // the diagnoses wait: this test is about how they start
+        bus.publish(new io.drover.model.events.Event(7, "drover/agent/agent-1/plugin/exporter/exited", null,
+                Map.of("id", "agent-1", "data", Map.of("plugin", "exporter"))));
+        await().atMost(Duration.ofSeconds(5)).until(() -> module.diagnoses().list(ADMIN, null, 100).size() == 1);
+        DiagnosisInfo d = module.diagnoses().get(ADMIN, module.diagnoses().list(ADMIN, null, 100).get(0).id(), Duration.ZERO);
+        assertThat(d.source()).isEqualTo("event");
+        assertThat(d.hostName()).isEqualTo("web-1");
+        assertThat(d.parameters()).containsEntry("plugin", "exporter").containsEntry("event.tag", "drover/agent/agent-1/plugin/exporter/exited")
+                .containsEntry("event.id", "7");
+        // the same trigger and host within the interval; an agent naming another agent in the tag; data that does not match;
+        // a diagnosis's own event: none starts a diagnosis
+        bus.publish(new io.drover.model.events.Event(8, "drover/agent/agent-1/plugin/exporter/exited", null,
+                Map.of("id", "agent-1", "data", Map.of("plugin", "exporter"))));
+        bus.publish(new io.drover.model.events.Event(9, "drover/agent/agent-1/plugin/exporter/exited", null,
+                Map.of("id", "agent-9", "data", Map.of("plugin", "exporter"))));
+        bus.publish(new io.drover.model.events.Event(10, "drover/agent/agent-1/plugin/other/exited", null,
+                Map.of("id", "agent-1", "data", Map.of("plugin", "other"))));
+        bus.publish(new io.drover.model.events.Event(11, "drover/diagnosis/1/plugin/x/exited", null, Map.of("bk_host_id", 1)));
+        await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2))
+                .until(() -> module.diagnoses().list(ADMIN, null, 100).size() == 1);
+        clock.advance(Duration.ofHours(7));
+        bus.publish(new io.drover.model.events.Event(12, "drover/agent/agent-1/plugin/exporter/exited", null,
+                Map.of("id", "agent-1", "data", Map.of("plugin", "exporter"))));
+        await().atMost(Duration.ofSeconds(5)).until(() -> module.diagnoses().list(ADMIN, null, 100).size() == 2);
+    }
 }

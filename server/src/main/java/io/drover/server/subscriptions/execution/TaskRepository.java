@@ -81,13 +81,34 @@ public final class TaskRepository {
                 .bind("steps", Sql.toJson(steps)).bind("task", taskId).bind("instance", instanceId).execute());
     }
 
+    /** Records how an instance ended; a failed one is also the event {@code drover/subscription/task/<id>/instance/failed}. */
     void finishInstance(long taskId, String instanceId, RunStatus status, String error) {
-        jdbi.useHandle(h -> h.createUpdate("""
-                        UPDATE task_instance SET status = :status, error = :error, finished_at = :now,
-                               started_at = COALESCE(started_at, :now)
-                        WHERE task_id = :task AND instance_id = :instance""")
-                .bind("status", status.name()).bind("error", error).bind("now", Sql.now()).bind("task", taskId)
-                .bind("instance", instanceId).execute());
+        jdbi.useTransaction(h -> {
+            h.createUpdate("""
+                            UPDATE task_instance SET status = :status, error = :error, finished_at = :now,
+                                   started_at = COALESCE(started_at, :now)
+                            WHERE task_id = :task AND instance_id = :instance""")
+                    .bind("status", status.name()).bind("error", error).bind("now", Sql.now()).bind("task", taskId)
+                    .bind("instance", instanceId).execute();
+            if (status == RunStatus.FAILED) {
+                Map<String, Object> data = new java.util.LinkedHashMap<>();
+                data.put("task_id", taskId);
+                data.put("instance_id", instanceId);
+                h.createQuery("""
+                                SELECT ti.bk_host_id, h.bk_biz_id FROM task_instance ti LEFT JOIN host h ON h.bk_host_id = ti.bk_host_id
+                                WHERE ti.task_id = :task AND ti.instance_id = :instance""")
+                        .bind("task", taskId).bind("instance", instanceId).map((rs, ctx) -> {
+                            data.put("bk_host_id", rs.getObject(1) == null ? null : rs.getLong(1));
+                            data.put("bk_biz_id", rs.getObject(2) == null ? null : rs.getLong(2));
+                            return true;
+                        }).findOne();
+                data.put("error", error == null || error.length() <= 4096 ? error : error.substring(0, 4096));
+                events.append(h, "drover/subscription/task/" + taskId + "/instance/failed", data);
+            }
+        });
+        if (status == RunStatus.FAILED) {
+            events.publishPending();
+        }
     }
 
     /** Every unfinished instance, step and sub-step of the task FAILED, the sub-steps' logs saying why. */
