@@ -23,10 +23,10 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * {@code alerts}: RATE alerts per second for SECONDS seconds through {@code POST /api/v1/alerts}, in requests of 10
  * alerts as Alertmanager batches them, over N distinct alerts (one per host): the first of each starts a diagnosis
  * (a one-node set running {@code true}), every later one is a repeat within the repeat interval; prints the
- * latency percentiles of the requests and the rate reached.
+ * latency percentiles of the requests and the rate reached, after WARMUP seconds of the same with other alerts.
  *
  * <p>Usage: {@code DiagnosisBenchmark concurrent|alerts --server URL --token-file FILE --hosts N [--rounds 3]
- * [--rate 1000] [--seconds 10]}.
+ * [--rate 1000] [--seconds 10] [--warmup 5]}.
  */
 public final class DiagnosisBenchmark {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -39,7 +39,10 @@ public final class DiagnosisBenchmark {
         DiagnosisBenchmark bench = new DiagnosisBenchmark(opts.get("server"), Files.readString(Path.of(opts.get("token-file"))).strip());
         int hosts = Integer.parseInt(opts.getOrDefault("hosts", "100"));
         if (args[0].equals("alerts")) {
-            bench.alerts(hosts, Integer.parseInt(opts.getOrDefault("rate", "1000")), Integer.parseInt(opts.getOrDefault("seconds", "10")));
+            int rate = Integer.parseInt(opts.getOrDefault("rate", "1000"));
+            bench.setUpAlerts();
+            bench.alerts(hosts, rate, Integer.parseInt(opts.getOrDefault("warmup", "5")), 9101, false);
+            bench.alerts(hosts, rate, Integer.parseInt(opts.getOrDefault("seconds", "10")), 9100, true);
         } else {
             bench.concurrent(hosts, Integer.parseInt(opts.getOrDefault("rounds", "3")));
         }
@@ -79,7 +82,7 @@ public final class DiagnosisBenchmark {
         }
     }
 
-    void alerts(int hosts, int rate, int seconds) throws Exception {
+    void setUpAlerts() throws Exception {
         send("PUT", "/api/v1/diagnosis/operations/bench-noop", Map.of("kind", "Operation", "spec",
                 Map.of("processor", Map.of("scriptRunner", Map.of("script", "true")))));
         send("PUT", "/api/v1/diagnosis/operation-sets/bench-noop", Map.of("kind", "OperationSet", "spec", Map.of("adjacencyList",
@@ -87,6 +90,10 @@ public final class DiagnosisBenchmark {
         send("PUT", "/api/v1/diagnosis/triggers/bench", Map.of("kind", "Trigger", "spec", Map.of("operationSet", "bench-noop",
                 "sourceTemplate", Map.of("prometheusAlertTemplate", Map.of("regexp", Map.of("alertName", "^BenchDown$"),
                         "nodeNameReferenceLabel", "instance")))));
+    }
+
+    /** RATE alerts a second for SECONDS, one distinct alert per host (instance host:PORT); prints the figures when {@code report}. */
+    void alerts(int hosts, int rate, int seconds, int port, boolean report) throws Exception {
         int perRequest = 10;
         int requests = rate * seconds / perRequest;
         long intervalNanos = 1_000_000_000L * perRequest / rate;
@@ -104,7 +111,7 @@ public final class DiagnosisBenchmark {
             List<Map<String, Object>> alerts = new ArrayList<>();
             for (int a = 0; a < perRequest; a++) {
                 int host = (r * perRequest + a) % hosts + 1;
-                alerts.add(Map.of("status", "firing", "labels", Map.of("alertname", "BenchDown", "instance", "10.50.0." + host + ":9100")));
+                alerts.add(Map.of("status", "firing", "labels", Map.of("alertname", "BenchDown", "instance", "10.50.0." + host + ":" + port)));
             }
             HttpRequest request = HttpRequest.newBuilder(URI.create(server + "/api/v1/alerts")).header("Authorization", "Bearer " + token)
                     .header("Content-Type", "application/json")
@@ -124,6 +131,9 @@ public final class DiagnosisBenchmark {
             }));
         }
         CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).join();
+        if (!report) {
+            return;
+        }
         double elapsed = (System.nanoTime() - begin) / 1e9;
         List<Double> sorted = new ArrayList<>(latencies);
         Collections.sort(sorted);

@@ -36,7 +36,9 @@ public final class AlertIntake {
     private final Diagnoses diagnoses;
     private final Clock clock;
     private final Duration repeatInterval;
+    private static final int MAX_REMEMBERED = 100_000;
     private final Map<TriggerDocuments.Trigger, AlertTemplate> compiled = new ConcurrentHashMap<>();
+    private final Map<String, OffsetDateTime> recentlyFired = new java.util.HashMap<>();
 
     AlertIntake(Jdbi jdbi, EventStore events, DiagnosisRepository repository, DiagnosisCatalog catalog, Diagnoses diagnoses, Clock clock, Duration repeatInterval) {
         this.jdbi = jdbi;
@@ -71,6 +73,11 @@ public final class AlertIntake {
                 continue;
             }
             String fingerprint = alert.fingerprintOrComputed();
+            OffsetDateTime fired = recentlyFired.get(fingerprint);
+            if (fired != null && fired.isAfter(now.minus(repeatInterval))) {
+                repeated++;
+                continue;
+            }
             AlertTemplate.Request request = template(trigger).request(alert, trigger.parameters());
             String reference = request.hostReference() != null ? HostReference.hostOf(request.hostReference()) : trigger.nodeName();
             if (reference == null) {
@@ -93,6 +100,7 @@ public final class AlertIntake {
                 repeated++;
                 continue;
             }
+            remember(fingerprint, now);
             String name = "prometheus-alert." + alert.name().toLowerCase(Locale.ROOT).replaceAll("[^-a-z0-9]+", "-") + "."
                     + fingerprint.substring(0, Math.min(7, fingerprint.length())) + "." + now.toEpochSecond();
             started.add(diagnoses.start(new Diagnoses.Request(name, trigger.operationSet(), host, request.parameters(), "alert",
@@ -110,6 +118,21 @@ public final class AlertIntake {
         jdbi.useTransaction(h -> events.append(h, "drover/diagnosis/alerts/received", data));
         events.publishPending();
         return receipt;
+    }
+
+    /**
+     * Repeats are most of what Alertmanager sends: a fingerprint claimed here is remembered, so that its repeats are
+     * answered without the database. The database stays the record (a restart reads it); the memory is bounded.
+     */
+    private void remember(String fingerprint, OffsetDateTime at) {
+        if (recentlyFired.size() >= MAX_REMEMBERED) {
+            OffsetDateTime expired = at.minus(repeatInterval);
+            recentlyFired.values().removeIf(t -> !t.isAfter(expired));
+            if (recentlyFired.size() >= MAX_REMEMBERED) {
+                recentlyFired.clear();
+            }
+        }
+        recentlyFired.put(fingerprint, at);
     }
 
     /** Forgets fingerprints older than the repeat interval. */
