@@ -128,7 +128,7 @@ public final class AddonCommand {
     private static String uploadLocal(ClientOptions client, Path local, boolean force, boolean dryRun) {
         byte[] tgz = PackageFiles.packageOf(local);
         PackageMetadata m = PluginCommand.metadataOf(tgz);
-        String sha = PackageFiles.sha256(tgz);
+        String sha = io.drover.core.Hashing.sha256(tgz);
         boolean stored;
         try {
             stored = client.client().get("/api/v1/packages/" + m.name() + "/" + m.version()).path("sha256").asText().equals(sha);

@@ -42,8 +42,4 @@ final class PackageFiles {
             throw new CliException("cannot read " + path + ": " + e.getMessage());
         }
     }
-
-    static String sha256(byte[] bytes) {
-        return io.drover.core.Hashing.sha256(bytes);
-    }
 }

@@ -2,6 +2,7 @@ package io.drover.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.drover.cli.Output.Column;
+import io.drover.core.Hashing;
 import io.drover.core.packages.PackageArchive;
 import io.drover.core.packages.PackageException;
 import io.drover.model.packages.PackageMetadata;
@@ -42,7 +43,7 @@ public final class PluginCommand {
             Path out = dest.resolve(PackageArchive.fileName(m.name(), m.version()));
             Files.createDirectories(dest);
             Files.write(out, tgz);
-            client.out().printf("%s (%d bytes, sha256 %s)%n", out, tgz.length, PackageFiles.sha256(tgz));
+            client.out().printf("%s (%d bytes, sha256 %s)%n", out, tgz.length, Hashing.sha256(tgz));
             return 0;
         }
     }

@@ -2,7 +2,6 @@ package io.drover.dist;
 
 import io.drover.model.Json;
 import io.drover.model.agents.EnrollmentTokenRequest;
-import io.drover.model.auth.Role;
 import io.drover.model.inventory.ImportResult;
 import io.drover.model.inventory.InventoryDocument;
 import io.drover.server.DroverServer;
@@ -16,7 +15,6 @@ import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -27,7 +25,7 @@ import picocli.CommandLine.Option;
 final class QuickstartCommand implements Callable<Integer> {
     static final String DEMO_INVENTORY = "examples/inventory/demo.yaml";
     static final long DEMO_BUSINESS = 2;
-    private static final Principal QUICKSTART = new Principal(0, "quickstart", Role.ADMIN, Set.of());
+    private static final Principal QUICKSTART = Principal.system("quickstart");
 
     @Option(names = "--data-dir", paramLabel = "DIR", description = "Where to keep the database and token (default: data/quickstart).")
     Path dataDir = Path.of("data", "quickstart");

@@ -2,6 +2,7 @@ package io.drover.dist;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import com.tngtech.archunit.core.domain.JavaCall;
 import com.tngtech.archunit.core.domain.JavaClass;
@@ -9,6 +10,14 @@ import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.domain.properties.HasOwner;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import io.drover.model.agentapi.SaltArgs;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -86,7 +95,9 @@ class ArchitectureTest {
     /**
      * Agent calls are typed: the server reaches agents through AgentCalls with model.agentapi records; only the job
      * service (which also runs what an operator types in `drover run`), the CLI and the quickstart (an operator's
-     * `test.ping`) deal in function names and raw argument lists, and Salt's argument encoding is written once.
+     * `test.ping`) deal in function names and raw argument lists, and Salt's argument encoding is written once
+     * ({@code SaltArgs}), used by the job service and by the agent's SaltStack plan scripts (which call agent functions
+     * by name).
      */
     @Test
     void agentCallsAreTypedOutsideTheCodecAndTheJobService() {
@@ -95,7 +106,34 @@ class ArchitectureTest {
                 .should().dependOnClassesThat().haveFullyQualifiedName("io.drover.model.jobs.JobRequest")
                 .check(drover);
         noClasses().that().resideOutsideOfPackages("io.drover.model.agentapi..", "io.drover.server.jobs..")
+                .and().doNotHaveFullyQualifiedName("io.drover.agent.plans.SaltStackExecutor")
                 .should().dependOnClassesThat().haveFullyQualifiedName("io.drover.model.agentapi.SaltArgs")
                 .check(drover);
+    }
+
+    /**
+     * Salt's keyword-argument mark is spelt out only by the codec ({@code model/…/agentapi}) and the transport: every
+     * other main source builds argument lists with {@code SaltArgs}. A plain scan of each module's {@code src/main}.
+     */
+    @Test
+    void theKwargMarkIsWrittenOnlyByTheCodec() throws IOException {
+        Path root = Path.of("..").toAbsolutePath().normalize();
+        Path codec = root.resolve("model/src/main/java/io/drover/model/agentapi");
+        assertThat(codec.resolve("SaltArgs.java")).as("the repository root, from dist").exists();
+        List<String> offenders = new ArrayList<>();
+        try (Stream<Path> modules = Files.list(root)) {
+            for (Path main : modules.filter(m -> !m.endsWith("transport")).map(m -> m.resolve("src/main"))
+                    .filter(Files::isDirectory).sorted().toList()) {
+                try (Stream<Path> files = Files.walk(main)) {
+                    for (Path file : files.filter(Files::isRegularFile).filter(f -> !f.startsWith(codec)).sorted().toList()) {
+                        if (new String(Files.readAllBytes(file), StandardCharsets.ISO_8859_1).contains(SaltArgs.KWARG_MARK)) {
+                            offenders.add(root.relativize(file).toString());
+                        }
+                    }
+                }
+            }
+        }
+        assertThat(offenders).withFailMessage("Salt's %s mark is written by hand in %s; build the argument list with "
+                + "io.drover.model.agentapi.SaltArgs instead", SaltArgs.KWARG_MARK, offenders).isEmpty();
     }
 }

@@ -45,6 +45,7 @@ import io.drover.server.ops.OpsRoutes;
 import io.drover.server.store.Database;
 import io.drover.transport.master.PublishQueue;
 import io.drover.transport.master.SaltMaster;
+import io.drover.transport.master.SessionKey;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
@@ -120,8 +121,9 @@ public final class DroverServer implements AutoCloseable {
             this.enrollment = new EnrollmentTokenStore(database.jdbi());
             new AgentRoutes(agents, enrollment).register(api);
             this.files = new FileServer(config.dataDir().resolve("files"));
+            SessionKey session = new SessionKey();
             this.keys = new KeyStore(database.jdbi(), events, config.autoAccept().stream().map(Glob::compile).toList(),
-                    enrollment, agents);
+                    enrollment, agents, session::rotate);
             PublishQueue publishes = new PublishQueue();
             this.jobs = new JobService(database.jdbi(), events, keys, agents::grains, agents::businesses, config.nodegroups(),
                     publishes::publish, config.returnMaxBytes());
@@ -153,7 +155,8 @@ public final class DroverServer implements AutoCloseable {
             this.diagnosis = new io.drover.server.diagnosis.DiagnosisModule(new io.drover.server.diagnosis.DiagnosisModule.Needs(
                     database.jdbi(), events, new io.drover.server.jobs.JobAgentCalls(jobs,
                     java.time.Duration.ofSeconds(config.jobTimeoutSeconds()), io.drover.server.auth.Principal.system("diagnosis")),
-                    subscriptions, deployments, inventory::findHosts, agents::agentOfHost, agents::hostOf, agents::online, Clock.systemUTC()),
+                    subscriptions, deployments, inventory::findHosts,
+                    (principal, biz, set, module, limit) -> inventory.hosts(principal, biz, set, module, 0, limit), agents::agentOfHost, agents::hostOf, agents::online, Clock.systemUTC()),
                     new io.drover.server.diagnosis.DiagnosisModule.Settings(config.diagnosisConcurrency(),
                             new io.drover.server.diagnosis.DiagnosisRunner.Retry(java.time.Duration.ofSeconds(config.diagnosisRetrySeconds()), 4),
                             java.time.Duration.ofSeconds(config.diagnosisRepeatIntervalSeconds()), config.diagnosisMaxPaths()));
@@ -173,9 +176,8 @@ public final class DroverServer implements AutoCloseable {
                     SaltMaster.PublishMode.valueOf(config.saltPublishMode().toUpperCase(java.util.Locale.ROOT)),
                     new SaltMaster.Limits(config.saltMaxMessageBytes(), config.saltMaxConnections(),
                             SaltMaster.Limits.defaults().receiveBudgetBytes(), SaltMaster.Limits.defaults().maxQueuedBytes()),
-                    publishes);
+                    publishes, session);
             this.master = bound;
-            keys.onRevoked(master::rotateSessionKey);
             publishMetrics(metrics, master);
             new OpsRoutes(database, metrics, BuildVersion.current(), master::ready).register(api);
             int republished = events.publishPending();

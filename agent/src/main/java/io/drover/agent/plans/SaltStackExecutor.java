@@ -3,6 +3,7 @@ package io.drover.agent.plans;
 import io.drover.core.plans.PlanErrorCode;
 import io.drover.core.plans.PlanException;
 import io.drover.model.Json;
+import io.drover.model.agentapi.SaltArgs;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.util.ArrayList;
@@ -66,12 +67,7 @@ public final class SaltStackExecutor implements ScriptExecutor {
     }
 
     private Object call(LoadedScript script, String fun, List<Object> args, Map<String, Object> kwargs) {
-        List<Object> wire = new ArrayList<>(args);
-        if (!kwargs.isEmpty()) {
-            Map<String, Object> kw = new LinkedHashMap<>(kwargs);
-            kw.put("__kwarg__", true);
-            wire.add(kw);
-        }
+        List<Object> wire = new SaltArgs(args, kwargs).toList();
         if (fun.equals("plan.execute")) {
             throw new PlanException(PlanErrorCode.GENERIC, "Script " + script.script().name() + ": a plan cannot run another plan");
         }

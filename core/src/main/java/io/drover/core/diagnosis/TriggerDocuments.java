@@ -29,9 +29,15 @@ public final class TriggerDocuments {
     public record CronTemplate(String schedule, String timeZone) {
     }
 
-    /** A diagnosis request: the operation set, the hosts by name/address/id, and the parameters. */
-    public record Diagnosis(String name, String operationSet, List<String> hosts, Map<String, String> parameters) {
+    /**
+     * A diagnosis request: the operation set, the hosts by name/address/id and by a CMDB selector (every host under a
+     * business, set or module: {@code bk_biz_id}, {@code bk_set_id}, {@code bk_module_id}), and the parameters.
+     */
+    public record Diagnosis(String name, String operationSet, List<String> hosts, Map<String, Long> selector,
+                            Map<String, String> parameters) {
     }
+
+    private static final List<String> SELECTOR_KEYS = List.of("bk_biz_id", "bk_set_id", "bk_module_id");
 
     private TriggerDocuments() {
     }
@@ -94,10 +100,26 @@ public final class TriggerDocuments {
                 list.forEach(h -> hosts.add(String.valueOf(h)));
             }
         }
-        if (hosts.isEmpty() && spec.get("podReference") != null) {
+        Map<String, Long> selector = new LinkedHashMap<>();
+        if (spec.get("hostSelector") != null) {
+            Map<?, ?> given = DiagnosisDocuments.map(spec.get("hostSelector"), "spec.hostSelector", problems);
+            given.forEach((k, v) -> {
+                if (!SELECTOR_KEYS.contains(String.valueOf(k))) {
+                    problems.add(new Problem("spec.hostSelector." + k, "is not bk_biz_id, bk_set_id or bk_module_id"));
+                } else if (!(v instanceof Integer || v instanceof Long) || ((Number) v).longValue() < 1) {
+                    problems.add(new Problem("spec.hostSelector." + k, "must be a positive id"));
+                } else {
+                    selector.put(String.valueOf(k), ((Number) v).longValue());
+                }
+            });
+            if (given.isEmpty()) {
+                problems.add(new Problem("spec.hostSelector", "must name a business, set or module (bk_biz_id, bk_set_id, bk_module_id)"));
+            }
+        }
+        if (hosts.isEmpty() && selector.isEmpty() && spec.get("podReference") != null && spec.get("hostSelector") == null) {
             problems.add(new Problem("spec.podReference", "Drover diagnoses hosts, not pods: name the host with spec.nodeName or spec.hosts"));
-        } else if (hosts.isEmpty() && !problems.stream().anyMatch(p -> p.field().equals("spec"))) {
-            problems.add(new Problem("spec.nodeName", "or spec.hosts must name the host(s) to diagnose"));
+        } else if (hosts.isEmpty() && spec.get("hostSelector") == null && !problems.stream().anyMatch(p -> p.field().equals("spec"))) {
+            problems.add(new Problem("spec.nodeName", "or spec.hosts or spec.hostSelector must name the host(s) to diagnose"));
         }
         Map<String, String> parameters = strings(spec.get("parameters"), "spec.parameters", problems);
         // KubeDiag gives a pod reference to operations as the context keys pod.namespace, pod.name and container.
@@ -108,7 +130,7 @@ public final class TriggerDocuments {
         if (!problems.isEmpty()) {
             throw new DocumentException(problems);
         }
-        return new Diagnosis(name, operationSet, List.copyOf(hosts), parameters);
+        return new Diagnosis(name, operationSet, List.copyOf(hosts), Map.copyOf(selector), parameters);
     }
 
     private static AlertTemplate.Spec alert(Map<?, ?> template, List<Problem> problems) {

@@ -163,10 +163,6 @@ public final class TemplateRenderer {
         return PyNone.of(value);
     }
 
-    public static String md5(String text) {
-        return io.drover.core.Hashing.md5(text);
-    }
-
     private RenderException timeLimit(String name, TimeLimitExceeded e) {
         return new RenderException("template " + name + ": line " + e.line + ": rendering took longer than "
                 + java.time.Duration.ofNanos(timeLimitNanos).toMillis() + " ms");

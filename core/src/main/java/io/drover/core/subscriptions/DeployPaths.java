@@ -1,10 +1,10 @@
 package io.drover.core.subscriptions;
 
 /**
- * Where plugins live on a host, relative to the agent's root (seed 000 §3): {@code usr/local/gse} is GSE's home;
- * official plugins in {@code plugins/bin} with sub-configs {@code plugins/<path>/<stem>_<group_id><ext>};
- * third-party plugins in {@code external_plugins/<group_id>/<plugin>/}; packages are pushed to
- * {@code tmp/nodeman_upload/}.
+ * Where plugins live on a host, relative to the agent's root (docs/operations.md, Subscriptions):
+ * {@code usr/local/gse} is GSE's home; official plugins in {@code plugins/bin} with sub-configs
+ * {@code plugins/<path>/<stem>_<group_id><ext>}; third-party plugins in {@code external_plugins/<group_id>/<plugin>/};
+ * packages are pushed to {@code tmp/nodeman_upload/}.
  */
 public final class DeployPaths {
     public static final String GSE_HOME = "usr/local/gse";

@@ -1,5 +1,6 @@
 package io.drover.core.subscriptions;
 
+import io.drover.core.Hashing;
 import io.drover.core.render.RenderException;
 import io.drover.core.render.TemplateRenderer;
 import io.drover.core.subscriptions.RenderContext.ControlInfo;
@@ -25,7 +26,7 @@ public final class InstanceRenderer {
     public record RenderedStep(Map<String, String> files, Map<String, String> md5s, String error) {
         public static RenderedStep of(Map<String, String> files) {
             Map<String, String> md5s = new LinkedHashMap<>();
-            files.forEach((path, content) -> md5s.put(path, TemplateRenderer.md5(content)));
+            files.forEach((path, content) -> md5s.put(path, Hashing.md5(content)));
             return new RenderedStep(Map.copyOf(files), Map.copyOf(md5s), null);
         }
 

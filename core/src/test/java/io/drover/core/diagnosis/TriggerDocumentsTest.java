@@ -81,8 +81,18 @@ class TriggerDocumentsTest {
                 "spec", Map.of("operationSet", "s", "hosts", List.of("web-1", "10.0.0.5", 42))));
         assertThat(many.hosts()).containsExactly("web-1", "10.0.0.5", "42");
         assertThatThrownBy(() -> TriggerDocuments.diagnosis(Map.of("kind", "Diagnosis", "metadata", Map.of("name", "d"),
-                "spec", Map.of("operationSet", "s")))).hasMessage("spec.nodeName: or spec.hosts must name the host(s) to diagnose");
+                "spec", Map.of("operationSet", "s")))).hasMessage("spec.nodeName: or spec.hosts or spec.hostSelector must name the host(s) to diagnose");
         assertThatThrownBy(() -> TriggerDocuments.diagnosis(Map.of("kind", "Diagnosis", "metadata", Map.of("name", "d"),
                 "spec", Map.of("operationSet", "s", "hosts", List.of(Map.of()))))).hasMessageContaining("spec.hosts: must be a list");
+        TriggerDocuments.Diagnosis selected = TriggerDocuments.diagnosis(Map.of("kind", "Diagnosis", "metadata", Map.of("name", "d"),
+                "spec", Map.of("operationSet", "s", "hostSelector", Map.of("bk_biz_id", 2, "bk_module_id", 20))));
+        assertThat(selected.hosts()).isEmpty();
+        assertThat(selected.selector()).isEqualTo(Map.of("bk_biz_id", 2L, "bk_module_id", 20L));
+        assertThatThrownBy(() -> TriggerDocuments.diagnosis(Map.of("kind", "Diagnosis", "metadata", Map.of("name", "d"),
+                "spec", Map.of("operationSet", "s", "hostSelector", Map.of("rack", "r1", "bk_set_id", -1)))))
+                .hasMessageContaining("spec.hostSelector.rack: is not bk_biz_id, bk_set_id or bk_module_id")
+                .hasMessageContaining("spec.hostSelector.bk_set_id: must be a positive id");
+        assertThatThrownBy(() -> TriggerDocuments.diagnosis(Map.of("kind", "Diagnosis", "metadata", Map.of("name", "d"),
+                "spec", Map.of("operationSet", "s", "hostSelector", Map.of())))).hasMessageContaining("must name a business, set or module");
     }
 }

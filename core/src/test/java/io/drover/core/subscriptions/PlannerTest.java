@@ -75,7 +75,7 @@ class PlannerTest {
             ctx.put("cmdb_instance", Map.of("host", hosts.get(hostId).attrs));
             Map<String, String> files = new LinkedHashMap<>();
             try {
-                templates.forEach((path, source) -> files.put(path, TemplateRenderer.md5(RENDERER.render(path, source, ctx))));
+                templates.forEach((path, source) -> files.put(path, io.drover.core.Hashing.md5(RENDERER.render(path, source, ctx))));
                 byStep.put(step.id(), DesiredStep.rendered(files));
             } catch (RenderException e) {
                 byStep.put(step.id(), DesiredStep.failed(e.getMessage()));

@@ -147,7 +147,7 @@ public final class AgentRegistry {
                 ? n.intValue() : a.heartbeatSeconds;
         Map<String, Object> grains = data.get("grains") instanceof Map<?, ?> g ? (Map<String, Object>) Messages.jsonSafe(g) : a.grains;
         String json = Sql.toJson(grains);
-        String digest = io.drover.server.auth.TokenStore.hash(json);
+        String digest = io.drover.core.Hashing.sha256(json);
         boolean changed = !digest.equals(a.grainsDigest) || !java.util.Objects.equals(version, a.version)
                 || interval != a.heartbeatSeconds;
         if (changed) {

@@ -1,11 +1,11 @@
 package io.drover.server.agents;
 
+import io.drover.core.Hashing;
 import io.drover.model.agents.CreatedEnrollmentToken;
 import io.drover.model.agents.EnrollmentTokenInfo;
 import io.drover.model.agents.EnrollmentTokenRequest;
 import io.drover.model.api.Problem.FieldError;
 import io.drover.server.auth.Principal;
-import io.drover.server.auth.TokenStore;
 import io.drover.server.errors.DomainException;
 import io.drover.server.store.Sql;
 import java.security.SecureRandom;
@@ -63,7 +63,7 @@ public final class EnrollmentTokenStore {
             return h.createUpdate("""
                             INSERT INTO enrollment_token (name, token_hash, bk_biz_id, created_at, expires_at)
                             VALUES (:name, :hash, :biz, :now, :expires)""")
-                    .bind("name", request.name().strip()).bind("hash", TokenStore.hash(token)).bind("biz", request.bkBizId())
+                    .bind("name", request.name().strip()).bind("hash", Hashing.sha256(token)).bind("biz", request.bkBizId())
                     .bind("now", now).bind("expires", expires)
                     .executeAndReturnGeneratedKeys("id").mapTo(Long.class).one();
         });
@@ -94,7 +94,7 @@ public final class EnrollmentTokenStore {
             return Optional.empty();
         }
         Optional<EnrollmentTokenInfo> found = h.createQuery("SELECT * FROM enrollment_token WHERE token_hash = :hash")
-                .bind("hash", TokenStore.hash(token)).map((rs, ctx) -> info(rs)).findOne();
+                .bind("hash", Hashing.sha256(token)).map((rs, ctx) -> info(rs)).findOne();
         OffsetDateTime now = Sql.now();
         Optional<EnrollmentTokenInfo> valid = found.filter(t -> t.revokedAt() == null)
                 .filter(t -> t.expiresAt() == null || t.expiresAt().isAfter(now));

@@ -1,6 +1,7 @@
 package io.drover.server.auth;
 
 import com.fasterxml.jackson.core.type.TypeReference;
+import io.drover.core.Hashing;
 import io.drover.model.api.Problem.FieldError;
 import io.drover.model.auth.CreatedToken;
 import io.drover.model.auth.Role;
@@ -74,7 +75,7 @@ public final class TokenStore {
                         INSERT INTO api_token (name, token_hash, role, biz_ids, created_at)
                         VALUES (:name, :hash, :role, :biz, :now)""")
                 .bind("name", request.name().strip())
-                .bind("hash", hash(token))
+                .bind("hash", Hashing.sha256(token))
                 .bind("role", request.role().wireName())
                 .bind("biz", Sql.toJson(sorted))
                 .bind("now", now)
@@ -111,7 +112,7 @@ public final class TokenStore {
         }
         Optional<TokenInfo> found = jdbi.withHandle(h -> h.createQuery(
                         "SELECT * FROM api_token WHERE token_hash = :hash AND revoked_at IS NULL")
-                .bind("hash", hash(token)).map((rs, ctx) -> info(rs)).findOne());
+                .bind("hash", Hashing.sha256(token)).map((rs, ctx) -> info(rs)).findOne());
         found.ifPresent(this::touch);
         return found.map(t -> new Principal(t.id(), t.name(), t.role(), new HashSet<>(t.bkBizIds())));
     }
@@ -130,9 +131,5 @@ public final class TokenStore {
         return new TokenInfo(rs.getLong("id"), rs.getString("name"), Role.parse(rs.getString("role")),
                 Sql.fromJson(rs.getString("biz_ids"), LONGS), rs.getObject("created_at", OffsetDateTime.class),
                 rs.getObject("last_used_at", OffsetDateTime.class), rs.getObject("revoked_at", OffsetDateTime.class));
-    }
-
-    public static String hash(String token) {
-        return io.drover.core.Hashing.sha256(token);
     }
 }

@@ -3,6 +3,7 @@ package io.drover.server.diagnosis;
 import io.drover.core.diagnosis.DiagnosisProgress;
 import io.drover.core.diagnosis.DocumentException;
 import io.drover.core.diagnosis.TriggerDocuments;
+import io.drover.model.api.Page;
 import io.drover.model.api.Problem.FieldError;
 import io.drover.model.diagnosis.DiagnosesStarted;
 import io.drover.model.diagnosis.DiagnosisInfo;
@@ -29,6 +30,13 @@ import org.jdbi.v3.core.Jdbi;
  * trigger; one diagnosis per host, run by the {@link DiagnosisRunner}; read with their status as KubeDiag shows it.
  */
 public final class Diagnoses {
+    /** The hosts under a business, set or module that a caller may see (the inventory's listing). */
+    public interface HostsUnder {
+        Page<Host> find(Principal principal, Long bizId, Long setId, Long moduleId, int limit);
+    }
+
+    static final int MAX_HOSTS = 10_000;
+
     /** A diagnosis to start on one host, from whatever source. */
     record Request(String name, String operationSet, Host host, Map<String, String> parameters, String source, String trigger) {
     }
@@ -39,17 +47,19 @@ public final class Diagnoses {
     private final DiagnosisRunner runner;
     private final EventStore events;
     private final Function<String, List<Host>> findHosts;
+    private final HostsUnder hostsUnder;
     private final LongFunction<String> agentOfHost;
     private final Clock clock;
 
     Diagnoses(Jdbi jdbi, DiagnosisRepository repository, DiagnosisCatalog catalog, DiagnosisRunner runner, EventStore events,
-              Function<String, List<Host>> findHosts, LongFunction<String> agentOfHost, Clock clock) {
+              Function<String, List<Host>> findHosts, HostsUnder hostsUnder, LongFunction<String> agentOfHost, Clock clock) {
         this.jdbi = jdbi;
         this.repository = repository;
         this.catalog = catalog;
         this.runner = runner;
         this.events = events;
         this.findHosts = findHosts;
+        this.hostsUnder = hostsUnder;
         this.agentOfHost = agentOfHost;
         this.clock = clock;
     }
@@ -69,6 +79,18 @@ public final class Diagnoses {
         List<Host> hosts = new ArrayList<>();
         for (String reference : diagnosis.hosts()) {
             hosts.add(host(reference).orElseThrow(problem -> DomainException.invalid("spec.hosts", problem)));
+        }
+        if (!diagnosis.selector().isEmpty()) {
+            Page<Host> selected = hostsUnder.find(principal, diagnosis.selector().get("bk_biz_id"), diagnosis.selector().get("bk_set_id"),
+                    diagnosis.selector().get("bk_module_id"), MAX_HOSTS + 1);
+            if (selected.total() > MAX_HOSTS) {
+                throw DomainException.invalid("spec.hostSelector", "selects " + selected.total() + " hosts, more than " + MAX_HOSTS
+                        + " in one request");
+            }
+            if (selected.items().isEmpty()) {
+                throw DomainException.invalid("spec.hostSelector", "selects no host");
+            }
+            selected.items().stream().filter(h -> hosts.stream().noneMatch(o -> o.bkHostId().equals(h.bkHostId()))).forEach(hosts::add);
         }
         hosts.forEach(h -> principal.requireBiz(h.bkBizId()));
         List<DiagnosesStarted.Started> started = new ArrayList<>();

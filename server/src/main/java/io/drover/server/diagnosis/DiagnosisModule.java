@@ -28,7 +28,8 @@ public final class DiagnosisModule implements AutoCloseable {
 
     /** What the module needs from the rest of the server. */
     public record Needs(Jdbi jdbi, EventStore events, AgentCalls agentCalls, SubscriptionService subscriptions,
-                        DeploymentStore deployments, Function<String, List<Host>> findHosts, LongFunction<String> agentOfHost,
+                        DeploymentStore deployments, Function<String, List<Host>> findHosts, Diagnoses.HostsUnder hostsUnder,
+                        LongFunction<String> agentOfHost,
                         Function<String, Long> hostOfAgent, Predicate<String> online, Clock clock) {
     }
 
@@ -54,7 +55,7 @@ public final class DiagnosisModule implements AutoCloseable {
                 new HostSubscriptions(needs.subscriptions(), needs.deployments(), needs.clock()));
         this.runner = new DiagnosisRunner(needs.jdbi(), repository, catalog, executor, needs.events(), needs.agentOfHost(), needs.online(),
                 needs.clock(), settings.retry(), settings.concurrency());
-        this.diagnoses = new Diagnoses(needs.jdbi(), repository, catalog, runner, needs.events(), needs.findHosts(), needs.agentOfHost(),
+        this.diagnoses = new Diagnoses(needs.jdbi(), repository, catalog, runner, needs.events(), needs.findHosts(), needs.hostsUnder(), needs.agentOfHost(),
                 needs.clock());
         this.alerts = new AlertIntake(needs.jdbi(), needs.events(), repository, catalog, diagnoses, needs.clock(), settings.repeatInterval());
         this.eventTriggers = new EventTriggers(catalog, diagnoses, needs.hostOfAgent(), needs.clock(), settings.repeatInterval());

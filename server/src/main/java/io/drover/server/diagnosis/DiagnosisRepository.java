@@ -37,7 +37,8 @@ final class DiagnosisRepository {
     /** The pure state and what only the store keeps: condition times (one per condition) and the node runs. */
     record Progress(DiagnosisProgress.State state, List<OffsetDateTime> conditionTimes, List<DiagnosisInfo.NodeRun> nodes) {
         Progress {
-            conditionTimes = List.copyOf(conditionTimes);
+            // A condition stored without its time reads back with none (null), not as an error.
+            conditionTimes = java.util.Collections.unmodifiableList(new ArrayList<>(conditionTimes));
             nodes = List.copyOf(nodes);
         }
     }

@@ -32,20 +32,21 @@ public final class KeyStore {
     private final List<Glob> autoAccept;
     private final EnrollmentTokenStore enrollment;
     private final AgentRegistry agents;
-    private volatile Runnable onRevoked = () -> { };
+    private final Runnable onRevoked;
     private final java.util.concurrent.ConcurrentHashMap<String, String> acceptedCache = new java.util.concurrent.ConcurrentHashMap<>();
 
-    public KeyStore(Jdbi jdbi, EventStore events, List<Glob> autoAccept, EnrollmentTokenStore enrollment, AgentRegistry agents) {
+    /**
+     * {@code onRevoked} runs after a key is rejected or deleted: the master's session key is rotated so that the minion
+     * is cut off.
+     */
+    public KeyStore(Jdbi jdbi, EventStore events, List<Glob> autoAccept, EnrollmentTokenStore enrollment, AgentRegistry agents,
+                    Runnable onRevoked) {
         this.jdbi = jdbi;
         this.events = events;
         this.autoAccept = List.copyOf(autoAccept);
         this.enrollment = enrollment;
         this.agents = agents;
-    }
-
-    /** Called after a key is rejected or deleted: the master rotates its session key so the minion is cut off. */
-    public void onRevoked(Runnable action) {
-        this.onRevoked = action;
+        this.onRevoked = onRevoked;
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.drover.server.registries;
 
+import io.drover.core.Hashing;
 import io.drover.core.packages.Catalog.Candidate;
 import io.drover.core.packages.Version;
 import io.drover.model.Json;
@@ -119,7 +120,7 @@ final class HttpRegistry implements RegistryReader {
         URI url = index.resolve(entry.relativePath());
         byte[] bytes = get(url);
         if (entry.sha256() != null) {
-            String actual = sha256(bytes);
+            String actual = Hashing.sha256(bytes);
             if (!actual.equals(entry.sha256())) {
                 throw new RegistryException("registry " + name + ": " + url + " has sha256 " + actual
                         + " but the index says " + entry.sha256());
@@ -147,9 +148,5 @@ final class HttpRegistry implements RegistryReader {
         } catch (IllegalArgumentException e) {
             throw new RegistryException("registry " + name + ": " + url + " is not a usable URL: " + e.getMessage(), e);
         }
-    }
-
-    static String sha256(byte[] bytes) {
-        return io.drover.core.Hashing.sha256(bytes);
     }
 }

@@ -107,6 +107,11 @@ class DiagnosisModuleTest {
         DiagnosisModule m = new DiagnosisModule(new DiagnosisModule.Needs(db.jdbi(), events, agent, null, null,
                 ref -> List.of(WEB_1, DB_1).stream().filter(h -> ref.equals(h.bkHostName()) || ref.equals(h.bkHostInnerip())
                         || ref.equals(String.valueOf(h.bkHostId()))).toList(),
+                (principal, biz, set, module, limit) -> {
+                    List<Host> under = List.of(WEB_1, DB_1).stream().filter(h -> biz == null || h.bkBizId().equals(biz))
+                            .filter(h -> principal.mayTouch(h.bkBizId())).toList();
+                    return new io.drover.model.api.Page<>(under, under.size(), 0, limit);
+                },
                 host -> "agent-" + host, a -> a.equals("agent-1") ? 1L : null, a -> online.get(), clock),
                 new DiagnosisModule.Settings(10, new DiagnosisRunner.Retry(Duration.ofMillis(20), 6), Duration.ofHours(6), 1000));
         m.start(bus);
@@ -336,5 +341,18 @@ class DiagnosisModuleTest {
         bus.publish(new io.drover.model.events.Event(12, "drover/agent/agent-1/plugin/exporter/exited", null,
                 Map.of("id", "agent-1", "data", Map.of("plugin", "exporter"))));
         await().atMost(Duration.ofSeconds(5)).until(() -> module.diagnoses().list(ADMIN, null, 100).size() == 2);
+    }
+
+    @Test
+    void aCmdbSelectorNamesEveryHostUnderATopologyNode() {
+        var started = module.diagnoses().create(ADMIN, new KubeDocument(null, "Diagnosis", Map.of("name", "all"),
+                Map.of("operationSet", "host-overview", "hostSelector", Map.of("bk_biz_id", 3)))).diagnoses();
+        assertThat(started).extracting(s -> s.hostName()).containsExactly("db-1");
+        assertThat(started.get(0).name()).isEqualTo("all");
+        assertThat(module.diagnoses().create(ADMIN, new KubeDocument(null, "Diagnosis", Map.of("name", "both"),
+                Map.of("operationSet", "host-overview", "hosts", List.of("web-1"), "hostSelector", Map.of("bk_biz_id", 2)))).diagnoses())
+                .extracting(s -> s.hostName()).containsExactly("web-1");
+        assertThatThrownBy(() -> module.diagnoses().create(ADMIN, new KubeDocument(null, "Diagnosis", Map.of("name", "none"),
+                Map.of("operationSet", "host-overview", "hostSelector", Map.of("bk_biz_id", 9))))).hasMessageContaining("selects no host");
     }
 }

@@ -64,7 +64,7 @@ class HttpRegistryTest {
                   - version: 1.0.0
                     urls: [lib-1.0.0.tgz]
                     annotations: {system.drover: ">=0.0.1"}
-                """).formatted(HttpRegistry.sha256(pkg), base(), "0".repeat(64)).getBytes(StandardCharsets.UTF_8));
+                """).formatted(io.drover.core.Hashing.sha256(pkg), base(), "0".repeat(64)).getBytes(StandardCharsets.UTF_8));
         files.put("/repo/pkgs/exporter-1.2.0.tgz", pkg);
         files.put("/abs/exporter-1.3.0.tgz", pkg);
         HttpRegistry registry = new HttpRegistry("web", base() + "/repo/");
@@ -80,7 +80,7 @@ class HttpRegistryTest {
         assertThat(entries.get(2).candidate().systemDrover()).isEqualTo(">=0.0.1");
         assertThat(registry.fetch(entries.getFirst())).isEqualTo(pkg);
         assertThatThrownBy(() -> registry.fetch(entries.get(1))).hasMessage("registry web: " + base()
-                + "/abs/exporter-1.3.0.tgz has sha256 " + HttpRegistry.sha256(pkg) + " but the index says " + "0".repeat(64));
+                + "/abs/exporter-1.3.0.tgz has sha256 " + io.drover.core.Hashing.sha256(pkg) + " but the index says " + "0".repeat(64));
         assertThatThrownBy(() -> registry.fetch(entries.get(2)))
                 .hasMessage("registry web: GET " + base() + "/repo/lib-1.0.0.tgz answered 404");
     }

@@ -7,7 +7,6 @@ import java.security.GeneralSecurityException;
 import java.security.KeyFactory;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
-import java.security.MessageDigest;
 import java.security.interfaces.RSAPrivateCrtKey;
 import java.security.interfaces.RSAPublicKey;
 import java.security.spec.PKCS8EncodedKeySpec;
@@ -94,16 +93,12 @@ public final class RsaKeys {
         for (String line : lines.subList(Math.min(1, lines.size()), Math.max(1, lines.size() - 1))) {
             body.append(line).append('\n');
         }
-        try {
-            byte[] digest = MessageDigest.getInstance("SHA-256").digest(body.toString().getBytes(StandardCharsets.US_ASCII));
-            StringBuilder sb = new StringBuilder();
-            for (byte b : digest) {
-                sb.append(sb.isEmpty() ? "" : ":").append(String.format("%02x", b));
-            }
-            return sb.toString();
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException(e);
+        String hex = io.drover.core.Hashing.sha256(body.toString().getBytes(StandardCharsets.US_ASCII));
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < hex.length(); i += 2) {
+            sb.append(sb.isEmpty() ? "" : ":").append(hex, i, i + 2);
         }
+        return sb.toString();
     }
 
     private static String pem(String type, byte[] der) {

@@ -93,7 +93,7 @@ public final class SaltMaster implements AutoCloseable {
     private final AtomicLong broadcastFrames = new AtomicLong();
     private final AtomicLong targetedFrames = new AtomicLong();
     private final AtomicLong restarts = new AtomicLong();
-    private volatile Crypticle session = new Crypticle(Crypticle.generateKeyString());
+    private final SessionKey session;
     private volatile boolean running = true;
     private final int requestPort;
     private final int publishPort;
@@ -124,7 +124,14 @@ public final class SaltMaster implements AutoCloseable {
     /** As above, sending what is queued on {@code publishes} (held by whoever starts jobs, from before the master). */
     public SaltMaster(RSAPrivateCrtKey masterKey, MasterHandler handler, String host, int publishPort, int requestPort,
                       PublishMode publishMode, Limits limits, PublishQueue publishes) {
+        this(masterKey, handler, host, publishPort, requestPort, publishMode, limits, publishes, new SessionKey());
+    }
+
+    /** As above, encrypting under {@code session} (held by whoever revokes minion keys, from before the master). */
+    public SaltMaster(RSAPrivateCrtKey masterKey, MasterHandler handler, String host, int publishPort, int requestPort,
+                      PublishMode publishMode, Limits limits, PublishQueue publishes, SessionKey session) {
         this.publishes = publishes;
+        this.session = session;
         this.masterKey = masterKey;
         this.masterPubPem = RsaKeys.publicPem(RsaKeys.publicOf(masterKey));
         this.handler = handler;
@@ -210,8 +217,7 @@ public final class SaltMaster implements AutoCloseable {
 
     /** A new session key: every minion re-authenticates on its next message (after a key is rejected or deleted). */
     public void rotateSessionKey() {
-        session = new Crypticle(Crypticle.generateKeyString());
-        log.info("rotated the session key");
+        session.rotate();
     }
 
     /**
@@ -255,7 +261,7 @@ public final class SaltMaster implements AutoCloseable {
     private void send(PublishQueue.Publish publish) {
         Map<String, Object> withSerial = new LinkedHashMap<>(publish.load());
         withSerial.put("serial", serial.incrementAndGet());
-        byte[] ct = session.dumps(withSerial, null);
+        byte[] ct = session.current().dumps(withSerial, null);
         Map<String, Object> envelope = new LinkedHashMap<>();
         envelope.put("enc", "aes");
         envelope.put("load", ct);
@@ -342,7 +348,7 @@ public final class SaltMaster implements AutoCloseable {
 
     /** For tests: the current session cipher, to make publishes that are encrypted but otherwise wrong. */
     Crypticle sessionForTest() {
-        return session;
+        return session.current();
     }
 
     /** For tests: ends the loop behind a port as a fatal error would, so that the watchdog must rebuild it. */
@@ -379,7 +385,7 @@ public final class SaltMaster implements AutoCloseable {
     }
 
     private byte[] aes(byte[] ciphertext) {
-        Crypticle current = session;
+        Crypticle current = session.current();
         Map<Object, Object> load = new LinkedHashMap<>(Messages.map(current.loads(ciphertext, null), "load"));
         String replyNonce = load.remove("nonce") instanceof String s ? s : null;
         String cmd = Messages.string(load, "cmd");
@@ -458,7 +464,7 @@ public final class SaltMaster implements AutoCloseable {
             case REJECTED, DENIED -> inner.put("ret", false);
             case FULL -> inner.put("ret", "full");
             case ACCEPTED -> {
-                String aes = session.keyString();
+                String aes = session.current().keyString();
                 inner.put("enc", "pub");
                 inner.put("pub_key", masterPubPem);
                 inner.put("publish_port", publishPort);

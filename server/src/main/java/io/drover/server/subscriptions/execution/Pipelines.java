@@ -1,5 +1,6 @@
 package io.drover.server.subscriptions.execution;
 
+import io.drover.core.Hashing;
 import io.drover.core.packages.PackageArchive;
 import io.drover.core.packages.PortRange;
 import io.drover.core.subscriptions.Action;
@@ -25,7 +26,6 @@ import io.drover.model.packages.PackageInfo;
 import io.drover.model.subscriptions.SubscriptionSpec;
 import io.drover.server.subscriptions.DeploymentStore;
 import io.drover.model.packages.PackageMetadata;
-import io.drover.core.render.TemplateRenderer;
 import io.drover.server.jobs.AgentCalls;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -35,8 +35,8 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The sub-steps of each action (seed 000 §3.1 official plugins, §3.2 third-party plugins), each an agent job
- * recorded in the instance's journal. Deployed state is written only after the whole step succeeded.
+ * The sub-steps of each action, for official and for third-party plugins (docs/operations.md, Subscriptions), each
+ * an agent job recorded in the instance's journal. Deployed state is written only after the whole step succeeded.
  */
 final class Pipelines {
     /** One copy to act on: an instance's step on one target host. */
@@ -111,8 +111,9 @@ final class Pipelines {
     }
 
     /**
-     * An official plugin is installed once per host and shared by every subscription (seed 000 §3.1): the same package
-     * is kept as it is, and another version replaces it only after its process is stopped, so that one process runs.
+     * An official plugin is installed once per host and shared by every subscription (docs/operations.md,
+     * Subscriptions): the same package is kept as it is, and another version replaces it only after its process is
+     * stopped, so that one process runs.
      */
     private boolean installOfficial(CopyWork w, StepJournal j, String setup) {
         AgentCalls.Outcome<InstalledPackage> installed = j.run("query installed package",
@@ -204,7 +205,7 @@ final class Pipelines {
         }
     }
 
-    /** The first port of the range neither listening on the host nor registered for it (seed §3.2.1 step 3). */
+    /** The first port of the range neither listening on the host nor registered for it (docs/operations.md, Subscriptions: Ports). */
     private Optional<Integer> allocatePort(CopyWork w, StepJournal j, PortRange range) {
         AgentCalls.Outcome<Ports> used = j.run("query used ports", () -> jobs.call(w.agentId(), new UsedPorts()));
         if (!used.ok()) {
@@ -270,7 +271,7 @@ final class Pipelines {
     /** Records the copy with the md5 of each rendered file's content. */
     private void saveRendered(CopyWork w, CopyStatus status, Map<String, String> contents, Integer port) {
         Map<String, String> md5s = new LinkedHashMap<>();
-        contents.forEach((path, content) -> md5s.put(path, TemplateRenderer.md5(content)));
+        contents.forEach((path, content) -> md5s.put(path, Hashing.md5(content)));
         saveMd5s(w, status, md5s, port);
     }
 

@@ -1,0 +1,121 @@
+package io.drover.server.agents;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
+import static org.assertj.core.api.Assertions.within;
+
+import io.drover.model.agents.CreatedEnrollmentToken;
+import io.drover.model.agents.EnrollmentTokenInfo;
+import io.drover.model.agents.EnrollmentTokenRequest;
+import io.drover.model.api.Problem.FieldError;
+import io.drover.model.auth.Role;
+import io.drover.server.auth.Principal;
+import io.drover.server.errors.DomainException;
+import io.drover.server.store.Database;
+import io.drover.server.store.Sql;
+import io.drover.server.testing.OnBothDatabases;
+import io.drover.server.testing.TestDatabases;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/** Enrollment tokens on H2 and on the real PostgreSQL. */
+class EnrollmentTokenStoreTest {
+    static final Principal ADMIN = Principal.system("test");
+    static final Principal SHOP_ONLY = new Principal(5, "shop-operator", Role.OPERATOR, Set.of(2L));
+
+    static void businesses(Database db) {
+        db.jdbi().useHandle(h -> h.execute("INSERT INTO business (bk_biz_id, bk_biz_name, attributes) VALUES "
+                + "(2, 'shop', '{}'), (3, 'bank', '{}')"));
+    }
+
+    static DomainException.Kind kindOf(Runnable action) {
+        try {
+            action.run();
+        } catch (DomainException e) {
+            return e.kind();
+        }
+        throw new AssertionError("no DomainException");
+    }
+
+    @OnBothDatabases
+    void tokensAreCreatedListedByBusinessAndRevoked(String kind) {
+        TestDatabases.on(kind, db -> {
+            businesses(db);
+            EnrollmentTokenStore store = new EnrollmentTokenStore(db.jdbi());
+            CreatedEnrollmentToken shop = store.create(SHOP_ONLY, new EnrollmentTokenRequest(" racks ", 2L, 48L));
+            CreatedEnrollmentToken bank = store.create(ADMIN, new EnrollmentTokenRequest("bank", 3L, null));
+
+            assertThat(shop.token()).startsWith(EnrollmentTokenStore.PREFIX).isNotEqualTo(bank.token());
+            EnrollmentTokenInfo info = shop.info();
+            assertThat(List.of(info.name(), info.bkBizId(), info.uses())).containsExactly("racks", 2L, 0L);
+            assertThat(info.revokedAt()).isNull();
+            assertThat(info.expiresAt().toInstant()).isCloseTo(info.createdAt().toInstant().plus(48, ChronoUnit.HOURS),
+                    within(1, ChronoUnit.MILLIS));
+            assertThat(bank.info().expiresAt()).isNull();
+
+            assertThat(store.list(ADMIN)).containsExactly(shop.info(), bank.info());
+            assertThat(store.list(SHOP_ONLY)).containsExactly(shop.info());
+
+            assertThat(kindOf(() -> store.revoke(SHOP_ONLY, bank.info().id()))).isEqualTo(DomainException.Kind.FORBIDDEN);
+            EnrollmentTokenInfo revoked = store.revoke(SHOP_ONLY, shop.info().id());
+            assertThat(revoked.revokedAt()).isNotNull();
+            assertThat(store.revoke(ADMIN, shop.info().id())).as("revoking twice keeps the first time").isEqualTo(revoked);
+            assertThat(kindOf(() -> store.revoke(ADMIN, 999))).isEqualTo(DomainException.Kind.NOT_FOUND);
+            assertThat(store.list(ADMIN)).containsExactly(revoked, bank.info());
+        });
+    }
+
+    @OnBothDatabases
+    void badRequestsAreRefusedAndStoreNothing(String kind) {
+        TestDatabases.on(kind, db -> {
+            businesses(db);
+            EnrollmentTokenStore store = new EnrollmentTokenStore(db.jdbi());
+            Map<EnrollmentTokenRequest, List<String>> invalid = Map.of(
+                    new EnrollmentTokenRequest(" ", 2L, null), List.of("name"),
+                    new EnrollmentTokenRequest("n".repeat(129), 2L, null), List.of("name"),
+                    new EnrollmentTokenRequest("t", null, null), List.of("bk_biz_id"),
+                    new EnrollmentTokenRequest("t", 2L, 0L), List.of("ttl_hours"),
+                    new EnrollmentTokenRequest("t", 2L, 87_601L), List.of("ttl_hours"),
+                    new EnrollmentTokenRequest(null, null, -1L), List.of("name", "bk_biz_id", "ttl_hours"),
+                    new EnrollmentTokenRequest("t", 9L, null), List.of("bk_biz_id"));
+            invalid.forEach((request, fields) -> assertThatThrownBy(() -> store.create(ADMIN, request)).as(request.toString())
+                    .isInstanceOfSatisfying(DomainException.class, e -> {
+                        assertThat(e.kind()).isEqualTo(DomainException.Kind.INVALID);
+                        assertThat(e.errors()).extracting(FieldError::field).containsExactlyElementsOf(fields);
+                    }));
+            assertThat(kindOf(() -> store.create(SHOP_ONLY, new EnrollmentTokenRequest("t", 3L, null))))
+                    .isEqualTo(DomainException.Kind.FORBIDDEN);
+            assertThat(store.list(ADMIN)).isEmpty();
+            assertThat(store.create(ADMIN, new EnrollmentTokenRequest("t", 2L, 87_600L)).info().expiresAt()).isNotNull();
+        });
+    }
+
+    @OnBothDatabases
+    void onlyKnownLiveTokensAreRedeemedAndEachUseIsCounted(String kind) {
+        TestDatabases.on(kind, db -> {
+            businesses(db);
+            EnrollmentTokenStore store = new EnrollmentTokenStore(db.jdbi());
+            String live = store.create(ADMIN, new EnrollmentTokenRequest("live", 2L, null)).token();
+            CreatedEnrollmentToken expired = store.create(ADMIN, new EnrollmentTokenRequest("expired", 3L, 1L));
+            CreatedEnrollmentToken revoked = store.create(ADMIN, new EnrollmentTokenRequest("revoked", 3L, null));
+            store.revoke(ADMIN, revoked.info().id());
+            db.jdbi().useHandle(h -> h.createUpdate("UPDATE enrollment_token SET expires_at = :past WHERE id = :id")
+                    .bind("past", Sql.now().minusSeconds(1)).bind("id", expired.info().id()).execute());
+
+            db.jdbi().useTransaction(h -> {
+                assertThat(store.redeem(h, live)).contains(2L);
+                assertThat(store.redeem(h, live)).contains(2L);
+                for (Object refused : new Object[] {null, 42, "", "drv_enroll_unknown", live.substring(4), live + "x",
+                        EnrollmentTokenStore.PREFIX + "a".repeat(200), expired.token(), revoked.token()}) {
+                    assertThat(store.redeem(h, refused)).as(String.valueOf(refused)).isEmpty();
+                }
+            });
+            assertThat(store.list(ADMIN)).extracting(EnrollmentTokenInfo::name, EnrollmentTokenInfo::uses).containsExactly(
+                    tuple("live", 2L), tuple("expired", 0L),
+                    tuple("revoked", 0L));
+        });
+    }
+}

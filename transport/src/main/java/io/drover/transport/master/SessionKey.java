@@ -1,0 +1,25 @@
+package io.drover.transport.master;
+
+import io.drover.transport.crypto.Crypticle;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The master's AES session key, under which publishes and requests are encrypted. Whoever revokes minion keys holds it
+ * from the start, before the master is bound; a rotation makes every minion re-authenticate on its next message.
+ */
+public final class SessionKey {
+    private static final Logger log = LoggerFactory.getLogger(SessionKey.class);
+
+    private volatile Crypticle current = new Crypticle(Crypticle.generateKeyString());
+
+    /** A new session key (after a key is rejected or deleted, so that the minion is cut off). */
+    public void rotate() {
+        current = new Crypticle(Crypticle.generateKeyString());
+        log.info("rotated the session key");
+    }
+
+    Crypticle current() {
+        return current;
+    }
+}
