@@ -28,6 +28,11 @@ public final class DiagCommand {
             Output.Column.of("SET", "operation_set"), Output.Column.of("HOST", "host_name"), Output.Column.of("PHASE", "phase"),
             Output.Column.of("SOURCE", "source"), Output.Column.of("UPDATED", "updated_at"));
 
+    /** A name as one URL path segment: a name such as {@code ../tokens} cannot reach another route. */
+    static String segment(String name) {
+        return java.net.URLEncoder.encode(name, java.nio.charset.StandardCharsets.UTF_8).replace("+", "%20");
+    }
+
     /** {@code operations}, {@code operation-sets} or {@code triggers}, from any common spelling of the kind. */
     static String collection(String kind) {
         String k = kind.toLowerCase(java.util.Locale.ROOT).replace("-", "").replace("_", "");
@@ -60,7 +65,7 @@ public final class DiagCommand {
                             client.out().println("diagnosis " + d.path("id").asText() + " started on " + d.path("host_name").asText());
                         }
                     } else {
-                        client.client().put("/api/v1/diagnosis/" + KINDS.get(kind) + "/" + name, document);
+                        client.client().put("/api/v1/diagnosis/" + KINDS.get(kind) + "/" + segment(name), document);
                         client.out().println(kind + " " + name + " applied");
                     }
                 }
@@ -121,7 +126,7 @@ public final class DiagCommand {
 
         @Override
         public Integer call() {
-            JsonNode object = client.client().get("/api/v1/diagnosis/" + collection(kind) + "/" + name);
+            JsonNode object = client.client().get("/api/v1/diagnosis/" + collection(kind) + "/" + segment(name));
             if (client.output().format() != Output.Format.table) {
                 client.output().printObject(object);
                 return 0;
@@ -144,7 +149,7 @@ public final class DiagCommand {
 
         @Override
         public Integer call() {
-            client.client().delete("/api/v1/diagnosis/" + collection(kind) + "/" + name);
+            client.client().delete("/api/v1/diagnosis/" + collection(kind) + "/" + segment(name));
             client.out().println(name + " deleted");
             client.out().flush();
             return 0;
@@ -196,7 +201,7 @@ public final class DiagCommand {
 
         @Override
         public Integer call() {
-            JsonNode d = await ? follow(client, id) : client.client().get("/api/v1/diagnoses/" + id);
+            JsonNode d = await ? follow(client, id) : client.client().get("/api/v1/diagnoses/" + segment(id));
             if (!await) {
                 if (client.output().format() != Output.Format.table) {
                     client.output().printObject(d);
@@ -212,7 +217,7 @@ public final class DiagCommand {
             int printed = 0;
             JsonNode d;
             while (true) {
-                d = client.client().get("/api/v1/diagnoses/" + id + "?wait=2");
+                d = client.client().get("/api/v1/diagnoses/" + segment(id) + "?wait=2");
                 JsonNode nodes = d.path("nodes");
                 for (int i = printed; i < nodes.size(); i++) {
                     JsonNode n = nodes.get(i);
@@ -263,7 +268,7 @@ public final class DiagCommand {
 
         @Override
         public Integer call() {
-            JsonNode list = client.client().get("/api/v1/diagnoses?limit=" + limit + (phase == null ? "" : "&phase=" + phase));
+            JsonNode list = client.client().get("/api/v1/diagnoses?limit=" + limit + (phase == null ? "" : "&phase=" + segment(phase)));
             client.output().print(list, list, DIAGNOSES);
             return 0;
         }

@@ -151,5 +151,8 @@ class DiagnosisEndToEndTest {
         assertThat(bad.exit()).isNotZero();
         assertThat(bad.err()).contains("spec.operationSet", "'no-such-set' is not an OperationSet");
         assertThat(fleet.drover("diag", "run", "host-overview", "nowhere").err()).contains("'nowhere' is not a host");
+        Fleet.Run traversal = fleet.drover("diag", "get", "operation", "../../tokens");
+        assertThat(traversal.exit()).as("a name is one path segment, not a way to another route").isNotZero();
+        assertThat(traversal.out()).doesNotContain("last_used_at");
     }
 }

@@ -105,11 +105,12 @@ public final class DroverServer implements AutoCloseable {
             new JvmThreadMetrics().bindTo(metrics);
             new ProcessorMetrics().bindTo(metrics);
 
+            Clock clock = Clock.systemUTC();
             this.bus = new EventBus();
-            this.events = new EventStore(database.jdbi(), bus);
-            this.tokens = new TokenStore(database.jdbi());
-            this.audit = new AuditStore(database.jdbi());
-            this.authFailures = new AuthFailures(config.authFailuresPerMinute(), Clock.systemUTC());
+            this.events = new EventStore(database.jdbi(), bus, clock);
+            this.tokens = new TokenStore(database.jdbi(), clock);
+            this.audit = new AuditStore(database.jdbi(), clock);
+            this.authFailures = new AuthFailures(config.authFailuresPerMinute(), clock);
             this.inventory = new InventoryService(database.jdbi(), new InventoryRepository(), events);
 
             this.api = new HttpApi(tokens, audit, authFailures, metrics);
@@ -117,34 +118,34 @@ public final class DroverServer implements AutoCloseable {
             new InventoryRoutes(inventory).register(api);
             new EventRoutes(bus, events).register(api);
 
-            this.agents = new AgentRegistry(database.jdbi(), events, inventory, config.agentBiz(), Clock.systemUTC());
-            this.enrollment = new EnrollmentTokenStore(database.jdbi());
+            this.agents = new AgentRegistry(database.jdbi(), events, inventory, config.agentBiz(), clock);
+            this.enrollment = new EnrollmentTokenStore(database.jdbi(), clock);
             new AgentRoutes(agents, enrollment).register(api);
             this.files = new FileServer(config.dataDir().resolve("files"));
             SessionKey session = new SessionKey();
             this.keys = new KeyStore(database.jdbi(), events, config.autoAccept().stream().map(Glob::compile).toList(),
-                    enrollment, agents, session::rotate);
+                    enrollment, agents, session::rotate, clock);
             PublishQueue publishes = new PublishQueue();
             this.jobs = new JobService(database.jdbi(), events, keys, agents::grains, agents::businesses, config.nodegroups(),
-                    publishes::publish, config.returnMaxBytes());
+                    publishes::publish, config.returnMaxBytes(), clock);
             new JobRoutes(keys, jobs, agents::businesses).register(api);
-            ExecutionPlans plans = new ExecutionPlans(database.jdbi(), jobs, agents::businesses);
+            ExecutionPlans plans = new ExecutionPlans(database.jdbi(), jobs, agents::businesses, clock);
             new PlanRoutes(plans).register(api);
 
-            SubscriptionStore subscriptionStore = new SubscriptionStore(database.jdbi());
-            this.packages = new PackageStore(database.jdbi(), config.dataDir().resolve("files"));
-            this.registries = new Registries(database.jdbi(), packages, config.dataDir().resolve("registries"));
+            SubscriptionStore subscriptionStore = new SubscriptionStore(database.jdbi(), clock);
+            this.packages = new PackageStore(database.jdbi(), config.dataDir().resolve("files"), clock);
+            this.registries = new Registries(database.jdbi(), packages, config.dataDir().resolve("registries"), clock);
             this.addons = new AddonService(database.jdbi(), packages, registries,
                     SecretBox.loadOrCreate(config.dataDir(), System.getenv(SecretBox.KEY_ENV)), events, BuildVersion.release(),
-                    subscriptionStore);
+                    subscriptionStore, clock);
             new PackageRoutes(packages).register(api);
             new RegistryRoutes(registries).register(api);
             new AddonRoutes(addons).register(api);
 
-            DeploymentStore deployments = new DeploymentStore(database.jdbi());
-            this.tasks = new TaskScheduler(new TaskRepository(database.jdbi(), events), new io.drover.server.jobs.JobAgentCalls(jobs,
+            DeploymentStore deployments = new DeploymentStore(database.jdbi(), clock);
+            this.tasks = new TaskScheduler(new TaskRepository(database.jdbi(), events, clock), new io.drover.server.jobs.JobAgentCalls(jobs,
                     java.time.Duration.ofSeconds(config.jobTimeoutSeconds()), io.drover.server.auth.Principal.system("subscriptions")),
-                    deployments, config.taskConcurrency());
+                    deployments, config.taskConcurrency(), clock);
             this.subscriptions = new SubscriptionService(subscriptionStore,
                     new PlanBuilder(database.jdbi(), new InventoryRepository(), packages, deployments,
                             new AgentDirectory(agents)), tasks, deployments);
@@ -156,11 +157,11 @@ public final class DroverServer implements AutoCloseable {
                     database.jdbi(), events, new io.drover.server.jobs.JobAgentCalls(jobs,
                     java.time.Duration.ofSeconds(config.jobTimeoutSeconds()), io.drover.server.auth.Principal.system("diagnosis")),
                     subscriptions, deployments, inventory::findHosts,
-                    (principal, biz, set, module, limit) -> inventory.hosts(principal, biz, set, module, 0, limit), agents::agentOfHost, agents::hostOf, agents::online, Clock.systemUTC()),
+                    (principal, biz, set, module, limit) -> inventory.hosts(principal, biz, set, module, 0, limit), agents::agentOfHost, agents::hostOf, agents::online, clock),
                     new io.drover.server.diagnosis.DiagnosisModule.Settings(config.diagnosisConcurrency(),
                             new io.drover.server.diagnosis.DiagnosisRunner.Retry(java.time.Duration.ofSeconds(config.diagnosisRetrySeconds()), 4),
                             java.time.Duration.ofSeconds(config.diagnosisRepeatIntervalSeconds()), config.diagnosisMaxPaths()));
-            new io.drover.server.diagnosis.DiagnosisRoutes(diagnosis, Clock.systemUTC()).register(api);
+            new io.drover.server.diagnosis.DiagnosisRoutes(diagnosis, clock).register(api);
             int interrupted = tasks.failInterrupted();
             if (interrupted > 0) {
                 log.warn("{} task(s) were interrupted by the last stop; their unfinished instances are marked FAILED", interrupted);

@@ -27,7 +27,7 @@ import io.drover.server.registries.Registries;
 import io.drover.server.registries.RegistryException;
 import io.drover.server.registries.RegistryReader;
 import io.drover.server.store.SecretBox;
-import io.drover.server.store.Sql;
+import java.time.Clock;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -63,9 +63,10 @@ public final class AddonService {
     private final EventStore events;
     private final Version serverVersion;
     private final NotesRenderer notes = new NotesRenderer();
+    private final Clock clock;
 
     public AddonService(Jdbi jdbi, PackageStore store, Registries registries, SecretBox secrets, EventStore events,
-                        Version serverVersion, SubscriptionStore subscriptions) {
+                        Version serverVersion, SubscriptionStore subscriptions, Clock clock) {
         this.subscriptions = subscriptions;
         this.jdbi = jdbi;
         this.store = store;
@@ -73,6 +74,7 @@ public final class AddonService {
         this.secrets = secrets;
         this.events = events;
         this.serverVersion = serverVersion;
+        this.clock = clock;
     }
 
     public AddonChange enable(AddonRequest request) {
@@ -280,7 +282,7 @@ public final class AddonService {
                 store.importFrom(f.step().candidate().registry(), f.tgz());
             }
         }
-        OffsetDateTime now = Sql.now();
+        OffsetDateTime now = OffsetDateTime.now(clock);
         jdbi.useTransaction(h -> {
             for (Fetched f : fetched) {
                 String name = f.step().name();

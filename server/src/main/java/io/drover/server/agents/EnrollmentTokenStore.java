@@ -7,10 +7,10 @@ import io.drover.model.agents.EnrollmentTokenRequest;
 import io.drover.model.api.Problem.FieldError;
 import io.drover.server.auth.Principal;
 import io.drover.server.errors.DomainException;
-import io.drover.server.store.Sql;
 import java.security.SecureRandom;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Clock;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -27,10 +27,12 @@ public final class EnrollmentTokenStore {
     static final String PREFIX = "drv_enroll_";
 
     private final Jdbi jdbi;
+    private final Clock clock;
     private final SecureRandom random = new SecureRandom();
 
-    public EnrollmentTokenStore(Jdbi jdbi) {
+    public EnrollmentTokenStore(Jdbi jdbi, Clock clock) {
         this.jdbi = jdbi;
+        this.clock = clock;
     }
 
     public CreatedEnrollmentToken create(Principal p, EnrollmentTokenRequest request) {
@@ -53,7 +55,7 @@ public final class EnrollmentTokenStore {
         byte[] secret = new byte[32];
         random.nextBytes(secret);
         String token = PREFIX + Base64.getUrlEncoder().withoutPadding().encodeToString(secret);
-        OffsetDateTime now = Sql.now();
+        OffsetDateTime now = OffsetDateTime.now(clock);
         OffsetDateTime expires = request.ttlHours() == null ? null : now.plusHours(request.ttlHours());
         long id = jdbi.inTransaction(h -> {
             if (h.createQuery("SELECT COUNT(*) FROM business WHERE bk_biz_id = :biz").bind("biz", request.bkBizId())
@@ -79,7 +81,7 @@ public final class EnrollmentTokenStore {
         EnrollmentTokenInfo before = get(id);
         p.requireBiz(before.bkBizId());
         jdbi.useHandle(h -> h.createUpdate("UPDATE enrollment_token SET revoked_at = :now WHERE id = :id AND revoked_at IS NULL")
-                .bind("now", Sql.now()).bind("id", id).execute());
+                .bind("now", OffsetDateTime.now(clock)).bind("id", id).execute());
         return get(id);
     }
 
@@ -95,7 +97,7 @@ public final class EnrollmentTokenStore {
         }
         Optional<EnrollmentTokenInfo> found = h.createQuery("SELECT * FROM enrollment_token WHERE token_hash = :hash")
                 .bind("hash", Hashing.sha256(token)).map((rs, ctx) -> info(rs)).findOne();
-        OffsetDateTime now = Sql.now();
+        OffsetDateTime now = OffsetDateTime.now(clock);
         Optional<EnrollmentTokenInfo> valid = found.filter(t -> t.revokedAt() == null)
                 .filter(t -> t.expiresAt() == null || t.expiresAt().isAfter(now));
         valid.ifPresent(t -> h.createUpdate("UPDATE enrollment_token SET uses = uses + 1 WHERE id = :id")

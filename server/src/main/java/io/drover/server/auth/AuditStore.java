@@ -2,7 +2,7 @@ package io.drover.server.auth;
 
 import io.drover.model.api.Page;
 import io.drover.model.auth.AuditEntry;
-import io.drover.server.store.Sql;
+import java.time.Clock;
 import java.time.OffsetDateTime;
 import java.util.List;
 import org.jdbi.v3.core.Jdbi;
@@ -14,9 +14,11 @@ import org.jdbi.v3.core.Jdbi;
 public final class AuditStore {
     private static final int MAX_DETAIL = 2000;
     private final Jdbi jdbi;
+    private final Clock clock;
 
-    public AuditStore(Jdbi jdbi) {
+    public AuditStore(Jdbi jdbi, Clock clock) {
         this.jdbi = jdbi;
+        this.clock = clock;
     }
 
     public void record(String actor, String method, String path, int status, String detail) {
@@ -24,7 +26,7 @@ public final class AuditStore {
         jdbi.useHandle(h -> h.createUpdate("""
                         INSERT INTO audit_log (at, actor, method, path, status, detail)
                         VALUES (:at, :actor, :method, :path, :status, :detail)""")
-                .bind("at", Sql.now()).bind("actor", actor).bind("method", method)
+                .bind("at", OffsetDateTime.now(clock)).bind("actor", actor).bind("method", method)
                 .bind("path", path.length() > 1024 ? path.substring(0, 1024) : path)
                 .bind("status", status).bind("detail", trimmed).execute());
     }
@@ -32,7 +34,7 @@ public final class AuditStore {
     /** Deletes entries older than the retention; how many. */
     public int prune(int retentionDays) {
         return jdbi.withHandle(h -> h.createUpdate("DELETE FROM audit_log WHERE at < :cutoff")
-                .bind("cutoff", Sql.now().minusDays(retentionDays)).execute());
+                .bind("cutoff", OffsetDateTime.now(clock).minusDays(retentionDays)).execute());
     }
 
     /** Newest first. */

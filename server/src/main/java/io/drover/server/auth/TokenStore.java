@@ -12,6 +12,7 @@ import io.drover.server.store.Sql;
 import java.security.SecureRandom;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
@@ -33,11 +34,13 @@ public final class TokenStore {
     private static final Duration LAST_USED_RESOLUTION = Duration.ofMinutes(1);
 
     private final Jdbi jdbi;
+    private final Clock clock;
     private final SecureRandom random = new SecureRandom();
     private final ConcurrentHashMap<Long, OffsetDateTime> lastUsedWritten = new ConcurrentHashMap<>();
 
-    public TokenStore(Jdbi jdbi) {
+    public TokenStore(Jdbi jdbi, Clock clock) {
         this.jdbi = jdbi;
+        this.clock = clock;
     }
 
     public boolean isEmpty() {
@@ -69,7 +72,7 @@ public final class TokenStore {
         byte[] secret = new byte[32];
         random.nextBytes(secret);
         String token = PREFIX + Base64.getUrlEncoder().withoutPadding().encodeToString(secret);
-        OffsetDateTime now = Sql.now();
+        OffsetDateTime now = OffsetDateTime.now(clock);
         List<Long> sorted = bizIds.stream().distinct().sorted().toList();
         long id = jdbi.withHandle(h -> h.createUpdate("""
                         INSERT INTO api_token (name, token_hash, role, biz_ids, created_at)
@@ -92,7 +95,7 @@ public final class TokenStore {
     public TokenInfo revoke(long id) {
         return jdbi.inTransaction(h -> {
             int changed = h.createUpdate("UPDATE api_token SET revoked_at = :now WHERE id = :id AND revoked_at IS NULL")
-                    .bind("now", Sql.now()).bind("id", id).execute();
+                    .bind("now", OffsetDateTime.now(clock)).bind("id", id).execute();
             Optional<TokenInfo> info = h.createQuery("SELECT * FROM api_token WHERE id = :id").bind("id", id)
                     .map((rs, ctx) -> info(rs)).findOne();
             if (info.isEmpty()) {
@@ -118,7 +121,7 @@ public final class TokenStore {
     }
 
     private void touch(TokenInfo token) {
-        OffsetDateTime now = Sql.now();
+        OffsetDateTime now = OffsetDateTime.now(clock);
         OffsetDateTime written = lastUsedWritten.get(token.id());
         if (written == null || written.plus(LAST_USED_RESOLUTION).isBefore(now)) {
             lastUsedWritten.put(token.id(), now);

@@ -87,12 +87,21 @@ public final class DiagnosisRunner implements AutoCloseable {
         }
         try {
             workers.execute(() -> {
+                long retryInMillis = -1;
                 try {
-                    drive(id);
+                    retryInMillis = drive(id);
                 } catch (RuntimeException e) {
                     log.warn("diagnosis {} stopped on an error; it resumes at the next start", id, e);
                 } finally {
                     active.remove(id);
+                }
+                // Scheduled only once this run is over, so that the retry cannot find it still active and be lost.
+                if (retryInMillis >= 0 && !closed) {
+                    try {
+                        timer.schedule(() -> submit(id), retryInMillis, TimeUnit.MILLISECONDS);
+                    } catch (RejectedExecutionException e) {
+                        // stopping
+                    }
                 }
             });
         } catch (RejectedExecutionException e) {
@@ -100,21 +109,29 @@ public final class DiagnosisRunner implements AutoCloseable {
         }
     }
 
-    private void drive(long id) {
+    /** Runs nodes until the diagnosis ends or waits; the wait before the next try (ms), or -1 when there is none. */
+    private long drive(long id) {
         while (!closed) {
             DiagnosisRepository.Row row = jdbi.withHandle(h -> repository.find(h, id)).orElse(null);
             if (row == null || row.progress().state().finished()) {
                 attempts.remove(id);
-                return;
+                return -1;
             }
-            if (!step(row)) {
-                return;
+            long next = step(row);
+            if (next != CONTINUE) {
+                return next;
             }
         }
+        return -1;
     }
 
-    /** Runs the node on the checkpoint; false when the diagnosis waits (a retry is scheduled) or the runner stops. */
-    private boolean step(DiagnosisRepository.Row row) {
+    private static final long CONTINUE = -2;
+
+    /**
+     * Runs the node on the checkpoint: {@link #CONTINUE} when the next node may run, the wait in ms before trying
+     * again when the agent could not be reached, or -1 when the runner stops.
+     */
+    private long step(DiagnosisRepository.Row row) {
         DiagnosisProgress.State state = row.progress().state();
         Optional<DiagnosisCatalog.RunnableSet> set = catalog.operationSet(row.operationSet());
         if (set.isEmpty()) {
@@ -145,7 +162,7 @@ public final class DiagnosisRunner implements AutoCloseable {
                     slots.acquire();
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
-                    return false;
+                    return -1;
                 }
             }
             try {
@@ -155,7 +172,7 @@ public final class DiagnosisRunner implements AutoCloseable {
             }
         }
         if (closed) {
-            return false; // the outcome of a node cut short by a stop is not recorded: the node runs again at the next start
+            return -1; // the outcome of a node cut short by a stop is not recorded: the node runs again at the next start
         }
         if (result instanceof OperationExecutor.Result.Unreachable unreachable) {
             int attempt = attempts.merge(row.id(), 1, Integer::sum);
@@ -166,12 +183,7 @@ public final class DiagnosisRunner implements AutoCloseable {
             long wait = retry.firstWait().toMillis() << Math.min(attempt - 1, 16);
             log.info("diagnosis {}: {}; trying again in {} ms (attempt {} of {})", row.id(), unreachable.reason(), wait, attempt + 1,
                     retry.retries() + 1);
-            try {
-                timer.schedule(() -> submit(row.id()), wait, TimeUnit.MILLISECONDS);
-            } catch (RejectedExecutionException e) {
-                // stopping
-            }
-            return false;
+            return wait;
         }
         attempts.remove(row.id());
         OperationExecutor.Result.Done done = (OperationExecutor.Result.Done) result;
@@ -179,12 +191,12 @@ public final class DiagnosisRunner implements AutoCloseable {
         List<DiagnosisInfo.NodeRun> nodes = new ArrayList<>(row.progress().nodes());
         nodes.add(new DiagnosisInfo.NodeRun(state.pathIndex(), next.getAsInt(), name, done.succeeded(), done.error(), now()));
         save(row, after, nodes, Map.of("node", next.getAsInt(), "operation", name, "succeeded", done.succeeded()));
-        return true;
+        return CONTINUE;
     }
 
-    private boolean abort(DiagnosisRepository.Row row, String reason, String message) {
+    private long abort(DiagnosisRepository.Row row, String reason, String message) {
         save(row, DiagnosisProgress.abort(row.progress().state(), reason, message), row.progress().nodes(), Map.of("reason", reason));
-        return true;
+        return CONTINUE;
     }
 
     private void save(DiagnosisRepository.Row row, DiagnosisProgress.State after, List<DiagnosisInfo.NodeRun> nodes, Map<String, Object> detail) {

@@ -6,6 +6,7 @@ import io.drover.model.events.Event;
 import io.drover.server.store.Sql;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Clock;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,19 +25,21 @@ public final class EventStore {
 
     private final Jdbi jdbi;
     private final EventBus bus;
+    private final Clock clock;
     private final java.util.concurrent.Semaphore wake = new java.util.concurrent.Semaphore(0);
     private Thread publisher;
     private final java.util.concurrent.ConcurrentLinkedQueue<List<Event>> committed = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
-    public EventStore(Jdbi jdbi, EventBus bus) {
+    public EventStore(Jdbi jdbi, EventBus bus, Clock clock) {
         this.jdbi = jdbi;
         this.bus = bus;
+        this.clock = clock;
     }
 
     /** Writes an event inside the caller's transaction. */
     public void append(Handle handle, String tag, Map<String, Object> data) {
         handle.createUpdate("INSERT INTO event_outbox (tag, data, created_at) VALUES (:tag, :data, :at)")
-                .bind("tag", tag).bind("data", Sql.toJson(data)).bind("at", Sql.now()).execute();
+                .bind("tag", tag).bind("data", Sql.toJson(data)).bind("at", OffsetDateTime.now(clock)).execute();
     }
 
     /** Writes several events inside the caller's transaction in one batch: (tag, data) pairs. */
@@ -45,7 +48,7 @@ public final class EventStore {
             return;
         }
         var batch = handle.prepareBatch("INSERT INTO event_outbox (tag, data, created_at) VALUES (:tag, :data, :at)");
-        var now = Sql.now();
+        var now = OffsetDateTime.now(clock);
         for (Map.Entry<String, Map<String, Object>> e : tagged) {
             batch.bind("tag", e.getKey()).bind("data", Sql.toJson(e.getValue())).bind("at", now).add();
         }
@@ -64,7 +67,7 @@ public final class EventStore {
             return List.of();
         }
         var batch = handle.prepareBatch("INSERT INTO event_outbox (tag, data, created_at, published) VALUES (:tag, :data, :at, TRUE)");
-        var now = Sql.now();
+        var now = OffsetDateTime.now(clock);
         for (Map.Entry<String, Map<String, Object>> e : tagged) {
             batch.bind("tag", e.getKey()).bind("data", Sql.toJson(e.getValue())).bind("at", now).add();
         }
@@ -158,7 +161,7 @@ public final class EventStore {
 
     /** Deletes published events older than the retention. */
     public int prune(int retentionDays) {
-        OffsetDateTime cutoff = Sql.now().minusDays(retentionDays);
+        OffsetDateTime cutoff = OffsetDateTime.now(clock).minusDays(retentionDays);
         return jdbi.withHandle(h -> h.createUpdate("DELETE FROM event_outbox WHERE published = TRUE AND created_at < :cutoff")
                 .bind("cutoff", cutoff).execute());
     }

@@ -3,6 +3,7 @@ package io.drover.server.jobs;
 import com.fasterxml.jackson.core.type.TypeReference;
 import io.drover.model.jobs.JobResult;
 import io.drover.server.store.Sql;
+import java.time.Clock;
 import java.time.OffsetDateTime;
 import java.util.Collection;
 import java.util.HashMap;
@@ -20,6 +21,11 @@ final class JobRepository {
     };
     private static final TypeReference<List<Object>> LIST = new TypeReference<>() {
     };
+    private final Clock clock;
+
+    JobRepository(Clock clock) {
+        this.clock = clock;
+    }
 
     /** One return to store. */
     record ReturnRow(String jid, String minionId, String retJson, int retcode, boolean success) {
@@ -32,7 +38,7 @@ final class JobRepository {
                         VALUES (:jid, :fun, :arg, :tgt, :type, :minions, :actor, :now)""")
                 .bind("jid", jid).bind("fun", fun).bind("arg", Sql.toJson(arg)).bind("tgt", tgt)
                 .bind("type", type).bind("minions", Sql.toJson(minions)).bind("actor", actor)
-                .bind("now", Sql.now()).execute();
+                .bind("now", OffsetDateTime.now(clock)).execute();
     }
 
     /** For each job, the minions that have not answered yet. */
@@ -54,7 +60,7 @@ final class JobRepository {
         var insert = h.prepareBatch("""
                 INSERT INTO job_return (jid, minion_id, ret, retcode, success, at)
                 VALUES (:jid, :id, :ret, :retcode, :success, :now)""");
-        OffsetDateTime now = Sql.now();
+        OffsetDateTime now = OffsetDateTime.now(clock);
         for (ReturnRow r : rows) {
             insert.bind("jid", r.jid()).bind("id", r.minionId()).bind("ret", r.retJson()).bind("retcode", r.retcode())
                     .bind("success", r.success()).bind("now", now).add();

@@ -14,6 +14,7 @@ import io.drover.server.errors.DomainException;
 import io.drover.server.keys.KeyStore;
 import io.drover.server.store.Sql;
 import io.drover.transport.protocol.Messages;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -37,13 +38,13 @@ public final class JobService implements AutoCloseable {
     private static final Pattern FUNCTION = Pattern.compile("[a-z][a-z0-9_]*\\.[a-z][a-z0-9_]*");
 
     private final Jdbi jdbi;
-    private final JobRepository repository = new JobRepository();
+    private final JobRepository repository;
     private final EventStore events;
     private final KeyStore keys;
     private final java.util.function.Function<String, Map<String, Object>> grains;
     private final Map<String, String> nodegroups;
     private final BiConsumer<Map<String, Object>, List<String>> publisher;
-    private final JobIds ids = new JobIds();
+    private final JobIds ids;
     private final BlockingQueue<PendingReturn> returns = new LinkedBlockingQueue<>();
     private final Thread writer;
     /** Jobs still waiting for returns: the minions not heard from, and a future completed when none are left. */
@@ -67,7 +68,9 @@ public final class JobService implements AutoCloseable {
     public JobService(Jdbi jdbi, EventStore events, KeyStore keys, java.util.function.Function<String, Map<String, Object>> grains,
                       java.util.function.Function<java.util.Collection<String>, Map<String, Long>> agentBusinesses,
                       Map<String, String> nodegroups, BiConsumer<Map<String, Object>, List<String>> publisher,
-                      int returnMaxBytes) {
+                      int returnMaxBytes, Clock clock) {
+        this.repository = new JobRepository(clock);
+        this.ids = new JobIds(clock);
         this.returnMaxBytes = returnMaxBytes;
         this.agentBusinesses = agentBusinesses;
         this.grains = grains;

@@ -6,9 +6,9 @@ import io.drover.server.agents.AgentRegistry;
 import io.drover.server.agents.EnrollmentTokenStore;
 import io.drover.server.events.EventStore;
 import io.drover.server.errors.DomainException;
-import io.drover.server.store.Sql;
 import io.drover.transport.crypto.RsaKeys;
 import io.drover.transport.master.KeyDecision;
+import java.time.Clock;
 import java.time.OffsetDateTime;
 import java.util.List;
 import java.util.Map;
@@ -34,19 +34,21 @@ public final class KeyStore {
     private final AgentRegistry agents;
     private final Runnable onRevoked;
     private final java.util.concurrent.ConcurrentHashMap<String, String> acceptedCache = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Clock clock;
 
     /**
      * {@code onRevoked} runs after a key is rejected or deleted: the master's session key is rotated so that the minion
      * is cut off.
      */
     public KeyStore(Jdbi jdbi, EventStore events, List<Glob> autoAccept, EnrollmentTokenStore enrollment, AgentRegistry agents,
-                    Runnable onRevoked) {
+                    Runnable onRevoked, Clock clock) {
         this.jdbi = jdbi;
         this.events = events;
         this.autoAccept = List.copyOf(autoAccept);
         this.enrollment = enrollment;
         this.agents = agents;
         this.onRevoked = onRevoked;
+        this.clock = clock;
     }
 
     /**
@@ -91,7 +93,7 @@ public final class KeyStore {
             Optional<Long> enrolledBiz = enrollment.redeem(h, enrollToken);
             if (enrolledBiz.isPresent()) {
                 h.createUpdate("UPDATE minion_key SET state = 'accepted', updated_at = :now WHERE id = :id")
-                        .bind("now", Sql.now()).bind("id", id).execute();
+                        .bind("now", OffsetDateTime.now(clock)).bind("id", id).execute();
                 events.append(h, "salt/key", Map.of("id", id, "act", "accept", "detail", "enrollment token"));
                 agents.enrolled(h, id, enrolledBiz.get());
                 return KeyDecision.ACCEPTED;
@@ -130,7 +132,7 @@ public final class KeyStore {
             StoredKey stored = find(h, id).orElseThrow(() -> DomainException.notFound("key", id));
             if (!stored.state.equals(state)) {
                 h.createUpdate("UPDATE minion_key SET state = :state, updated_at = :now WHERE id = :id")
-                        .bind("state", state).bind("now", Sql.now()).bind("id", id).execute();
+                        .bind("state", state).bind("now", OffsetDateTime.now(clock)).bind("id", id).execute();
                 events.append(h, "salt/key", Map.of("id", id, "act", state.equals(ACCEPTED) ? "accept" : "reject"));
             }
             return get(h, id);
@@ -166,7 +168,7 @@ public final class KeyStore {
     }
 
     private void insert(Handle h, String id, String state, String pem) {
-        OffsetDateTime now = Sql.now();
+        OffsetDateTime now = OffsetDateTime.now(clock);
         h.createUpdate("""
                         INSERT INTO minion_key (id, state, public_key, fingerprint, created_at, updated_at)
                         VALUES (:id, :state, :pem, :finger, :now, :now)""")

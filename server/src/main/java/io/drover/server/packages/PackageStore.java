@@ -9,7 +9,6 @@ import io.drover.model.Json;
 import io.drover.model.packages.PackageInfo;
 import io.drover.model.packages.PackageMetadata;
 import io.drover.server.errors.DomainException;
-import io.drover.server.store.Sql;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -20,6 +19,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Clock;
 import java.time.OffsetDateTime;
 import java.util.List;
 import java.util.Map;
@@ -36,10 +36,12 @@ public final class PackageStore {
 
     private final Jdbi jdbi;
     private final Path filesRoot;
+    private final Clock clock;
 
-    public PackageStore(Jdbi jdbi, Path filesRoot) {
+    public PackageStore(Jdbi jdbi, Path filesRoot, Clock clock) {
         this.jdbi = jdbi;
         this.filesRoot = filesRoot;
+        this.clock = clock;
     }
 
     /** Stores an uploaded package; the same name and version is refused unless {@code force}. */
@@ -128,7 +130,7 @@ public final class PackageStore {
         } catch (JsonProcessingException e) {
             throw new IllegalStateException(e);
         }
-        OffsetDateTime now = Sql.now();
+        OffsetDateTime now = OffsetDateTime.now(clock);
         jdbi.useTransaction(h -> {
             int updated = h.createUpdate("""
                             UPDATE package SET category = :category, description = :description, sha256 = :sha,

@@ -13,7 +13,7 @@ import io.drover.model.plans.PlanSummary;
 import io.drover.server.auth.Principal;
 import io.drover.server.errors.DomainException;
 import io.drover.server.jobs.JobService;
-import io.drover.server.store.Sql;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
@@ -45,11 +45,13 @@ public final class ExecutionPlans {
     private final JobService jobs;
     private final Function<Collection<String>, Map<String, Long>> agentBusinesses;
     private final PlanRepository repository = new PlanRepository();
+    private final Clock clock;
 
-    public ExecutionPlans(Jdbi jdbi, JobService jobs, Function<Collection<String>, Map<String, Long>> agentBusinesses) {
+    public ExecutionPlans(Jdbi jdbi, JobService jobs, Function<Collection<String>, Map<String, Long>> agentBusinesses, Clock clock) {
         this.jdbi = jdbi;
         this.jobs = jobs;
         this.agentBusinesses = agentBusinesses;
+        this.clock = clock;
     }
 
     public PlanStarted submit(Principal principal, PlanRequest request) {
@@ -96,7 +98,7 @@ public final class ExecutionPlans {
         }
         int timeout = request.timeout() == null ? 3600 : request.timeout();
         JobStarted job = jobs.start(principal, request.tgt(), request.tgtType(), new AgentCall.RunPlan(PlanJson.write(plan)), timeout);
-        OffsetDateTime now = Sql.now();
+        OffsetDateTime now = OffsetDateTime.now(clock);
         jdbi.useTransaction(h -> repository.insert(h, new PlanRepository.PlanRow(id, name, job.jid(), request.tgt(),
                 request.tgtType() == null ? "glob" : request.tgtType(), job.minions(), plan, principal.name(), now)));
         return new PlanStarted(id, job.jid(), job.minions(), job.missing());
@@ -142,7 +144,7 @@ public final class ExecutionPlans {
             }
             String level = message.get("Level") instanceof String l && l.length() <= 16 ? l.toLowerCase(Locale.ROOT) : "info";
             String body = String.valueOf(message.get("Body"));
-            OffsetDateTime at = Sql.now();
+            OffsetDateTime at = OffsetDateTime.now(clock);
             if (message.get("Time") instanceof String time) {
                 try {
                     at = OffsetDateTime.ofInstant(Instant.parse(time), ZoneOffset.UTC);

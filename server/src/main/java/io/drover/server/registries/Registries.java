@@ -10,6 +10,7 @@ import io.drover.server.packages.PackageStore;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -35,12 +36,13 @@ public final class Registries {
     }
 
     private final Jdbi jdbi;
-    private final RegistryRepository repository = new RegistryRepository();
+    private final RegistryRepository repository;
     private final PackageStore store;
     private final Path cloneDir;
 
-    public Registries(Jdbi jdbi, PackageStore store, Path cloneDir) {
+    public Registries(Jdbi jdbi, PackageStore store, Path cloneDir, Clock clock) {
         this.jdbi = jdbi;
+        this.repository = new RegistryRepository(clock);
         this.store = store;
         this.cloneDir = cloneDir;
     }

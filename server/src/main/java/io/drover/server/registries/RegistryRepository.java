@@ -1,9 +1,9 @@
 package io.drover.server.registries;
 
 import io.drover.model.packages.RegistryInfo;
-import io.drover.server.store.Sql;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Clock;
 import java.time.OffsetDateTime;
 import java.util.List;
 import java.util.Optional;
@@ -11,6 +11,12 @@ import org.jdbi.v3.core.Handle;
 
 /** The SQL of the {@code registry} table: the configured registries in lookup order. */
 final class RegistryRepository {
+    private final Clock clock;
+
+    RegistryRepository(Clock clock) {
+        this.clock = clock;
+    }
+
     List<RegistryInfo> all(Handle h) {
         return h.createQuery("SELECT * FROM registry ORDER BY position, name").map((rs, ctx) -> info(rs)).list();
     }
@@ -26,7 +32,7 @@ final class RegistryRepository {
                         INSERT INTO registry (name, type, url, path, ref, position, created_at)
                         VALUES (:name, :type, :url, :path, :ref, :position, :now)""")
                 .bind("name", name).bind("type", type).bind("url", url).bind("path", path)
-                .bind("ref", ref).bind("position", position).bind("now", Sql.now()).execute();
+                .bind("ref", ref).bind("position", position).bind("now", OffsetDateTime.now(clock)).execute();
     }
 
     void delete(Handle h, String name) {

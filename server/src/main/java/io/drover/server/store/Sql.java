@@ -4,8 +4,6 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import io.drover.model.Json;
 import java.sql.SQLException;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.Map;
 
 /** Small helpers shared by repositories: JSON columns, timestamps, constraint names. */
@@ -42,10 +40,6 @@ public final class Sql {
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("stored JSON is corrupt: " + e.getOriginalMessage(), e);
         }
-    }
-
-    public static OffsetDateTime now() {
-        return OffsetDateTime.now(ZoneOffset.UTC);
     }
 
     /** The name of the violated constraint, lower-cased, or "" when the error is not a constraint violation. */

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import io.drover.core.subscriptions.Planner.Copy;
 import io.drover.core.subscriptions.Planner.CopyStatus;
 import io.drover.server.store.Sql;
+import java.time.Clock;
 import java.time.OffsetDateTime;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -31,9 +32,11 @@ public final class DeploymentStore {
     }
 
     private final Jdbi jdbi;
+    private final Clock clock;
 
-    public DeploymentStore(Jdbi jdbi) {
+    public DeploymentStore(Jdbi jdbi, Clock clock) {
         this.jdbi = jdbi;
+        this.clock = clock;
     }
 
     public List<Row> of(long subscriptionId) {
@@ -73,14 +76,14 @@ public final class DeploymentStore {
                     .bind("sub", r.subscriptionId()).bind("instance", r.instanceId()).bind("step", r.stepId())
                     .bind("host", r.hostId()).bind("biz", r.bizId()).bind("plugin", r.plugin()).bind("group", r.groupId())
                     .bind("version", r.version()).bind("status", r.status().name()).bind("files", Sql.toJson(r.files()))
-                    .bind("port", r.port()).bind("now", Sql.now()).execute();
+                    .bind("port", r.port()).bind("now", OffsetDateTime.now(clock)).execute();
         });
     }
 
     public void setStatus(long sub, String instance, String step, long host, CopyStatus status) {
         jdbi.useHandle(h -> h.createUpdate("UPDATE deployment SET status = :status, updated_at = :now WHERE subscription_id = :sub "
                         + "AND instance_id = :instance AND step_id = :step AND bk_host_id = :host")
-                .bind("status", status.name()).bind("now", Sql.now()).bind("sub", sub).bind("instance", instance)
+                .bind("status", status.name()).bind("now", OffsetDateTime.now(clock)).bind("sub", sub).bind("instance", instance)
                 .bind("step", step).bind("host", host).execute());
     }
 
@@ -121,7 +124,7 @@ public final class DeploymentStore {
                                 INSERT INTO port_allocation (bk_host_id, port, subscription_id, instance_id, step_id, allocated_at)
                                 VALUES (:host, :port, :sub, :instance, :step, :now)""")
                         .bind("host", host).bind("port", port).bind("sub", sub).bind("instance", instance).bind("step", step)
-                        .bind("now", Sql.now()).execute());
+                        .bind("now", OffsetDateTime.now(clock)).execute());
                 return Optional.of(port);
             } catch (RuntimeException e) {
                 if (Sql.violatedConstraint(e).isEmpty()) {

@@ -8,6 +8,7 @@ import io.drover.server.errors.DomainException;
 import io.drover.server.store.Sql;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Clock;
 import java.time.OffsetDateTime;
 import java.util.List;
 import java.util.Objects;
@@ -16,9 +17,11 @@ import org.jdbi.v3.core.Jdbi;
 /** Subscriptions as stored: the spec (JSON, NodeMan's field names) and whether it is enabled. */
 public final class SubscriptionStore {
     private final Jdbi jdbi;
+    private final Clock clock;
 
-    public SubscriptionStore(Jdbi jdbi) {
+    public SubscriptionStore(Jdbi jdbi, Clock clock) {
         this.jdbi = jdbi;
+        this.clock = clock;
     }
 
     static void validate(SubscriptionSpec spec) {
@@ -30,7 +33,7 @@ public final class SubscriptionStore {
 
     public SubscriptionInfo create(SubscriptionSpec spec) {
         validate(spec);
-        OffsetDateTime now = Sql.now();
+        OffsetDateTime now = OffsetDateTime.now(clock);
         long id = jdbi.withHandle(h -> h.createUpdate("""
                         INSERT INTO subscription (name, bk_biz_id, object_type, node_type, spec, enabled, created_at, updated_at)
                         VALUES (:name, :biz, :object, :node, :spec, :enabled, :now, :now)""")
@@ -64,7 +67,7 @@ public final class SubscriptionStore {
                         UPDATE subscription SET name = :name, bk_biz_id = :biz, node_type = :node, spec = :spec,
                                updated_at = :now WHERE id = :id""")
                 .bind("name", spec.name().strip()).bind("biz", spec.scope().bkBizId()).bind("node", spec.scope().nodeType())
-                .bind("spec", Sql.toJson(spec)).bind("now", Sql.now()).bind("id", id).execute());
+                .bind("spec", Sql.toJson(spec)).bind("now", OffsetDateTime.now(clock)).bind("id", id).execute());
         return get(id);
     }
 
@@ -82,7 +85,7 @@ public final class SubscriptionStore {
     public void setEnabled(long id, boolean enabled) {
         get(id);
         jdbi.useHandle(h -> h.createUpdate("UPDATE subscription SET enabled = :enabled, updated_at = :now WHERE id = :id")
-                .bind("enabled", enabled).bind("now", Sql.now()).bind("id", id).execute());
+                .bind("enabled", enabled).bind("now", OffsetDateTime.now(clock)).bind("id", id).execute());
     }
 
     public void delete(long id) {

@@ -13,9 +13,12 @@ import io.drover.model.auth.Role;
 import io.drover.server.auth.Principal;
 import io.drover.server.errors.DomainException;
 import io.drover.server.store.Database;
-import io.drover.server.store.Sql;
+import io.drover.server.testing.ManualClock;
 import io.drover.server.testing.OnBothDatabases;
 import io.drover.server.testing.TestDatabases;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
@@ -44,7 +47,7 @@ class EnrollmentTokenStoreTest {
     void tokensAreCreatedListedByBusinessAndRevoked(String kind) {
         TestDatabases.on(kind, db -> {
             businesses(db);
-            EnrollmentTokenStore store = new EnrollmentTokenStore(db.jdbi());
+            EnrollmentTokenStore store = new EnrollmentTokenStore(db.jdbi(), Clock.systemUTC());
             CreatedEnrollmentToken shop = store.create(SHOP_ONLY, new EnrollmentTokenRequest(" racks ", 2L, 48L));
             CreatedEnrollmentToken bank = store.create(ADMIN, new EnrollmentTokenRequest("bank", 3L, null));
 
@@ -72,7 +75,7 @@ class EnrollmentTokenStoreTest {
     void badRequestsAreRefusedAndStoreNothing(String kind) {
         TestDatabases.on(kind, db -> {
             businesses(db);
-            EnrollmentTokenStore store = new EnrollmentTokenStore(db.jdbi());
+            EnrollmentTokenStore store = new EnrollmentTokenStore(db.jdbi(), Clock.systemUTC());
             Map<EnrollmentTokenRequest, List<String>> invalid = Map.of(
                     new EnrollmentTokenRequest(" ", 2L, null), List.of("name"),
                     new EnrollmentTokenRequest("n".repeat(129), 2L, null), List.of("name"),
@@ -97,13 +100,13 @@ class EnrollmentTokenStoreTest {
     void onlyKnownLiveTokensAreRedeemedAndEachUseIsCounted(String kind) {
         TestDatabases.on(kind, db -> {
             businesses(db);
-            EnrollmentTokenStore store = new EnrollmentTokenStore(db.jdbi());
+            ManualClock clock = new ManualClock(Instant.parse("2026-11-25T10:00:00Z").toEpochMilli());
+            EnrollmentTokenStore store = new EnrollmentTokenStore(db.jdbi(), clock);
             String live = store.create(ADMIN, new EnrollmentTokenRequest("live", 2L, null)).token();
             CreatedEnrollmentToken expired = store.create(ADMIN, new EnrollmentTokenRequest("expired", 3L, 1L));
             CreatedEnrollmentToken revoked = store.create(ADMIN, new EnrollmentTokenRequest("revoked", 3L, null));
             store.revoke(ADMIN, revoked.info().id());
-            db.jdbi().useHandle(h -> h.createUpdate("UPDATE enrollment_token SET expires_at = :past WHERE id = :id")
-                    .bind("past", Sql.now().minusSeconds(1)).bind("id", expired.info().id()).execute());
+            clock.advance(Duration.ofHours(1).plusSeconds(1)); // past the 1-hour token's expiry
 
             db.jdbi().useTransaction(h -> {
                 assertThat(store.redeem(h, live)).contains(2L);

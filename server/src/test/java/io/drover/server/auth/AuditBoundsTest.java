@@ -3,8 +3,11 @@ package io.drover.server.auth;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.drover.server.config.Setting;
+import io.drover.server.testing.ManualClock;
 import io.drover.server.testing.TestServer;
 import io.drover.server.testing.TestServer.Response;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -40,11 +43,10 @@ class AuditBoundsTest {
     void entriesOlderThanTheRetentionArePruned() {
         try (TestServer server = TestServer.start()) {
             server.post("/api/v1/sets", server.adminToken(), Map.of("bk_biz_id", 1, "bk_set_name", "recent"));
-            server.server().database().jdbi().useHandle(h -> h.createUpdate("""
-                    INSERT INTO audit_log (at, actor, method, path, status, detail)
-                    VALUES (:at, 'old', 'POST', '/api/v1/sets', 201, NULL)""")
-                    .bind("at", io.drover.server.store.Sql.now().minusDays(91)).execute());
-            AuditStore audit = new AuditStore(server.server().database().jdbi());
+            ManualClock clock = new ManualClock(Instant.now().minus(Duration.ofDays(91)).toEpochMilli());
+            AuditStore audit = new AuditStore(server.server().database().jdbi(), clock);
+            audit.record("old", "POST", "/api/v1/sets", 201, null);
+            clock.advance(Duration.ofDays(91));
             long before = auditRows(server);
             assertThat(audit.prune(90)).isEqualTo(1);
             assertThat(auditRows(server)).isEqualTo(before - 1);

@@ -12,8 +12,12 @@ import io.drover.model.auth.TokenInfo;
 import io.drover.model.auth.TokenRequest;
 import io.drover.server.errors.DomainException;
 import io.drover.server.store.Sql;
+import io.drover.server.testing.ManualClock;
 import io.drover.server.testing.OnBothDatabases;
 import io.drover.server.testing.TestDatabases;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.Arrays;
 import java.util.List;
@@ -26,7 +30,8 @@ class TokenStoreTest {
     @OnBothDatabases
     void tokensAreCreatedListedAndAuthenticated(String kind) {
         TestDatabases.on(kind, db -> {
-            TokenStore store = new TokenStore(db.jdbi());
+            ManualClock clock = new ManualClock(Instant.parse("2026-11-25T10:00:00Z").toEpochMilli());
+            TokenStore store = new TokenStore(db.jdbi(), clock);
             assertThat(store.isEmpty()).isTrue();
             CreatedToken admin = store.create(new TokenRequest(" root ", Role.ADMIN, null));
             CreatedToken ops = store.create(new TokenRequest("ops", Role.OPERATOR, List.of(7L, 2L, 7L)));
@@ -48,7 +53,15 @@ class TokenStoreTest {
 
             assertThat(store.authenticate(ops.token())).contains(new Principal(ops.info().id(), "ops", Role.OPERATOR, Set.of(2L, 7L)));
             assertThat(store.authenticate(admin.token())).contains(new Principal(admin.info().id(), "root", Role.ADMIN, Set.of()));
-            assertThat(store.list()).allSatisfy(t -> assertThat(t.lastUsedAt()).isNotNull());
+            assertThat(store.list()).allSatisfy(t -> assertThat(t.lastUsedAt().toInstant()).isEqualTo(clock.instant()));
+            Instant firstUse = clock.instant();
+            clock.advance(Duration.ofSeconds(60));
+            store.authenticate(ops.token());
+            assertThat(store.list().get(1).lastUsedAt().toInstant()).as("the last use is written at most once a minute")
+                    .isEqualTo(firstUse);
+            clock.advance(Duration.ofSeconds(1));
+            store.authenticate(ops.token());
+            assertThat(store.list().get(1).lastUsedAt().toInstant()).isEqualTo(clock.instant());
             for (String wrong : Arrays.asList(null, "", "drv_unknown", ops.token().substring(4), ops.token() + "x",
                     "drv_" + "a".repeat(200))) {
                 assertThat(store.authenticate(wrong)).as(String.valueOf(wrong)).isEmpty();
@@ -59,7 +72,7 @@ class TokenStoreTest {
     @OnBothDatabases
     void badRequestsNameEveryBadField(String kind) {
         TestDatabases.on(kind, db -> {
-            TokenStore store = new TokenStore(db.jdbi());
+            TokenStore store = new TokenStore(db.jdbi(), Clock.systemUTC());
             Map<TokenRequest, List<String>> cases = Map.of(
                     new TokenRequest(" ", Role.VIEWER, null), List.of("name"),
                     new TokenRequest("x".repeat(129), Role.VIEWER, null), List.of("name"),
@@ -80,7 +93,7 @@ class TokenStoreTest {
     @OnBothDatabases
     void revokedTokensNoLongerAuthenticate(String kind) {
         TestDatabases.on(kind, db -> {
-            TokenStore store = new TokenStore(db.jdbi());
+            TokenStore store = new TokenStore(db.jdbi(), Clock.systemUTC());
             CreatedToken token = store.create(new TokenRequest("ci", Role.VIEWER, List.of(4L)));
             TokenInfo revoked = store.revoke(token.info().id());
             assertThat(revoked.revokedAt()).isNotNull();

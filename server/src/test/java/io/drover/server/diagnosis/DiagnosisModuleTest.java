@@ -22,6 +22,7 @@ import io.drover.server.jobs.AgentCalls;
 import io.drover.server.store.Database;
 import io.drover.server.testing.ManualClock;
 import io.drover.server.testing.TestDatabases;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -103,7 +104,7 @@ class DiagnosisModuleTest {
     }
 
     DiagnosisModule start() {
-        EventStore events = new EventStore(db.jdbi(), bus);
+        EventStore events = new EventStore(db.jdbi(), bus, clock);
         DiagnosisModule m = new DiagnosisModule(new DiagnosisModule.Needs(db.jdbi(), events, agent, null, null,
                 ref -> List.of(WEB_1, DB_1).stream().filter(h -> ref.equals(h.bkHostName()) || ref.equals(h.bkHostInnerip())
                         || ref.equals(String.valueOf(h.bkHostId()))).toList(),

@@ -8,10 +8,12 @@ import static org.awaitility.Awaitility.await;
 
 import io.drover.core.match.Glob;
 import io.drover.model.events.Event;
-import io.drover.server.store.Sql;
+import io.drover.server.testing.ManualClock;
 import io.drover.server.testing.OnBothDatabases;
 import io.drover.server.testing.TestDatabases;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,7 +33,7 @@ class EventStoreTest {
     @OnBothDatabases
     void appendedEventsArePublishedOnceInOrderAfterCommit(String kind) {
         TestDatabases.on(kind, db -> {
-            EventStore store = new EventStore(db.jdbi(), bus);
+            EventStore store = new EventStore(db.jdbi(), bus, Clock.systemUTC());
             db.jdbi().useTransaction(h -> {
                 store.append(h, "salt/key", Map.of("id", "web-1", "act", "accept"));
                 store.appendAll(h, List.of(Map.entry("drover/a", Map.of("n", 1)), Map.entry("drover/b", Map.of("n", List.of(2, 3)))));
@@ -58,7 +60,7 @@ class EventStoreTest {
     @OnBothDatabases
     void publishPendingDrainsMoreThanOneBatch(String kind) {
         TestDatabases.on(kind, db -> {
-            EventStore store = new EventStore(db.jdbi(), bus);
+            EventStore store = new EventStore(db.jdbi(), bus, Clock.systemUTC());
             List<Map.Entry<String, Map<String, Object>>> many = new ArrayList<>();
             for (int i = 0; i < 1201; i++) {
                 many.add(Map.entry("bulk/" + i, Map.of("i", i)));
@@ -73,7 +75,7 @@ class EventStoreTest {
     @OnBothDatabases
     void appendPublishedEventsAreReplayableAndDeliveredAfterCommit(String kind) {
         TestDatabases.on(kind, db -> {
-            EventStore store = new EventStore(db.jdbi(), bus);
+            EventStore store = new EventStore(db.jdbi(), bus, Clock.systemUTC());
             List<Map.Entry<String, Map<String, Object>>> tagged = new ArrayList<>();
             for (int i = 0; i < 1200; i++) {
                 tagged.add(Map.entry((i % 3 == 0 ? "salt/job/" : "drover/agent/") + i, Map.of("i", i)));
@@ -110,12 +112,12 @@ class EventStoreTest {
     @OnBothDatabases
     void pruneDeletesOnlyOldPublishedEvents(String kind) {
         TestDatabases.on(kind, db -> {
-            EventStore store = new EventStore(db.jdbi(), bus);
-            db.jdbi().inTransaction(h -> store.appendPublished(h, List.of(
-                    Map.entry("old/published", Map.of()), Map.entry("new/published", Map.of()))));
+            ManualClock clock = new ManualClock(Instant.parse("2026-11-01T12:00:00Z").toEpochMilli());
+            EventStore store = new EventStore(db.jdbi(), bus, clock);
+            db.jdbi().inTransaction(h -> store.appendPublished(h, List.of(Map.entry("old/published", Map.of()))));
             db.jdbi().useTransaction(h -> store.append(h, "old/unpublished", Map.of()));
-            db.jdbi().useHandle(h -> h.createUpdate("UPDATE event_outbox SET created_at = :old WHERE tag LIKE 'old/%'")
-                    .bind("old", Sql.now().minusDays(8)).execute());
+            clock.advance(Duration.ofDays(8));
+            db.jdbi().inTransaction(h -> store.appendPublished(h, List.of(Map.entry("new/published", Map.of()))));
 
             assertThat(store.prune(10)).isZero();
             assertThat(store.prune(7)).isEqualTo(1);

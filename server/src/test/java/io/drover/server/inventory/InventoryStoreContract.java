@@ -25,6 +25,7 @@ import io.drover.server.events.EventStore;
 import io.drover.server.errors.DomainException;
 import io.drover.server.store.Database;
 import io.drover.server.testing.TestDatabases;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -52,7 +53,7 @@ abstract class InventoryStoreContract {
         db = target.open();
         EventBus bus = new EventBus();
         bus.subscribe(e -> true, published::add);
-        events = new EventStore(db.jdbi(), bus);
+        events = new EventStore(db.jdbi(), bus, Clock.systemUTC());
         inventory = new InventoryService(db.jdbi(), new InventoryRepository(), events);
     }
 
@@ -303,7 +304,7 @@ abstract class InventoryStoreContract {
 
     @Test
     void tokensAreStoredHashedAndStopWorkingWhenRevoked() {
-        TokenStore tokens = new TokenStore(db.jdbi());
+        TokenStore tokens = new TokenStore(db.jdbi(), Clock.systemUTC());
         var created = tokens.create(new io.drover.model.auth.TokenRequest("ci", Role.VIEWER, List.of(2L)));
         assertThat(tokens.authenticate(created.token())).hasValueSatisfying(p -> {
             assertThat(p.role()).isEqualTo(Role.VIEWER);

@@ -5,13 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.drover.model.jobs.JobResult;
 import io.drover.server.testing.OnBothDatabases;
 import io.drover.server.testing.TestDatabases;
+import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
 /** The job repository on H2 and on the real PostgreSQL. */
 class JobRepositoryTest {
-    final JobRepository repository = new JobRepository();
+    final JobRepository repository = new JobRepository(Clock.systemUTC());
 
     @OnBothDatabases
     void aJobItsReturnsAndWhoIsStillMissing(String kind) {

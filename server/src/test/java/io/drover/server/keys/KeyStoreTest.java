@@ -41,11 +41,11 @@ class KeyStoreTest {
     KeyStore keys(Database db) {
         EventBus bus = new EventBus();
         bus.subscribe(e -> true, events::add);
-        EventStore store = new EventStore(db.jdbi(), bus);
-        enrollment = new EnrollmentTokenStore(db.jdbi());
+        EventStore store = new EventStore(db.jdbi(), bus, Clock.systemUTC());
+        enrollment = new EnrollmentTokenStore(db.jdbi(), Clock.systemUTC());
         AgentRegistry agents = new AgentRegistry(db.jdbi(), store, new InventoryService(db.jdbi(), new InventoryRepository(), store),
                 null, Clock.systemUTC());
-        return new KeyStore(db.jdbi(), store, List.of(Glob.compile("auto-*")), enrollment, agents, revocations::incrementAndGet);
+        return new KeyStore(db.jdbi(), store, List.of(Glob.compile("auto-*")), enrollment, agents, revocations::incrementAndGet, Clock.systemUTC());
     }
 
     List<Map<String, Object>> eventsTagged(String tag) {

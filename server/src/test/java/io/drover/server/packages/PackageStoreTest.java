@@ -21,6 +21,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -77,7 +78,7 @@ class PackageStoreTest {
     void anUploadedPackageRoundTripsAndIsReadBack(String kind) throws IOException {
         byte[] tgz = pkg("exporter", "1.0.0");
         TestDatabases.on(kind, db -> {
-            PackageStore store = new PackageStore(db.jdbi(), files);
+            PackageStore store = new PackageStore(db.jdbi(), files, Clock.systemUTC());
             PackageInfo info = upload(store, tgz, false);
             assertThat(info).usingRecursiveComparison().ignoringFields("uploadedAt").isEqualTo(new PackageInfo("exporter", "1.0.0",
                     "external", "metrics", Hashing.sha256(tgz), tgz.length, PackageStore.SOURCE_UPLOAD, null,
@@ -104,7 +105,7 @@ class PackageStoreTest {
     @OnBothDatabases
     void aStoredVersionIsReplacedOnlyWhenForcedAndImportsKeepIdenticalBytes(String kind) {
         TestDatabases.on(kind, db -> {
-            PackageStore store = new PackageStore(db.jdbi(), files);
+            PackageStore store = new PackageStore(db.jdbi(), files, Clock.systemUTC());
             upload(store, pkg("exporter", "1.0.0"), false);
             assertRefused(() -> upload(store, pkg("exporter", "1.0.0"), false), DomainException.Kind.CONFLICT, "package_exists");
             byte[] changed = pkg("exporter", "1.0.0", "changed", "port: {{ port }}\n");
@@ -131,7 +132,7 @@ class PackageStoreTest {
     @OnBothDatabases
     void aBadPackageStoresNothing(String kind) throws IOException {
         TestDatabases.on(kind, db -> {
-            PackageStore store = new PackageStore(db.jdbi(), files);
+            PackageStore store = new PackageStore(db.jdbi(), files, Clock.systemUTC());
             byte[] badTemplate = pkg("exporter", "1.0.0", "metrics", "{% if port %}never closed\n");
             assertRefused(() -> upload(store, badTemplate, false), DomainException.Kind.INVALID, "invalid_package");
             assertRefused(() -> upload(store, "not a tgz".getBytes(StandardCharsets.UTF_8), true),
@@ -150,7 +151,7 @@ class PackageStoreTest {
     @OnBothDatabases
     void aVersionInUseIsNotDeleted(String kind) {
         TestDatabases.on(kind, db -> {
-            PackageStore store = new PackageStore(db.jdbi(), files);
+            PackageStore store = new PackageStore(db.jdbi(), files, Clock.systemUTC());
             PackageInfo info = upload(store, pkg("exporter", "1.0.0"), false);
             assertRefused(() -> store.delete("exporter", "1.0.1"), DomainException.Kind.NOT_FOUND, "not_found");
 
@@ -162,7 +163,7 @@ class PackageStoreTest {
             long sub = db.jdbi().withHandle(h -> h.createUpdate("INSERT INTO subscription (name, bk_biz_id, object_type, node_type, "
                             + "spec, enabled, created_at, updated_at) VALUES ('s', 2, 'HOST', 'INSTANCE', '{}', TRUE, "
                             + "CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)").executeAndReturnGeneratedKeys("id").mapTo(Long.class).one());
-            DeploymentStore deployments = new DeploymentStore(db.jdbi());
+            DeploymentStore deployments = new DeploymentStore(db.jdbi(), Clock.systemUTC());
             deployments.save(new DeploymentStore.Row(sub, "host|1", "exporter", 1, 2, "exporter", "g", "1.0.0", CopyStatus.RUNNING,
                     Map.of(), null, null));
             assertThatThrownBy(() -> store.delete("exporter", "1.0.0")).isInstanceOfSatisfying(DomainException.class,

@@ -5,10 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.drover.model.packages.RegistryInfo;
 import io.drover.server.testing.OnBothDatabases;
 import io.drover.server.testing.TestDatabases;
+import java.time.Clock;
 
 /** The registry repository on H2 and on the real PostgreSQL: registries keep the order they were added in. */
 class RegistryRepositoryTest {
-    final RegistryRepository repository = new RegistryRepository();
+    final RegistryRepository repository = new RegistryRepository(Clock.systemUTC());
 
     @OnBothDatabases
     void registriesAreLookedUpInTheOrderTheyWereAdded(String kind) {

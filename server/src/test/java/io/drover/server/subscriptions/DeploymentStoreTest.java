@@ -8,6 +8,7 @@ import io.drover.core.subscriptions.Planner.CopyStatus;
 import io.drover.server.subscriptions.DeploymentStore.Row;
 import io.drover.server.testing.OnBothDatabases;
 import io.drover.server.testing.TestDatabases;
+import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -29,10 +30,10 @@ class DeploymentStoreTest {
     @OnBothDatabases
     void copiesAreSavedReplacedListedAndRemoved(String kind) {
         TestDatabases.on(kind, db -> {
-            SubscriptionStore subscriptions = new SubscriptionStore(db.jdbi());
+            SubscriptionStore subscriptions = new SubscriptionStore(db.jdbi(), Clock.systemUTC());
             long one = subscriptions.create(SubscriptionStoreTest.EXPORTERS).id();
             long two = subscriptions.create(SubscriptionStoreTest.AGENTS).id();
-            DeploymentStore store = new DeploymentStore(db.jdbi());
+            DeploymentStore store = new DeploymentStore(db.jdbi(), Clock.systemUTC());
             store.save(row(one, "host|1", "exporter", 1, CopyStatus.RUNNING, 9100));
             store.save(row(one, "host|2", "exporter", 2, CopyStatus.STOPPED, null));
             store.save(row(two, "host|1", "a", 1, CopyStatus.RUNNING, null));
@@ -71,8 +72,8 @@ class DeploymentStoreTest {
     @OnBothDatabases
     void concurrentAllocationsOnOneHostGetDistinctPorts(String kind) {
         TestDatabases.on(kind, db -> {
-            long sub = new SubscriptionStore(db.jdbi()).create(SubscriptionStoreTest.EXPORTERS).id();
-            DeploymentStore store = new DeploymentStore(db.jdbi());
+            long sub = new SubscriptionStore(db.jdbi(), Clock.systemUTC()).create(SubscriptionStoreTest.EXPORTERS).id();
+            DeploymentStore store = new DeploymentStore(db.jdbi(), Clock.systemUTC());
             List<Integer> range = IntStream.range(9100, 9108).boxed().toList();
             CountDownLatch start = new CountDownLatch(1);
             try (ExecutorService pool = Executors.newFixedThreadPool(range.size())) {
@@ -101,10 +102,10 @@ class DeploymentStoreTest {
     @OnBothDatabases
     void portsAreAllocatedOncePerHostAndReleasedWithTheCopy(String kind) {
         TestDatabases.on(kind, db -> {
-            SubscriptionStore subscriptions = new SubscriptionStore(db.jdbi());
+            SubscriptionStore subscriptions = new SubscriptionStore(db.jdbi(), Clock.systemUTC());
             long sub = subscriptions.create(SubscriptionStoreTest.EXPORTERS).id();
             long other = subscriptions.create(SubscriptionStoreTest.AGENTS).id();
-            DeploymentStore store = new DeploymentStore(db.jdbi());
+            DeploymentStore store = new DeploymentStore(db.jdbi(), Clock.systemUTC());
             List<Integer> range = List.of(9100, 9101, 9102);
 
             assertThat(store.heldPort(sub, "i1", "s", 1)).isEmpty();

@@ -11,6 +11,7 @@ import io.drover.server.testing.OnBothDatabases;
 import io.drover.server.testing.TestDatabases;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.time.Clock;
 import java.util.List;
 
 /** The subscription store on H2 and on the real PostgreSQL. */
@@ -54,7 +55,7 @@ class SubscriptionStoreTest {
     @OnBothDatabases
     void createdSubscriptionsRoundTripAndAreListedByBusinessAndPlugin(String kind) {
         TestDatabases.on(kind, db -> {
-            SubscriptionStore store = new SubscriptionStore(db.jdbi());
+            SubscriptionStore store = new SubscriptionStore(db.jdbi(), Clock.systemUTC());
             SubscriptionInfo exporters = store.create(EXPORTERS);
             SubscriptionInfo agents = store.create(AGENTS);
 
@@ -81,7 +82,7 @@ class SubscriptionStoreTest {
     @OnBothDatabases
     void updateChangesNameScopeAndStepsButNotTheFixedFields(String kind) {
         TestDatabases.on(kind, db -> {
-            SubscriptionStore store = new SubscriptionStore(db.jdbi());
+            SubscriptionStore store = new SubscriptionStore(db.jdbi(), Clock.systemUTC());
             SubscriptionInfo before = store.create(EXPORTERS);
             SubscriptionSpec.Scope scope = EXPORTERS.scope();
             SubscriptionSpec renamed = new SubscriptionSpec("node exporters", new SubscriptionSpec.Scope(4L, "HOST", "TOPO",
@@ -118,7 +119,7 @@ class SubscriptionStoreTest {
     @OnBothDatabases
     void enablingAndDeleting(String kind) {
         TestDatabases.on(kind, db -> {
-            SubscriptionStore store = new SubscriptionStore(db.jdbi());
+            SubscriptionStore store = new SubscriptionStore(db.jdbi(), Clock.systemUTC());
             long id = store.create(EXPORTERS).id();
             store.setEnabled(id, true);
             assertThat(store.get(id).enabled()).isTrue();

@@ -6,6 +6,7 @@ import io.drover.core.subscriptions.Planner.StepAction;
 import io.drover.model.subscriptions.RunStatus;
 import io.drover.model.subscriptions.TaskInfo.StepRecord;
 import io.drover.server.subscriptions.planning.PlanBuilder;
+import java.time.Clock;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 
@@ -13,10 +14,12 @@ import java.util.function.BooleanSupplier;
 final class InstanceRunner {
     private final TaskRepository tasks;
     private final StepExecutor steps;
+    private final Clock clock;
 
-    InstanceRunner(TaskRepository tasks, StepExecutor steps) {
+    InstanceRunner(TaskRepository tasks, StepExecutor steps, Clock clock) {
         this.tasks = tasks;
         this.steps = steps;
+        this.clock = clock;
     }
 
     /** The steps a task records for an instance before it runs. */
@@ -35,7 +38,7 @@ final class InstanceRunner {
             tasks.finishInstance(taskId, ip.instanceId(), RunStatus.REVOKED, "the task was revoked");
             return true;
         }
-        StepJournal journal = new StepJournal(planned(ip), records -> tasks.saveSteps(taskId, ip.instanceId(), records));
+        StepJournal journal = new StepJournal(planned(ip), records -> tasks.saveSteps(taskId, ip.instanceId(), records), clock);
         tasks.instanceStarted(taskId, ip.instanceId());
         boolean anyWork = false;
         for (StepAction step : ip.steps()) {

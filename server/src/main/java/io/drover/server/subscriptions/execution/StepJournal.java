@@ -4,8 +4,8 @@ import io.drover.model.agentapi.AgentResult;
 import io.drover.model.subscriptions.RunStatus;
 import io.drover.model.subscriptions.TaskInfo.StepRecord;
 import io.drover.model.subscriptions.TaskInfo.SubStep;
-import io.drover.server.store.Sql;
 import io.drover.server.jobs.AgentCalls;
+import java.time.Clock;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,10 +24,12 @@ final class StepJournal {
     private final List<StepRecord> steps = new ArrayList<>();
     private final Saver saver;
     private int current = -1;
+    private final Clock clock;
 
-    StepJournal(List<StepRecord> planned, Saver saver) {
+    StepJournal(List<StepRecord> planned, Saver saver, Clock clock) {
         this.steps.addAll(planned);
         this.saver = saver;
+        this.clock = clock;
     }
 
     synchronized List<StepRecord> steps() {
@@ -64,7 +66,7 @@ final class StepJournal {
 
     /** Runs one sub-step: RUNNING while it runs, then SUCCESS or FAILED with its log line. */
     <R extends AgentResult> AgentCalls.Outcome<R> run(String name, Supplier<AgentCalls.Outcome<R>> work) {
-        OffsetDateTime started = Sql.now();
+        OffsetDateTime started = OffsetDateTime.now(clock);
         update(new SubStep(name, RunStatus.RUNNING, started, null, List.of()), false);
         AgentCalls.Outcome<R> outcome;
         try {
@@ -77,14 +79,14 @@ final class StepJournal {
             // with that reason instead of recording what the interrupted wait said
             return outcome;
         }
-        update(new SubStep(name, outcome.ok() ? RunStatus.SUCCESS : RunStatus.FAILED, started, Sql.now(),
+        update(new SubStep(name, outcome.ok() ? RunStatus.SUCCESS : RunStatus.FAILED, started, OffsetDateTime.now(clock),
                 List.of((outcome.jid() == null ? "" : "job " + outcome.jid() + ": ") + outcome.text())), true);
         return outcome;
     }
 
     /** A sub-step decided on the server (port allocation): its log line and result. */
     void note(String name, boolean ok, String line) {
-        OffsetDateTime now = Sql.now();
+        OffsetDateTime now = OffsetDateTime.now(clock);
         update(new SubStep(name, ok ? RunStatus.SUCCESS : RunStatus.FAILED, now, now, List.of(line)), false);
     }
 

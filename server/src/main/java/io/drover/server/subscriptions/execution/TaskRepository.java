@@ -9,6 +9,7 @@ import io.drover.server.events.EventStore;
 import io.drover.server.store.Sql;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Clock;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -28,15 +29,17 @@ public final class TaskRepository {
 
     private final Jdbi jdbi;
     private final EventStore events;
+    private final Clock clock;
 
-    public TaskRepository(Jdbi jdbi, EventStore events) {
+    public TaskRepository(Jdbi jdbi, EventStore events, Clock clock) {
         this.jdbi = jdbi;
         this.events = events;
+        this.clock = clock;
     }
 
     /** Creates a RUNNING task with its PENDING instances and records the start event, in one transaction. */
     long create(long subscriptionId, String trigger, String actor, List<NewInstance> instances) {
-        OffsetDateTime now = Sql.now();
+        OffsetDateTime now = OffsetDateTime.now(clock);
         long taskId = jdbi.inTransaction(h -> {
             long id = h.createUpdate("""
                             INSERT INTO task (subscription_id, status, trigger_kind, actor, created_at, started_at)
@@ -73,7 +76,7 @@ public final class TaskRepository {
     void instanceStarted(long taskId, String instanceId) {
         jdbi.useHandle(h -> h.createUpdate("UPDATE task_instance SET status = :status, started_at = :now "
                         + "WHERE task_id = :task AND instance_id = :instance").bind("status", RunStatus.RUNNING.name())
-                .bind("now", Sql.now()).bind("task", taskId).bind("instance", instanceId).execute());
+                .bind("now", OffsetDateTime.now(clock)).bind("task", taskId).bind("instance", instanceId).execute());
     }
 
     void saveSteps(long taskId, String instanceId, List<StepRecord> steps) {
@@ -88,7 +91,7 @@ public final class TaskRepository {
                             UPDATE task_instance SET status = :status, error = :error, finished_at = :now,
                                    started_at = COALESCE(started_at, :now)
                             WHERE task_id = :task AND instance_id = :instance""")
-                    .bind("status", status.name()).bind("error", error).bind("now", Sql.now()).bind("task", taskId)
+                    .bind("status", status.name()).bind("error", error).bind("now", OffsetDateTime.now(clock)).bind("task", taskId)
                     .bind("instance", instanceId).execute();
             if (status == RunStatus.FAILED) {
                 Map<String, Object> data = new java.util.LinkedHashMap<>();
@@ -113,7 +116,7 @@ public final class TaskRepository {
 
     /** Every unfinished instance, step and sub-step of the task FAILED, the sub-steps' logs saying why. */
     void failUnfinished(long taskId, String why) {
-        OffsetDateTime now = Sql.now();
+        OffsetDateTime now = OffsetDateTime.now(clock);
         jdbi.useTransaction(h -> {
             List<Map.Entry<String, List<StepRecord>>> unfinished = h.createQuery("""
                             SELECT instance_id, steps FROM task_instance WHERE task_id = :task AND status IN (:pending, :running)""")
@@ -149,7 +152,7 @@ public final class TaskRepository {
     long finish(long taskId, RunStatus status, String error, Map<String, Integer> counts) {
         long sub = jdbi.inTransaction(h -> {
             h.createUpdate("UPDATE task SET status = :status, finished_at = :now, error = :error WHERE id = :id")
-                    .bind("status", status.name()).bind("now", Sql.now()).bind("error", error).bind("id", taskId).execute();
+                    .bind("status", status.name()).bind("now", OffsetDateTime.now(clock)).bind("error", error).bind("id", taskId).execute();
             long s = h.createQuery("SELECT subscription_id FROM task WHERE id = :id").bind("id", taskId).mapTo(Long.class).one();
             events.append(h, "drover/subscription/" + s + "/task/" + taskId + "/finished", Map.of("status", status.name(),
                     "counts", counts));

@@ -12,6 +12,7 @@ import io.drover.server.errors.DomainException;
 import io.drover.server.jobs.AgentCalls;
 import io.drover.server.subscriptions.DeploymentStore;
 import io.drover.server.subscriptions.planning.PlanBuilder;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -50,10 +51,10 @@ public final class TaskScheduler implements AutoCloseable {
     private final Map<Long, AtomicBoolean> revoked = new ConcurrentHashMap<>();
     private final Map<Long, Consumer<RunStatus>> finished = new ConcurrentHashMap<>();
 
-    public TaskScheduler(TaskRepository tasks, AgentCalls agents, DeploymentStore deployments, int concurrency) {
+    public TaskScheduler(TaskRepository tasks, AgentCalls agents, DeploymentStore deployments, int concurrency, Clock clock) {
         this.tasks = tasks;
         this.instances = new InstanceRunner(tasks, new StepExecutor(new Pipelines(agents, deployments,
-                new InstanceRenderer(new TemplateRenderer()))));
+                new InstanceRenderer(new TemplateRenderer()))), clock);
         this.slots = new Semaphore(concurrency);
     }
 

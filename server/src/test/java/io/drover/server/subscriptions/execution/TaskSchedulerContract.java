@@ -28,6 +28,7 @@ import io.drover.server.subscriptions.planning.PlanBuilder;
 import io.drover.server.subscriptions.SubscriptionStore;
 import io.drover.server.testing.TestDatabases;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
@@ -70,10 +71,10 @@ abstract class TaskSchedulerContract {
     void open() throws Exception {
         target = target();
         db = target.open();
-        tasks = new TaskRepository(db.jdbi(), new EventStore(db.jdbi(), new EventBus()));
-        deployments = new DeploymentStore(db.jdbi());
-        scheduler = new TaskScheduler(tasks, agents, deployments, 10);
-        subscriptionId = new SubscriptionStore(db.jdbi()).create(spec(null, null)).id();
+        tasks = new TaskRepository(db.jdbi(), new EventStore(db.jdbi(), new EventBus(), Clock.systemUTC()), Clock.systemUTC());
+        deployments = new DeploymentStore(db.jdbi(), Clock.systemUTC());
+        scheduler = new TaskScheduler(tasks, agents, deployments, 10, Clock.systemUTC());
+        subscriptionId = new SubscriptionStore(db.jdbi(), Clock.systemUTC()).create(spec(null, null)).id();
     }
 
     @AfterEach
@@ -231,7 +232,7 @@ abstract class TaskSchedulerContract {
         await().atMost(Duration.ofSeconds(10)).until(() -> agents.calls.size() == 2);
         assertThat(scheduler.get(task, true).status()).isEqualTo(RunStatus.RUNNING);
 
-        TaskScheduler restarted = new TaskScheduler(tasks, agents, deployments, 10);
+        TaskScheduler restarted = new TaskScheduler(tasks, agents, deployments, 10, Clock.systemUTC());
         try {
             assertThat(restarted.failInterrupted()).isEqualTo(1);
             TaskInfo done = restarted.get(task, true);
