@@ -35,6 +35,9 @@ public final class DroverAgent implements AutoCloseable {
     private final Functions functions;
     private final Lazy<PlanService> plans;
     private final RestartablePlans restartablePlans;
+    /** A plan's log messages, kept while the master is away (at most 10,000). */
+    private final EventOutbox planLogs = new EventOutbox(
+            (tag, data) -> minion().state() == SaltMinion.State.CONNECTED && minion().fireEvent(tag, data), 10_000);
     private final AmqpChannel amqp;
     private final Journal journal;
     private final Thread resender;
@@ -166,7 +169,7 @@ public final class DroverAgent implements AutoCloseable {
         PlanService.Answer answer = plans.get().execute(plan.getBytes(java.nio.charset.StandardCharsets.UTF_8), null, new PlanHooks() {
             @Override
             public void log(LogMessage message) {
-                minion.fireEvent("drover/plan/" + message.sourceId() + "/log", message.toWire());
+                planLogs.send("drover/plan/" + message.sourceId() + "/log", message.toWire());
             }
 
             @Override
@@ -280,6 +283,7 @@ public final class DroverAgent implements AutoCloseable {
                         send(jid, ret);
                     }
                     journal.prune();
+                    planLogs.flush();
                 }
                 Thread.sleep(RESEND_MS);
             } catch (InterruptedException e) {

@@ -99,6 +99,37 @@ class AmqpPlansEndToEndTest {
     }
 
     @Test
+    void oldStampsRepeatedIdsAndOversizedPlansAreNotRun() throws Exception {
+        Path marker = dir.resolve("runs.txt");
+        Map<String, Object> five = plan("return s()", "echo five >> " + marker);
+        five.put("Stamp", 5);
+        five.put("ID", "plan-five");
+        publish("m-five", five);
+        Map<String, Object> older = plan("return s()", "echo three >> " + marker);
+        older.put("Stamp", 3);
+        publish("m-three", older);
+        Map<String, Object> again = plan("return s()", "echo again >> " + marker);
+        again.put("ID", "plan-five");
+        publish("m-again", again);
+        publish("m-big", plan("return 'x'\n#" + "x".repeat(16 << 20), null));
+        Map<String, Object> six = plan("return s()", "echo six >> " + marker);
+        six.put("Stamp", 6);
+        publish("m-six", six);
+
+        List<Message> got = receive(3);
+        assertThat(got).extracting(Message::messageId).containsExactlyInAnyOrder("m-five", "m-big", "m-six");
+        Message big = got.stream().filter(m -> m.messageId().equals("m-big")).findFirst().orElseThrow();
+        assertThat(big.body()).containsEntry("ErrorCode", 2);
+        assertThat(String.valueOf(big.body().get("Body"))).contains("over the limit of 16777216");
+        await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5)).until(() -> {
+            withChannel(c -> assertThat(c.basicGet(resultQueue, false)).as("no answer for the dropped plans").isNull());
+            return true;
+        });
+        assertThat(Files.readAllLines(marker)).as("Stamp 3 (older than 5) and the repeated ID plan-five are dropped")
+                .containsExactly("five", "six");
+    }
+
+    @Test
     void anAgentKilledMidPlanNeitherLosesItNorRunsItTwice() throws Exception {
         Path marker = dir.resolve("runs.txt");
         publish("m-long", plan("return s()", "echo run >> " + marker + "\nsleep 60"));

@@ -30,8 +30,13 @@ class PlanAgentRestartTest {
     void start() throws Exception {
         server = TestServer.start(TestServer.newDataDir(), Map.of(Setting.AUTO_ACCEPT, "*"));
         agent = startAgent();
-        await().atMost(Duration.ofSeconds(30)).until(() -> server.post("/api/v1/jobs", server.adminToken(),
-                Map.of("tgt", "host-1", "tgt_type", "list", "fun", "test.ping", "timeout", 2)).status() == 201);
+        // Answered, not only accepted: a job published before the agent subscribed is never seen by it.
+        await().atMost(Duration.ofSeconds(30)).until(() -> {
+            var ping = server.post("/api/v1/jobs", server.adminToken(), Map.of("tgt", "host-1", "tgt_type", "list", "fun", "test.ping",
+                    "timeout", 2));
+            return ping.status() == 201 && server.get("/api/v1/jobs/" + ping.body().path("jid").asText() + "?wait=2", server.adminToken())
+                    .body().path("missing").isEmpty();
+        });
     }
 
     @AfterEach

@@ -109,4 +109,45 @@ class ServerRestartTest {
             second.close();
         }
     }
+
+    /** A plan's log lines sent while the server is away are kept by the agent and arrive once it is back. */
+    @Test
+    void planLogLinesSentWhileTheServerIsAwayArriveWhenItIsBack() throws Exception {
+        Path dataDir = TestServer.newDataDir();
+        Map<Setting, String> settings = Map.of(Setting.SALT_PUBLISH_PORT, Integer.toString(TestServer.freePort()),
+                Setting.SALT_REQUEST_PORT, Integer.toString(TestServer.freePort()), Setting.AUTO_ACCEPT, "node-*");
+        Fleet first = new Fleet(TestServer.start(dataDir, settings), roots);
+        DroverAgent a = first.agent("node-a");
+        await().atMost(Duration.ofSeconds(20)).until(() -> first.drover("run", "node-a", "test.ping", "--timeout", "3").exit() == 0);
+        Path gate = roots.resolve("gate");
+        String body = """
+                import os, time
+                api.logInfo('before')
+                while not os.path.exists(%s):
+                    time.sleep(0.1)
+                api.logInfo('while away')
+                return 1""".formatted("'" + gate + "'");
+        var started = first.server.post("/api/v1/plans", first.server.adminToken(), Map.of("tgt", "node-a", "tgt_type", "list",
+                "plan", Map.of("FormatVersion", "2.1.0", "ID", "away-1", "Body", body)));
+        assertThat(started.status()).as(started.text()).isEqualTo(202);
+        await().atMost(Duration.ofSeconds(30)).until(() -> first.server.get("/api/v1/plans/away-1", first.server.adminToken()).body()
+                .path("logs").size() == 1);
+        first.server.close();
+        java.nio.file.Files.writeString(gate, "go"); // the plan logs again, then finishes, while no server listens
+        await().atMost(Duration.ofSeconds(10)).until(() -> a.state() != SaltMinion.State.CONNECTED);
+
+        Fleet second = new Fleet(TestServer.start(dataDir, settings), roots);
+        try {
+            await().atMost(Duration.ofSeconds(60)).until(() -> second.server.get("/api/v1/plans/away-1", second.server.adminToken()).body()
+                    .path("status").asText().equals("SUCCEEDED"));
+            await().atMost(Duration.ofSeconds(30)).until(() -> second.server.get("/api/v1/plans/away-1", second.server.adminToken()).body()
+                    .path("logs").size() == 2);
+            var logs = second.server.get("/api/v1/plans/away-1", second.server.adminToken()).body().path("logs");
+            assertThat(logs.get(0).path("body").asText()).isEqualTo("before");
+            assertThat(logs.get(1).path("body").asText()).isEqualTo("while away");
+        } finally {
+            a.close();
+            second.close();
+        }
+    }
 }

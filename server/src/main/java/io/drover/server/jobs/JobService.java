@@ -85,12 +85,26 @@ public final class JobService implements AutoCloseable {
     /** A typed agent call as a job on the agents a target names (Salt's wire form from {@link io.drover.model.agentapi.AgentCallCodec}). */
     public JobStarted start(Principal principal, String tgt, String tgtType, io.drover.model.agentapi.AgentCall<?> call,
                             int timeoutSeconds) {
+        return start(principal, tgt, tgtType, call, timeoutSeconds, started -> { });
+    }
+
+    /**
+     * As {@link #start(Principal, String, String, io.drover.model.agentapi.AgentCall, int)}; {@code beforePublish}
+     * runs once the job is stored and before any agent is sent it, so that what answers to the job (an execution
+     * plan's log lines, say) finds what the caller stores there.
+     */
+    public JobStarted start(Principal principal, String tgt, String tgtType, io.drover.model.agentapi.AgentCall<?> call,
+                            int timeoutSeconds, java.util.function.Consumer<JobStarted> beforePublish) {
         io.drover.model.agentapi.AgentCallCodec.WireCall wire = io.drover.model.agentapi.AgentCallCodec.encode(call);
         return start(principal, new JobRequest(tgt, tgtType, wire.fun(), wire.args().positional(), wire.args().keywords(),
-                timeoutSeconds));
+                timeoutSeconds), beforePublish);
     }
 
     public JobStarted start(Principal principal, JobRequest request) {
+        return start(principal, request, started -> { });
+    }
+
+    private JobStarted start(Principal principal, JobRequest request, java.util.function.Consumer<JobStarted> beforePublish) {
         List<FieldError> errors = new ArrayList<>();
         String type = request.tgtType() == null ? "glob" : request.tgtType();
         if (request.tgt() == null || request.tgt().isBlank()) {
@@ -146,12 +160,14 @@ public final class JobService implements AutoCloseable {
         load.put("jid", jid);
         load.put("ret", "");
         load.put("user", principal.name());
+        JobStarted started = new JobStarted(jid, minions, absent);
+        beforePublish.accept(started);
         long publishing = System.nanoTime();
         // A job for every accepted minion goes out as one broadcast frame instead of one frame per minion: the same
         // agents receive it (minions without an accepted key have no session key), with one send instead of thousands.
         publisher.accept(load, accepted != null && minions.size() == accepted.size() ? null : minions);
         log.debug("job {}: published to {} minion(s) in {} ms", jid, minions.size(), (System.nanoTime() - publishing) / 1_000_000);
-        return new JobStarted(jid, minions, absent);
+        return started;
     }
 
     /**

@@ -97,10 +97,11 @@ public final class ExecutionPlans {
                     + "duplicates (leave ID out and the server makes one)");
         }
         int timeout = request.timeout() == null ? 3600 : request.timeout();
-        JobStarted job = jobs.start(principal, request.tgt(), request.tgtType(), new AgentCall.RunPlan(PlanJson.write(plan)), timeout);
         OffsetDateTime now = OffsetDateTime.now(clock);
-        jdbi.useTransaction(h -> repository.insert(h, new PlanRepository.PlanRow(id, name, job.jid(), request.tgt(),
-                request.tgtType() == null ? "glob" : request.tgtType(), job.minions(), plan, principal.name(), now)));
+        // The plan is stored before any agent is sent it: a log line it sends at once finds it.
+        JobStarted job = jobs.start(principal, request.tgt(), request.tgtType(), new AgentCall.RunPlan(PlanJson.write(plan)), timeout,
+                started -> jdbi.useTransaction(h -> repository.insert(h, new PlanRepository.PlanRow(id, name, started.jid(), request.tgt(),
+                        request.tgtType() == null ? "glob" : request.tgtType(), started.minions(), plan, principal.name(), now))));
         return new PlanStarted(id, job.jid(), job.minions(), job.missing());
     }
 

@@ -1,0 +1,57 @@
+package io.drover.server.plans;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.drover.core.match.Glob;
+import io.drover.model.plans.PlanRequest;
+import io.drover.server.agents.AgentRegistry;
+import io.drover.server.agents.EnrollmentTokenStore;
+import io.drover.server.auth.Principal;
+import io.drover.server.events.EventBus;
+import io.drover.server.events.EventStore;
+import io.drover.server.inventory.InventoryRepository;
+import io.drover.server.inventory.InventoryService;
+import io.drover.server.jobs.JobService;
+import io.drover.server.keys.KeyStore;
+import io.drover.server.testing.TestDatabases;
+import io.drover.transport.crypto.RsaKeys;
+import io.drover.transport.master.KeyDecision;
+import java.security.interfaces.RSAPublicKey;
+import java.time.Clock;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/** Execution plans on the Drover transport, with a real job service on H2 and the publish to agents observed. */
+class ExecutionPlansTest {
+    static final String KEY = RsaKeys.publicPem((RSAPublicKey) RsaKeys.generate().getPublic());
+
+    @Test
+    void aPlanIsStoredBeforeAnyAgentIsSentItSoThatItsFirstLogLineIsKept() {
+        TestDatabases.on("h2", db -> {
+            Clock clock = Clock.systemUTC();
+            EventStore events = new EventStore(db.jdbi(), new EventBus(), clock);
+            AgentRegistry agents = new AgentRegistry(db.jdbi(), events, new InventoryService(db.jdbi(), new InventoryRepository(), events),
+                    null, clock);
+            KeyStore keys = new KeyStore(db.jdbi(), events, List.of(Glob.compile("auto-*")), new EnrollmentTokenStore(db.jdbi(), clock),
+                    agents, () -> { }, clock);
+            assertThat(keys.decide("auto-1", KEY, null)).isEqualTo(KeyDecision.ACCEPTED);
+            AtomicReference<ExecutionPlans> plans = new AtomicReference<>();
+            List<Boolean> firstLogKept = new CopyOnWriteArrayList<>();
+            // The agent answers at once: its first log line arrives while the job is being published.
+            JobService jobs = new JobService(db.jdbi(), events, keys, id -> Map.of(), agents::businesses, Map.of(),
+                    (load, minions) -> firstLogKept.add(plans.get().onLog("auto-1", "p-1", Map.of("Level", "Info", "Body", "starting"))),
+                    1 << 20, clock);
+            plans.set(new ExecutionPlans(db.jdbi(), jobs, agents::businesses, clock));
+
+            plans.get().submit(Principal.system("test"), new PlanRequest("auto-1", "list",
+                    Map.of("FormatVersion", "2.0.0", "ID", "p-1", "Body", "return 1"), Map.of(), 60));
+
+            assertThat(firstLogKept).containsExactly(true);
+            assertThat(plans.get().get(Principal.system("test"), "p-1", java.time.Duration.ZERO).logs())
+                    .extracting(l -> l.body()).containsExactly("starting");
+        });
+    }
+}
