@@ -210,14 +210,18 @@ class DiagnosisModuleTest {
 
     @Test
     void anOperationSetChangedUnderADiagnosisFailsIt() {
-        online.set(false);
-        long id = diagnose("exporter-probe", Map.of());
-        module.catalog().put("OperationSet", "exporter-probe", new KubeDocument(null, "OperationSet", Map.of(), Map.of("adjacencyList",
+        agent.hold = new CountDownLatch(1);
+        long id = diagnose("host-overview", Map.of());
+        await().atMost(Duration.ofSeconds(5)).until(() -> agent.calls.size() == 1);
+        // replaced while node 1 runs: node 1 finishes, and the next step finds the set changed
+        module.catalog().put("OperationSet", "host-overview", new KubeDocument(null, "OperationSet", Map.of(), Map.of("adjacencyList",
                 List.of(Map.of("id", 0, "to", List.of(1)), Map.of("id", 1, "operation", "disk-usage")))));
-        online.set(true);
+        agent.hold.countDown();
         DiagnosisInfo d = finished(id);
         assertThat(d.phase()).isEqualTo("Failed");
         assertThat(d.conditions().get(d.conditions().size() - 1).reason()).isEqualTo("OperationSetChanged");
+        assertThat(d.nodes()).extracting(DiagnosisInfo.NodeRun::operation).containsExactly("host-facts");
+        assertThat(agent.operationsRun()).containsExactly("host-facts");
     }
 
     KubeDocument alertTrigger(String name, String alertName) {
