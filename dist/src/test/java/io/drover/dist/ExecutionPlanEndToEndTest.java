@@ -8,6 +8,7 @@ import io.drover.server.testing.TestServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -76,6 +77,33 @@ class ExecutionPlanEndToEndTest {
         assertThat(fleet.drover("plan", "list").out()).contains(id, "Say hello", "SUCCEEDED");
         Fleet.Run json = fleet.drover("plan", "get", id, "-o", "json");
         assertThat(json.out()).contains("\"error_code\" : 0", "\"SourceID\" : \"" + id + "\"");
+    }
+
+    /** The guide's first example, as docs/execution-plans.md prints it: its plan file and its command, word for word. */
+    @Test
+    void theGuidesFirstPlanRunsAsWritten() throws Exception {
+        String guide = Files.readString(Path.of("..", "docs", "execution-plans.md"));
+        String section = guide.substring(guide.indexOf("## A first plan"));
+        String yaml = between(section, "```yaml\n", "```");
+        String command = between(section, "```sh\n", "```").strip();
+        Path plan = write("hello.yaml", yaml);
+        assertThat(command).startsWith("drover plan run hello.yaml ");
+        List<String> args = new java.util.ArrayList<>();
+        java.util.regex.Matcher words = java.util.regex.Pattern.compile("'([^']*)'|(\\S+)").matcher(command.substring("drover ".length()));
+        while (words.find()) {
+            args.add(words.group(1) != null ? words.group(1) : words.group(2));
+        }
+        args.set(args.indexOf("hello.yaml"), plan.toString());
+        Fleet.Run run = fleet.drover(args.toArray(String[]::new));
+        assertThat(run.exit()).as(run.err()).isZero();
+        assertThat(run.out()).contains("web-1 [info] greeting world", "web-2 [info] greeting world", "web-1: OK", "web-2: OK",
+                "hello world from ");
+        assertThat(run.err()).contains("sent to 2 agent(s)", "2 succeeded, 0 failed");
+    }
+
+    static String between(String text, String start, String end) {
+        int from = text.indexOf(start) + start.length();
+        return text.substring(from, text.indexOf(end, from));
     }
 
     @Test
