@@ -155,4 +155,43 @@ class DiagnosisEndToEndTest {
         assertThat(traversal.exit()).as("a name is one path segment, not a way to another route").isNotZero();
         assertThat(traversal.out()).doesNotContain("last_used_at");
     }
+
+    @Test
+    void hostileAlertsAndDocumentsAreRefusedNamingTheProblemAndChangeNothing() throws Exception {
+        String before = fleet.server.get("/api/v1/diagnoses", admin).text() + fleet.server.get("/api/v1/diagnosis/triggers", admin).text();
+        Map<Object, String> refused = new java.util.LinkedHashMap<>();
+        refused.put(Map.of("alerts", List.of(Map.of("labels", Map.of("alertname", 7)))), "alerts[0].labels.alertname");
+        refused.put(Map.of("alerts", List.of(Map.of("labels", Map.of("alertname", "X"), "fingerprint", "../../x"))),
+                "alerts[0].fingerprint");
+        refused.put(Map.of("alerts", List.of(Map.of("endsAt", "yesterday"))), "alerts[0].endsAt");
+        refused.put(Map.of("alerts", List.of("not an alert")), "alerts[0]");
+        refused.put(Map.of("version", "4"), "alerts");
+        refused.put(java.util.Collections.nCopies(10_001, Map.of()), "alerts");
+        refused.forEach((body, field) -> {
+            var r = fleet.server.post("/api/v1/alerts", admin, body);
+            assertThat(r.status()).as(field).isEqualTo(422);
+            assertThat(r.text()).as(field).contains("\"" + field + "\"");
+        });
+        // deeply nested, NUL and oversized text are refused before a document is read
+        String nested = "[".repeat(5_000) + "]".repeat(5_000);
+        assertThat(fleet.server.postRaw("/api/v1/alerts", admin, "application/json", nested).status()).isEqualTo(400);
+        assertThat(fleet.server.put("/api/v1/diagnosis/triggers/t", admin, Map.of("kind", "Trigger", "spec",
+                Map.of("operationSet", "plugin-down\u0000", "sourceTemplate", Map.of()))).status()).isEqualTo(422);
+        var regex = fleet.server.put("/api/v1/diagnosis/triggers/t", admin, Map.of("kind", "Trigger", "spec", Map.of("operationSet",
+                "plugin-down", "sourceTemplate", Map.of("prometheusAlertTemplate", Map.of("regexp", Map.of("alertName", "(".repeat(60)))))));
+        assertThat(regex.status()).isEqualTo(422);
+        assertThat(regex.text()).contains("spec.sourceTemplate.prometheusAlertTemplate.regexp");
+        // a file for `drover diag apply` that is not YAML, or holds something else, is refused naming the file
+        Path garbage = Files.writeString(dir.resolve("garbage.yaml"), "kind: [unclosed\n");
+        Fleet.Run bad = fleet.drover("diag", "apply", "-f", garbage.toString());
+        assertThat(bad.exit()).isNotZero();
+        assertThat(bad.err()).contains("cannot read " + garbage);
+        Path other = Files.writeString(dir.resolve("other.yaml"), "kind: Deployment\nmetadata: {name: x}\n");
+        Fleet.Run wrongKind = fleet.drover("diag", "apply", "-f", other.toString());
+        assertThat(wrongKind.exit()).isNotZero();
+        assertThat(wrongKind.err()).contains("document 1 is not an Operation, OperationSet, Trigger or Diagnosis");
+        assertThat(fleet.server.get("/api/v1/diagnoses", admin).text() + fleet.server.get("/api/v1/diagnosis/triggers", admin).text())
+                .as("nothing refused changed anything").isEqualTo(before);
+        assertThat(fleet.server.get("/readyz", null).status()).isEqualTo(200);
+    }
 }

@@ -234,10 +234,8 @@ public final class Functions {
         });
         on(UnregisterProcess.class, c -> Reply.ok(new ProcessUnregistered(c.name(), supervisor.unregister(c.name()))));
         on(OperateProcess.class, this::operate);
-        on(AgentCall.RunOperation.class, c -> {
-            AgentResult.OperationOutcome outcome = operations.run(c.run());
-            return new Reply(outcome, outcome.succeeded() ? 0 : 1);
-        });
+        // The call succeeds whenever the operation ran; whether the operation succeeded is in its outcome.
+        on(AgentCall.RunOperation.class, c -> Reply.ok(operations.run(c.run())));
         on(AgentCall.RunPlan.class, c -> {
             Map<String, Object> document = plans.apply(c.plan());
             boolean failed = document.get("ErrorCode") instanceof Number code ? code.intValue() != 0

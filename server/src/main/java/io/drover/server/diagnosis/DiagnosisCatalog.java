@@ -60,7 +60,7 @@ public final class DiagnosisCatalog {
         this.maxPaths = maxPaths;
     }
 
-    /** Checks and stores a document under its name; {@code builtin} marks the shipped library. */
+    /** Checks and stores a document under its name (a user's: a later start keeps it over a built-in one). */
     public DiagnosisObject put(String kind, String name, KubeDocument document) {
         return put(kind, name, document, false);
     }
@@ -89,14 +89,8 @@ public final class DiagnosisCatalog {
             } catch (DocumentException e) {
                 throw DomainException.invalid(e.problems().stream().map(p -> new FieldError(p.field(), p.message())).toList());
             }
-            if (!builtin) {
-                Optional<DiagnosisRepository.ObjectRow> existing = repository.object(h, kind, name);
-                OffsetDateTime now = OffsetDateTime.now(clock);
-                repository.putObject(h, new DiagnosisRepository.ObjectRow(kind, name, named, paths, false,
-                        existing.map(DiagnosisRepository.ObjectRow::lastScheduleAt).orElse(null), now));
-            } else {
-                repository.putObject(h, new DiagnosisRepository.ObjectRow(kind, name, named, paths, true, null, OffsetDateTime.now(clock)));
-            }
+            // A replaced document keeps its trigger's last schedule time: putObject leaves that column alone.
+            repository.putObject(h, new DiagnosisRepository.ObjectRow(kind, name, named, paths, builtin, null, OffsetDateTime.now(clock)));
             return info(repository.object(h, kind, name).orElseThrow());
         });
         version.incrementAndGet();

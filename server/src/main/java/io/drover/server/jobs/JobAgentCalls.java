@@ -48,9 +48,7 @@ public final class JobAgentCalls implements AgentCalls {
         if (text.length() > 2_000) {
             text = text.substring(0, 2_000) + "…";
         }
-        // A diagnosis operation that failed answers retcode 1 with its outcome (results, error): still a typed answer.
-        boolean reportsItsOwnFailure = call instanceof AgentCall.RunOperation && ret.ret() instanceof java.util.Map<?, ?>;
-        if ((!ret.success() || ret.retcode() != 0) && !reportsItsOwnFailure) {
+        if (!ret.success() || ret.retcode() != 0) {
             return new Outcome<>(false, null, started.jid(), text);
         }
         try {
