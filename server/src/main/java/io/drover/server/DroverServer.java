@@ -157,7 +157,7 @@ public final class DroverServer implements AutoCloseable {
                     database.jdbi(), events, new io.drover.server.jobs.JobAgentCalls(jobs,
                     java.time.Duration.ofSeconds(config.jobTimeoutSeconds()), io.drover.server.auth.Principal.system("diagnosis")),
                     subscriptions, deployments, inventory::findHosts,
-                    (principal, biz, set, module, limit) -> inventory.hosts(principal, biz, set, module, 0, limit), agents::agentOfHost, agents::hostOf, agents::online, clock),
+                    (principal, biz, set, module, limit) -> inventory.hosts(principal, biz, set, module, null, 0, limit), agents::agentOfHost, agents::hostOf, agents::online, clock),
                     new io.drover.server.diagnosis.DiagnosisModule.Settings(config.diagnosisConcurrency(),
                             new io.drover.server.diagnosis.DiagnosisRunner.Retry(java.time.Duration.ofSeconds(config.diagnosisRetrySeconds()), 4),
                             java.time.Duration.ofSeconds(config.diagnosisRepeatIntervalSeconds()), config.diagnosisMaxPaths()));
@@ -181,6 +181,7 @@ public final class DroverServer implements AutoCloseable {
             this.master = bound;
             publishMetrics(metrics, master);
             new OpsRoutes(database, metrics, BuildVersion.current(), master::ready).register(api);
+            io.drover.server.console.ConsoleAssets.fromClassPath().register(api);
             int republished = events.publishPending();
             if (republished > 0) {
                 log.info("published {} event(s) left unpublished by the previous run", republished);

@@ -3,6 +3,7 @@ package io.drover.server.auth;
 import static io.drover.server.http.HttpApi.API;
 
 import io.drover.model.auth.AuditEntry;
+import io.drover.model.auth.Caller;
 import io.drover.model.auth.CreatedToken;
 import io.drover.model.auth.Role;
 import io.drover.model.auth.TokenInfo;
@@ -24,6 +25,12 @@ public final class AuthRoutes {
     }
 
     public void register(HttpApi api) {
+        api.get(API + "/whoami", Role.VIEWER, Scope.BUSINESS, "The calling token: its name, role and businesses (empty = all)",
+                Caller.class, Shape.ONE, ctx -> {
+                    Principal caller = HttpApi.principal(ctx);
+                    ctx.json(new Caller(caller.tokenId(), caller.name(), caller.role(),
+                            caller.bizIds().stream().sorted().toList()));
+                });
         api.get(API + "/tokens", Role.ADMIN, Scope.ALL_BUSINESSES, "List tokens (never their secrets)", TokenInfo.class, Shape.LIST,
                 ctx -> ctx.json(tokens.list()));
         api.post(API + "/tokens", Role.ADMIN, Scope.ALL_BUSINESSES, "Create a token; the secret is in this response only",

@@ -52,6 +52,21 @@ public final class Params {
         };
     }
 
+    /** A free-text query parameter: null when absent or blank; refused when longer than {@code maxLength} or holding control characters. */
+    public static String text(Context ctx, String name, int maxLength) {
+        String text = ctx.queryParam(name);
+        if (text == null || text.isBlank()) {
+            return null;
+        }
+        if (text.length() > maxLength) {
+            throw DomainException.invalid(name, "is " + text.length() + " characters long; at most " + maxLength);
+        }
+        if (text.chars().anyMatch(Character::isISOControl)) {
+            throw DomainException.invalid(name, "holds a control character");
+        }
+        return text.strip();
+    }
+
     public static long bounded(Context ctx, String name, long fallback, long min, long max) {
         String text = ctx.queryParam(name);
         if (text == null || text.isEmpty()) {

@@ -211,13 +211,20 @@ public final class InventoryRepository {
                 .bind("cloud", cloudId).bind("ip", ip).mapTo(Long.class).findOne();
     }
 
-    /** Hosts under a topology node, ordered by id, one page at a time. */
-    public Page<Host> hosts(Handle h, TopoFilter filter, long offset, int limit) {
+    /** Hosts under a topology node whose name or inner address holds {@code text} (any case; null: all), one page. */
+    public Page<Host> hosts(Handle h, TopoFilter filter, String text, long offset, int limit) {
         List<String> where = hostConditions(filter);
+        if (text != null) {
+            where.add("(LOWER(h.bk_host_name) LIKE :text ESCAPE '!' OR h.bk_host_innerip LIKE :text ESCAPE '!')");
+        }
         String whereSql = whereClause(where);
-        long total = bindHostFilter(h.createQuery("SELECT COUNT(*)" + hostSource(filter) + whereSql), filter)
-                .mapTo(Long.class).one();
-        List<Host> items = listHosts(h, filter, whereSql, " LIMIT :limit OFFSET :offset", offset, limit);
+        String pattern = text == null ? null : "%" + text.toLowerCase(java.util.Locale.ROOT)
+                .replace("!", "!!").replace("%", "!%").replace("_", "!_") + "%";
+        Query count = bindHostFilter(h.createQuery("SELECT COUNT(*)" + hostSource(filter) + whereSql), filter);
+        long total = (pattern == null ? count : count.bind("text", pattern)).mapTo(Long.class).one();
+        Query page = bindHostFilter(h.createQuery("SELECT " + HOST_COLUMNS + hostSource(filter) + whereSql
+                + " ORDER BY h.bk_host_id LIMIT :limit OFFSET :offset"), filter).bind("limit", limit).bind("offset", offset);
+        List<Host> items = (pattern == null ? page : page.bind("text", pattern)).map((rs, ctx) -> host(rs)).list();
         return new Page<>(items, total, offset, limit);
     }
 
@@ -226,22 +233,17 @@ public final class InventoryRepository {
      * transaction so that PostgreSQL streams the rows.
      */
     public List<Host> allHosts(Handle h, TopoFilter filter) {
-        return listHosts(h, filter, whereClause(hostConditions(filter)), "", 0, 0);
+        return listHosts(h, filter, whereClause(hostConditions(filter)));
     }
 
-    private List<Host> listHosts(Handle h, TopoFilter filter, String whereSql, String paging, long offset, int limit) {
-        if (paging.isEmpty()) {
-            // Unpaged: let the database stream rows in index order and sort here; an ORDER BY makes H2 materialize
-            // and sort every row of a large business first.
-            // A fetch size lets PostgreSQL stream the rows (inside a transaction) while they are turned into hosts.
-            List<Host> hosts = new ArrayList<>(bindHostFilter(h.createQuery("SELECT " + HOST_COLUMNS + hostSource(filter) + whereSql), filter)
-                    .setFetchSize(2_000).map((rs, ctx) -> host(rs)).list());
-            hosts.sort(java.util.Comparator.comparingLong(Host::bkHostId));
-            return hosts;
-        }
-        return bindHostFilter(h.createQuery("SELECT " + HOST_COLUMNS + hostSource(filter) + whereSql + " ORDER BY h.bk_host_id" + paging), filter)
-                .bind("limit", limit).bind("offset", offset)
-                .map((rs, ctx) -> host(rs)).list();
+    private List<Host> listHosts(Handle h, TopoFilter filter, String whereSql) {
+        // Unpaged: let the database stream rows in index order and sort here; an ORDER BY makes H2 materialize
+        // and sort every row of a large business first.
+        // A fetch size lets PostgreSQL stream the rows (inside a transaction) while they are turned into hosts.
+        List<Host> hosts = new ArrayList<>(bindHostFilter(h.createQuery("SELECT " + HOST_COLUMNS + hostSource(filter) + whereSql), filter)
+                .setFetchSize(2_000).map((rs, ctx) -> host(rs)).list());
+        hosts.sort(java.util.Comparator.comparingLong(Host::bkHostId));
+        return hosts;
     }
 
     public void insertHost(Handle h, Host host) {

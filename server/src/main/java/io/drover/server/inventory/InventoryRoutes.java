@@ -75,10 +75,11 @@ public final class InventoryRoutes {
                 ctx -> inventory.deleteModule(principal(ctx), Params.pathId(ctx, "bk_module_id")));
 
         api.get(API + "/hosts", Role.VIEWER, Scope.BUSINESS,
-                "List hosts under a topology node (?bk_biz_id=, ?bk_set_id=, ?bk_module_id=), paged (?offset=, ?limit=)",
+                "List hosts under a topology node (?bk_biz_id=, ?bk_set_id=, ?bk_module_id=), whose name or address holds ?q="
+                        + " (case-insensitive), paged (?offset=, ?limit=)",
                 Host.class, Shape.PAGE, ctx -> ctx.json(inventory.hosts(principal(ctx), Params.queryId(ctx, "bk_biz_id"),
-                        Params.queryId(ctx, "bk_set_id"), Params.queryId(ctx, "bk_module_id"), Params.offset(ctx),
-                        Params.limit(ctx))));
+                        Params.queryId(ctx, "bk_set_id"), Params.queryId(ctx, "bk_module_id"), Params.text(ctx, "q", 200),
+                        Params.offset(ctx), Params.limit(ctx))));
         api.post(API + "/hosts", Role.OPERATOR, Scope.BUSINESS, "Create a host (in its business's idle module unless modules are given)",
                 Host.class, Host.class, 201,
                 ctx -> ctx.json(inventory.createHost(principal(ctx), Bodies.read(ctx, Host.class))));

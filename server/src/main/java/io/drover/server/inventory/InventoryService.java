@@ -135,10 +135,13 @@ public final class InventoryService {
         return host;
     }
 
-    /** Hosts under a business, set or module (the narrowest given), limited to the caller's businesses. */
-    public Page<Host> hosts(Principal p, Long bizId, Long setId, Long moduleId, long offset, int limit) {
+    /**
+     * Hosts under a business, set or module (the narrowest given), limited to the caller's businesses, and when
+     * {@code text} is given to those whose name or inner address holds it.
+     */
+    public Page<Host> hosts(Principal p, Long bizId, Long setId, Long moduleId, String text, long offset, int limit) {
         TopoFilter filter = filter(p, bizId, setId, moduleId, null);
-        return jdbi.withHandle(h -> repo.hosts(h, filter, offset, limit));
+        return jdbi.withHandle(h -> repo.hosts(h, filter, text, offset, limit));
     }
 
     public ServiceInstance serviceInstance(Principal p, long id) {

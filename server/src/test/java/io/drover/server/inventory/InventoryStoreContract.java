@@ -130,16 +130,16 @@ abstract class InventoryStoreContract {
     @Test
     void listsHostsUnderEveryKindOfNodeInIdOrderWithPlacements() {
         inventory.importDocument(ADMIN, demo());
-        assertThat(inventory.hosts(ADMIN, null, null, 20L, 0, 100).items()).extracting(Host::bkHostId).containsExactly(1L, 2L);
-        assertThat(inventory.hosts(ADMIN, null, 10L, null, 0, 100).items()).extracting(Host::bkHostId)
+        assertThat(inventory.hosts(ADMIN, null, null, 20L, null, 0, 100).items()).extracting(Host::bkHostId).containsExactly(1L, 2L);
+        assertThat(inventory.hosts(ADMIN, null, 10L, null, null, 0, 100).items()).extracting(Host::bkHostId)
                 .containsExactly(1L, 2L, 3L);
-        Page<Host> all = inventory.hosts(ADMIN, 2L, null, null, 0, 100);
+        Page<Host> all = inventory.hosts(ADMIN, 2L, null, null, null, 0, 100);
         assertThat(all.total()).isEqualTo(4);
         assertThat(all.items()).extracting(Host::bkHostId).containsExactly(1L, 2L, 3L, 4L);
         assertThat(all.items().get(1).bkModuleIds()).containsExactly(20L, 21L);
         assertThat(all.items().get(0).attributes()).containsEntry("rack", "r1");
 
-        Page<Host> second = inventory.hosts(ADMIN, 2L, null, null, 1, 2);
+        Page<Host> second = inventory.hosts(ADMIN, 2L, null, null, null, 1, 2);
         assertThat(second.items()).extracting(Host::bkHostId).containsExactly(2L, 3L);
         assertThat(second.items().getFirst().bkModuleIds()).containsExactly(20L, 21L);
         assertThat(second.total()).isEqualTo(4);
@@ -150,13 +150,34 @@ abstract class InventoryStoreContract {
     }
 
     @Test
+    void searchesHostsByNameOrAddressInAnyCaseWithWildcardsTakenLiterally() {
+        inventory.importDocument(ADMIN, demo());
+        inventory.createHost(ADMIN, new Host(5L, 2L, "10.1.1.5", 0L, "Web_50%", null, null, null, null));
+        assertThat(inventory.hosts(ADMIN, null, null, null, "HOST-", 0, 100).items()).extracting(Host::bkHostId)
+                .containsExactly(1L, 2L, 3L, 4L);
+        Page<Host> byAddress = inventory.hosts(ADMIN, null, null, null, "0.0.", 1, 2);
+        assertThat(byAddress.total()).isEqualTo(4);
+        assertThat(byAddress.items()).extracting(Host::bkHostId).containsExactly(2L, 3L);
+        assertThat(inventory.hosts(ADMIN, null, null, 21L, "host", 0, 100).items()).extracting(Host::bkHostId)
+                .containsExactly(2L, 3L);
+        assertThat(inventory.hosts(ADMIN, null, null, null, "b_50%", 0, 100).items()).extracting(Host::bkHostId)
+                .containsExactly(5L);
+        assertThat(inventory.hosts(ADMIN, null, null, null, "_", 0, 100).items()).extracting(Host::bkHostId)
+                .containsExactly(5L);
+        assertThat(inventory.hosts(ADMIN, null, null, null, "%", 0, 100).items()).extracting(Host::bkHostId)
+                .containsExactly(5L);
+        assertThat(inventory.hosts(ADMIN, null, null, null, "!", 0, 100).total()).isZero();
+        assertThat(inventory.hosts(ADMIN, null, null, null, "nothing", 0, 100).total()).isZero();
+    }
+
+    @Test
     void aBusinessScopedCallerSeesOnlyItsBusinesses() {
         inventory.importDocument(ADMIN, demo());
         Business other = inventory.createBusiness(ADMIN, new Business(7L, "other", Map.of()));
         inventory.createHost(ADMIN, new Host(50L, other.bkBizId(), "10.7.0.1", 0L, "o", null, null, null, null));
         Principal scoped = new Principal(9, "shop-ops", Role.OPERATOR, Set.of(2L));
         assertThat(inventory.businesses(scoped)).extracting(Business::bkBizId).containsExactly(2L);
-        assertThat(inventory.hosts(scoped, null, null, null, 0, 100).items()).extracting(Host::bkHostId)
+        assertThat(inventory.hosts(scoped, null, null, null, null, 0, 100).items()).extracting(Host::bkHostId)
                 .containsExactly(1L, 2L, 3L, 4L);
         assertThatThrownBy(() -> inventory.host(scoped, 50L)).isInstanceOf(DomainException.class)
                 .satisfies(e -> assertThat(((DomainException) e).kind()).isEqualTo(DomainException.Kind.FORBIDDEN));
@@ -174,7 +195,7 @@ abstract class InventoryStoreContract {
             assertThat(e.errors()).containsExactly(new FieldError("service_instances[1].bk_host_id", "host 999 does not exist"));
         });
         assertThat(inventory.businesses(ADMIN)).isEmpty();
-        assertThat(inventory.hosts(ADMIN, null, null, null, 0, 100).total()).isZero();
+        assertThat(inventory.hosts(ADMIN, null, null, null, null, 0, 100).total()).isZero();
         assertThat(outboxRows()).isZero();
         assertThat(published).isEmpty();
     }
@@ -240,7 +261,7 @@ abstract class InventoryStoreContract {
         assertThat(moved.bkBizId()).isEqualTo(7L);
         assertThat(moved.bkModuleIds()).containsExactly(idle);
         assertThat(published).extracting(Event::tag).containsExactly("drover/inventory/host/moved");
-        assertThat(inventory.hosts(ADMIN, null, null, 20L, 0, 10).items()).extracting(Host::bkHostId).containsExactly(2L);
+        assertThat(inventory.hosts(ADMIN, null, null, 20L, null, 0, 10).items()).extracting(Host::bkHostId).containsExactly(2L);
     }
 
     @Test
