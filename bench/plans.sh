@@ -27,6 +27,8 @@ echo "$agents agents at once:"
 "$java" -cp "$cp" io.drover.bench.PlanBenchmark drover --server "$server_url" --token-file "$work/data/admin.token" \
   --target 'f1-*' --expect "$agents" --rounds "$rounds"
 kill $load
+echo "the machine's floor for the script part ($agents processes started at once, no Drover):"
+"$java" -cp "$cp" io.drover.bench.PlanBenchmark spawn --count "$agents" --rounds "$rounds" --dir "$work/spawn"
 
 "$java" -cp "$cp" io.drover.bench.PlanBenchmark amqp --plans 1000 --state "$work/amqp-agent"
 

@@ -59,7 +59,7 @@ public final class HostListingBenchmark {
             measure(db + " all hosts under business 1 (" + (inModule + inModule / 10) + ")", runs,
                     () -> database.jdbi().inTransaction(h -> repo.allHosts(h, TopoFilter.business(1))).size());
             measure(db + " API page: 1,000 hosts under module 11 at offset 50,000 (with total)", runs, () -> {
-                Page<Host> page = database.jdbi().withHandle(h -> repo.hosts(h, TopoFilter.module(11), inModule / 2, 1000));
+                Page<Host> page = database.jdbi().withHandle(h -> repo.hosts(h, TopoFilter.module(11), null, inModule / 2, 1000));
                 return page.items().size();
             });
         } finally {

@@ -39,6 +39,10 @@ import java.util.Map;
  *
  * <p>Usage: {@code PlanBenchmark drover --server URL --token-file FILE --target GLOB --expect N [--rounds 20] [--warmup 3] [--body script|simple]}
  * or {@code PlanBenchmark amqp [--url amqp://guest:guest@127.0.0.1:5672/%2f] [--plans 1000] --state DIR}.
+ * {@code spawn}: this machine's floor for the script part, without Drover: N processes started at once from virtual
+ * threads as the agent starts a Bash script ({@code setsid bash s.sh word}, output to a file), ROUNDS times; prints
+ * the p50 and max time from a round's start to each process's exit.
+ * <p>{@code PlanBenchmark spawn [--count 100] [--rounds 20] --dir DIR}
  */
 public final class PlanBenchmark {
     static final Map<String, Object> PLAN = plan();
@@ -51,6 +55,8 @@ public final class PlanBenchmark {
         }
         if (args.length > 0 && args[0].equals("amqp")) {
             amqp(opts);
+        } else if (args.length > 0 && args[0].equals("spawn")) {
+            spawn(opts);
         } else {
             drover(opts);
         }
@@ -110,6 +116,37 @@ public final class PlanBenchmark {
         System.out.printf(Locale.ROOT, "rounds: median %.3f s, max %.3f s; per-host round trip: p50 %.0f ms, p90 %.0f ms, max %.0f ms%n",
                 percentile(roundSeconds, 50), percentile(roundSeconds, 100), percentile(hostMillis, 50), percentile(hostMillis, 90),
                 percentile(hostMillis, 100));
+    }
+
+    static void spawn(Map<String, String> opts) throws Exception {
+        int count = Integer.parseInt(opts.getOrDefault("count", "100"));
+        int rounds = Integer.parseInt(opts.getOrDefault("rounds", "20"));
+        Path dir = Files.createDirectories(Path.of(opts.get("dir")));
+        Path script = Files.writeString(dir.resolve("s.sh"), "echo \"$1\"\n");
+        List<String> command = io.drover.agent.plans.ProcessGroups.grouped(List.of("bash", script.toString(), "bench"));
+        List<Double> millis = new ArrayList<>();
+        try (var threads = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+            for (int round = -3; round < rounds; round++) {
+                long start = System.nanoTime();
+                List<java.util.concurrent.Future<Double>> exits = new ArrayList<>();
+                for (int i = 0; i < count; i++) {
+                    Path out = dir.resolve("out-" + i);
+                    exits.add(threads.submit(() -> {
+                        new ProcessBuilder(command).redirectOutput(out.toFile()).redirectErrorStream(true)
+                                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start().waitFor();
+                        return (System.nanoTime() - start) / 1e6;
+                    }));
+                }
+                for (var exit : exits) {
+                    double ms = exit.get();
+                    if (round >= 0) {
+                        millis.add(ms);
+                    }
+                }
+            }
+        }
+        System.out.printf(Locale.ROOT, "%d script processes at once, no Drover: p50 %.0f ms, max %.0f ms (%d rounds)%n", count,
+                percentile(millis, 50), percentile(millis, 100), rounds);
     }
 
     static void amqp(Map<String, String> opts) throws Exception {

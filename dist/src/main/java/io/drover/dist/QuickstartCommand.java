@@ -116,6 +116,7 @@ final class QuickstartCommand implements Callable<Integer> {
         System.out.printf("""
 
                 Drover quickstart is running.
+                  Console:      %s/ui/   (sign in with the admin token)
                   API:          %s/api/v1   (OpenAPI: %s/api/v1/openapi.json)
                   Admin token:  %s
                   Inventory:    demo business imported (%d created, %d updated, %d unchanged)
@@ -129,7 +130,7 @@ final class QuickstartCommand implements Callable<Integer> {
                   %s service list --biz 2%s
                   %s events --tag 'drover/inventory/*'%s
                   %s host move 4 --module 20%s      (and watch the event arrive)
-                """, url, url, tokenFile, imported.created(), imported.updated(), imported.unchanged(),
+                """, url, url, url, tokenFile, imported.created(), imported.updated(), imported.unchanged(),
                 agentCount, server.config().dataDir(), drover, flags, drover, flags, drover, flags, drover, flags, drover, flags, drover, flags, drover, flags);
         if (subscription > 0) {
             Path spec = server.config().dataDir().resolve("quickstart-subscription.yaml");

@@ -141,6 +141,16 @@ class AddonEndToEndTest {
         assertThat(ok("addon", "list").out()).doesNotContain("enabled");
         assertThat(ok("plugin", "list").out()).doesNotContain("libcompat");
 
+        JsonNode offered = server.get("/api/v1/addons/demo-exporter/schema", server.adminToken()).body();
+        assertThat(offered.path("version").asText()).isEqualTo("1.0.0");
+        assertThat(offered.path("registry").asText()).isEqualTo("git");
+        assertThat(offered.path("schema").path("required").toString()).isEqualTo("[\"api_token\"]");
+        assertThat(offered.path("schema").path("properties").path("scrape_interval").path("maximum").asInt()).isEqualTo(3600);
+        assertThat(ok("plugin", "list").out()).as("reading a schema stores nothing").doesNotContain("demo-exporter");
+        assertThat(server.get("/api/v1/addons/demo-exporter/schema?version=9.9.9", server.adminToken()).status()).isEqualTo(404);
+        assertThat(server.get("/api/v1/addons/nope/schema", server.adminToken()).status()).isEqualTo(404);
+        assertThat(server.get("/api/v1/addons/demo-exporter/schema?version=%00", server.adminToken()).status()).isEqualTo(422);
+
         Run enabled = ok("addon", "enable", "demo-exporter", "--set", "api_token=" + TOKEN, "--set", "scrape_interval=30");
         assertThat(enabled.out()).containsSubsequence("1", "libcompat", "2", "exporter-runtime", "3", "demo-exporter")
                 .contains("Scrape interval: 30s.");
@@ -151,6 +161,10 @@ class AddonEndToEndTest {
                 h.createQuery("SELECT params FROM addon").mapTo(String.class).list());
         assertThat(stored).hasSize(3).allSatisfy(p -> assertThat(p).startsWith("v1:").doesNotContain(TOKEN)
                 .doesNotContain("scrape_interval"));
+
+        JsonNode afterEnable = server.get("/api/v1/addons/demo-exporter/schema", server.adminToken()).body();
+        assertThat(afterEnable.path("registry").asText()).isEqualTo("git");
+        assertThat(afterEnable.path("schema")).isEqualTo(offered.path("schema"));
 
         Run status = ok("addon", "status", "demo-exporter");
         assertThat(status.out()).contains("version:   1.0.0").contains("registry:  git")

@@ -6,6 +6,7 @@ import io.drover.model.auth.Role;
 import io.drover.model.packages.AddonCatalog;
 import io.drover.model.packages.AddonChange;
 import io.drover.model.packages.AddonInfo;
+import io.drover.model.packages.AddonSchema;
 import io.drover.model.packages.AddonRequest;
 import io.drover.server.http.Bodies;
 import io.drover.server.http.HttpApi;
@@ -26,6 +27,9 @@ public final class AddonRoutes {
                 AddonCatalog.class, Shape.ONE, ctx -> ctx.json(addons.list()));
         api.get(API + "/addons/{name}", Role.VIEWER, Scope.SHARED, "An addon's status: version, registry, dependencies, masked parameters",
                 AddonInfo.class, Shape.ONE, ctx -> ctx.json(addons.status(ctx.pathParam("name"))));
+        api.get(API + "/addons/{name}/schema", Role.VIEWER, Scope.SHARED,
+                "The parameters an addon version takes, as a JSON Schema (?version=; default: the enabled one, else the newest offered)",
+                AddonSchema.class, Shape.ONE, ctx -> ctx.json(addons.schema(ctx.pathParam("name"), Params.text(ctx, "version", 100))));
         api.post(API + "/addons", Role.ADMIN, Scope.ALL_BUSINESSES,
                 "Enable an addon and its dependencies ({addon: '[registry/]name[@version]', params, dry_run})",
                 AddonRequest.class, AddonChange.class, 201, ctx -> {

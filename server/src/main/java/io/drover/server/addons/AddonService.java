@@ -16,6 +16,7 @@ import io.drover.model.api.Problem.FieldError;
 import io.drover.model.packages.AddonCatalog;
 import io.drover.model.packages.AddonChange;
 import io.drover.model.packages.AddonInfo;
+import io.drover.model.packages.AddonSchema;
 import io.drover.model.packages.AddonInfo.DependencyState;
 import io.drover.model.packages.AddonRequest;
 import io.drover.model.packages.PackageInfo;
@@ -149,6 +150,27 @@ public final class AddonService {
         return describe(current.get(), available);
     }
 
+    /**
+     * The parameter schema of a version of an addon (null: the enabled one, else the newest offered): from the
+     * package store when stored, else from the package the registry serves (fetched and checked, not stored).
+     */
+    public AddonSchema schema(String name, String version) {
+        Optional<Enabled> current = enabled(name);
+        String wanted = version != null ? version : current.map(Enabled::version).orElse(null);
+        if (wanted != null && store.list(name).stream().anyMatch(p -> p.version().equals(wanted))) {
+            PackageInfo pkg = store.get(name, wanted);
+            return new AddonSchema(name, wanted, current.map(Enabled::registry).orElse("store"), pkg.metadata().parameters());
+        }
+        Registries.Snapshot snapshot = registries.snapshot();
+        Candidate c = snapshot.catalog().versions(name).stream()
+                .filter(v -> wanted == null || v.version().original().equals(wanted))
+                .max((a, b) -> a.version().compareTo(b.version()))
+                .orElseThrow(() -> DomainException.notFound("addon", name + (wanted == null ? "" : " " + wanted)
+                        + " (no registry offers it)"));
+        return new AddonSchema(name, c.version().original(), c.registry(),
+                fetch(snapshot, c).archive().metadata().parameters());
+    }
+
     public AddonCatalog list() {
         Registries.Snapshot snapshot = registries.snapshot();
         Map<String, Enabled> enabled = new LinkedHashMap<>();
@@ -220,29 +242,9 @@ public final class AddonService {
     private List<Fetched> fetchAll(Registries.Snapshot snapshot, Plan plan, Map<String, Object> rootParams, Enabled upgrading) {
         List<Fetched> fetched = new ArrayList<>();
         for (DependencyResolver.Step step : plan.install()) {
+            Package fetchedPackage = fetch(snapshot, step.candidate());
             Candidate c = step.candidate();
-            RegistryReader.Entry entry = snapshot.entry(c.registry(), c.name(), c.version().toString());
-            byte[] tgz;
-            try {
-                tgz = snapshot.readers().get(c.registry()).fetch(entry);
-            } catch (RegistryException e) {
-                throw DomainException.upstreamFailed("registry_unreadable", e.getMessage());
-            } catch (PackageException e) {
-                throw DomainException.unprocessable("invalid_package", "package " + c.name() + " " + c.version().original()
-                        + " from registry " + c.registry() + " is invalid: " + String.join("; ", e.problems()), List.of());
-            }
-            PackageArchive archive;
-            try {
-                archive = PackageStore.inspect(tgz);
-            } catch (DomainException e) {
-                throw DomainException.unprocessable("invalid_package", "package " + c.name() + " " + c.version().original()
-                        + " from registry " + c.registry() + " is invalid: " + e.getMessage(), e.errors());
-            }
-            PackageMetadata m = archive.metadata();
-            if (!m.name().equals(c.name()) || !Version.parse(m.version()).sameAs(c.version())) {
-                throw DomainException.unprocessable("invalid_package", "registry " + c.registry() + " lists " + c.name() + " "
-                        + c.version().original() + " but its package holds " + m.name() + " " + m.version(), List.of());
-            }
+            PackageMetadata m = fetchedPackage.archive().metadata();
             boolean root = step == plan.requested();
             Map<String, Object> params;
             try {
@@ -254,9 +256,40 @@ public final class AddonService {
                 throw DomainException.unprocessable("invalid_params", detail,
                         e.problems().stream().map(p -> new FieldError("params", p)).toList());
             }
-            fetched.add(new Fetched(step, tgz, archive, params));
+            fetched.add(new Fetched(step, fetchedPackage.tgz(), fetchedPackage.archive(), params));
         }
         return fetched;
+    }
+
+    /** A package as a registry serves it. */
+    private record Package(byte[] tgz, PackageArchive archive) {
+    }
+
+    /** Fetches a candidate's package from its registry and checks it is that name and version. */
+    private static Package fetch(Registries.Snapshot snapshot, Candidate c) {
+        RegistryReader.Entry entry = snapshot.entry(c.registry(), c.name(), c.version().toString());
+        byte[] tgz;
+        try {
+            tgz = snapshot.readers().get(c.registry()).fetch(entry);
+        } catch (RegistryException e) {
+            throw DomainException.upstreamFailed("registry_unreadable", e.getMessage());
+        } catch (PackageException e) {
+            throw DomainException.unprocessable("invalid_package", "package " + c.name() + " " + c.version().original()
+                    + " from registry " + c.registry() + " is invalid: " + String.join("; ", e.problems()), List.of());
+        }
+        PackageArchive archive;
+        try {
+            archive = PackageStore.inspect(tgz);
+        } catch (DomainException e) {
+            throw DomainException.unprocessable("invalid_package", "package " + c.name() + " " + c.version().original()
+                    + " from registry " + c.registry() + " is invalid: " + e.getMessage(), e.errors());
+        }
+        PackageMetadata m = archive.metadata();
+        if (!m.name().equals(c.name()) || !Version.parse(m.version()).sameAs(c.version())) {
+            throw DomainException.unprocessable("invalid_package", "registry " + c.registry() + " lists " + c.name() + " "
+                    + c.version().original() + " but its package holds " + m.name() + " " + m.version(), List.of());
+        }
+        return new Package(tgz, archive);
     }
 
     private AddonChange apply(Plan plan, List<Fetched> fetched, boolean dryRun, Enabled upgrading) {

@@ -72,9 +72,8 @@ public final class ConsoleAssets {
     }
 
     public void register(HttpApi api) {
-        api.add(new Route(HandlerType.GET, "/ui", null, Scope.NONE, "The web console (redirects to /ui/)", null,
-                Route.Shape.NONE, null, 302, ctx -> ctx.redirect("/ui/", io.javalin.http.HttpStatus.FOUND)));
-        api.add(new Route(HandlerType.GET, "/ui/", null, Scope.NONE, "The web console", null, Route.Shape.TEXT, null, 200,
+        // Javalin ignores trailing slashes: this serves /ui/ too.
+        api.add(new Route(HandlerType.GET, "/ui", null, Scope.NONE, "The web console", null, Route.Shape.TEXT, null, 200,
                 ctx -> serve(ctx, "")));
         api.add(new Route(HandlerType.GET, "/ui/<file>", null, Scope.NONE,
                 "The web console's files (content-hashed assets, cached a year) and pages", null, Route.Shape.TEXT, null,

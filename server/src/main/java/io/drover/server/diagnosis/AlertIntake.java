@@ -55,7 +55,7 @@ public final class AlertIntake {
         int resolved = 0;
         int repeated = 0;
         int unmatched = 0;
-        List<DiagnosesStarted.Started> started = new ArrayList<>();
+        List<DiagnosesStarted.StartedDiagnosis> started = new ArrayList<>();
         List<AlertReceipt.Skipped> skipped = new ArrayList<>();
         List<TriggerDocuments.Trigger> triggers = catalog.triggers().stream().filter(t -> t.alert() != null).toList();
         if (compiled.size() > 10_000) {
@@ -112,7 +112,7 @@ public final class AlertIntake {
         data.put("resolved", resolved);
         data.put("repeated", repeated);
         data.put("unmatched", unmatched);
-        data.put("started", started.stream().map(DiagnosesStarted.Started::id).toList());
+        data.put("started", started.stream().map(DiagnosesStarted.StartedDiagnosis::id).toList());
         data.put("skipped", skipped.size());
         data.put("caller", principal.name());
         jdbi.useTransaction(h -> events.append(h, "drover/diagnosis/alerts/received", data));

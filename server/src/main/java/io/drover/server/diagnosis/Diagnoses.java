@@ -93,7 +93,7 @@ public final class Diagnoses {
             selected.items().stream().filter(h -> hosts.stream().noneMatch(o -> o.bkHostId().equals(h.bkHostId()))).forEach(hosts::add);
         }
         hosts.forEach(h -> principal.requireBiz(h.bkBizId()));
-        List<DiagnosesStarted.Started> started = new ArrayList<>();
+        List<DiagnosesStarted.StartedDiagnosis> started = new ArrayList<>();
         for (Host host : hosts) {
             String name = hosts.size() == 1 ? diagnosis.name() : diagnosis.name() + "." + hostLabel(host);
             started.add(start(new Request(name, diagnosis.operationSet(), host, diagnosis.parameters(), "api", null), principal.name()));
@@ -124,7 +124,7 @@ public final class Diagnoses {
         }
     }
 
-    DiagnosesStarted.Started start(Request request, String actor) {
+    DiagnosesStarted.StartedDiagnosis start(Request request, String actor) {
         DiagnosisCatalog.RunnableSet set = catalog.operationSet(request.operationSet())
                 .orElseThrow(() -> DomainException.invalid("spec.operationSet", "'" + request.operationSet() + "' is not an OperationSet"));
         OffsetDateTime now = OffsetDateTime.now(clock);
@@ -148,7 +148,7 @@ public final class Diagnoses {
         });
         events.publishPending();
         runner.submit(id);
-        return new DiagnosesStarted.Started(id, row.name(), row.hostId(), row.hostName());
+        return new DiagnosesStarted.StartedDiagnosis(id, row.name(), row.hostId(), row.hostName());
     }
 
     public DiagnosisInfo get(Principal principal, long id, Duration wait) {

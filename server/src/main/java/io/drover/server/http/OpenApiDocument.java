@@ -40,6 +40,15 @@ public final class OpenApiDocument {
         return doc;
     }
 
+    /** Resources whose {@code {id}} is text: agent ids (minion ids) and plan ids. */
+    private static final List<String> TEXT_IDS = List.of(HttpApi.API + "/agents/", HttpApi.API + "/keys/",
+            HttpApi.API + "/plans/");
+
+    /** Path parameters named {@code id} or {@code …_id} are numbers, except where the resource's id is text. */
+    static boolean numericId(String path, String name) {
+        return (name.equals("id") || name.endsWith("_id")) && TEXT_IDS.stream().noneMatch(path::startsWith);
+    }
+
     private static Map<String, Object> operation(Route route, Map<String, Object> schemas) {
         Map<String, Object> op = new LinkedHashMap<>();
         op.put("summary", route.summary());
@@ -49,7 +58,8 @@ public final class OpenApiDocument {
         Matcher m = PATH_PARAM.matcher(route.path());
         while (m.find()) {
             parameters.add(Map.of("name", m.group(1), "in", "path", "required", true,
-                    "schema", Map.of("type", "integer", "format", "int64")));
+                    "schema", numericId(route.path(), m.group(1)) ? Map.of("type", "integer", "format", "int64")
+                            : Map.of("type", "string")));
         }
         if (!parameters.isEmpty()) {
             op.put("parameters", parameters);

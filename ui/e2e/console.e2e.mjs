@@ -1,0 +1,116 @@
+// An operator's day in the console, against a server with the demo inventory, the example registry (bkmonitorbeat
+// enabled, demo-exporter not) and three agents (host-1..3 on web-1, web-2, api-1).
+import { check, openConsole, signIn, token, url } from './session.mjs';
+
+const { page, step, finish } = await openConsole();
+
+await step('sign-in', async () => {
+  await page.goto(`${url}/ui/`);
+  await page.getByTestId('token-input').fill('not-a-token');
+  await page.getByTestId('login-submit').click();
+  await page.getByTestId('error-banner').waitFor();
+  await signIn(page);
+  const stored = await page.evaluate(() => [Object.values(sessionStorage).join(' '), Object.values(localStorage).join(' '), location.href]);
+  check(stored[0].includes(token), 'the token is kept in session storage');
+  check(!stored[1].includes(token) && !stored[2].includes(token), 'the token is neither in local storage nor in the URL');
+});
+
+await step('overview-three-agents-online', async () => {
+  await page.waitForFunction(() => document.querySelector('[data-testid=stat-online]')?.textContent?.includes('3'));
+});
+
+await step('inventory-hosts', async () => {
+  await page.goto(`${url}/ui/#/inventory`);
+  await page.getByTestId('host-row').first().waitFor();
+  for (const host of ['web-1', 'web-2', 'api-1']) {
+    await page.getByTestId('host-row').filter({ hasText: host }).waitFor();
+  }
+  await page.getByTestId('host-search').fill('web-');
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid=host-row]').length === 2);
+});
+
+await step('host-detail', async () => {
+  await page.getByTestId('host-row').filter({ hasText: 'web-1' }).click();
+  await page.getByText('host-1').first().waitFor();
+});
+
+await step('create-subscription', async () => {
+  await page.goto(`${url}/ui/#/subscriptions/new`);
+  await page.getByTestId('subscription-form').waitFor();
+  await page.getByRole('button', { name: 'JSON' }).click();
+  const spec = {
+    name: 'beats on the web tier',
+    run_immediately: false,
+    scope: { bk_biz_id: 2, object_type: 'HOST', node_type: 'TOPO', nodes: [{ bk_obj_id: 'module', bk_inst_id: 20 }] },
+    steps: [{ id: 'beat', type: 'PLUGIN', config: { plugin_name: 'bkmonitorbeat', config_templates: [{ name: 'bkmonitorbeat_http.conf' }] },
+      params: { context: { period: 30, url: 'http://{{ cmdb_instance.host.bk_host_innerip }}/health' } } }],
+  };
+  await page.getByTestId('subscription-json').fill(JSON.stringify(spec, null, 2));
+  await page.getByRole('button', { name: 'Create' }).click();
+  await page.getByTestId('preview-plan').waitFor();
+});
+
+await step('preview-plan', async () => {
+  await page.getByTestId('preview-plan').click();
+  await page.getByTestId('plan-table').waitFor();
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid=plan-row]').length === 2);
+  const rows = await page.getByTestId('plan-row').allTextContents();
+  check(rows.every((r) => r.includes('INSTALL')), `every host is to INSTALL: ${rows.join(' | ')}`);
+});
+
+await step('run-and-watch-the-task', async () => {
+  await page.getByTestId('run-subscription').click();
+  await page.getByTestId('task-overall-status').waitFor();
+  await page.waitForSelector('[data-testid=task-overall-status][data-status=SUCCESS]', { timeout: 90_000 });
+  const statuses = await page.locator('[data-testid=task-instance]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-status')));
+  check(statuses.length === 2 && statuses.every((s) => s === 'SUCCESS'), `both hosts succeeded: ${statuses}`);
+});
+
+await step('enable-an-addon-through-its-form', async () => {
+  await page.goto(`${url}/ui/#/addons`);
+  await page.getByTestId('addon-row').filter({ hasText: 'demo-exporter' }).click();
+  await page.getByTestId('addon-enable').click();
+  await page.getByTestId('schema-form').waitFor();
+  await page.getByTestId('addon-submit').click();
+  await page.getByTestId('field-api_token').locator('.error, .field-error').first().waitFor();
+  await page.getByTestId('field-api_token').locator('input').fill('a-long-enough-token');
+  await page.getByTestId('field-scrape_interval').locator('input').fill('45');
+  await page.getByTestId('addon-submit').click();
+  await page.getByTestId('addon-answer').waitFor({ timeout: 60_000 });
+  await page.getByTestId('addon-row').filter({ hasText: 'demo-exporter' }).locator('[data-status=enabled]').waitFor();
+});
+
+await step('run-test-ping', async () => {
+  await page.goto(`${url}/ui/#/run`);
+  await page.getByTestId('job-tgt').fill('*');
+  await page.getByTestId('job-fun').fill('test.ping');
+  await page.getByTestId('job-submit').click();
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid=job-row]').length === 3, null, { timeout: 30_000 });
+  const returns = await page.getByTestId('job-return').allTextContents();
+  check(returns.length === 3 && returns.every((r) => r.trim() === 'true'), `three returns of true: ${returns}`);
+});
+
+await step('diagnosis-on-its-graph', async () => {
+  await page.goto(`${url}/ui/#/diagnosis`);
+  const form = page.getByTestId('diagnosis-form');
+  await form.locator('select').selectOption('host-overview');
+  await form.getByLabel('Node name').fill('web-1');
+  await form.getByRole('button', { name: 'Start diagnosis' }).click();
+  await page.waitForSelector('[data-testid=diagnosis-phase][data-status=Succeeded]', { timeout: 60_000 });
+  await page.getByTestId('graph').waitFor();
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid=graph-node][data-state=succeeded]').length === 3);
+  check((await page.getByTestId('operation-result').count()) >= 3, 'the three operations show their results');
+});
+
+await step('operation-set-graph', async () => {
+  await page.goto(`${url}/ui/#/diagnosis`);
+  await page.getByRole('tab', { name: 'OperationSets' }).click();
+  await page.getByTestId('opset-table').getByText('host-overview').click();
+  await page.getByTestId('path-list').waitFor();
+  const operations = await page.locator('[data-testid=graph-node]').allTextContents();
+  for (const op of ['host-facts', 'disk-usage', 'listening-ports']) {
+    check(operations.some((t) => t.includes(op)), `the graph draws ${op}: ${operations.join(', ')}`);
+  }
+});
+
+await finish();
