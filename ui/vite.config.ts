@@ -3,7 +3,8 @@ import { defineConfig } from 'vite';
 
 // The console is served by the Drover server under /ui/ with a strict CSP (script-src 'self'; style-src 'self'):
 // no inline scripts or styles in index.html, no module-preload polyfill, hashed asset names.
-const target = 'http://127.0.0.1:18090';
+// npm run dev proxies the API to a running server: DROVER_API (default: the quickstart's port).
+const target = process.env.DROVER_API ?? 'http://127.0.0.1:8080';
 
 export default defineConfig({
   base: '/ui/',

@@ -113,4 +113,27 @@ await step('operation-set-graph', async () => {
   }
 });
 
+await step('a-viewer-sees-no-button-that-would-fail', async () => {
+  await page.getByTestId('sign-out').click();
+  await page.getByTestId('token-input').fill(process.env.DROVER_VIEWER_TOKEN ?? '');
+  await page.getByTestId('login-submit').click();
+  await page.getByTestId('role').filter({ hasText: /viewer/i }).waitFor();
+  await page.goto(`${url}/ui/#/subscriptions`);
+  await page.getByTestId('subscription-row').first().click();
+  await page.getByTestId('preview-plan').waitFor();
+  for (const id of ['run-subscription']) check((await page.getByTestId(id).count()) === 0, `a viewer has no ${id} button`);
+  check((await page.getByRole('button', { name: /Retry|Revoke|Disable|Enable/ }).count()) === 0, 'a viewer has no retry, revoke, enable or disable');
+  await page.goto(`${url}/ui/#/subscriptions`);
+  check((await page.getByTestId('new-subscription').count()) === 0, 'a viewer cannot create subscriptions');
+  await page.goto(`${url}/ui/#/addons`);
+  await page.getByTestId('addon-row').filter({ hasText: 'demo-exporter' }).click();
+  await page.getByTestId('addon-detail').waitFor();
+  check((await page.getByTestId('addon-upgrade').count()) === 0, 'a viewer cannot upgrade addons');
+  await page.goto(`${url}/ui/#/run`);
+  await page.getByTestId('key-table').waitFor();
+  check((await page.getByTestId('job-submit').count()) === 0, 'a viewer cannot run functions');
+  check((await page.getByRole('button', { name: /Accept|Reject/ }).count()) === 0, 'a viewer cannot accept or reject keys');
+  check((await page.getByRole('link', { name: 'Audit' }).count()) === 0, 'a viewer does not see the audit log in the navigation');
+});
+
 await finish();

@@ -61,8 +61,10 @@ class ConsoleBrowserTest {
                 fleet.agent("host-" + (i + 1), addresses.get(i), enroll, Duration.ofSeconds(30));
             }
             await().atMost(Duration.ofSeconds(60)).until(() -> onlineAgents(fleet.server) == 3);
+            String viewer = fleet.server.post("/api/v1/tokens", fleet.server.adminToken(),
+                    Map.of("name", "watcher", "role", "viewer")).body().path("token").asText();
 
-            Browser run = browser("e2e/console.e2e.mjs", fleet.server, "operator-day");
+            Browser run = browser("e2e/console.e2e.mjs", fleet.server, "operator-day", Map.of("DROVER_VIEWER_TOKEN", viewer));
             assertThat(run.exit()).as("the browser script failed:%n%s", run.output()).isZero();
         }
     }
@@ -74,7 +76,7 @@ class ConsoleBrowserTest {
                     Json.json().writeValueAsString(LargeImportTest.fleet(100_000, -1)));
             assertThat(imported.status()).as(imported.text()).isEqualTo(200);
 
-            Browser run = browser("e2e/hosts.e2e.mjs", server, "host-list");
+            Browser run = browser("e2e/hosts.e2e.mjs", server, "host-list", Map.of());
             assertThat(run.exit()).as("the browser script failed:%n%s", run.output()).isZero();
             assertThat(run.output()).contains("first page of 100000 hosts");
         }
@@ -92,13 +94,15 @@ class ConsoleBrowserTest {
     }
 
     /** Runs one browser script with node against the server; its output is printed and returned. */
-    static Browser browser(String script, TestServer server, String shots) throws IOException, InterruptedException {
+    static Browser browser(String script, TestServer server, String shots, Map<String, String> env)
+            throws IOException, InterruptedException {
         Path dir = Files.createDirectories(SHOTS.resolve(shots));
         Path log = Files.createTempFile("console-browser", ".log");
         ProcessBuilder builder = new ProcessBuilder("node", UI.resolve(script).toString()).directory(UI.toFile())
                 .redirectErrorStream(true).redirectOutput(log.toFile());
         builder.environment().putAll(Map.of("DROVER_URL", server.url(), "DROVER_TOKEN", server.adminToken(),
                 "DROVER_SHOTS", dir.toString(), "DROVER_CHROMIUM", CHROMIUM.toString()));
+        builder.environment().putAll(env);
         Process process = builder.start();
         if (!process.waitFor(5, TimeUnit.MINUTES)) {
             process.descendants().forEach(ProcessHandle::destroyForcibly);

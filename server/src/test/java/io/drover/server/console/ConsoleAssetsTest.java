@@ -86,6 +86,24 @@ class ConsoleAssetsTest {
     }
 
     @Test
+    void theJavaScriptShippedStaysWithinItsBudgetOf500KbGzipped() throws Exception {
+        ClassLoader loader = ConsoleAssetsTest.class.getClassLoader();
+        String files = new String(loader.getResourceAsStream(ConsoleAssets.ROOT + "files.txt").readAllBytes(), StandardCharsets.UTF_8);
+        long gzipped = 0;
+        for (String name : files.split("\n")) {
+            if (name.endsWith(".js")) {
+                var out = new java.io.ByteArrayOutputStream();
+                try (var gzip = new java.util.zip.GZIPOutputStream(out); var in = loader.getResourceAsStream(ConsoleAssets.ROOT + name)) {
+                    in.transferTo(gzip);
+                }
+                gzipped += out.size();
+            }
+        }
+        System.out.printf("console JavaScript: %d bytes gzipped%n", gzipped);
+        assertThat(gzipped).isPositive().isLessThanOrEqualTo(500 * 1024);
+    }
+
+    @Test
     void aPathNamesOnlyListedFiles() {
         ConsoleAssets assets = new ConsoleAssets(Map.of("index.html", new ConsoleAssets.Asset(new byte[0], "text/html", "\"i\""),
                 "assets/app-1.js", new ConsoleAssets.Asset(new byte[0], "text/javascript", "\"a\"")));
