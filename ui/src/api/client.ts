@@ -92,6 +92,8 @@ export interface RequestOptions {
   /** skip the global 401 handler (login check) */
   noAuthRedirect?: boolean;
   query?: Record<string, string | number | boolean | undefined | null>;
+  /** a YAML (or JSON) document sent as it was typed, as application/yaml, instead of a JSON-encoded body */
+  yaml?: string;
 }
 
 export function withQuery(path: string, query?: RequestOptions['query']): string {
@@ -110,7 +112,10 @@ export async function request<T>(method: string, path: string, opts: RequestOpti
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (token) headers.Authorization = `Bearer ${token}`;
   let body: BodyInit | undefined;
-  if (opts.body !== undefined) {
+  if (opts.yaml !== undefined) {
+    headers['Content-Type'] = 'application/yaml';
+    body = opts.yaml;
+  } else if (opts.body !== undefined) {
     headers['Content-Type'] = 'application/json';
     body = JSON.stringify(opts.body);
   }
@@ -151,22 +156,7 @@ export interface WhoAmI {
   bk_biz_ids: number[];
 }
 
-/**
- * Checks a token with GET /api/v1/whoami. Servers without that route (404) fall back to probing: any 401 fails, and
- * the role is guessed from the admin-only GET /api/v1/tokens (admin) else viewer — a guess that hides too much, never
- * too little.
- */
-export async function whoami(token: string): Promise<WhoAmI> {
-  try {
-    return await api.get<WhoAmI>('/api/v1/whoami', { token, noAuthRedirect: true });
-  } catch (e) {
-    if (!(e instanceof ApiError) || e.status !== 404) throw e;
-  }
-  await api.get('/api/v1/businesses', { token, noAuthRedirect: true });
-  try {
-    await api.get('/api/v1/tokens', { token, noAuthRedirect: true });
-    return { name: 'token', role: 'admin', bk_biz_ids: [] };
-  } catch {
-    return { name: 'token', role: 'viewer', bk_biz_ids: [] };
-  }
+/** Checks a token: who it is, its role and businesses (GET /api/v1/whoami); a 401 means it is unknown or revoked. */
+export function whoami(token: string): Promise<WhoAmI> {
+  return api.get<WhoAmI>('/api/v1/whoami', { token, noAuthRedirect: true });
 }

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { api } from '../api/client';
 import { SchemaForm } from '../components/SchemaForm';
-import { Badge, ErrorBanner, JsonBlock, KeyValues, Loading, PageHead, Section, Tabs } from '../components/ui';
+import { Badge, ErrorBanner, KeyValues, Loading, PageHead, Section, Tabs } from '../components/ui';
 import { fmtTime } from '../lib/format';
 import { useLoad } from '../lib/hooks';
 import { convertForm, initialRaw, isMasked, type JsonSchema, type RawObject } from '../lib/schemaForm';
@@ -102,13 +102,59 @@ function AddonForm({ addon, mode, onDone }: { addon: AddonInfo; mode: 'enable' |
           {busy ? 'Sending…' : mode === 'enable' ? 'Enable' : 'Upgrade'}
         </button>
       </div>
-      {answer != null && (
-        <div data-testid="addon-answer">
-          <h4>Answer</h4>
-          <JsonBlock value={answer} />
-        </div>
-      )}
+      {answer != null && <ChangeView change={answer as AddonChange} />}
     </form>
+  );
+}
+
+/** What POST /api/v1/addons and …/upgrade answer. */
+interface AddonChange {
+  addon: string;
+  version: string;
+  dry_run: boolean;
+  steps?: Array<{ name: string; version: string; registry: string; action: string; required_by?: string[] }>;
+  notes?: string | null;
+}
+
+/** An enable or upgrade answer: the addons in install order, then the addon's rendered NOTES. */
+function ChangeView({ change }: { change: AddonChange }) {
+  return (
+    <div data-testid="addon-answer">
+      <h4>
+        {change.dry_run ? 'Dry run: nothing changed. ' : ''}
+        {change.addon} {change.version}
+      </h4>
+      <table className="table">
+        <thead>
+          <tr>
+            <th>#</th>
+            <th>Addon</th>
+            <th>Version</th>
+            <th>Registry</th>
+            <th>Action</th>
+            <th>Required by</th>
+          </tr>
+        </thead>
+        <tbody>
+          {(change.steps ?? []).map((st, i) => (
+            <tr key={st.name}>
+              <td>{i + 1}</td>
+              <td>{st.name}</td>
+              <td>{st.version}</td>
+              <td>{st.registry}</td>
+              <td>{st.action}</td>
+              <td>{(st.required_by ?? []).join(', ')}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {change.notes && (
+        <>
+          <h4>NOTES</h4>
+          <pre className="log" data-testid="addon-notes">{change.notes}</pre>
+        </>
+      )}
+    </div>
   );
 }
 

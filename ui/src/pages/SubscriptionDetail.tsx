@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { api } from '../api/client';
+import { api, ApiError } from '../api/client';
 import { PlanTable } from '../components/PlanTable';
 import { ActionButton, Badge, ErrorBanner, JsonBlock, KeyValues, Loading, PageHead, Section, Tabs } from '../components/ui';
 import { fmtDuration, fmtTime, shortInstance } from '../lib/format';
@@ -10,6 +10,13 @@ import { useSession } from '../session';
 import type { InstanceStatus, Subscription, TaskSummary } from '../types';
 
 type Tab = 'overview' | 'plan' | 'instances' | 'tasks' | 'spec';
+
+/** The task a 409 says is running ("subscription 1 has task 7 running; …"), to follow it instead. */
+export function runningTask(error: unknown): number | null {
+  if (!(error instanceof ApiError) || error.status !== 409) return null;
+  const m = /has task (\d+) running/.exec(error.problem.detail ?? '');
+  return m ? Number(m[1]) : null;
+}
 
 export function SubscriptionDetail({ id }: { id: string }) {
   const { can } = useSession();
@@ -38,7 +45,7 @@ export function SubscriptionDetail({ id }: { id: string }) {
     setPlanBusy(true);
     setError(null);
     try {
-      setPlan(edited ? await api.post<PlanView>(`${base}/plan`, JSON.parse(planBody)) : await api.get<PlanView>(`${base}/plan`));
+      setPlan(edited ? await api.post<PlanView>(`${base}/plan`, undefined, { yaml: planBody }) : await api.get<PlanView>(`${base}/plan`));
     } catch (e) {
       setError(e);
     } finally {
@@ -81,6 +88,13 @@ export function SubscriptionDetail({ id }: { id: string }) {
         }
       />
       <ErrorBanner error={error ?? sub.error} onClose={error ? () => setError(null) : undefined} />
+      {runningTask(error) != null && (
+        <p>
+          <a href={href(`/tasks/${runningTask(error)}`)} data-testid="running-task-link">
+            Follow the running task #{runningTask(error)}
+          </a>
+        </p>
+      )}
       {answer != null && (
         <details className="answer">
           <summary>Last answer</summary>
@@ -141,11 +155,21 @@ export function SubscriptionDetail({ id }: { id: string }) {
               <button type="button" onClick={() => preview(true)} disabled={planBusy || !planBody.trim()}>
                 Preview edited body
               </button>
+              {p('PUT', '/api/v1/subscriptions/{id}') && (
+                <ActionButton
+                  label="Save and run"
+                  testid="save-subscription"
+                  run={() => api.put(base, undefined, { yaml: planBody })}
+                  onError={setError}
+                  onDone={afterAction}
+                  confirm="Save this body and run its plan?"
+                />
+              )}
             </>
           }
         >
           <details>
-            <summary>Edit a body to preview (POST …/plan, nothing is saved)</summary>
+            <summary>Edit the subscription (YAML or JSON): preview its plan, then save and run it</summary>
             <textarea rows={14} className="mono full" value={planBody} onChange={(e) => setPlanBody(e.target.value)} spellCheck={false} aria-label="Subscription body to preview" />
           </details>
           {plan ? <PlanTable plan={plan} /> : planBusy ? <Loading what="Planning" /> : null}

@@ -52,15 +52,14 @@ export function specFromForm(f: SubscriptionForm): Record<string, unknown> {
 }
 
 export function SubscriptionNew() {
-  const [mode, setMode] = useState<'form' | 'json'>('form');
+  const [mode, setMode] = useState<'form' | 'yaml'>('form');
   const [form, setForm] = useState<SubscriptionForm>({ name: 'my exporters', bk_biz_id: '2', node_type: 'TOPO', nodes: 'module:20', plugin: 'demo-exporter', version: 'latest', params: '{"scrape_interval": 30}', run_immediately: true });
-  const [json, setJson] = useState(JSON.stringify(TEMPLATE, null, 2));
+  const [yaml, setYaml] = useState(JSON.stringify(TEMPLATE, null, 2));
   const [error, setError] = useState<unknown>(null);
   const [result, setResult] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const set = <K extends keyof SubscriptionForm>(k: K, v: SubscriptionForm[K]) => setForm({ ...form, [k]: v });
 
-  const body = (): unknown => (mode === 'form' ? specFromForm(form) : JSON.parse(json));
   return (
     <div>
       <PageHead title="New subscription" sub={<a href={href('/subscriptions')}>← Subscriptions</a>} />
@@ -74,17 +73,17 @@ export function SubscriptionNew() {
             </button>
             <button
               type="button"
-              className={mode === 'json' ? 'tab active' : 'tab'}
+              className={mode === 'yaml' ? 'tab active' : 'tab'}
               onClick={() => {
                 try {
-                  setJson(JSON.stringify(specFromForm(form), null, 2));
+                  setYaml(JSON.stringify(specFromForm(form), null, 2));
                 } catch {
-                  // keep the JSON as it is
+                  // keep the text as it is
                 }
-                setMode('json');
+                setMode('yaml');
               }}
             >
-              JSON
+              YAML / JSON
             </button>
           </div>
         }
@@ -97,7 +96,11 @@ export function SubscriptionNew() {
             setError(null);
             setBusy(true);
             try {
-              const r = await api.post<{ subscription?: { id: number }; task_id?: number }>('/api/v1/subscriptions', body());
+              type Started = { subscription?: { id: number }; task_id?: number };
+              const r =
+                mode === 'form'
+                  ? await api.post<Started>('/api/v1/subscriptions', specFromForm(form))
+                  : await api.post<Started>('/api/v1/subscriptions', undefined, { yaml });
               setResult(r);
               if (r?.subscription?.id != null) navigate(`/subscriptions/${r.subscription.id}`);
             } catch (x) {
@@ -146,8 +149,8 @@ export function SubscriptionNew() {
             </div>
           ) : (
             <label>
-              SubscriptionSpec (JSON)
-              <textarea rows={22} className="mono" value={json} onChange={(e) => setJson(e.target.value)} spellCheck={false} data-testid="subscription-json" />
+              SubscriptionSpec (YAML, or JSON, which is YAML too)
+              <textarea rows={22} className="mono" value={yaml} onChange={(e) => setYaml(e.target.value)} spellCheck={false} data-testid="subscription-yaml" />
             </label>
           )}
           <div className="actions">

@@ -181,7 +181,7 @@ public final class DroverServer implements AutoCloseable {
             this.master = bound;
             publishMetrics(metrics, master);
             new OpsRoutes(database, metrics, BuildVersion.current(), master::ready).register(api);
-            io.drover.server.console.ConsoleAssets.fromClassPath().register(api);
+            new io.drover.server.console.ConsoleRoutes(io.drover.server.console.ConsoleAssets.fromClassPath()).register(api);
             int republished = events.publishPending();
             if (republished > 0) {
                 log.info("published {} event(s) left unpublished by the previous run", republished);

@@ -47,8 +47,8 @@ class ConsoleAssetsTest {
         assertThat(get("/ui", Map.of()).body()).isEqualTo(page.body());
         assertThat(page.statusCode()).isEqualTo(200);
         assertThat(page.headers().firstValue("Content-Type").orElseThrow()).startsWith("text/html");
-        assertThat(page.headers().firstValue("Content-Security-Policy")).hasValue(ConsoleAssets.CONTENT_SECURITY_POLICY);
-        assertThat(ConsoleAssets.CONTENT_SECURITY_POLICY).contains("script-src 'self';").doesNotContain("unsafe");
+        assertThat(page.headers().firstValue("Content-Security-Policy")).hasValue(ConsoleRoutes.CONTENT_SECURITY_POLICY);
+        assertThat(ConsoleRoutes.CONTENT_SECURITY_POLICY).contains("script-src 'self';").doesNotContain("unsafe");
         assertThat(page.headers().firstValue("X-Frame-Options")).hasValue("DENY");
         assertThat(page.headers().firstValue("X-Content-Type-Options")).hasValue("nosniff");
         assertThat(page.headers().firstValue("Cache-Control")).hasValue("no-cache");
