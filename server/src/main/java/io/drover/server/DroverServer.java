@@ -26,6 +26,7 @@ import io.drover.server.auth.AuthFailures;
 import io.drover.server.auth.AuthRoutes;
 import io.drover.server.auth.TokenStore;
 import io.drover.server.config.ServerConfig;
+import io.drover.server.cluster.Leadership;
 import io.drover.server.events.EventBus;
 import io.drover.server.events.EventRoutes;
 import io.drover.server.events.EventStore;
@@ -89,6 +90,8 @@ public final class DroverServer implements AutoCloseable {
     private final SaltMaster master;
     private final PrometheusMeterRegistry metrics;
     private final ScheduledExecutorService housekeeping;
+    private final io.drover.server.cluster.NatsCluster cluster;
+    private final Leadership leadership;
     private final AuditStore audit;
     private final AuthFailures authFailures;
     private final Path adminTokenFile;
@@ -98,6 +101,7 @@ public final class DroverServer implements AutoCloseable {
         createDataDir(config.dataDir());
         this.database = Database.open(config.dbUrl(), config.dbUser(), config.dbPassword(), config.dbPoolSize());
         SaltMaster bound = null;
+        io.drover.server.cluster.NatsCluster joined = null;
         try {
             this.metrics = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
             new JvmMemoryMetrics().bindTo(metrics);
@@ -126,8 +130,23 @@ public final class DroverServer implements AutoCloseable {
             this.keys = new KeyStore(database.jdbi(), events, config.autoAccept().stream().map(Glob::compile).toList(),
                     enrollment, agents, session::rotate, clock);
             PublishQueue publishes = new PublishQueue();
+            // In a cluster a job goes to this server's agents and, through NATS, to every other server's.
+            joined = config.cluster() == null ? null
+                    : io.drover.server.cluster.NatsCluster.join(config.cluster(), publishes::publish, bus);
+            this.cluster = joined;
+            this.leadership = joined == null ? Leadership.alone()
+                    : Leadership.shared(config.dbUrl(), config.dbUser(), config.dbPassword());
+            java.util.function.BiConsumer<java.util.Map<String, Object>, java.util.List<String>> publish =
+                    cluster == null ? publishes::publish : (load, minions) -> {
+                        publishes.publish(load, minions);
+                        cluster.publish(load, minions);
+                    };
             this.jobs = new JobService(database.jdbi(), events, keys, agents::grains, agents::businesses, config.nodegroups(),
-                    publishes::publish, config.returnMaxBytes(), clock);
+                    publish, config.returnMaxBytes(), clock);
+            if (cluster != null) {
+                // returns another server stored complete the jobs this server's callers wait on
+                bus.subscribe(e -> e.tag().startsWith("salt/job/") && e.tag().contains("/ret/"), jobs::returnStored);
+            }
             new JobRoutes(keys, jobs, agents::businesses).register(api);
             ExecutionPlans plans = new ExecutionPlans(database.jdbi(), jobs, agents::businesses, clock);
             new PlanRoutes(plans).register(api);
@@ -190,6 +209,9 @@ public final class DroverServer implements AutoCloseable {
             if (bound != null) {
                 bound.close();
             }
+            if (joined != null) {
+                joined.close();
+            }
             database.close();
             throw e;
         }
@@ -232,8 +254,9 @@ public final class DroverServer implements AutoCloseable {
             server.database.close();
             throw e;
         }
-        server.triggers.start(server.bus);
-        server.diagnosis.start(server.bus);
+        server.triggers.start(server.bus, () -> server.leadership.leads(Leadership.Duty.SUBSCRIPTION_TRIGGERS));
+        server.diagnosis.start(server.bus, () -> server.leadership.leads(Leadership.Duty.DIAGNOSIS_TRIGGERS));
+        server.housekeeping.scheduleWithFixedDelay(server.leadership::refresh, 0, Leadership.LEASE.toMillis(), TimeUnit.MILLISECONDS);
         server.housekeeping.scheduleWithFixedDelay(server::prune, 1, 60, TimeUnit.MINUTES);
         server.housekeeping.scheduleWithFixedDelay(server::checkPresence, 1, 1, TimeUnit.SECONDS);
         server.housekeeping.scheduleWithFixedDelay(server::auditAuthFailures, 10, 10, TimeUnit.SECONDS);
@@ -267,6 +290,9 @@ public final class DroverServer implements AutoCloseable {
     }
 
     private void prune() {
+        if (!leadership.leads(Leadership.Duty.PRUNING)) {
+            return;
+        }
         jobs.forgetStaleJobs();
         try {
             int pruned = audit.prune(config.auditRetentionDays());
@@ -383,6 +409,10 @@ public final class DroverServer implements AutoCloseable {
         }
         tasks.close();
         jobs.close();
+        if (cluster != null) {
+            cluster.close();
+        }
+        leadership.close();
         database.close();
         log.info("drover server stopped");
     }

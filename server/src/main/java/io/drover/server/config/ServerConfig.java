@@ -138,6 +138,15 @@ public final class ServerConfig {
         if (!url.isEmpty() && !url.startsWith("jdbc:postgresql:") && !url.startsWith("jdbc:h2:")) {
             throw invalid(Setting.DB_URL, "must be a jdbc:postgresql: or jdbc:h2: URL");
         }
+        String cluster = get(Setting.CLUSTER);
+        if (!cluster.isEmpty()) {
+            if (!cluster.matches("(nats|tls)://[^\\s/]+(,(nats|tls)://[^\\s/]+)*")) {
+                throw invalid(Setting.CLUSTER, "must be a NATS URL such as nats://127.0.0.1:4222 (several separated by commas)");
+            }
+            if (!url.startsWith("jdbc:postgresql:")) {
+                throw invalid(Setting.CLUSTER, "needs a PostgreSQL database shared by the cluster's servers (--db-url jdbc:postgresql:…)");
+            }
+        }
     }
 
     private void port(Setting s) {
@@ -195,6 +204,12 @@ public final class ServerConfig {
     }
 
     public static final String H2_OPTIONS = "MODE=PostgreSQL;DATABASE_TO_LOWER=TRUE;DEFAULT_NULL_ORDERING=HIGH";
+
+    /** The NATS URL of the cluster, or null for a server on its own. */
+    public String cluster() {
+        String url = get(Setting.CLUSTER);
+        return url.isEmpty() ? null : url;
+    }
 
     public String dbUser() {
         return get(Setting.DB_USER);

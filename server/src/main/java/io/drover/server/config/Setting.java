@@ -12,6 +12,8 @@ public enum Setting {
     DATA_DIR("data-dir", "./data", "Directory for the embedded database, the admin token file and server state."),
     DB_URL("db-url", "", "JDBC URL of the database; empty means the embedded H2 file database in the data directory. "
             + "Example: jdbc:postgresql://127.0.0.1:5432/drover"),
+    CLUSTER("cluster", "", "NATS URL (nats://host:4222) shared by the servers of a cluster: jobs, returns and events reach "
+            + "every server's agents and streams; needs a PostgreSQL --db-url shared by them too. Empty: one server."),
     DB_USER("db-user", "", "Database user (PostgreSQL)."),
     DB_PASSWORD("db-password", "", "Database password (PostgreSQL). Prefer the environment variable to the flag."),
     DB_POOL_SIZE("db-pool-size", "16", "Maximum database connections."),

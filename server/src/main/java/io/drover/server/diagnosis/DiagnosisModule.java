@@ -44,6 +44,7 @@ public final class DiagnosisModule implements AutoCloseable {
     private final EventTriggers eventTriggers;
     private final CronTriggers cronTriggers;
     private final Clock clock;
+    private volatile java.util.function.BooleanSupplier leads = () -> true;
     private final ScheduledExecutorService cron = Executors.newSingleThreadScheduledExecutor(
             Thread.ofPlatform().daemon().name("diagnosis-cron").factory());
 
@@ -62,20 +63,25 @@ public final class DiagnosisModule implements AutoCloseable {
         this.cronTriggers = new CronTriggers(catalog, diagnoses, needs.jdbi(), needs.events(), needs.clock());
     }
 
-    public void start(EventBus bus) {
+    /** Loads the library, resumes what a stop left unfinished, and starts the triggers, which act while {@code leads}. */
+    public void start(EventBus bus, java.util.function.BooleanSupplier leads) {
+        this.leads = leads;
         int loaded = catalog.loadLibrary();
         int resumed = runner.resumeUnfinished();
         if (resumed > 0) {
             log.info("resuming {} diagnosis(es) a stop left unfinished", resumed);
         }
         log.debug("built-in diagnosis library: {} document(s) loaded", loaded);
-        eventTriggers.start(bus);
+        eventTriggers.start(bus, leads);
         // Checked at the start of each minute, as cron times are whole minutes.
         long intoMinute = clock.instant().getEpochSecond() % 60;
         cron.scheduleAtFixedRate(this::tick, 60 - intoMinute, 60, TimeUnit.SECONDS);
     }
 
     private void tick() {
+        if (!leads.getAsBoolean()) {
+            return;
+        }
         try {
             cronTriggers.tick();
             alerts.prune();

@@ -48,8 +48,8 @@ public final class EventTriggers implements AutoCloseable {
         this.repeatInterval = repeatInterval;
     }
 
-    void start(EventBus bus) {
-        subscription = bus.subscribe(e -> !e.tag().startsWith("drover/diagnosis/"), e -> {
+    void start(EventBus bus, java.util.function.BooleanSupplier leads) {
+        subscription = bus.subscribe(e -> !e.tag().startsWith("drover/diagnosis/") && leads.getAsBoolean(), e -> {
             try {
                 worker.execute(() -> onEvent(e));
             } catch (RejectedExecutionException ignored) {

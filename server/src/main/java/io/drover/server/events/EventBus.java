@@ -11,6 +11,7 @@ import org.slf4j.LoggerFactory;
 public final class EventBus {
     private static final Logger log = LoggerFactory.getLogger(EventBus.class);
     private final CopyOnWriteArrayList<Listener> listeners = new CopyOnWriteArrayList<>();
+    private final CopyOnWriteArrayList<Consumer<Event>> forwarders = new CopyOnWriteArrayList<>();
 
     public AutoCloseable subscribe(Predicate<Event> filter, Consumer<Event> consumer) {
         Listener listener = new Listener(filter, consumer);
@@ -18,7 +19,29 @@ public final class EventBus {
         return () -> listeners.remove(listener);
     }
 
+    /** Events stored by this server: to its listeners, then to the forwarders (the other servers of a cluster). */
     public void publish(Event event) {
+        deliver(event);
+        for (Consumer<Event> forwarder : forwarders) {
+            try {
+                forwarder.accept(event);
+            } catch (RuntimeException e) {
+                log.warn("forwarding event {} #{} failed", event.tag(), event.id(), e);
+            }
+        }
+    }
+
+    /** Events another server of the cluster stored: to this server's listeners only. */
+    public void publishFromPeer(Event event) {
+        deliver(event);
+    }
+
+    /** Adds a forwarder: it gets every event this server publishes, none that came from a peer. */
+    public void forwardTo(Consumer<Event> forwarder) {
+        forwarders.add(forwarder);
+    }
+
+    private void deliver(Event event) {
         for (Listener listener : listeners) {
             try {
                 if (listener.filter.test(event)) {

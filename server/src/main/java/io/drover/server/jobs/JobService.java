@@ -285,6 +285,13 @@ public final class JobService implements AutoCloseable {
         });
     }
 
+    /** A return stored (by any server of the cluster): the job's waiting callers here hear of it. */
+    public void returnStored(io.drover.model.events.Event event) {
+        if (event.data().get("jid") instanceof String jid && event.data().get("id") instanceof String minion) {
+            answered(jid, minion);
+        }
+    }
+
     private void answered(String jid, String minionId) {
         LiveJob job = live.get(jid);
         if (job != null) {

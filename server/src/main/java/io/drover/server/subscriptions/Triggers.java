@@ -34,6 +34,7 @@ public final class Triggers implements AutoCloseable {
     private boolean everything;
     private ScheduledFuture<?> pending;
     private AutoCloseable subscription;
+    private volatile java.util.function.BooleanSupplier leads = () -> true;
 
     public Triggers(SubscriptionStore store, SubscriptionService service, Duration debounce, Duration inspection) {
         this.store = store;
@@ -42,7 +43,12 @@ public final class Triggers implements AutoCloseable {
         this.inspection = inspection;
     }
 
-    public void start(EventBus bus) {
+    /**
+     * Listens to the bus; the re-plans and inspections run only while {@code leads} says this server does them (in a
+     * cluster every server hears every event, one acts).
+     */
+    public void start(EventBus bus, java.util.function.BooleanSupplier leads) {
+        this.leads = leads;
         subscription = bus.subscribe(e -> e.tag().startsWith("drover/inventory/") || e.tag().startsWith("drover/agent/")
                 && (e.tag().endsWith("/online") || e.tag().endsWith("/linked")), this::onEvent);
         if (!inspection.isZero()) {
@@ -70,6 +76,14 @@ public final class Triggers implements AutoCloseable {
     }
 
     private void replanDirty() {
+        if (!leads.getAsBoolean()) {
+            synchronized (this) {
+                dirtyBusinesses.clear();
+                everything = false;
+                pending = null;
+            }
+            return;
+        }
         Set<Long> businesses;
         boolean all;
         synchronized (this) {
@@ -90,6 +104,9 @@ public final class Triggers implements AutoCloseable {
 
     /** One inspection round: every enabled subscription, spread over the interval. */
     private void inspect() {
+        if (!leads.getAsBoolean()) {
+            return;
+        }
         List<SubscriptionInfo> enabled = store.list(null, null).stream().filter(SubscriptionInfo::enabled).toList();
         long step = enabled.isEmpty() ? 0 : inspection.toMillis() / enabled.size();
         for (int i = 0; i < enabled.size(); i++) {

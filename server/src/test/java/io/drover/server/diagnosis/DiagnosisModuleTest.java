@@ -115,7 +115,7 @@ class DiagnosisModuleTest {
                 },
                 host -> "agent-" + host, a -> a.equals("agent-1") ? 1L : null, a -> online.get(), clock),
                 new DiagnosisModule.Settings(10, new DiagnosisRunner.Retry(Duration.ofMillis(20), 6), Duration.ofHours(6), 1000));
-        m.start(bus);
+        m.start(bus, () -> true);
         return m;
     }
 

@@ -1,0 +1,150 @@
+package io.drover.dist;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.drover.agent.DroverAgent;
+import io.drover.agent.Grains;
+import io.drover.server.config.Setting;
+import io.drover.server.testing.TestDatabases;
+import io.drover.server.testing.TestServer;
+import io.drover.transport.minion.MinionConfig;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Two servers in one cluster over the real PostgreSQL and NATS (127.0.0.1:4222), agents on each: a job started on
+ * one server reaches the agents of both, the caller waiting on it hears every return, and either server's event
+ * stream shows what the other stored. Fails, not skips, under CI when NATS or PostgreSQL is missing.
+ */
+class ClusterEndToEndTest {
+    static final String NATS = System.getenv().getOrDefault("DROVER_TEST_NATS_URL", "nats://127.0.0.1:4222");
+
+    @TempDir
+    Path roots;
+    TestDatabases.Target db;
+    final List<TestServer> servers = new ArrayList<>();
+    final List<DroverAgent> agents = new ArrayList<>();
+
+    @BeforeEach
+    void cluster() {
+        requireNats();
+        db = TestDatabases.postgres();
+        for (int i = 0; i < 2; i++) {
+            Path dataDir = TestServer.newDataDir();
+            if (i > 0) { // the first server wrote the admin token into the shared database; the others find it here
+                copy(servers.get(0).dataDir().resolve("admin.token"), dataDir.resolve("admin.token"));
+            }
+            servers.add(TestServer.start(dataDir, Map.of(Setting.DB_URL, db.url(), Setting.DB_USER, db.user(),
+                    Setting.DB_PASSWORD, db.password(), Setting.CLUSTER, NATS, Setting.AUTO_ACCEPT, "c-*")));
+        }
+    }
+
+    @AfterEach
+    void stop() {
+        agents.forEach(DroverAgent::close);
+        servers.forEach(TestServer::close);
+        db.drop().run();
+    }
+
+    static void copy(Path from, Path to) {
+        try {
+            java.nio.file.Files.copy(from, to);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    static void requireNats() {
+        URI uri = URI.create(NATS);
+        boolean reachable;
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(uri.getHost(), uri.getPort()), 2000);
+            reachable = true;
+        } catch (java.io.IOException e) {
+            reachable = false;
+        }
+        if (!reachable && System.getenv("CI") != null) {
+            throw new IllegalStateException("CI is set but NATS is not reachable at " + NATS);
+        }
+        Assumptions.assumeTrue(reachable, "NATS is not reachable at " + NATS);
+    }
+
+    DroverAgent agent(String id, TestServer server) {
+        var master = server.server().master();
+        MinionConfig config = MinionConfig.of(id, "127.0.0.1", master.publishPort(), master.requestPort())
+                .withTimeouts(Duration.ofSeconds(3), Duration.ofMillis(300), Duration.ofMillis(200));
+        DroverAgent agent = DroverAgent.start(config, roots.resolve(id), "test", new Grains.Placement(null, 0), Duration.ofSeconds(30));
+        agents.add(agent);
+        return agent;
+    }
+
+    @Test
+    void aJobStartedOnOneServerReachesTheAgentsOfEveryServerAndItsCallerHearsEveryReturn() throws Exception {
+        TestServer a = servers.get(0);
+        TestServer b = servers.get(1);
+        String token = a.adminToken();
+        assertThat(b.get("/api/v1/whoami", token).status()).as("one database: a token works on every server").isEqualTo(200);
+        agent("c-a1", a);
+        agent("c-b1", b);
+        agent("c-b2", b);
+        await().atMost(Duration.ofSeconds(30)).until(() -> b.get("/api/v1/agents", token).body().size() == 3);
+
+        List<String> streamed = new CopyOnWriteArrayList<>();
+        Thread stream = Thread.ofVirtual().start(() -> readEvents(b, token, "salt/job/*", streamed));
+        try {
+            await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+                JsonNode started = a.post("/api/v1/jobs", token, Map.of("tgt", "c-*", "fun", "test.ping")).body();
+                JsonNode job = a.get("/api/v1/jobs/" + started.path("jid").asText() + "?wait=10", token).body();
+                assertThat(job.path("missing").size()).as(job.toString()).isZero();
+                assertThat(job.path("returns").size()).isEqualTo(3);
+                for (String id : List.of("c-a1", "c-b1", "c-b2")) {
+                    assertThat(job.path("returns").path(id).path("ret").asBoolean()).isTrue();
+                }
+                // the return of the agent on server A, stored by A, is on B's stream
+                assertThat(streamed).anyMatch(tag -> tag.equals("salt/job/" + started.path("jid").asText() + "/ret/c-a1"));
+            });
+        } finally {
+            stream.interrupt();
+        }
+    }
+
+    /** Reads a server's event stream, keeping each event's tag, until interrupted. */
+    static void readEvents(TestServer server, String token, String tag, List<String> tags) {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(server.url() + "/api/v1/events?tag=" + tag))
+                .header("Authorization", "Bearer " + token).header("Accept", "text/event-stream").build();
+        try {
+            HttpResponse<java.io.InputStream> response = HttpClient.newHttpClient().send(request,
+                    HttpResponse.BodyHandlers.ofInputStream());
+            try (BufferedReader lines = new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = lines.readLine()) != null) {
+                    if (line.startsWith("event:")) {
+                        tags.add(line.substring(6).strip());
+                    }
+                }
+            }
+        } catch (java.io.IOException | InterruptedException e) {
+            // the test is over
+        }
+    }
+}
