@@ -189,6 +189,11 @@ public final class DroverAgent implements AutoCloseable {
         }
     }
 
+    /** The server this agent uses now (the first of its list that answers). */
+    public io.drover.transport.minion.MinionConfig.Master master() {
+        return minion().master();
+    }
+
     private SaltMinion minion() {
         return minion;
     }

@@ -5,6 +5,7 @@ import io.drover.agent.Grains;
 import io.drover.server.BuildVersion;
 import io.drover.transport.minion.MinionConfig;
 import java.nio.file.Path;
+import java.util.List;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -14,8 +15,10 @@ import picocli.CommandLine.Option;
 @Command(name = "drover agent", mixinStandardHelpOptions = true, description = {"Run the agent of this host.",
         "(drover agent list|show|grains ask the server about agents.)"})
 final class AgentRunCommand implements Callable<Integer> {
-    @Option(names = "--master", required = true, paramLabel = "HOST[:PORT]",
-            description = "The server's agent transport: host and request port (default port 4506).")
+    @Option(names = "--master", required = true, paramLabel = "HOST[:PORT][,HOST[:PORT]...]",
+            description = {"The server's agent transport: host and request port (default port 4506).",
+                    "Several servers of a cluster, in order of preference: the agent uses the first that answers and "
+                            + "moves to the next, after a random pause, when the one it uses stops answering."})
     String master;
 
     @Option(names = "--id", required = true, description = "This agent's id (letters, digits, '.', '_', '@', '-').")
@@ -61,29 +64,54 @@ final class AgentRunCommand implements Callable<Integer> {
     @Option(names = "--amqp-reboot-command", paramLabel = "CMD", split = " ", description = "Command run after a plan that called api.reboot() (default: none, the request is logged).")
     java.util.List<String> amqpRebootCommand;
 
+    /** {@code host[:port]} entries separated by commas; each server's publish port until it names its own. */
+    static List<MinionConfig.Master> masters(String text, int publishPort) {
+        List<MinionConfig.Master> masters = new java.util.ArrayList<>();
+        for (String entry : text.split(",", -1)) {
+            String host = entry.strip();
+            int requestPort = 4506;
+            int colon = host.lastIndexOf(':');
+            if (colon > 0) {
+                String port = host.substring(colon + 1);
+                host = host.substring(0, colon);
+                try {
+                    requestPort = Integer.parseInt(port);
+                } catch (NumberFormatException e) {
+                    throw new IllegalArgumentException("port '" + port + "' is not a number");
+                }
+                if (requestPort < 1 || requestPort > 65535) {
+                    throw new IllegalArgumentException("port " + requestPort + " is not between 1 and 65535");
+                }
+            }
+            if (host.isEmpty() || !host.matches("[A-Za-z0-9.:\\[\\]_-]{1,253}")) {
+                throw new IllegalArgumentException("'" + entry + "' is not HOST or HOST:PORT");
+            }
+            masters.add(new MinionConfig.Master(host, publishPort, requestPort));
+        }
+        if (masters.size() > 16) {
+            throw new IllegalArgumentException("names " + masters.size() + " servers; at most 16");
+        }
+        return masters;
+    }
+
     @Override
     public Integer call() throws InterruptedException {
         if (!io.drover.transport.protocol.Messages.validId(id)) {
             System.err.println("error: '" + id + "' is not a valid agent id");
             return 2;
         }
-        String host = master;
-        int requestPort = 4506;
-        int colon = master.lastIndexOf(':');
-        if (colon > 0) {
-            host = master.substring(0, colon);
-            try {
-                requestPort = Integer.parseInt(master.substring(colon + 1));
-            } catch (NumberFormatException e) {
-                System.err.println("error: --master port '" + master.substring(colon + 1) + "' is not a number");
-                return 2;
-            }
+        List<MinionConfig.Master> masters;
+        try {
+            masters = masters(master, publishPort);
+        } catch (IllegalArgumentException e) {
+            System.err.println("error: --master " + e.getMessage());
+            return 2;
         }
         if (heartbeatSeconds < 1 || heartbeatSeconds > 3600) {
             System.err.println("error: --heartbeat must be 1 to 3600 seconds");
             return 2;
         }
-        MinionConfig config = MinionConfig.of(id, host, publishPort, requestPort).withEnrollToken(
+        MinionConfig config = MinionConfig.of(id, "localhost", publishPort, 4506).withMasters(masters).withEnrollToken(
                 enrollToken == null || enrollToken.isBlank() ? null : enrollToken.strip());
         io.drover.agent.amqp.AmqpSettings amqp = null;
         if (amqpUrl != null) {
@@ -100,7 +128,8 @@ final class AgentRunCommand implements Callable<Integer> {
         }
         DroverAgent agent = DroverAgent.start(config, root, BuildVersion.current(), new Grains.Placement(innerIp, cloudId),
                 Duration.ofSeconds(heartbeatSeconds), amqp);
-        System.out.println("drover agent " + id + " connecting to " + host + ":" + requestPort);
+        System.out.println("drover agent " + id + " connecting to " + (masters.size() == 1 ? masters.getFirst()
+                : masters.getFirst() + " (then " + masters.subList(1, masters.size()) + ")"));
         return ServerCommand.runUntilStopped(agent);
     }
 }

@@ -51,8 +51,12 @@ class ClusterEndToEndTest {
         db = TestDatabases.postgres();
         for (int i = 0; i < 2; i++) {
             Path dataDir = TestServer.newDataDir();
-            if (i > 0) { // the first server wrote the admin token into the shared database; the others find it here
-                copy(servers.get(0).dataDir().resolve("admin.token"), dataDir.resolve("admin.token"));
+            if (i > 0) {
+                // A cluster's servers share the master key (agents pin it), the secret key (addon parameters are
+                // sealed with it) and, for this test, the admin token the first server wrote into the database.
+                for (String file : List.of("admin.token", "master.pem", "secret.key")) {
+                    copy(servers.get(0).dataDir().resolve(file), dataDir.resolve(file));
+                }
             }
             servers.add(TestServer.start(dataDir, Map.of(Setting.DB_URL, db.url(), Setting.DB_USER, db.user(),
                     Setting.DB_PASSWORD, db.password(), Setting.CLUSTER, NATS, Setting.AUTO_ACCEPT, "c-*")));
@@ -62,7 +66,7 @@ class ClusterEndToEndTest {
     @AfterEach
     void stop() {
         agents.forEach(DroverAgent::close);
-        servers.forEach(TestServer::close);
+        servers.forEach(server -> server.server().close());
         db.drop().run();
     }
 
@@ -89,10 +93,14 @@ class ClusterEndToEndTest {
         Assumptions.assumeTrue(reachable, "NATS is not reachable at " + NATS);
     }
 
-    DroverAgent agent(String id, TestServer server) {
-        var master = server.server().master();
-        MinionConfig config = MinionConfig.of(id, "127.0.0.1", master.publishPort(), master.requestPort())
-                .withTimeouts(Duration.ofSeconds(3), Duration.ofMillis(300), Duration.ofMillis(200));
+    static MinionConfig.Master master(TestServer server) {
+        return new MinionConfig.Master("127.0.0.1", server.server().master().publishPort(), server.server().master().requestPort());
+    }
+
+    DroverAgent agent(String id, TestServer... servers) {
+        MinionConfig config = MinionConfig.of(id, "127.0.0.1", 1, 1)
+                .withMasters(java.util.Arrays.stream(servers).map(ClusterEndToEndTest::master).toList())
+                .withTimeouts(Duration.ofSeconds(3), Duration.ofMillis(300), Duration.ofMillis(2000));
         DroverAgent agent = DroverAgent.start(config, roots.resolve(id), "test", new Grains.Placement(null, 0), Duration.ofSeconds(30));
         agents.add(agent);
         return agent;
@@ -126,6 +134,35 @@ class ClusterEndToEndTest {
         } finally {
             stream.interrupt();
         }
+    }
+
+    @Test
+    void anAgentWhoseServerStopsMovesToTheNextServerOfItsListAndAnswersThere() {
+        TestServer a = servers.get(0);
+        TestServer b = servers.get(1);
+        String token = a.adminToken();
+        DroverAgent agent = agent("c-f1", a, b);
+        await().atMost(Duration.ofSeconds(30)).until(() -> pinged(b, token, "c-f1"));
+        assertThat(agent.master().requestPort()).as("the first server of its list").isEqualTo(master(a).requestPort());
+
+        long stopped = System.nanoTime();
+        servers.remove(a);
+        a.server().close();
+        await().atMost(Duration.ofSeconds(30)).until(() -> agent.master().equals(master(b)) && pinged(b, token, "c-f1"));
+        System.out.printf("c-f1 answered on the second server %d ms after the first stopped%n",
+                (System.nanoTime() - stopped) / 1_000_000);
+        JsonNode seen = b.get("/api/v1/agents/c-f1", token).body();
+        assertThat(seen.path("online").asBoolean()).as(seen.toString()).isTrue();
+    }
+
+    /** Whether the agent answers test.ping from that server within 5 s. */
+    static boolean pinged(TestServer server, String token, String id) {
+        JsonNode started = server.post("/api/v1/jobs", token, Map.of("tgt", id, "fun", "test.ping")).body();
+        if (started.path("jid").isMissingNode()) {
+            return false;
+        }
+        JsonNode job = server.get("/api/v1/jobs/" + started.path("jid").asText() + "?wait=5", token).body();
+        return job.path("returns").path(id).path("ret").asBoolean();
     }
 
     /** Reads a server's event stream, keeping each event's tag, until interrupted. */

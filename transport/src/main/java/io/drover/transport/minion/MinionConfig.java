@@ -1,29 +1,67 @@
 package io.drover.transport.minion;
 
 import java.time.Duration;
+import java.util.List;
 
 /**
  * Where the master is and how patient to be. Defaults follow Salt: 60 s per request with 3 tries, 10 s between
  * tries while the key is pending (doubling up to 60 s), reconnects jittered over 1–10 s. The enrollment token
  * travels in the clear sign-in request, like Salt's autosign grains: use short-lived tokens.
  */
-public record MinionConfig(String id, String masterHost, int publishPort, int requestPort, Duration requestTimeout,
+public record MinionConfig(String id, List<Master> masters, Duration requestTimeout,
                            int tries, Duration acceptanceWait, Duration acceptanceWaitMax, Duration reconnectJitter,
                            String enrollToken) {
 
+    /** One master: where its request and publish ports are. */
+    public record Master(String host, int publishPort, int requestPort) {
+        @Override
+        public String toString() {
+            return host + ":" + requestPort;
+        }
+    }
+
+    public MinionConfig {
+        if (masters == null || masters.isEmpty()) {
+            throw new IllegalArgumentException("a minion needs at least one master");
+        }
+        masters = List.copyOf(masters);
+    }
+
     public static MinionConfig of(String id, String masterHost, int publishPort, int requestPort) {
-        return new MinionConfig(id, masterHost, publishPort, requestPort, Duration.ofSeconds(60), 3,
+        return new MinionConfig(id, List.of(new Master(masterHost, publishPort, requestPort)), Duration.ofSeconds(60), 3,
                 Duration.ofSeconds(10), Duration.ofSeconds(60), Duration.ofSeconds(9), null);
     }
 
+    /**
+     * Several masters in order of preference (a cluster's servers): the minion signs in to the first that answers
+     * and moves to the next, after a jittered pause, when the one it uses stops answering.
+     */
+    public MinionConfig withMasters(List<Master> list) {
+        return new MinionConfig(id, list, requestTimeout, tries, acceptanceWait, acceptanceWaitMax, reconnectJitter,
+                enrollToken);
+    }
+
+    /** The first master: the one a minion with a single master uses. */
+    public String masterHost() {
+        return masters.getFirst().host();
+    }
+
+    public int publishPort() {
+        return masters.getFirst().publishPort();
+    }
+
+    public int requestPort() {
+        return masters.getFirst().requestPort();
+    }
+
     public MinionConfig withTimeouts(Duration requestTimeout, Duration acceptanceWait, Duration reconnectJitter) {
-        return new MinionConfig(id, masterHost, publishPort, requestPort, requestTimeout, tries, acceptanceWait,
+        return new MinionConfig(id, masters, requestTimeout, tries, acceptanceWait,
                 acceptanceWait.multipliedBy(4), reconnectJitter, enrollToken);
     }
 
     /** An enrollment token sent with the sign-in ({@code drover_enroll}): a Drover server accepts the key with it. */
     public MinionConfig withEnrollToken(String token) {
-        return new MinionConfig(id, masterHost, publishPort, requestPort, requestTimeout, tries, acceptanceWait,
+        return new MinionConfig(id, masters, requestTimeout, tries, acceptanceWait,
                 acceptanceWaitMax, reconnectJitter, token);
     }
 }

@@ -12,12 +12,12 @@ import java.util.function.Consumer;
  */
 public interface MinionTransport extends AutoCloseable {
     /**
-     * Sends one request frame and returns the reply frame, retrying with a fresh connection as the configuration
-     * says.
+     * Sends one request frame to a master's request port and returns the reply frame, retrying with a fresh
+     * connection as the configuration says (a request to another master than the last closes the old connection).
      *
      * @throws RequestTimeoutException when no try was answered
      */
-    byte[] request(byte[] frame);
+    byte[] request(MinionConfig.Master master, byte[] frame);
 
     /**
      * Receives publishes from {@code host:port} with the given subscription prefixes (an empty prefix takes

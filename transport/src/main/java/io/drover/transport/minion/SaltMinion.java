@@ -32,7 +32,8 @@ public final class SaltMinion implements AutoCloseable {
     private final RateLimitedLog dropped = new RateLimitedLog(log);
 
     /** Where the minion stands with the master. */
-    public enum State { CONNECTING, PENDING, REJECTED, FULL, CONNECTED, STOPPED }
+    /** Where the sign-in stands; UNREACHABLE: the master did not answer at all (a minion with several moves on). */
+    public enum State { CONNECTING, UNREACHABLE, PENDING, REJECTED, FULL, CONNECTED, STOPPED }
 
     /** Receives jobs that passed every check; runs on its own virtual thread per job. */
     public interface JobListener {
@@ -58,6 +59,8 @@ public final class SaltMinion implements AutoCloseable {
     private volatile boolean topics;
     private volatile boolean running = true;
     private long lastSerial;
+    /** Which of the configured masters is in use (index into {@code config.masters()}). */
+    private volatile int current;
     private final java.util.concurrent.CountDownLatch stopped = new java.util.concurrent.CountDownLatch(1);
     private volatile Thread loop;
 
@@ -83,7 +86,7 @@ public final class SaltMinion implements AutoCloseable {
         this.targets = targets;
         this.listener = listener;
         this.onMasterKeyPinned = onMasterKeyPinned;
-        this.publishPort = config.publishPort();
+        this.publishPort = master().publishPort();
         this.loop = transport.loopThread().name("minion-" + config.id()).start(this::run);
     }
 
@@ -132,6 +135,10 @@ public final class SaltMinion implements AutoCloseable {
                 }
                 continue;
             }
+            if (result == State.UNREACHABLE && config.masters().size() > 1) {
+                failOver();
+                continue;
+            }
             if (result == State.REJECTED) {
                 log.warn("{}: the master rejected this minion's key", config.id());
             }
@@ -140,6 +147,23 @@ public final class SaltMinion implements AutoCloseable {
                     : wait.multipliedBy(2);
         }
         state = State.STOPPED;
+    }
+
+    /** The master this minion uses now. */
+    public MinionConfig.Master master() {
+        return config.masters().get(current);
+    }
+
+    /**
+     * Moves to the next master in the list after a pause jittered over {@code reconnectJitter}, so that the agents of
+     * a server that died do not all sign in to the next one at the same instant.
+     */
+    private void failOver() {
+        MinionConfig.Master from = master();
+        current = (current + 1) % config.masters().size();
+        publishPort = master().publishPort();
+        log.warn("{}: master {} does not answer; moving to {}", config.id(), from, master());
+        sleep(Duration.ofMillis(ThreadLocalRandom.current().nextLong(1 + config.reconnectJitter().toMillis())));
     }
 
     /** One sign-in: CONNECTED with a fresh session key, or why not. */
@@ -157,8 +181,8 @@ public final class SaltMinion implements AutoCloseable {
         try {
             reply = request(SaltPack.pack(Messages.envelope("clear", load)));
         } catch (RequestTimeoutException e) {
-            log.info("{}: master {} did not answer the sign-in", config.id(), config.masterHost());
-            return State.CONNECTING;
+            log.info("{}: master {} did not answer the sign-in", config.id(), master());
+            return State.UNREACHABLE;
         }
         try {
             Map<?, ?> outer = Messages.map(reply, "sign-in reply");
@@ -230,7 +254,7 @@ public final class SaltMinion implements AutoCloseable {
                 // A salt-master publishes one untagged frame by default (zmq_filtering off): take every publish
                 // and let the target check decide, as a salt-minion does.
                 : List.of(new byte[0]);
-        transport.subscribe(config.masterHost(), publishPort, prefixes, this::onPublish, () -> running && !reauth);
+        transport.subscribe(master().host(), publishPort, prefixes, this::onPublish, () -> running && !reauth);
         if (running && reauth) {
             sleep(jittered(Duration.ofMillis(200)));
         }
@@ -376,7 +400,7 @@ public final class SaltMinion implements AutoCloseable {
         if (!running) {
             throw new RequestTimeoutException();
         }
-        return SaltPack.unpack(transport.request(frame));
+        return SaltPack.unpack(transport.request(master(), frame));
     }
 
     private Duration jittered(Duration base) {

@@ -39,6 +39,7 @@ public final class ZmtpMinionTransport implements MinionTransport {
     private final ReentrantLock requestLock = new ReentrantLock();
     /** Guarded by requestLock; volatile so that close() can reach it while a request waits. */
     private volatile Dealer dealer;
+    private volatile MinionConfig.Master dealerMaster;
     private volatile ZmtpConnection subscription;
     private volatile boolean open = true;
 
@@ -64,16 +65,21 @@ public final class ZmtpMinionTransport implements MinionTransport {
     }
 
     @Override
-    public byte[] request(byte[] frame) {
+    public byte[] request(MinionConfig.Master master, byte[] frame) {
         requestLock.lock();
         try {
+            if (dealer != null && !master.equals(dealerMaster)) {
+                dealer.connection.close();
+                dealer = null;
+            }
             for (int attempt = 1; attempt <= config.tries() && open; attempt++) {
                 Dealer d = dealer;
                 if (d == null || d.closed) {
                     d = new Dealer();
-                    d.connection = loop.connect(new InetSocketAddress(config.masterHost(), config.requestPort()), "DEALER",
+                    d.connection = loop.connect(new InetSocketAddress(master.host(), master.requestPort()), "DEALER",
                             List.of(), LIMITS, d);
                     dealer = d;
+                    dealerMaster = master;
                 }
                 CompletableFuture<byte[]> reply = d.send(frame);
                 try {
