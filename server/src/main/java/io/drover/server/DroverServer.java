@@ -27,6 +27,7 @@ import io.drover.server.auth.AuthRoutes;
 import io.drover.server.auth.TokenStore;
 import io.drover.server.config.ServerConfig;
 import io.drover.server.cluster.Leadership;
+import io.drover.server.cluster.WorkLeases;
 import io.drover.server.events.EventBus;
 import io.drover.server.events.EventRoutes;
 import io.drover.server.events.EventStore;
@@ -92,6 +93,7 @@ public final class DroverServer implements AutoCloseable {
     private final ScheduledExecutorService housekeeping;
     private final io.drover.server.cluster.NatsCluster cluster;
     private final Leadership leadership;
+    private final WorkLeases leases;
     private final AuditStore audit;
     private final AuthFailures authFailures;
     private final Path adminTokenFile;
@@ -162,9 +164,10 @@ public final class DroverServer implements AutoCloseable {
             new AddonRoutes(addons).register(api);
 
             DeploymentStore deployments = new DeploymentStore(database.jdbi(), clock);
+            this.leases = new WorkLeases(database.jdbi(), clock, joined == null);
             this.tasks = new TaskScheduler(new TaskRepository(database.jdbi(), events, clock), new io.drover.server.jobs.JobAgentCalls(jobs,
                     java.time.Duration.ofSeconds(config.jobTimeoutSeconds()), io.drover.server.auth.Principal.system("subscriptions")),
-                    deployments, config.taskConcurrency(), clock);
+                    deployments, config.taskConcurrency(), leases, clock);
             this.subscriptions = new SubscriptionService(subscriptionStore,
                     new PlanBuilder(database.jdbi(), new InventoryRepository(), packages, deployments,
                             new AgentDirectory(agents)), tasks, deployments);
@@ -176,12 +179,12 @@ public final class DroverServer implements AutoCloseable {
                     database.jdbi(), events, new io.drover.server.jobs.JobAgentCalls(jobs,
                     java.time.Duration.ofSeconds(config.jobTimeoutSeconds()), io.drover.server.auth.Principal.system("diagnosis")),
                     subscriptions, deployments, inventory::findHosts,
-                    (principal, biz, set, module, limit) -> inventory.hosts(principal, biz, set, module, null, 0, limit), agents::agentOfHost, agents::hostOf, agents::online, clock),
+                    (principal, biz, set, module, limit) -> inventory.hosts(principal, biz, set, module, null, 0, limit), agents::agentOfHost, agents::hostOf, agents::online, leases, clock),
                     new io.drover.server.diagnosis.DiagnosisModule.Settings(config.diagnosisConcurrency(),
                             new io.drover.server.diagnosis.DiagnosisRunner.Retry(java.time.Duration.ofSeconds(config.diagnosisRetrySeconds()), 4),
                             java.time.Duration.ofSeconds(config.diagnosisRepeatIntervalSeconds()), config.diagnosisMaxPaths()));
             new io.drover.server.diagnosis.DiagnosisRoutes(diagnosis, clock).register(api);
-            int interrupted = tasks.failInterrupted();
+            int interrupted = tasks.failInterrupted(true);
             if (interrupted > 0) {
                 log.warn("{} task(s) were interrupted by the last stop; their unfinished instances are marked FAILED", interrupted);
             }
@@ -256,7 +259,9 @@ public final class DroverServer implements AutoCloseable {
         }
         server.triggers.start(server.bus, () -> server.leadership.leads(Leadership.Duty.SUBSCRIPTION_TRIGGERS));
         server.diagnosis.start(server.bus, () -> server.leadership.leads(Leadership.Duty.DIAGNOSIS_TRIGGERS));
-        server.housekeeping.scheduleWithFixedDelay(server.leadership::refresh, 0, Leadership.LEASE.toMillis(), TimeUnit.MILLISECONDS);
+        server.housekeeping.scheduleWithFixedDelay(server::refreshLeases, Leadership.LEASE.toMillis(),
+                Leadership.LEASE.toMillis(), TimeUnit.MILLISECONDS);
+        server.leadership.refresh();
         server.housekeeping.scheduleWithFixedDelay(server::prune, 1, 60, TimeUnit.MINUTES);
         server.housekeeping.scheduleWithFixedDelay(server::checkPresence, 1, 1, TimeUnit.SECONDS);
         server.housekeeping.scheduleWithFixedDelay(server::auditAuthFailures, 10, 10, TimeUnit.SECONDS);
@@ -286,6 +291,26 @@ public final class DroverServer implements AutoCloseable {
                     count + " failed authentication(s) from " + source + " in one minute"));
         } catch (RuntimeException e) {
             log.warn("writing failed authentications to the audit log failed", e);
+        }
+    }
+
+    /**
+     * Every lease period: asks for the duties this server lacks, renews the leases of the work it runs, and takes
+     * over the work of servers whose leases ran out (a task fails its unfinished instances for a retry; a diagnosis
+     * resumes from its checkpoint).
+     */
+    private void refreshLeases() {
+        try {
+            leadership.refresh();
+            leases.renew();
+            int tasksTaken = tasks.failInterrupted(false);
+            if (tasksTaken > 0) {
+                log.warn("{} task(s) of a server that stopped were taken over: their unfinished instances are marked FAILED",
+                        tasksTaken);
+            }
+            diagnosis.takeOverAbandoned();
+        } catch (RuntimeException e) {
+            log.warn("refreshing leases failed", e);
         }
     }
 

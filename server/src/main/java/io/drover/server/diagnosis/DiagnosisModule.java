@@ -30,7 +30,8 @@ public final class DiagnosisModule implements AutoCloseable {
     public record Needs(Jdbi jdbi, EventStore events, AgentCalls agentCalls, SubscriptionService subscriptions,
                         DeploymentStore deployments, Function<String, List<Host>> findHosts, Diagnoses.HostsUnder hostsUnder,
                         LongFunction<String> agentOfHost,
-                        Function<String, Long> hostOfAgent, Predicate<String> online, Clock clock) {
+                        Function<String, Long> hostOfAgent, Predicate<String> online,
+                        io.drover.server.cluster.WorkLeases leases, Clock clock) {
     }
 
     /** The settings: concurrency, retry backoff, repeat interval, path cap. */
@@ -55,7 +56,7 @@ public final class DiagnosisModule implements AutoCloseable {
         OperationExecutor executor = new OperationExecutor(needs.agentCalls(),
                 new HostSubscriptions(needs.subscriptions(), needs.deployments(), needs.clock()));
         this.runner = new DiagnosisRunner(needs.jdbi(), repository, catalog, executor, needs.events(), needs.agentOfHost(), needs.online(),
-                needs.clock(), settings.retry(), settings.concurrency());
+                needs.leases(), needs.clock(), settings.retry(), settings.concurrency());
         this.diagnoses = new Diagnoses(needs.jdbi(), repository, catalog, runner, needs.events(), needs.findHosts(), needs.hostsUnder(), needs.agentOfHost(),
                 needs.clock());
         this.alerts = new AlertIntake(needs.jdbi(), needs.events(), repository, catalog, diagnoses, needs.clock(), settings.repeatInterval());
@@ -67,7 +68,7 @@ public final class DiagnosisModule implements AutoCloseable {
     public void start(EventBus bus, java.util.function.BooleanSupplier leads) {
         this.leads = leads;
         int loaded = catalog.loadLibrary();
-        int resumed = runner.resumeUnfinished();
+        int resumed = runner.resumeAbandoned(true);
         if (resumed > 0) {
             log.info("resuming {} diagnosis(es) a stop left unfinished", resumed);
         }
@@ -76,6 +77,14 @@ public final class DiagnosisModule implements AutoCloseable {
         // Checked at the start of each minute, as cron times are whole minutes.
         long intoMinute = clock.instant().getEpochSecond() % 60;
         cron.scheduleAtFixedRate(this::tick, 60 - intoMinute, 60, TimeUnit.SECONDS);
+    }
+
+    /** Resumes the diagnoses of a server of the cluster that stopped (its leases ran out). */
+    public void takeOverAbandoned() {
+        int taken = runner.resumeAbandoned(false);
+        if (taken > 0) {
+            log.info("took over {} diagnosis(es) a stopped server left unfinished", taken);
+        }
     }
 
     private void tick() {

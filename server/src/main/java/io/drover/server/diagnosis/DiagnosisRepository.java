@@ -145,11 +145,6 @@ final class DiagnosisRepository {
         return query.map((rs, ctx) -> row(rs)).list();
     }
 
-    /** The diagnoses not finished (Pending or Running), oldest first: what a start resumes. */
-    List<Long> unfinished(Handle h) {
-        return h.createQuery("SELECT id FROM diagnosis WHERE phase IN ('PENDING', 'RUNNING') ORDER BY id").mapTo(Long.class).list();
-    }
-
     int count(Handle h, String phase) {
         return h.createQuery("SELECT COUNT(*) FROM diagnosis WHERE phase = :phase").bind("phase", phase).mapTo(Integer.class).one();
     }

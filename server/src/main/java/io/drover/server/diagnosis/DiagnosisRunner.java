@@ -25,6 +25,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.LongFunction;
 import java.util.function.Predicate;
 import org.jdbi.v3.core.Jdbi;
+import io.drover.server.cluster.WorkLeases;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,6 +44,7 @@ public final class DiagnosisRunner implements AutoCloseable {
     }
 
     private final Jdbi jdbi;
+    private final WorkLeases leases;
     private final DiagnosisRepository repository;
     private final DiagnosisCatalog catalog;
     private final OperationExecutor executor;
@@ -60,8 +62,10 @@ public final class DiagnosisRunner implements AutoCloseable {
     private volatile boolean closed;
 
     DiagnosisRunner(Jdbi jdbi, DiagnosisRepository repository, DiagnosisCatalog catalog, OperationExecutor executor, EventStore events,
-                    LongFunction<String> agentOfHost, Predicate<String> online, Clock clock, Retry retry, int concurrency) {
+                    LongFunction<String> agentOfHost, Predicate<String> online, WorkLeases leases, Clock clock, Retry retry,
+                    int concurrency) {
         this.jdbi = jdbi;
+        this.leases = leases;
         this.repository = repository;
         this.catalog = catalog;
         this.executor = executor;
@@ -74,8 +78,12 @@ public final class DiagnosisRunner implements AutoCloseable {
     }
 
     /** Resumes every diagnosis a stop left unfinished; returns how many. */
-    int resumeUnfinished() {
-        List<Long> ids = jdbi.withHandle(repository::unfinished);
+    /**
+     * Resumes, from their checkpoints, the diagnoses a server that stopped left unfinished (this one before a restart,
+     * or another of the cluster whose lease ran out).
+     */
+    int resumeAbandoned(boolean atStart) {
+        List<Long> ids = leases.claimAbandoned(WorkLeases.Work.DIAGNOSIS, atStart);
         ids.forEach(this::submit);
         return ids.size();
     }
@@ -85,6 +93,7 @@ public final class DiagnosisRunner implements AutoCloseable {
         if (closed || !active.add(id)) {
             return;
         }
+        leases.own(WorkLeases.Work.DIAGNOSIS, id);
         try {
             workers.execute(() -> {
                 long retryInMillis = -1;

@@ -113,7 +113,8 @@ class DiagnosisModuleTest {
                             .filter(h -> principal.mayTouch(h.bkBizId())).toList();
                     return new io.drover.model.api.Page<>(under, under.size(), 0, limit);
                 },
-                host -> "agent-" + host, a -> a.equals("agent-1") ? 1L : null, a -> online.get(), clock),
+                host -> "agent-" + host, a -> a.equals("agent-1") ? 1L : null, a -> online.get(),
+                new io.drover.server.cluster.WorkLeases(db.jdbi(), clock, true), clock),
                 new DiagnosisModule.Settings(10, new DiagnosisRunner.Retry(Duration.ofMillis(20), 6), Duration.ofHours(6), 1000));
         m.start(bus, () -> true);
         return m;

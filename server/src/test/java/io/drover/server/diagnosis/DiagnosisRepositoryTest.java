@@ -164,7 +164,6 @@ class DiagnosisRepositoryTest {
             assertThat(ids(h, List.of(2L, 4L), "RUNNING", 1)).containsExactly(d);
             assertThat(ids(h, List.of(3L), "RUNNING", 10)).isEmpty();
             assertThat(ids(h, null, null, 2)).containsExactly(d, c);
-            assertThat(repository.unfinished(h)).containsExactly(a, c, d);
         }));
     }
 

@@ -68,11 +68,6 @@ public final class TaskRepository {
                 .bind("sub", subscriptionId).bind("running", RunStatus.RUNNING.name()).mapTo(Long.class).findFirst());
     }
 
-    List<Long> runningTasks() {
-        return jdbi.withHandle(h -> h.createQuery("SELECT id FROM task WHERE status = :running")
-                .bind("running", RunStatus.RUNNING.name()).mapTo(Long.class).list());
-    }
-
     void instanceStarted(long taskId, String instanceId) {
         jdbi.useHandle(h -> h.createUpdate("UPDATE task_instance SET status = :status, started_at = :now "
                         + "WHERE task_id = :task AND instance_id = :instance").bind("status", RunStatus.RUNNING.name())

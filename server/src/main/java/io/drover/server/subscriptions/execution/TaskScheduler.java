@@ -27,6 +27,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import io.drover.server.cluster.WorkLeases;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,14 +46,17 @@ public final class TaskScheduler implements AutoCloseable {
     }
 
     private final TaskRepository tasks;
+    private final WorkLeases leases;
     private final InstanceRunner instances;
     private final Semaphore slots;
     private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
     private final Map<Long, AtomicBoolean> revoked = new ConcurrentHashMap<>();
     private final Map<Long, Consumer<RunStatus>> finished = new ConcurrentHashMap<>();
 
-    public TaskScheduler(TaskRepository tasks, AgentCalls agents, DeploymentStore deployments, int concurrency, Clock clock) {
+    public TaskScheduler(TaskRepository tasks, AgentCalls agents, DeploymentStore deployments, int concurrency,
+                         WorkLeases leases, Clock clock) {
         this.tasks = tasks;
+        this.leases = leases;
         this.instances = new InstanceRunner(tasks, new StepExecutor(new Pipelines(agents, deployments,
                 new InstanceRenderer(new TemplateRenderer()))), clock);
         this.slots = new Semaphore(concurrency);
@@ -100,6 +104,7 @@ public final class TaskScheduler implements AutoCloseable {
         }
         long taskId = tasks.create(sub, trigger, actor, work.stream().map(ip -> new TaskRepository.NewInstance(
                 ip.instanceId(), hostOf(p, ip.instanceId()), InstanceRunner.planned(ip))).toList());
+        leases.own(WorkLeases.Work.TASK, taskId);
         revoked.put(taskId, new AtomicBoolean());
         if (then != null) {
             finished.put(taskId, then);
@@ -209,9 +214,12 @@ public final class TaskScheduler implements AutoCloseable {
         }
     }
 
-    /** Marks tasks left RUNNING by a server that stopped: their unfinished instances fail with that reason. */
-    public int failInterrupted() {
-        List<Long> interrupted = tasks.runningTasks();
+    /**
+     * Takes the tasks left RUNNING by a server that stopped (this one before a restart, or another of the cluster
+     * whose lease ran out): their unfinished instances fail with that reason, to be retried.
+     */
+    public int failInterrupted(boolean atStart) {
+        List<Long> interrupted = leases.claimAbandoned(WorkLeases.Work.TASK, atStart);
         for (long id : interrupted) {
             tasks.failUnfinished(id, "the server stopped during the run; retry to run it again");
             finish(id, "interrupted by a server stop");
