@@ -27,7 +27,7 @@ import io.drover.server.auth.AuthRoutes;
 import io.drover.server.auth.TokenStore;
 import io.drover.server.config.ServerConfig;
 import io.drover.server.cluster.Leadership;
-import io.drover.server.cluster.WorkLeases;
+import io.drover.server.cluster.WorkLeaseStore;
 import io.drover.server.events.EventBus;
 import io.drover.server.events.EventRoutes;
 import io.drover.server.events.EventStore;
@@ -93,7 +93,7 @@ public final class DroverServer implements AutoCloseable {
     private final ScheduledExecutorService housekeeping;
     private final io.drover.server.cluster.NatsCluster cluster;
     private final Leadership leadership;
-    private final WorkLeases leases;
+    private final WorkLeaseStore leases;
     private final AuditStore audit;
     private final AuthFailures authFailures;
     private final Path adminTokenFile;
@@ -148,6 +148,8 @@ public final class DroverServer implements AutoCloseable {
             if (cluster != null) {
                 // returns another server stored complete the jobs this server's callers wait on
                 bus.subscribe(e -> e.tag().startsWith("salt/job/") && e.tag().contains("/ret/"), jobs::returnStored);
+                // agents connected to other servers are online here too
+                bus.subscribeToPeers(e -> e.tag().startsWith("drover/agent/"), agents::peerReported);
             }
             new JobRoutes(keys, jobs, agents::businesses).register(api);
             ExecutionPlans plans = new ExecutionPlans(database.jdbi(), jobs, agents::businesses, clock);
@@ -164,7 +166,7 @@ public final class DroverServer implements AutoCloseable {
             new AddonRoutes(addons).register(api);
 
             DeploymentStore deployments = new DeploymentStore(database.jdbi(), clock);
-            this.leases = new WorkLeases(database.jdbi(), clock, joined == null);
+            this.leases = new WorkLeaseStore(database.jdbi(), clock, joined == null);
             this.tasks = new TaskScheduler(new TaskRepository(database.jdbi(), events, clock), new io.drover.server.jobs.JobAgentCalls(jobs,
                     java.time.Duration.ofSeconds(config.jobTimeoutSeconds()), io.drover.server.auth.Principal.system("subscriptions")),
                     deployments, config.taskConcurrency(), leases, clock);
@@ -184,6 +186,7 @@ public final class DroverServer implements AutoCloseable {
                             new io.drover.server.diagnosis.DiagnosisRunner.Retry(java.time.Duration.ofSeconds(config.diagnosisRetrySeconds()), 4),
                             java.time.Duration.ofSeconds(config.diagnosisRepeatIntervalSeconds()), config.diagnosisMaxPaths()));
             new io.drover.server.diagnosis.DiagnosisRoutes(diagnosis, clock).register(api);
+            new io.drover.server.cluster.ClusterRoutes(leases, leadership, joined).register(api);
             int interrupted = tasks.failInterrupted(true);
             if (interrupted > 0) {
                 log.warn("{} task(s) were interrupted by the last stop; their unfinished instances are marked FAILED", interrupted);

@@ -59,6 +59,11 @@ public final class AgentRegistry {
         volatile boolean persisted;
         /** An online/lost change not yet written, with its reason. */
         volatile String pendingReason;
+        /**
+         * Connected to another server of the cluster (known from its online events): that server tracks its
+         * heartbeats and says when it is lost; this one never marks it lost itself.
+         */
+        volatile boolean remote;
 
         Agent(String id) {
             this.id = id;
@@ -115,6 +120,7 @@ public final class AgentRegistry {
      */
     public void seen(String id) {
         Agent a = agents.computeIfAbsent(id, Agent::new);
+        a.remote = false;
         a.lastSeen = clock.instant();
         a.lastSeenDirty = true;
         synchronized (a) {
@@ -199,7 +205,7 @@ public final class AgentRegistry {
         Instant now = clock.instant();
         for (Agent a : agents.values()) {
             synchronized (a) {
-                if (a.online && a.heartbeatSeconds > 0 && a.lastSeen != null
+                if (a.online && !a.remote && a.heartbeatSeconds > 0 && a.lastSeen != null
                         && a.lastSeen.plus(Duration.ofSeconds((long) a.heartbeatSeconds * MISSED_HEARTBEATS)).isBefore(now)) {
                     a.online = false;
                     a.pendingReason = "no heartbeat for " + MISSED_HEARTBEATS + " intervals of " + a.heartbeatSeconds + " s";
@@ -316,6 +322,36 @@ public final class AgentRegistry {
     public Long hostOf(String id) {
         Agent a = agents.get(id);
         return a == null ? null : a.hostId;
+    }
+
+    /**
+     * Presence another server of the cluster reported ({@code drover/agent/<id>/online|lost|linked}): an agent online
+     * there is online here too, with its host; a lost one is lost unless it is connected here now.
+     */
+    public void peerReported(io.drover.model.events.Event event) {
+        String[] parts = event.tag().split("/");
+        if (parts.length != 4 || !parts[0].equals("drover") || !parts[1].equals("agent")) {
+            return;
+        }
+        Agent a = agents.computeIfAbsent(parts[2], Agent::new);
+        if (event.data().get("bk_host_id") instanceof Number host) {
+            a.hostId = host.longValue();
+        }
+        synchronized (a) {
+            switch (parts[3]) {
+                case "online" -> {
+                    a.remote = true;
+                    a.online = true;
+                    a.persisted = true;
+                }
+                case "lost" -> {
+                    if (a.remote) {
+                        a.online = false;
+                    }
+                }
+                default -> { }
+            }
+        }
     }
 
     public boolean online(String id) {

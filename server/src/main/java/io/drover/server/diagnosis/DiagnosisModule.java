@@ -31,7 +31,7 @@ public final class DiagnosisModule implements AutoCloseable {
                         DeploymentStore deployments, Function<String, List<Host>> findHosts, Diagnoses.HostsUnder hostsUnder,
                         LongFunction<String> agentOfHost,
                         Function<String, Long> hostOfAgent, Predicate<String> online,
-                        io.drover.server.cluster.WorkLeases leases, Clock clock) {
+                        io.drover.server.cluster.WorkLeaseStore leases, Clock clock) {
     }
 
     /** The settings: concurrency, retry backoff, repeat interval, path cap. */

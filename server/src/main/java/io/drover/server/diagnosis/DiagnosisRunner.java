@@ -25,7 +25,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.LongFunction;
 import java.util.function.Predicate;
 import org.jdbi.v3.core.Jdbi;
-import io.drover.server.cluster.WorkLeases;
+import io.drover.server.cluster.WorkLeaseStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,7 +44,7 @@ public final class DiagnosisRunner implements AutoCloseable {
     }
 
     private final Jdbi jdbi;
-    private final WorkLeases leases;
+    private final WorkLeaseStore leases;
     private final DiagnosisRepository repository;
     private final DiagnosisCatalog catalog;
     private final OperationExecutor executor;
@@ -62,7 +62,7 @@ public final class DiagnosisRunner implements AutoCloseable {
     private volatile boolean closed;
 
     DiagnosisRunner(Jdbi jdbi, DiagnosisRepository repository, DiagnosisCatalog catalog, OperationExecutor executor, EventStore events,
-                    LongFunction<String> agentOfHost, Predicate<String> online, WorkLeases leases, Clock clock, Retry retry,
+                    LongFunction<String> agentOfHost, Predicate<String> online, WorkLeaseStore leases, Clock clock, Retry retry,
                     int concurrency) {
         this.jdbi = jdbi;
         this.leases = leases;
@@ -83,7 +83,7 @@ public final class DiagnosisRunner implements AutoCloseable {
      * or another of the cluster whose lease ran out).
      */
     int resumeAbandoned(boolean atStart) {
-        List<Long> ids = leases.claimAbandoned(WorkLeases.Work.DIAGNOSIS, atStart);
+        List<Long> ids = leases.claimAbandoned(WorkLeaseStore.Work.DIAGNOSIS, atStart);
         ids.forEach(this::submit);
         return ids.size();
     }
@@ -93,7 +93,7 @@ public final class DiagnosisRunner implements AutoCloseable {
         if (closed || !active.add(id)) {
             return;
         }
-        leases.own(WorkLeases.Work.DIAGNOSIS, id);
+        leases.own(WorkLeaseStore.Work.DIAGNOSIS, id);
         try {
             workers.execute(() -> {
                 long retryInMillis = -1;

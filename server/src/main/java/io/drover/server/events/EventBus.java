@@ -12,6 +12,7 @@ public final class EventBus {
     private static final Logger log = LoggerFactory.getLogger(EventBus.class);
     private final CopyOnWriteArrayList<Listener> listeners = new CopyOnWriteArrayList<>();
     private final CopyOnWriteArrayList<Consumer<Event>> forwarders = new CopyOnWriteArrayList<>();
+    private final CopyOnWriteArrayList<Listener> peerListeners = new CopyOnWriteArrayList<>();
 
     public AutoCloseable subscribe(Predicate<Event> filter, Consumer<Event> consumer) {
         Listener listener = new Listener(filter, consumer);
@@ -31,9 +32,23 @@ public final class EventBus {
         }
     }
 
-    /** Events another server of the cluster stored: to this server's listeners only. */
+    /** Events another server of the cluster stored: to this server's listeners, then to its peer listeners. */
     public void publishFromPeer(Event event) {
         deliver(event);
+        for (Listener listener : peerListeners) {
+            try {
+                if (listener.filter.test(event)) {
+                    listener.consumer.accept(event);
+                }
+            } catch (RuntimeException e) {
+                log.warn("peer event listener failed on {} #{}", event.tag(), event.id(), e);
+            }
+        }
+    }
+
+    /** Listens to the events other servers of the cluster stored (not to this server's own). */
+    public void subscribeToPeers(Predicate<Event> filter, Consumer<Event> consumer) {
+        peerListeners.add(new Listener(filter, consumer));
     }
 
     /** Adds a forwarder: it gets every event this server publishes, none that came from a peer. */

@@ -114,7 +114,7 @@ class DiagnosisModuleTest {
                     return new io.drover.model.api.Page<>(under, under.size(), 0, limit);
                 },
                 host -> "agent-" + host, a -> a.equals("agent-1") ? 1L : null, a -> online.get(),
-                new io.drover.server.cluster.WorkLeases(db.jdbi(), clock, true), clock),
+                new io.drover.server.cluster.WorkLeaseStore(db.jdbi(), clock, true), clock),
                 new DiagnosisModule.Settings(10, new DiagnosisRunner.Retry(Duration.ofMillis(20), 6), Duration.ofHours(6), 1000));
         m.start(bus, () -> true);
         return m;

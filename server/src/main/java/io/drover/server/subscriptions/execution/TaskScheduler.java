@@ -27,7 +27,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
-import io.drover.server.cluster.WorkLeases;
+import io.drover.server.cluster.WorkLeaseStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,7 +46,7 @@ public final class TaskScheduler implements AutoCloseable {
     }
 
     private final TaskRepository tasks;
-    private final WorkLeases leases;
+    private final WorkLeaseStore leases;
     private final InstanceRunner instances;
     private final Semaphore slots;
     private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
@@ -54,7 +54,7 @@ public final class TaskScheduler implements AutoCloseable {
     private final Map<Long, Consumer<RunStatus>> finished = new ConcurrentHashMap<>();
 
     public TaskScheduler(TaskRepository tasks, AgentCalls agents, DeploymentStore deployments, int concurrency,
-                         WorkLeases leases, Clock clock) {
+                         WorkLeaseStore leases, Clock clock) {
         this.tasks = tasks;
         this.leases = leases;
         this.instances = new InstanceRunner(tasks, new StepExecutor(new Pipelines(agents, deployments,
@@ -104,7 +104,7 @@ public final class TaskScheduler implements AutoCloseable {
         }
         long taskId = tasks.create(sub, trigger, actor, work.stream().map(ip -> new TaskRepository.NewInstance(
                 ip.instanceId(), hostOf(p, ip.instanceId()), InstanceRunner.planned(ip))).toList());
-        leases.own(WorkLeases.Work.TASK, taskId);
+        leases.own(WorkLeaseStore.Work.TASK, taskId);
         revoked.put(taskId, new AtomicBoolean());
         if (then != null) {
             finished.put(taskId, then);
@@ -219,7 +219,7 @@ public final class TaskScheduler implements AutoCloseable {
      * whose lease ran out): their unfinished instances fail with that reason, to be retried.
      */
     public int failInterrupted(boolean atStart) {
-        List<Long> interrupted = leases.claimAbandoned(WorkLeases.Work.TASK, atStart);
+        List<Long> interrupted = leases.claimAbandoned(WorkLeaseStore.Work.TASK, atStart);
         for (long id : interrupted) {
             tasks.failUnfinished(id, "the server stopped during the run; retry to run it again");
             finish(id, "interrupted by a server stop");

@@ -36,7 +36,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
-import io.drover.server.cluster.WorkLeases;
+import io.drover.server.cluster.WorkLeaseStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -74,7 +74,7 @@ abstract class TaskSchedulerContract {
         db = target.open();
         tasks = new TaskRepository(db.jdbi(), new EventStore(db.jdbi(), new EventBus(), Clock.systemUTC()), Clock.systemUTC());
         deployments = new DeploymentStore(db.jdbi(), Clock.systemUTC());
-        scheduler = new TaskScheduler(tasks, agents, deployments, 10, new WorkLeases(db.jdbi(), Clock.systemUTC(), true), Clock.systemUTC());
+        scheduler = new TaskScheduler(tasks, agents, deployments, 10, new WorkLeaseStore(db.jdbi(), Clock.systemUTC(), true), Clock.systemUTC());
         subscriptionId = new SubscriptionStore(db.jdbi(), Clock.systemUTC()).create(spec(null, null)).id();
     }
 
@@ -233,7 +233,7 @@ abstract class TaskSchedulerContract {
         await().atMost(Duration.ofSeconds(10)).until(() -> agents.calls.size() == 2);
         assertThat(scheduler.get(task, true).status()).isEqualTo(RunStatus.RUNNING);
 
-        TaskScheduler restarted = new TaskScheduler(tasks, agents, deployments, 10, new WorkLeases(db.jdbi(), Clock.systemUTC(), true), Clock.systemUTC());
+        TaskScheduler restarted = new TaskScheduler(tasks, agents, deployments, 10, new WorkLeaseStore(db.jdbi(), Clock.systemUTC(), true), Clock.systemUTC());
         try {
             assertThat(restarted.failInterrupted(true)).isEqualTo(1);
             TaskInfo done = restarted.get(task, true);

@@ -14,7 +14,7 @@ import org.jdbi.v3.core.Jdbi;
  * the first server to claim it (one statement, so only one wins) takes it over. A server alone claims, at its start,
  * everything a previous run of it left unfinished, whatever the leases say.
  */
-public final class WorkLeases {
+public final class WorkLeaseStore {
     /** How long a lease holds without renewal; renewed every {@link Leadership#LEASE}. */
     public static final Duration TERM = Duration.ofSeconds(15);
 
@@ -38,7 +38,7 @@ public final class WorkLeases {
     private final String server = UUID.randomUUID().toString();
 
     /** @param alone a server without a cluster: at start it takes over everything unfinished */
-    public WorkLeases(Jdbi jdbi, Clock clock, boolean alone) {
+    public WorkLeaseStore(Jdbi jdbi, Clock clock, boolean alone) {
         this.jdbi = jdbi;
         this.clock = clock;
         this.alone = alone;

@@ -2,7 +2,7 @@ package io.drover.server.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.drover.server.cluster.WorkLeases.Work;
+import io.drover.server.cluster.WorkLeaseStore.Work;
 import io.drover.server.testing.ManualClock;
 import io.drover.server.testing.OnBothDatabases;
 import io.drover.server.testing.TestDatabases;
@@ -13,7 +13,7 @@ import java.time.ZoneOffset;
 import org.jdbi.v3.core.Jdbi;
 
 /** Leases on running tasks: renewed by their owner, taken once by one server when they run out. */
-class WorkLeasesTest {
+class WorkLeaseStoreTest {
     static final Instant T0 = Instant.parse("2026-11-25T10:00:00Z");
 
     static long task(Jdbi jdbi, String status, Instant created) {
@@ -31,9 +31,9 @@ class WorkLeasesTest {
     void aRunningServersWorkIsNeverTakenAndADeadOnesIsTakenOnceWhenItsLeaseRunsOut(String kind) {
         TestDatabases.on(kind, db -> {
             ManualClock clock = new ManualClock(T0.toEpochMilli());
-            WorkLeases a = new WorkLeases(db.jdbi(), clock, false);
-            WorkLeases b = new WorkLeases(db.jdbi(), clock, false);
-            WorkLeases c = new WorkLeases(db.jdbi(), clock, false);
+            WorkLeaseStore a = new WorkLeaseStore(db.jdbi(), clock, false);
+            WorkLeaseStore b = new WorkLeaseStore(db.jdbi(), clock, false);
+            WorkLeaseStore c = new WorkLeaseStore(db.jdbi(), clock, false);
             long running = task(db.jdbi(), "RUNNING", T0);
             long done = task(db.jdbi(), "SUCCESS", T0);
             a.own(Work.TASK, running);
@@ -45,7 +45,7 @@ class WorkLeasesTest {
             assertThat(b.claimAbandoned(Work.TASK, true)).as("renewed 10 s ago: a still runs it").isEmpty();
             assertThat(b.claimAbandoned(Work.TASK, false)).isEmpty();
 
-            clock.advance(WorkLeases.TERM); // a stopped renewing
+            clock.advance(WorkLeaseStore.TERM); // a stopped renewing
             assertThat(a.claimAbandoned(Work.TASK, false)).as("a server never takes its own work").isEmpty();
             assertThat(b.claimAbandoned(Work.TASK, false)).as("finished work is nobody's").containsExactly(running);
             assertThat(c.claimAbandoned(Work.TASK, false)).as("taken once").isEmpty();
@@ -61,14 +61,14 @@ class WorkLeasesTest {
         TestDatabases.on(kind, db -> {
             ManualClock clock = new ManualClock(T0.toEpochMilli());
             long fresh = task(db.jdbi(), "RUNNING", T0);
-            WorkLeases peer = new WorkLeases(db.jdbi(), clock, false);
+            WorkLeaseStore peer = new WorkLeaseStore(db.jdbi(), clock, false);
             assertThat(peer.claimAbandoned(Work.TASK, true)).as("just created, its owner takes the lease next").isEmpty();
-            clock.advance(WorkLeases.TERM.plusSeconds(1));
+            clock.advance(WorkLeaseStore.TERM.plusSeconds(1));
             assertThat(peer.claimAbandoned(Work.TASK, false)).containsExactly(fresh);
 
             long leased = task(db.jdbi(), "RUNNING", T0);
-            new WorkLeases(db.jdbi(), clock, false).own(Work.TASK, leased);
-            WorkLeases restarted = new WorkLeases(db.jdbi(), clock, true);
+            new WorkLeaseStore(db.jdbi(), clock, false).own(Work.TASK, leased);
+            WorkLeaseStore restarted = new WorkLeaseStore(db.jdbi(), clock, true);
             assertThat(restarted.claimAbandoned(Work.TASK, true)).as("alone, at its start: all of its previous run")
                     .containsExactly(fresh, leased);
         });
