@@ -176,9 +176,10 @@ public final class TaskScheduler implements AutoCloseable {
                     f.get();
                 }
             }
-            if (Thread.currentThread().isInterrupted()) {
-                // the stop reached this thread after the last instance gave up: the task is not finished, the next
-                // start fails what it left
+            if (Thread.currentThread().isInterrupted() || executor.isShutdown()) {
+                // The stop reached this thread after the last instance gave up (or is about to: a stop marks the
+                // executor shut down before it interrupts its threads): the task is not finished, and an instance
+                // cut off is not a success. The next start fails what it left.
                 log.info("task {} left unfinished: the server is stopping (its next start fails what did not finish)", taskId);
                 return;
             }
