@@ -100,7 +100,7 @@ public final class Leadership implements AutoCloseable {
 
     /** The duties this server holds now. */
     public synchronized Set<Duty> held() {
-        return url == null ? EnumSet.allOf(Duty.class) : EnumSet.copyOf(held.isEmpty() ? EnumSet.noneOf(Duty.class) : held);
+        return url == null ? EnumSet.allOf(Duty.class) : EnumSet.copyOf(held);
     }
 
     private boolean tryLock(Duty duty) throws SQLException {

@@ -15,7 +15,6 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,7 +43,6 @@ public final class NatsCluster implements AutoCloseable {
     private final String origin = UUID.randomUUID().toString();
     private final BiConsumer<Map<String, Object>, Collection<String>> localPublish;
     private final EventBus bus;
-    private final AtomicLong refused = new AtomicLong();
 
     private NatsCluster(Connection nats, BiConsumer<Map<String, Object>, Collection<String>> localPublish, EventBus bus) {
         this.nats = nats;
@@ -100,7 +98,7 @@ public final class NatsCluster implements AutoCloseable {
         nats.publish(subject, bytes);
     }
 
-    /** A peer's message; anything malformed is counted and dropped, the dispatcher keeps going. */
+    /** A peer's message; anything malformed is logged and dropped, the dispatcher keeps going. */
     private void receive(Message message) {
         try {
             if (PUBLISH.equals(message.getSubject())) {
@@ -115,14 +113,8 @@ public final class NatsCluster implements AutoCloseable {
                 }
             }
         } catch (IOException | RuntimeException e) {
-            refused.incrementAndGet();
             log.warn("cluster: dropped a malformed message on {}: {}", message.getSubject(), e.toString());
         }
-    }
-
-    /** Peer messages dropped because they could not be read. */
-    public long refused() {
-        return refused.get();
     }
 
     public boolean connected() {
