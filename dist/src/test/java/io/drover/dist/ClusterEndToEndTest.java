@@ -155,6 +155,30 @@ class ClusterEndToEndTest {
         assertThat(seen.path("online").asBoolean()).as(seen.toString()).isTrue();
     }
 
+    @Test
+    void malformedOversizedAndDeeplyNestedPeerMessagesAreDroppedAndTheClusterKeepsWorking() throws Exception {
+        TestServer a = servers.get(0);
+        TestServer b = servers.get(1);
+        String token = a.adminToken();
+        agent("c-b1", b);
+        await().atMost(Duration.ofSeconds(30)).until(() -> pinged(a, token, "c-b1"));
+        try (io.nats.client.Connection nats = io.nats.client.Nats.connect(NATS)) {
+            String nested = "{\"a\":".repeat(5_000) + "1" + "}".repeat(5_000);
+            for (String subject : List.of("drover.publish", "drover.events")) {
+                nats.publish(subject, new byte[] {0, (byte) 0xff, 0x7b});
+                nats.publish(subject, "not json".getBytes(StandardCharsets.UTF_8));
+                nats.publish(subject, nested.getBytes(StandardCharsets.UTF_8));
+                nats.publish(subject, ("{\"origin\":\"x\",\"load\":\"" + "y".repeat(900_000) + "\"}").getBytes(StandardCharsets.UTF_8));
+                nats.publish(subject, "{\"origin\":\"x\",\"load\":[1],\"minions\":{},\"event\":7}".getBytes(StandardCharsets.UTF_8));
+            }
+            nats.flush(Duration.ofSeconds(5));
+        }
+        // both servers still pass jobs and returns to each other
+        await().atMost(Duration.ofSeconds(30)).until(() -> pinged(a, token, "c-b1"));
+        assertThat(a.get("/readyz", null).status()).isEqualTo(200);
+        assertThat(b.get("/readyz", null).status()).isEqualTo(200);
+    }
+
     /** Whether the agent answers test.ping from that server within 5 s. */
     static boolean pinged(TestServer server, String token, String id) {
         JsonNode started = server.post("/api/v1/jobs", token, Map.of("tgt", id, "fun", "test.ping")).body();

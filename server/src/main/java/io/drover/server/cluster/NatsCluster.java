@@ -113,7 +113,10 @@ public final class NatsCluster implements AutoCloseable {
                 }
             }
         } catch (IOException | RuntimeException e) {
-            log.warn("cluster: dropped a malformed message on {}: {}", message.getSubject(), e.toString());
+            String why = e.toString();
+            // the reason may quote the peer's bytes: a log line stays short whatever a peer sends
+            log.warn("cluster: dropped a malformed message of {} bytes on {}: {}", message.getData().length,
+                    message.getSubject(), why.length() > 300 ? why.substring(0, 300) + "…" : why);
         }
     }
 

@@ -47,6 +47,15 @@ class ServerConfigTest {
                 .hasMessage("setting port (from environment variable DROVER_PORT) 'eighty' is not a number");
         assertThatThrownBy(() -> ServerConfig.resolve(Map.of(Setting.DB_URL, "jdbc:mysql://x"), Map.of(), Map.of(), ""))
                 .hasMessageContaining("db-url");
+        assertThatThrownBy(() -> ServerConfig.resolve(Map.of(Setting.CLUSTER, "http://nats:4222",
+                Setting.DB_URL, "jdbc:postgresql://db/drover"), Map.of(), Map.of(), ""))
+                .hasMessageContaining("cluster").hasMessageContaining("must be a NATS URL");
+        assertThatThrownBy(() -> ServerConfig.resolve(Map.of(Setting.CLUSTER, "nats://a:4222,nats://b c:4222",
+                Setting.DB_URL, "jdbc:postgresql://db/drover"), Map.of(), Map.of(), "")).hasMessageContaining("must be a NATS URL");
+        assertThatThrownBy(() -> ServerConfig.resolve(Map.of(Setting.CLUSTER, "nats://127.0.0.1:4222"), Map.of(), Map.of(), ""))
+                .hasMessageContaining("needs a PostgreSQL database");
+        assertThat(ServerConfig.resolve(Map.of(Setting.CLUSTER, "nats://a:4222,tls://b:4222",
+                Setting.DB_URL, "jdbc:postgresql://db/drover"), Map.of(), Map.of(), "").cluster()).isEqualTo("nats://a:4222,tls://b:4222");
         Path file = dir.resolve("bad.yaml");
         Files.writeString(file, "prot: 80\n");
         assertThatThrownBy(() -> ServerConfig.load(Map.of(), Map.of(), file))
