@@ -100,6 +100,7 @@ export interface SubStep {
   started_at?: string;
   finished_at?: string;
   log?: string[];
+  jid?: string;
 }
 
 export interface StepRecord {

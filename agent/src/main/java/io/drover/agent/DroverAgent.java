@@ -209,7 +209,7 @@ public final class DroverAgent implements AutoCloseable {
                 "arg", load.get("arg") instanceof List<?> l ? l : List.of(), "pid", ProcessHandle.current().pid()));
         try {
             if (!journal.begin(jid, SaltPack.pack(load))) {
-                log.info("{}: job {} was seen before; not running it again", source.id(), jid);
+                log.debug("{}: job {} was seen before (sent again); not running it again", source.id(), jid);
                 return;
             }
             String fun = String.valueOf(load.get("fun"));

@@ -187,10 +187,6 @@ public final class DroverServer implements AutoCloseable {
                             java.time.Duration.ofSeconds(config.diagnosisRepeatIntervalSeconds()), config.diagnosisMaxPaths()));
             new io.drover.server.diagnosis.DiagnosisRoutes(diagnosis, clock).register(api);
             new io.drover.server.cluster.ClusterRoutes(leases, leadership, joined).register(api);
-            int interrupted = tasks.failInterrupted(true);
-            if (interrupted > 0) {
-                log.warn("{} task(s) were interrupted by the last stop; their unfinished instances are marked FAILED", interrupted);
-            }
 
             this.adminTokenFile = AdminTokenFile.ensure(tokens, config.dataDir());
             this.housekeeping = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon()
@@ -210,6 +206,10 @@ public final class DroverServer implements AutoCloseable {
             int republished = events.publishPending();
             if (republished > 0) {
                 log.info("published {} event(s) left unpublished by the previous run", republished);
+            }
+            int interrupted = tasks.takeOver(true, subscriptions::resumption);
+            if (interrupted > 0) {
+                log.warn("{} task(s) were interrupted by the last stop; they continue where they stopped", interrupted);
             }
         } catch (RuntimeException e) {
             if (bound != null) {
@@ -299,17 +299,16 @@ public final class DroverServer implements AutoCloseable {
 
     /**
      * Every lease period: asks for the duties this server lacks, renews the leases of the work it runs, and takes
-     * over the work of servers whose leases ran out (a task fails its unfinished instances for a retry; a diagnosis
-     * resumes from its checkpoint).
+     * over the work of servers whose leases ran out (a task continues from its record; a diagnosis resumes from its
+     * checkpoint).
      */
     private void refreshLeases() {
         try {
             leadership.refresh();
             leases.renew();
-            int tasksTaken = tasks.failInterrupted(false);
+            int tasksTaken = tasks.takeOver(false, subscriptions::resumption);
             if (tasksTaken > 0) {
-                log.warn("{} task(s) of a server that stopped were taken over: their unfinished instances are marked FAILED",
-                        tasksTaken);
+                log.warn("{} task(s) of a server that stopped were taken over; they continue where they stopped", tasksTaken);
             }
             diagnosis.takeOverAbandoned();
         } catch (RuntimeException e) {

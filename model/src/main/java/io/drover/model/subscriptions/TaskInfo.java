@@ -19,6 +19,8 @@ public record TaskInfo(long id, long subscriptionId, RunStatus status, String tr
     public record StepRecord(String stepId, String action, String reason, RunStatus status, List<SubStep> subSteps) {
     }
 
-    public record SubStep(String name, RunStatus status, OffsetDateTime startedAt, OffsetDateTime finishedAt, List<String> log) {
+    /** One agent call of a step (or a decision the server made); {@code jid}: the job the call went out as. */
+    public record SubStep(String name, RunStatus status, OffsetDateTime startedAt, OffsetDateTime finishedAt, List<String> log,
+                          String jid) {
     }
 }

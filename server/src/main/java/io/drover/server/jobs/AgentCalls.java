@@ -2,6 +2,7 @@ package io.drover.server.jobs;
 
 import io.drover.model.agentapi.AgentCall;
 import io.drover.model.agentapi.AgentResult;
+import java.util.function.Consumer;
 
 /**
  * How the server runs a typed call on one agent and waits for its answer, within a timeout: the seam subscriptions
@@ -31,5 +32,22 @@ public interface AgentCalls {
     /** As {@link #call(String, AgentCall)}, waiting up to {@code timeout} for this call (a diagnosis operation's own). */
     default <R extends AgentResult> Outcome<R> call(String agentId, AgentCall<R> call, java.time.Duration timeout) {
         return call(agentId, call);
+    }
+
+    /**
+     * As {@link #call(String, AgentCall)}; {@code sending} is given the call's job id once the job is stored and
+     * before the agent is sent it, so that the caller can record it and {@link #resume} the call after a stop.
+     */
+    default <R extends AgentResult> Outcome<R> call(String agentId, AgentCall<R> call, Consumer<String> sending) {
+        return call(agentId, call);
+    }
+
+    /**
+     * The answer to a call sent earlier as job {@code jid} (by this server before a stop, or by another server of
+     * the cluster): its stored return, else the same job sent again under the same id. An agent runs a job id at
+     * most once (its journal), so a call resumed this way never runs twice.
+     */
+    default <R extends AgentResult> Outcome<R> resume(String agentId, String jid, AgentCall<R> call) {
+        throw new UnsupportedOperationException("this agent seam cannot resume job " + jid);
     }
 }

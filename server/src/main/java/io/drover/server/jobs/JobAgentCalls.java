@@ -4,14 +4,20 @@ import io.drover.model.agentapi.AgentCall;
 import io.drover.model.agentapi.AgentCallCodec;
 import io.drover.model.agentapi.AgentResult;
 import io.drover.model.agentapi.BadCall;
-import io.drover.model.jobs.JobRequest;
 import io.drover.model.jobs.JobResult;
 import io.drover.model.jobs.JobStarted;
 import io.drover.server.auth.Principal;
 import java.time.Duration;
+import java.util.function.Consumer;
 
-/** {@link AgentCalls} over jobs: each call is a job on one agent, recorded with a system principal, awaited. */
+/**
+ * {@link AgentCalls} over jobs: each call is a job on one agent, recorded with a system principal, awaited. A call
+ * not answered within {@link #RESEND} is sent again under the same job id until it is answered or times out: an agent
+ * that was moving between servers of a cluster when it was first sent gets it, and runs it once.
+ */
 public final class JobAgentCalls implements AgentCalls {
+    static final Duration RESEND = Duration.ofSeconds(5);
+
     private final JobService jobs;
     private final Duration timeout;
     private final Principal caller;
@@ -24,37 +30,67 @@ public final class JobAgentCalls implements AgentCalls {
 
     @Override
     public <R extends AgentResult> Outcome<R> call(String agentId, AgentCall<R> call) {
-        return call(agentId, call, timeout);
+        return call(agentId, call, timeout, jid -> { });
     }
 
     @Override
     public <R extends AgentResult> Outcome<R> call(String agentId, AgentCall<R> call, Duration timeout) {
-        AgentCallCodec.WireCall wire = AgentCallCodec.encode(call);
-        String fun = wire.fun();
+        return call(agentId, call, timeout, jid -> { });
+    }
+
+    @Override
+    public <R extends AgentResult> Outcome<R> call(String agentId, AgentCall<R> call, Consumer<String> sending) {
+        return call(agentId, call, timeout, sending);
+    }
+
+    @Override
+    public <R extends AgentResult> Outcome<R> resume(String agentId, String jid, AgentCall<R> call) {
+        try {
+            jobs.redeliver(jid, agentId);
+        } catch (RuntimeException e) {
+            return Outcome.failed("job " + jid + " cannot be resumed on agent " + agentId + ": " + e.getMessage());
+        }
+        return answer(agentId, call, jid, timeout);
+    }
+
+    private <R extends AgentResult> Outcome<R> call(String agentId, AgentCall<R> call, Duration timeout, Consumer<String> sending) {
         JobStarted started;
         try {
-            started = jobs.start(caller, new JobRequest(agentId, "list", fun, wire.args().positional(),
-                    wire.args().keywords(), (int) timeout.toSeconds()));
+            started = jobs.start(caller, agentId, "list", call, (int) timeout.toSeconds(), s -> sending.accept(s.jid()));
         } catch (RuntimeException e) {
-            return Outcome.failed("agent " + agentId + " cannot be sent " + fun + ": " + e.getMessage());
+            return Outcome.failed("agent " + agentId + " cannot be sent " + AgentCallCodec.encode(call).fun() + ": " + e.getMessage());
         }
-        JobResult result = jobs.await(caller, started.jid(), timeout);
-        JobResult.Return ret = result.returns().get(agentId);
+        return answer(agentId, call, started.jid(), timeout);
+    }
+
+    private <R extends AgentResult> Outcome<R> answer(String agentId, AgentCall<R> call, String jid, Duration timeout) {
+        String fun = AgentCallCodec.encode(call).fun();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        JobResult.Return ret;
+        while (true) {
+            long left = deadline - System.nanoTime();
+            JobResult result = jobs.await(caller, jid, Duration.ofNanos(Math.max(0, Math.min(left, RESEND.toNanos()))));
+            ret = result.returns().get(agentId);
+            if (ret != null || left <= RESEND.toNanos() || Thread.currentThread().isInterrupted()) {
+                break;
+            }
+            jobs.redeliver(jid, agentId);
+        }
         if (ret == null) {
-            return Outcome.unanswered(started.jid(), "agent " + agentId + " did not answer " + fun + " within "
-                    + timeout.toSeconds() + " s (job " + started.jid() + ")");
+            return Outcome.unanswered(jid, "agent " + agentId + " did not answer " + fun + " within "
+                    + timeout.toSeconds() + " s (job " + jid + ")");
         }
         String text = ret.ret() instanceof String s ? s : io.drover.server.store.Sql.toJson(ret.ret());
         if (text.length() > 2_000) {
             text = text.substring(0, 2_000) + "…";
         }
         if (!ret.success() || ret.retcode() != 0) {
-            return new Outcome<>(false, null, started.jid(), text);
+            return new Outcome<>(false, null, jid, text);
         }
         try {
-            return new Outcome<>(true, AgentCallCodec.decodeResult(call, ret.ret(), ret.retcode()), started.jid(), text);
+            return new Outcome<>(true, AgentCallCodec.decodeResult(call, ret.ret(), ret.retcode()), jid, text);
         } catch (BadCall e) {
-            return new Outcome<>(false, null, started.jid(), "agent " + agentId + " " + e.getMessage());
+            return new Outcome<>(false, null, jid, "agent " + agentId + " " + e.getMessage());
         }
     }
 }

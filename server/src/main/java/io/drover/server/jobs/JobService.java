@@ -171,6 +171,40 @@ public final class JobService implements AutoCloseable {
     }
 
     /**
+     * Sends a job again to one of the minions it targeted that has not answered, under the same job id; nothing when
+     * its return is stored. A Drover agent runs a job id at most once (its journal) and a Salt minion ignores a job id
+     * it saw recently, so this reaches an agent that missed the first send (it was moving to another server, or the
+     * server that sent it stopped) without running anything twice. False when the return is stored already.
+     */
+    public boolean redeliver(String jid, String minionId) {
+        JobResult job = get(jid);
+        if (job.returns().containsKey(minionId)) {
+            return false;
+        }
+        if (!job.minions().contains(minionId)) {
+            throw DomainException.invalid("minion", "job " + jid + " did not target " + minionId);
+        }
+        LiveJob waiting = live.computeIfAbsent(jid, j -> new LiveJob(java.util.concurrent.ConcurrentHashMap.newKeySet(),
+                new CompletableFuture<>(), System.nanoTime(), new java.util.concurrent.atomic.AtomicLong(), job.minions().size()));
+        waiting.missing().add(minionId);
+        if (get(jid).returns().containsKey(minionId)) { // stored while the job was not live here
+            answered(jid, minionId);
+            return false;
+        }
+        Map<String, Object> load = new LinkedHashMap<>();
+        load.put("fun", job.fun());
+        load.put("arg", job.arg());
+        load.put("tgt", List.of(minionId));
+        load.put("tgt_type", "list");
+        load.put("jid", jid);
+        load.put("ret", "");
+        load.put("user", "redelivery");
+        publisher.accept(load, List.of(minionId));
+        log.debug("job {}: sent again to {}", jid, minionId);
+        return true;
+    }
+
+    /**
      * The accepted minions a target names (the set the caller waits for; minions check the target themselves).
      * Id targets need nothing else; grain, address and compound targets use the grains each minion reported, and
      * a minion that has reported none is expected whenever the target looks past ids (Salt's greedy default). A list

@@ -104,16 +104,30 @@ public final class SubscriptionService {
         String note = offline.isEmpty() ? null : offline.size() + " instance(s) stay deployed because their agent is offline"
                 + " and are no longer tracked once the subscription is gone: " + String.join(", ", offline.stream().limit(20).toList())
                 + (offline.size() > 20 ? ", …" : "");
-        Optional<Long> task = runner.start(deletion, "delete", p.name(), TaskScheduler.Selection.ALL, status -> {
-            if (status == io.drover.model.subscriptions.RunStatus.SUCCESS) {
-                store.delete(id);
-            }
-        });
+        Optional<Long> task = runner.start(deletion, "delete", p.name(), TaskScheduler.Selection.ALL, deletedOnSuccess(id));
         if (task.isEmpty()) {
             store.delete(id); // nothing could be uninstalled now (e.g. every agent is offline)
             return new Started(s, null, note == null ? "deleted" : "deleted; " + note);
         }
         return new Started(s, task.get(), note);
+    }
+
+    private java.util.function.Consumer<RunStatus> deletedOnSuccess(long id) {
+        return status -> {
+            if (status == RunStatus.SUCCESS) {
+                store.delete(id);
+            }
+        };
+    }
+
+    /**
+     * What continuing a task of this subscription needs after its server stopped: the plan prepared again (the
+     * deletion's for a delete task, which deletes the subscription once it succeeds).
+     */
+    public TaskScheduler.Resumption resumption(long subscriptionId, String trigger) {
+        SubscriptionInfo s = store.get(subscriptionId);
+        return "delete".equals(trigger) ? new TaskScheduler.Resumption(planner.prepareDeletion(s), deletedOnSuccess(subscriptionId))
+                : new TaskScheduler.Resumption(planner.prepare(s), null);
     }
 
     public PlanView plan(Principal p, long id) {

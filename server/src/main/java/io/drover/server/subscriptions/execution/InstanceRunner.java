@@ -5,20 +5,27 @@ import io.drover.core.subscriptions.Planner.InstancePlan;
 import io.drover.core.subscriptions.Planner.StepAction;
 import io.drover.model.subscriptions.RunStatus;
 import io.drover.model.subscriptions.TaskInfo.StepRecord;
+import io.drover.server.jobs.AgentCalls;
 import io.drover.server.subscriptions.planning.PlanBuilder;
 import java.time.Clock;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 
-/** Runs one instance of a task: its steps in order, each recorded as it goes, stopping at the first failure. */
+/**
+ * Runs one instance of a task: its steps in order, each recorded as it goes, stopping at the first failure. An
+ * instance taken over from a server that stopped continues from its record: finished steps are not run again and the
+ * step that was running is replayed under its recorded job ids ({@link StepJournal}).
+ */
 final class InstanceRunner {
     private final TaskRepository tasks;
     private final StepExecutor steps;
+    private final AgentCalls agents;
     private final Clock clock;
 
-    InstanceRunner(TaskRepository tasks, StepExecutor steps, Clock clock) {
+    InstanceRunner(TaskRepository tasks, StepExecutor steps, AgentCalls agents, Clock clock) {
         this.tasks = tasks;
         this.steps = steps;
+        this.agents = agents;
         this.clock = clock;
     }
 
@@ -30,16 +37,20 @@ final class InstanceRunner {
     }
 
     /**
-     * True when nothing failed. {@code revoked} is asked before each step; a step cut short because the server is
-     * stopping leaves the instance RUNNING, for the next start to fail it as interrupted.
+     * True when nothing failed. {@code recorded}: the instance's steps as a stopped server left them, or null for a
+     * new run. {@code revoked} is asked before each step; a step cut short because the server is stopping leaves the
+     * instance RUNNING, for the server that takes the task over to continue.
      */
-    boolean run(long taskId, PlanBuilder.Prepared p, InstancePlan ip, BooleanSupplier revoked) {
+    boolean run(long taskId, PlanBuilder.Prepared p, InstancePlan ip, List<StepRecord> recorded, BooleanSupplier revoked) {
         if (revoked.getAsBoolean()) {
             tasks.finishInstance(taskId, ip.instanceId(), RunStatus.REVOKED, "the task was revoked");
             return true;
         }
-        StepJournal journal = new StepJournal(planned(ip), records -> tasks.saveSteps(taskId, ip.instanceId(), records), clock);
-        tasks.instanceStarted(taskId, ip.instanceId());
+        StepJournal journal = new StepJournal(recorded == null ? planned(ip) : recorded,
+                records -> tasks.saveSteps(taskId, ip.instanceId(), records), agents, clock);
+        if (recorded == null) {
+            tasks.instanceStarted(taskId, ip.instanceId());
+        }
         boolean anyWork = false;
         for (StepAction step : ip.steps()) {
             if (step.action() == Action.FAIL) {
@@ -50,6 +61,14 @@ final class InstanceRunner {
                 continue;
             }
             anyWork = true;
+            RunStatus before = journal.status(step.stepId());
+            if (before == RunStatus.SUCCESS) {
+                continue; // done before the takeover
+            }
+            if (before == RunStatus.FAILED) { // failed before the takeover, the instance not yet ended
+                tasks.finishInstance(taskId, ip.instanceId(), RunStatus.FAILED, "step " + step.stepId() + " failed");
+                return false;
+            }
             if (revoked.getAsBoolean()) {
                 tasks.finishInstance(taskId, ip.instanceId(), RunStatus.REVOKED, "the task was revoked before step " + step.stepId());
                 return true;

@@ -59,12 +59,10 @@ final class Pipelines {
         }
     }
 
-    private final AgentCalls jobs;
     private final DeploymentStore deployments;
     private final InstanceRenderer renderer;
 
-    Pipelines(AgentCalls jobs, DeploymentStore deployments, InstanceRenderer renderer) {
-        this.jobs = jobs;
+    Pipelines(DeploymentStore deployments, InstanceRenderer renderer) {
         this.deployments = deployments;
         this.renderer = renderer;
     }
@@ -92,7 +90,7 @@ final class Pipelines {
             case UNINSTALL, STOP -> {
                 Map<String, String> deployedFiles = w.existing().map(DeploymentStore.Row::files).orElse(Map.of());
                 for (String path : deployedFiles.keySet()) {
-                    if (!ok(j.run("remove config " + path, () -> jobs.call(w.agentId(), new RemoveFile(path))))) {
+                    if (!ok(j.call("remove config " + path, w.agentId(), new RemoveFile(path)))) {
                         return false;
                     }
                 }
@@ -116,8 +114,7 @@ final class Pipelines {
      * stopped, so that one process runs.
      */
     private boolean installOfficial(CopyWork w, StepJournal j, String setup) {
-        AgentCalls.Outcome<InstalledPackage> installed = j.run("query installed package",
-                () -> jobs.call(w.agentId(), new QueryPackage(setup)));
+        AgentCalls.Outcome<InstalledPackage> installed = j.call("query installed package", w.agentId(), new QueryPackage(setup));
         if (!installed.ok()) {
             return false;
         }
@@ -128,8 +125,8 @@ final class Pipelines {
         if (installed.result().exists() && !(register(w, j, setup) && stop(w, j))) {
             return false;
         }
-        return ok(j.run("install package", () -> jobs.call(w.agentId(),
-                new InstallPackage(w.pkg().path(), w.pkg().sha256(), setup))));
+        return ok(j.call("install package", w.agentId(),
+                new InstallPackage(w.pkg().path(), w.pkg().sha256(), setup)));
     }
 
     private boolean external(CopyWork w, StepJournal j) {
@@ -142,12 +139,12 @@ final class Pipelines {
                     return false;
                 }
                 String upload = DeployPaths.upload(PackageArchive.fileName(m.name(), w.pkg().version()));
-                if (!ok(j.run("push package", () -> jobs.call(w.agentId(),
-                        new FetchFile(upload, w.pkg().path(), w.pkg().sha256(), null))))) {
+                if (!ok(j.call("push package", w.agentId(),
+                        new FetchFile(upload, w.pkg().path(), w.pkg().sha256(), null)))) {
                     return false;
                 }
-                if (!ok(j.run("install package", () -> jobs.call(w.agentId(),
-                        new InstallPackage(w.pkg().path(), w.pkg().sha256(), dir))))) {
+                if (!ok(j.call("install package", w.agentId(),
+                        new InstallPackage(w.pkg().path(), w.pkg().sha256(), dir)))) {
                     return false;
                 }
                 Integer port = null;
@@ -193,7 +190,7 @@ final class Pipelines {
                 if (delegate && !(register(w, j, dir) && stop(w, j))) {
                     return false;
                 }
-                if (!ok(j.run("remove plugin", () -> jobs.call(w.agentId(), new RemovePlugin(dir))))) {
+                if (!ok(j.call("remove plugin", w.agentId(), new RemovePlugin(dir)))) {
                     return false;
                 }
                 deployments.remove(w.subscriptionId(), w.instanceId(), w.stepId(), w.hostId());
@@ -207,7 +204,7 @@ final class Pipelines {
 
     /** The first port of the range neither listening on the host nor registered for it (docs/operations.md, Subscriptions: Ports). */
     private Optional<Integer> allocatePort(CopyWork w, StepJournal j, PortRange range) {
-        AgentCalls.Outcome<Ports> used = j.run("query used ports", () -> jobs.call(w.agentId(), new UsedPorts()));
+        AgentCalls.Outcome<Ports> used = j.call("query used ports", w.agentId(), new UsedPorts());
         if (!used.ok()) {
             return Optional.empty();
         }
@@ -221,15 +218,15 @@ final class Pipelines {
 
     private boolean pushConfig(CopyWork w, StepJournal j, Map<String, String> files) {
         for (Map.Entry<String, String> file : files.entrySet()) {
-            if (!ok(j.run("push config " + file.getKey(), () -> jobs.call(w.agentId(),
-                    new WriteFile(file.getKey(), file.getValue(), "0644"))))) {
+            if (!ok(j.call("push config " + file.getKey(), w.agentId(),
+                    new WriteFile(file.getKey(), file.getValue(), "0644")))) {
                 return false;
             }
         }
         Set<String> stale = new HashSet<>(w.existing().map(DeploymentStore.Row::files).orElse(Map.of()).keySet());
         stale.removeAll(files.keySet());
         for (String path : stale) {
-            if (!ok(j.run("remove config " + path, () -> jobs.call(w.agentId(), new RemoveFile(path))))) {
+            if (!ok(j.call("remove config " + path, w.agentId(), new RemoveFile(path)))) {
                 return false;
             }
         }
@@ -242,23 +239,23 @@ final class Pipelines {
         ProcessSpec spec = new ProcessSpec(processName(w), setupPath, setupPath + "/" + process + ".pid", null,
                 m.control().get("start"), m.control().get("stop"), m.control().get("restart"), m.control().get("reload"),
                 m.control().get("version"), m.control().get("health"), m.delegated());
-        return ok(j.run("register process", () -> jobs.call(w.agentId(), new RegisterProcess(spec))));
+        return ok(j.call("register process", w.agentId(), new RegisterProcess(spec)));
     }
 
     private boolean restartOrReload(CopyWork w, StepJournal j) {
-        AgentCalls.Outcome<ProcessState> query = j.run("query process", () -> jobs.call(w.agentId(),
-                new OperateProcess(processName(w), ProcessOp.QUERY)));
+        AgentCalls.Outcome<ProcessState> query = j.call("query process", w.agentId(),
+                new OperateProcess(processName(w), ProcessOp.QUERY));
         if (!query.ok()) {
             return false;
         }
         boolean running = query.result().running();
         ProcessOp op = running ? ProcessOp.RELOAD : ProcessOp.RESTART;
-        return ok(j.run((running ? "reload" : "restart") + " process", () -> jobs.call(w.agentId(),
-                new OperateProcess(processName(w), op))));
+        return ok(j.call((running ? "reload" : "restart") + " process", w.agentId(),
+                new OperateProcess(processName(w), op)));
     }
 
     private boolean stop(CopyWork w, StepJournal j) {
-        return ok(j.run("stop process", () -> jobs.call(w.agentId(), new OperateProcess(processName(w), ProcessOp.STOP))));
+        return ok(j.call("stop process", w.agentId(), new OperateProcess(processName(w), ProcessOp.STOP)));
     }
 
     /** Official plugins run one process per host; third-party ones one per copy, named after the group. */

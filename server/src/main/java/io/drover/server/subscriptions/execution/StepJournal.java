@@ -1,5 +1,6 @@
 package io.drover.server.subscriptions.execution;
 
+import io.drover.model.agentapi.AgentCall;
 import io.drover.model.agentapi.AgentResult;
 import io.drover.model.subscriptions.RunStatus;
 import io.drover.model.subscriptions.TaskInfo.StepRecord;
@@ -9,11 +10,17 @@ import java.time.Clock;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Supplier;
 
 /**
- * The record of one instance in a task: its steps and their sub-steps with status, times and log lines. Every
- * change is written through {@link Saver} at once, so a reader (and a restarted server) sees the run as it is.
+ * The record of one instance in a task: its steps and their sub-steps with status, times, log lines and the job each
+ * agent call went out as. Every change is written through {@link Saver} at once, so a reader (and a server that takes
+ * the task over) sees the run as it is.
+ *
+ * <p>A step that was running when its server stopped is replayed: its pipeline runs again from the start, and each
+ * sub-step the record already holds is answered by {@link AgentCalls#resume} under its recorded job id (the stored
+ * return, or the same job sent again, which an agent runs at most once) instead of a new call. Pipelines are
+ * deterministic for the same inputs, so the replay meets the recorded sub-steps in order; the first one that differs
+ * ends the replay and the rest run as new calls.
  */
 final class StepJournal {
     /** Persists the instance's record. */
@@ -23,12 +30,17 @@ final class StepJournal {
 
     private final List<StepRecord> steps = new ArrayList<>();
     private final Saver saver;
-    private int current = -1;
+    private final AgentCalls agents;
     private final Clock clock;
+    private int current = -1;
+    /** The sub-steps a resumed step recorded before its server stopped, not yet met again. */
+    private List<SubStep> replay = List.of();
 
-    StepJournal(List<StepRecord> planned, Saver saver, Clock clock) {
-        this.steps.addAll(planned);
+    /** @param recorded the steps as planned, or as a stopped server left them */
+    StepJournal(List<StepRecord> recorded, Saver saver, AgentCalls agents, Clock clock) {
+        this.steps.addAll(recorded);
         this.saver = saver;
+        this.agents = agents;
         this.clock = clock;
     }
 
@@ -36,12 +48,19 @@ final class StepJournal {
         return List.copyOf(steps);
     }
 
+    /** The step's status as recorded (PENDING for a step not started yet). */
+    synchronized RunStatus status(String stepId) {
+        return steps.stream().filter(s -> s.stepId().equals(stepId)).map(StepRecord::status).findFirst()
+                .orElse(RunStatus.PENDING);
+    }
+
     synchronized void beginStep(String stepId) {
         for (int i = 0; i < steps.size(); i++) {
             if (steps.get(i).stepId().equals(stepId)) {
                 current = i;
                 StepRecord s = steps.get(i);
-                steps.set(i, new StepRecord(s.stepId(), s.action(), s.reason(), RunStatus.RUNNING, s.subSteps()));
+                replay = s.subSteps() == null ? List.of() : new ArrayList<>(s.subSteps());
+                steps.set(i, new StepRecord(s.stepId(), s.action(), s.reason(), RunStatus.RUNNING, List.of()));
                 saver.save(steps());
                 return;
             }
@@ -51,6 +70,7 @@ final class StepJournal {
     synchronized void endStep(RunStatus status) {
         StepRecord s = steps.get(current);
         steps.set(current, new StepRecord(s.stepId(), s.action(), s.reason(), status, s.subSteps()));
+        replay = List.of();
         saver.save(steps());
     }
 
@@ -64,30 +84,52 @@ final class StepJournal {
         saver.save(steps());
     }
 
-    /** Runs one sub-step: RUNNING while it runs, then SUCCESS or FAILED with its log line. */
-    <R extends AgentResult> AgentCalls.Outcome<R> run(String name, Supplier<AgentCalls.Outcome<R>> work) {
-        OffsetDateTime started = OffsetDateTime.now(clock);
-        update(new SubStep(name, RunStatus.RUNNING, started, null, List.of()), false);
+    /** Runs one sub-step, a call on an agent: RUNNING (with its job id) while it runs, then SUCCESS or FAILED with its log line. */
+    <R extends AgentResult> AgentCalls.Outcome<R> call(String name, String agentId, AgentCall<R> call) {
+        SubStep earlier = replayed(name);
+        OffsetDateTime started = earlier == null ? OffsetDateTime.now(clock) : earlier.startedAt();
         AgentCalls.Outcome<R> outcome;
         try {
-            outcome = work.get();
+            if (earlier != null && earlier.jid() != null) {
+                update(new SubStep(name, RunStatus.RUNNING, started, null, List.of(), earlier.jid()), false);
+                outcome = agents.resume(agentId, earlier.jid(), call);
+            } else {
+                // A recorded sub-step without a job id never reached an agent: its job was not sent.
+                update(new SubStep(name, RunStatus.RUNNING, started, null, List.of(), null), false);
+                outcome = agents.call(agentId, call,
+                        jid -> update(new SubStep(name, RunStatus.RUNNING, started, null, List.of(), jid), true));
+            }
         } catch (RuntimeException e) {
             outcome = AgentCalls.Outcome.failed(e.getMessage());
         }
         if (Thread.currentThread().isInterrupted()) {
-            // the server is stopping and cut the wait short: the sub-step stays RUNNING, and the next start fails it
-            // with that reason instead of recording what the interrupted wait said
+            // the server is stopping and cut the wait short: the sub-step stays RUNNING, and the server that takes
+            // the task over resumes it
             return outcome;
         }
         update(new SubStep(name, outcome.ok() ? RunStatus.SUCCESS : RunStatus.FAILED, started, OffsetDateTime.now(clock),
-                List.of((outcome.jid() == null ? "" : "job " + outcome.jid() + ": ") + outcome.text())), true);
+                List.of((outcome.jid() == null ? "" : "job " + outcome.jid() + ": ") + outcome.text()), outcome.jid()), true);
         return outcome;
     }
 
     /** A sub-step decided on the server (port allocation): its log line and result. */
     void note(String name, boolean ok, String line) {
+        replayed(name);
         OffsetDateTime now = OffsetDateTime.now(clock);
-        update(new SubStep(name, ok ? RunStatus.SUCCESS : RunStatus.FAILED, now, now, List.of(line)), false);
+        update(new SubStep(name, ok ? RunStatus.SUCCESS : RunStatus.FAILED, now, now, List.of(line), null), false);
+    }
+
+    /** The recorded sub-step this one replays, or null (and no more replay) when the record holds another. */
+    private synchronized SubStep replayed(String name) {
+        if (replay.isEmpty()) {
+            return null;
+        }
+        SubStep next = replay.removeFirst();
+        if (!next.name().equals(name)) {
+            replay = List.of();
+            return null;
+        }
+        return next;
     }
 
     private synchronized void update(SubStep sub, boolean replaceLast) {

@@ -134,7 +134,7 @@ public final class TaskRepository {
         return steps.stream().map(step -> new StepRecord(step.stepId(), step.action(), step.reason(),
                 step.status().finished() ? step.status() : RunStatus.FAILED,
                 step.subSteps() == null ? null : step.subSteps().stream().map(sub -> sub.status().finished() ? sub
-                        : new SubStep(sub.name(), RunStatus.FAILED, sub.startedAt(), now, appended(sub.log(), why))).toList())).toList();
+                        : new SubStep(sub.name(), RunStatus.FAILED, sub.startedAt(), now, appended(sub.log(), why), sub.jid())).toList())).toList();
     }
 
     private static List<String> appended(List<String> log, String line) {

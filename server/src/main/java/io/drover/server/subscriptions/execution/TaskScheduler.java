@@ -14,6 +14,7 @@ import io.drover.server.subscriptions.DeploymentStore;
 import io.drover.server.subscriptions.planning.PlanBuilder;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -26,7 +27,10 @@ import java.util.concurrent.Future;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiFunction;
 import java.util.function.Consumer;
+import io.drover.core.subscriptions.Reason;
+import io.drover.model.subscriptions.TaskInfo.StepRecord;
 import io.drover.server.cluster.WorkLeaseStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,7 +39,8 @@ import org.slf4j.LoggerFactory;
  * Owns the runs of subscriptions (docs/architecture.md): one task per subscription at a time; rolling batches that
  * stop when the failed share exceeds {@code max_failure_ratio}; at most {@code concurrency} instances in flight;
  * revoke. Each instance is run by {@link InstanceRunner}, each of its steps by {@link StepExecutor}. A task cut off
- * by a server stop is failed on the next start with that reason: nothing stays RUNNING.
+ * by a server stop is taken over (by the next start, or by another server of the cluster once its lease ran out) and
+ * continued from its record: no step runs twice on an agent.
  */
 public final class TaskScheduler implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(TaskScheduler.class);
@@ -43,6 +48,10 @@ public final class TaskScheduler implements AutoCloseable {
     /** Which instances (null: all) and, optionally, which actions to force per step (a partial run). */
     public record Selection(Set<String> instanceIds, Map<String, Action> forcedActions) {
         public static final Selection ALL = new Selection(null, Map.of());
+    }
+
+    /** What continuing a task taken over needs: its subscription's plan prepared again, and what to do once it ends. */
+    public record Resumption(PlanBuilder.Prepared prepared, Consumer<RunStatus> then) {
     }
 
     private final TaskRepository tasks;
@@ -57,8 +66,8 @@ public final class TaskScheduler implements AutoCloseable {
                          WorkLeaseStore leases, Clock clock) {
         this.tasks = tasks;
         this.leases = leases;
-        this.instances = new InstanceRunner(tasks, new StepExecutor(new Pipelines(agents, deployments,
-                new InstanceRenderer(new TemplateRenderer()))), clock);
+        this.instances = new InstanceRunner(tasks, new StepExecutor(new Pipelines(deployments,
+                new InstanceRenderer(new TemplateRenderer()))), agents, clock);
         this.slots = new Semaphore(concurrency);
     }
 
@@ -109,7 +118,7 @@ public final class TaskScheduler implements AutoCloseable {
         if (then != null) {
             finished.put(taskId, then);
         }
-        executor.submit(() -> execute(taskId, p, work));
+        executor.submit(() -> execute(taskId, p, work, Map.of(), 0, 0));
         return Optional.of(taskId);
     }
 
@@ -139,13 +148,18 @@ public final class TaskScheduler implements AutoCloseable {
         return tasks.runningTask(subscriptionId);
     }
 
-    private void execute(long taskId, PlanBuilder.Prepared p, List<InstancePlan> work) {
+    /**
+     * Runs the task's instances in batches. {@code recorded}: the steps of instances a stopped server left running;
+     * {@code failedBefore} of {@code doneBefore} instances ended before a takeover.
+     */
+    private void execute(long taskId, PlanBuilder.Prepared p, List<InstancePlan> work, Map<String, List<StepRecord>> recorded,
+                         int failedBefore, int doneBefore) {
         AtomicBoolean revokedFlag = revoked.get(taskId);
         try {
-            int batchSize = p.subscription().spec().batchSize() == null ? work.size() : p.subscription().spec().batchSize();
+            int batchSize = p.subscription().spec().batchSize() == null ? Math.max(1, work.size()) : p.subscription().spec().batchSize();
             double maxFailure = p.subscription().spec().maxFailureRatio() == null ? 1.0 : p.subscription().spec().maxFailureRatio();
-            AtomicInteger failed = new AtomicInteger();
-            AtomicInteger done = new AtomicInteger();
+            AtomicInteger failed = new AtomicInteger(failedBefore);
+            AtomicInteger done = new AtomicInteger(doneBefore);
             for (int from = 0; from < work.size(); from += batchSize) {
                 List<InstancePlan> batch = work.subList(from, Math.min(work.size(), from + batchSize));
                 if (revokedFlag.get()) {
@@ -163,7 +177,7 @@ public final class TaskScheduler implements AutoCloseable {
                     running.add(executor.submit(() -> {
                         slots.acquireUninterruptibly();
                         try {
-                            if (!instances.run(taskId, p, ip, revokedFlag::get)) {
+                            if (!instances.run(taskId, p, ip, recorded.get(ip.instanceId()), revokedFlag::get)) {
                                 failed.incrementAndGet();
                             }
                         } finally {
@@ -180,13 +194,13 @@ public final class TaskScheduler implements AutoCloseable {
                 // The stop reached this thread after the last instance gave up (or is about to: a stop marks the
                 // executor shut down before it interrupts its threads): the task is not finished, and an instance
                 // cut off is not a success. The next start fails what it left.
-                log.info("task {} left unfinished: the server is stopping (its next start fails what did not finish)", taskId);
+                log.info("task {} left unfinished: the server is stopping (it is continued by the next start or another server)", taskId);
                 return;
             }
             finish(taskId, null);
         } catch (Exception e) {
             if (stopping(e)) {
-                log.info("task {} left unfinished: the server is stopping (its next start fails what did not finish)", taskId);
+                log.info("task {} left unfinished: the server is stopping (it is continued by the next start or another server)", taskId);
                 return;
             }
             log.error("task {} failed", taskId, e);
@@ -216,16 +230,56 @@ public final class TaskScheduler implements AutoCloseable {
     }
 
     /**
-     * Takes the tasks left RUNNING by a server that stopped (this one before a restart, or another of the cluster
-     * whose lease ran out): their unfinished instances fail with that reason, to be retried.
+     * Takes over the tasks left RUNNING by a server that stopped (this one before a restart, or another of the
+     * cluster whose lease ran out) and continues them: instances that ended stay as they are, the others go on from
+     * their record with the plan {@code prepare} gives for the task's subscription and trigger. A task whose plan
+     * cannot be prepared (its subscription is gone, say) fails its unfinished instances with the reason.
      */
-    public int failInterrupted(boolean atStart) {
-        List<Long> interrupted = leases.claimAbandoned(WorkLeaseStore.Work.TASK, atStart);
-        for (long id : interrupted) {
-            tasks.failUnfinished(id, "the server stopped during the run; retry to run it again");
-            finish(id, "interrupted by a server stop");
+    public int takeOver(boolean atStart, BiFunction<Long, String, Resumption> prepare) {
+        List<Long> claimed = leases.claimAbandoned(WorkLeaseStore.Work.TASK, atStart);
+        for (long id : claimed) {
+            TaskInfo task = tasks.get(id, true).orElseThrow();
+            Resumption resumption;
+            try {
+                resumption = prepare.apply(task.subscriptionId(), task.trigger());
+            } catch (RuntimeException e) {
+                log.warn("task {} of a stopped server cannot be continued: {}", id, e.getMessage());
+                tasks.failUnfinished(id, "the server running the task stopped, and the task could not be continued: "
+                        + e.getMessage());
+                finish(id, "interrupted by a server stop");
+                continue;
+            }
+            resume(task, resumption);
         }
-        return interrupted.size();
+        return claimed.size();
+    }
+
+    private synchronized void resume(TaskInfo task, Resumption resumption) {
+        List<InstancePlan> work = new ArrayList<>();
+        Map<String, List<StepRecord>> recorded = new HashMap<>();
+        int failed = 0;
+        int done = 0;
+        for (TaskInfo.TaskInstance i : task.instances()) {
+            if (i.status().finished()) {
+                done++;
+                failed += i.status() == RunStatus.FAILED ? 1 : 0;
+                continue;
+            }
+            work.add(new InstancePlan(i.instanceId(), i.steps().stream().map(s -> new StepAction(s.stepId(),
+                    Action.valueOf(s.action()), Reason.valueOf(s.reason()), null)).toList()));
+            if (i.status() == RunStatus.RUNNING) {
+                recorded.put(i.instanceId(), i.steps());
+            }
+        }
+        log.info("continuing task {} of subscription {} taken over from a stopped server: {} instance(s) left, {} ended",
+                task.id(), task.subscriptionId(), work.size(), done);
+        revoked.put(task.id(), new AtomicBoolean());
+        if (resumption.then() != null) {
+            finished.put(task.id(), resumption.then());
+        }
+        int failedBefore = failed;
+        int doneBefore = done;
+        executor.submit(() -> execute(task.id(), resumption.prepared(), work, recorded, failedBefore, doneBefore));
     }
 
     /** Revokes a running task: instances not started are REVOKED, running ones stop after their current step. */

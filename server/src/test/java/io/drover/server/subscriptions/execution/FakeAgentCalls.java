@@ -14,7 +14,9 @@ import java.util.function.BiFunction;
 
 /**
  * Agents that answer every call as a healthy agent would (nothing installed, no process running until started),
- * unless a rule for an agent and a function says otherwise; every call is recorded.
+ * unless a rule for an agent and a function says otherwise; every call is recorded. Each call gets a job id before
+ * it is answered; a call resumed under a job id it had is answered as the agent's journal would (the call is not
+ * run again), and recorded in {@link #resumed}.
  */
 final class FakeAgentCalls implements AgentCalls {
     record Call(String agentId, AgentCall<?> call) {
@@ -24,6 +26,9 @@ final class FakeAgentCalls implements AgentCalls {
     }
 
     final List<Call> calls = new CopyOnWriteArrayList<>();
+    final List<String> resumed = new CopyOnWriteArrayList<>();
+    private final Map<String, Call> byJid = new ConcurrentHashMap<>();
+    private final java.util.concurrent.atomic.AtomicInteger jobs = new java.util.concurrent.atomic.AtomicInteger();
     private final Map<String, BiFunction<String, AgentCall<?>, Outcome<?>>> rules = new ConcurrentHashMap<>();
 
     /** From now on, {@code fun} on {@code agentId} answers with what {@code rule} gives. */
@@ -36,14 +41,37 @@ final class FakeAgentCalls implements AgentCalls {
     }
 
     @Override
-    @SuppressWarnings("unchecked")
     public <R extends AgentResult> Outcome<R> call(String agentId, AgentCall<R> call) {
+        return call(agentId, call, jid -> { });
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public <R extends AgentResult> Outcome<R> call(String agentId, AgentCall<R> call, java.util.function.Consumer<String> sending) {
         calls.add(new Call(agentId, call));
+        String jid = "j" + jobs.incrementAndGet();
+        byJid.put(jid, new Call(agentId, call));
+        sending.accept(jid);
+        return answer(agentId, call, jid);
+    }
+
+    @Override
+    public <R extends AgentResult> Outcome<R> resume(String agentId, String jid, AgentCall<R> call) {
+        Call sent = byJid.get(jid);
+        if (sent == null || !sent.agentId().equals(agentId) || !sent.call().equals(call)) {
+            throw new IllegalStateException("job " + jid + " was not " + AgentCallCodec.encode(call).fun() + " on " + agentId);
+        }
+        resumed.add(jid);
+        return new Outcome<>(true, (R) healthy(call), jid, "ok (resumed)");
+    }
+
+    @SuppressWarnings("unchecked")
+    private <R extends AgentResult> Outcome<R> answer(String agentId, AgentCall<R> call, String jid) {
         BiFunction<String, AgentCall<?>, Outcome<?>> rule = rules.get(agentId + " " + AgentCallCodec.encode(call).fun());
         if (rule != null) {
             return (Outcome<R>) rule.apply(agentId, call);
         }
-        return new Outcome<>(true, (R) healthy(call), "j" + calls.size(), "ok");
+        return new Outcome<>(true, (R) healthy(call), jid, "ok");
     }
 
     private static AgentResult healthy(AgentCall<?> call) {

@@ -215,8 +215,8 @@ abstract class TaskSchedulerContract {
         assertThat(agents.funs("a2")).isEmpty();
     }
 
-    @Test
-    void aServerStopInTheMiddleOfAStepLeavesNothingRunningAfterTheNextStart() throws Exception {
+    /** A scheduler whose first instance's package install never answers: the test stops it there. */
+    long startAndStopInTheMiddleOfAStep() throws Exception {
         CountDownLatch inside = new CountDownLatch(1);
         agents.when("a1", "plugin.install_package", (a, c) -> {
             inside.countDown();
@@ -227,27 +227,84 @@ abstract class TaskSchedulerContract {
             }
             return new Outcome<>(false, null, "j", "interrupted");
         });
-        long task = scheduler.start(install(1, spec(null, null)), "create", "alice", TaskScheduler.Selection.ALL).orElseThrow();
+        long task = scheduler.start(install(3, spec(1, null)), "create", "alice", TaskScheduler.Selection.ALL).orElseThrow();
         await().atMost(Duration.ofSeconds(10)).until(() -> inside.getCount() == 0);
         scheduler.close();
         await().atMost(Duration.ofSeconds(10)).until(() -> agents.calls.size() == 2);
         assertThat(scheduler.get(task, true).status()).isEqualTo(RunStatus.RUNNING);
+        return task;
+    }
+
+    TaskInfo finished(TaskScheduler on, long task) {
+        await().atMost(Duration.ofSeconds(10)).until(() -> on.get(task, false).status().finished());
+        return on.get(task, true);
+    }
+
+    @Test
+    void aTaskCutOffByAServerStopIsContinuedByTheNextStartAndNoAgentCallRunsTwice() throws Exception {
+        long task = startAndStopInTheMiddleOfAStep();
+        List<TaskInfo.SubStep> before = instance(scheduler.get(task, true), 1).steps().getFirst().subSteps();
+        assertThat(before).extracting(TaskInfo.SubStep::name).containsExactly("push package", "install package");
+        assertThat(before).extracting(TaskInfo.SubStep::status).containsExactly(RunStatus.SUCCESS, RunStatus.RUNNING);
+        String installJid = before.getLast().jid();
 
         TaskScheduler restarted = new TaskScheduler(tasks, agents, deployments, 10, new WorkLeaseStore(db.jdbi(), Clock.systemUTC(), true), Clock.systemUTC());
         try {
-            assertThat(restarted.failInterrupted(true)).isEqualTo(1);
+            assertThat(restarted.takeOver(true, (sub, trigger) -> {
+                assertThat(sub).isEqualTo(subscriptionId);
+                assertThat(trigger).isEqualTo("create");
+                try {
+                    return new TaskScheduler.Resumption(install(3, spec(1, null)), null);
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            })).isEqualTo(1);
+            TaskInfo done = finished(restarted, task);
+            assertThat(done.status()).isEqualTo(RunStatus.SUCCESS);
+            assertThat(done.instances()).extracting(TaskInfo.TaskInstance::status).containsOnly(RunStatus.SUCCESS);
+            assertThat(done.toString()).doesNotContain("RUNNING", "PENDING");
+            // the sub-steps recorded before the stop are answered under their job ids (the stored return, or the
+            // agent's answer to the same job), not sent as new calls
+            assertThat(agents.resumed).containsExactly(before.getFirst().jid(), installJid);
+            for (String agent : List.of("a1", "a2", "a3")) {
+                assertThat(agents.calls).filteredOn(c -> c.agentId().equals(agent)).as(agent + ": every agent call once")
+                        .doesNotHaveDuplicates().extracting(FakeAgentCalls.Call::fun).contains("file.write", "plugin.install_package");
+            }
+            TaskInfo.StepRecord step = instance(done, 1).steps().getFirst();
+            assertThat(step.subSteps()).extracting(TaskInfo.SubStep::name).doesNotHaveDuplicates();
+            assertThat(step.subSteps()).filteredOn(sub -> sub.name().equals("install package")).singleElement()
+                    .satisfies(sub -> {
+                        assertThat(sub.jid()).isEqualTo(installJid);
+                        assertThat(sub.status()).isEqualTo(RunStatus.SUCCESS);
+                    });
+            assertThat(step.subSteps()).allSatisfy(sub -> assertThat(sub.jid()).isNotNull());
+        } finally {
+            restarted.close();
+        }
+    }
+
+    @Test
+    void aTaskThatCannotBeContinuedIsFailedWithItsReasonAndNothingStaysRunning() throws Exception {
+        long task = startAndStopInTheMiddleOfAStep();
+        TaskScheduler restarted = new TaskScheduler(tasks, agents, deployments, 10, new WorkLeaseStore(db.jdbi(), Clock.systemUTC(), true), Clock.systemUTC());
+        try {
+            assertThat(restarted.takeOver(true, (sub, trigger) -> {
+                throw new IllegalStateException("subscription " + sub + " is gone");
+            })).isEqualTo(1);
             TaskInfo done = restarted.get(task, true);
             assertThat(done.status()).isEqualTo(RunStatus.FAILED);
             assertThat(done.error()).isEqualTo("interrupted by a server stop");
-            TaskInfo.TaskInstance i = instance(done, 1);
-            assertThat(i.status()).isEqualTo(RunStatus.FAILED);
-            assertThat(i.error()).isEqualTo("the server stopped during the run; retry to run it again");
-            assertThat(i.steps()).allSatisfy(s -> {
-                assertThat(s.status().finished()).isTrue();
-                assertThat(s.subSteps()).allSatisfy(sub -> assertThat(sub.status().finished()).isTrue());
+            String why = "the server running the task stopped, and the task could not be continued: subscription "
+                    + subscriptionId + " is gone";
+            assertThat(done.instances()).allSatisfy(i -> {
+                assertThat(i.status()).isEqualTo(RunStatus.FAILED);
+                assertThat(i.error()).isEqualTo(why);
+                assertThat(i.steps()).allSatisfy(s -> {
+                    assertThat(s.status().finished()).isTrue();
+                    assertThat(s.subSteps()).allSatisfy(sub -> assertThat(sub.status().finished()).isTrue());
+                });
             });
-            assertThat(i.steps().getFirst().subSteps().getLast().log()).last().asString()
-                    .isEqualTo("the server stopped during the run; retry to run it again");
+            assertThat(instance(done, 1).steps().getFirst().subSteps().getLast().log()).last().asString().isEqualTo(why);
         } finally {
             restarted.close();
         }
