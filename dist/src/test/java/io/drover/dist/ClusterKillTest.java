@@ -29,7 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Fault test of a cluster: three real server processes on the real PostgreSQL and NATS, 31 agents spread over them
  * (each lists all three, starting at a different one). The first server, which holds every periodic duty and runs a
  * diagnosis, is killed with SIGKILL: its agents answer on the others within 30 s, its duties move within a lease
- * period, and the diagnosis is taken over and finished from its checkpoint. Fails, not skips, under CI when
+ * period, the diagnosis is taken over and finished from its checkpoint, and the subscription task it was running is
+ * finished by another server, each agent call once. Fails, not skips, under CI when
  * PostgreSQL or NATS is missing.
  */
 class ClusterKillTest {
@@ -70,8 +71,12 @@ class ClusterKillTest {
             return new MinionConfig.Master("127.0.0.1", publishPort, requestPort);
         }
 
+        String token() throws Exception {
+            return Files.readString(nodes.getFirst().data.resolve("admin.token")).strip();
+        }
+
         JsonNode send(String method, String path, Object body) throws Exception {
-            String token = Files.readString(nodes.getFirst().data.resolve("admin.token")).strip();
+            String token = token();
             HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
                     .header("Authorization", "Bearer " + token).header("Content-Type", "application/json").timeout(Duration.ofSeconds(30));
             b.method(method, body == null ? HttpRequest.BodyPublishers.noBody()
@@ -92,6 +97,34 @@ class ClusterKillTest {
             JsonNode started = send("POST", "/api/v1/jobs", Map.of("tgt", "k-*", "fun", "test.ping"));
             JsonNode job = send("GET", "/api/v1/jobs/" + started.path("jid").asText() + "?wait=8", null);
             return ids.stream().allMatch(id -> job.path("returns").path(id).path("ret").asBoolean());
+        }
+    }
+
+    /** The example bkmonitorbeat whose start takes a second and counts its runs in the file {@code starts}. */
+    Path slowStartingPlugin() throws Exception {
+        Path plugin = dir.resolve("bkmonitorbeat");
+        Path example = Path.of("../examples/registry/bkmonitorbeat");
+        try (var files = Files.walk(example)) {
+            for (Path f : files.toList()) {
+                Path to = plugin.resolve(example.relativize(f).toString());
+                if (Files.isDirectory(f)) {
+                    Files.createDirectories(to);
+                } else {
+                    Files.copy(f, to, java.nio.file.StandardCopyOption.COPY_ATTRIBUTES);
+                }
+            }
+        }
+        Path start = plugin.resolve("bin/start.sh");
+        Files.writeString(start, Files.readString(start).replaceFirst("(cd [^\\n]*\\n)", "$1echo started >> starts\nsleep 1\n"));
+        return plugin;
+    }
+
+    /** How many times the plugin was started on this agent. */
+    int starts(String agent) throws Exception {
+        try (var files = Files.walk(dir.resolve("agents").resolve(agent))) {
+            List<Path> found = files.filter(f -> f.getFileName().toString().equals("starts")).toList();
+            assertThat(found).as(agent + ": one plugin directory").hasSize(1);
+            return Files.readAllLines(found.getFirst()).size();
         }
     }
 
@@ -129,17 +162,40 @@ class ClusterKillTest {
             assertThat(first.duties()).as("the first server up takes every duty")
                     .containsExactlyInAnyOrder("pruning", "subscription_triggers", "diagnosis_triggers");
 
+            List<Map<String, Object>> hosts = new ArrayList<>(List.of(Map.of("bk_host_id", 1, "bk_biz_id", 2,
+                    "bk_host_innerip", "10.9.0.1", "bk_host_name", "web-1")));
+            for (int i = 0; i < 30; i++) {
+                hosts.add(Map.of("bk_host_id", 100 + i, "bk_biz_id", 2, "bk_host_innerip", "10.9.1." + i, "bk_host_name", "k-" + i));
+            }
             first.send("POST", "/api/v1/inventory/import", Map.of("businesses", List.of(Map.of("bk_biz_id", 2, "bk_biz_name", "shop")),
-                    "hosts", List.of(Map.of("bk_host_id", 1, "bk_biz_id", 2, "bk_host_innerip", "10.9.0.1", "bk_host_name", "web-1"))));
+                    "hosts", hosts));
             List<String> ids = new ArrayList<>();
             String enroll = first.send("POST", "/api/v1/enrollment-tokens", Map.of("name", "e", "bk_biz_id", 2)).path("token").asText();
             agent("k-dx", "10.9.0.1", enroll, 0);
             ids.add("k-dx");
             for (int i = 0; i < 30; i++) {
-                agent("k-" + i, null, null, i % 3);
+                agent("k-" + i, "10.9.1." + i, enroll, i % 3);
                 ids.add("k-" + i);
             }
             await().atMost(Duration.ofSeconds(60)).until(() -> second.everyonePings(ids));
+            await().atMost(Duration.ofSeconds(30)).until(() -> first.send("GET", "/api/v1/agents", null)
+                    .findValues("bk_host_id").stream().filter(JsonNode::isNumber).count() == 31);
+
+            // A subscription task on the 30 agents, started on the first server (which owns it): three hosts at a
+            // time, each start taking a second, so that it is half done when the server is killed.
+            Path plugin = slowStartingPlugin();
+            assertThat(io.drover.cli.DroverCommand.commandLine().execute("plugin", "upload", plugin.toString(),
+                    "--server", "http://127.0.0.1:" + first.port, "--token", first.token())).isZero();
+            List<Map<String, Object>> scope = new ArrayList<>();
+            for (int i = 0; i < 30; i++) {
+                scope.add(Map.of("bk_host_id", 100 + i));
+            }
+            long task = first.send("POST", "/api/v1/subscriptions", Map.of("name", "beat", "batch_size", 3,
+                    "scope", Map.of("bk_biz_id", 2, "object_type", "HOST", "node_type", "INSTANCE", "nodes", scope),
+                    "steps", List.of(Map.of("id", "beat", "type", "PLUGIN", "config", Map.of("plugin_name", "bkmonitorbeat")))))
+                    .path("task_id").asLong();
+            await().atMost(Duration.ofSeconds(60)).until(() -> first.send("GET", "/api/v1/tasks/" + task, null)
+                    .path("counts").path("SUCCESS").asInt() >= 3);
 
             Path marks = dir.resolve("marks.txt");
             first.send("PUT", "/api/v1/diagnosis/operations/first", DiagnosisKillTest.operation("echo first >> " + marks));
@@ -153,8 +209,10 @@ class ClusterKillTest {
                     "spec", Map.of("operationSet", "three", "nodeName", "web-1"))).path("diagnoses").get(0).path("id").asLong();
             await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(marks) && Files.readAllLines(marks).contains("slow"));
 
+            JsonNode taskAtKill = first.send("GET", "/api/v1/tasks/" + task, null);
             long killed = System.nanoTime();
             first.process.destroyForcibly().waitFor(); // SIGKILL
+            assertThat(taskAtKill.path("status").asText()).as("the task is cut off by the kill: " + taskAtKill).isEqualTo("RUNNING");
 
             await().atMost(Duration.ofSeconds(10)).until(() -> {
                 Set<String> held = new HashSet<>(second.duties());
@@ -172,11 +230,25 @@ class ClusterKillTest {
             await().atMost(Duration.ofSeconds(10)).until(() -> Files.readAllLines(marks).size() == 4);
             assertThat(Files.readAllLines(marks)).as("node 1 once, node 2 again on the server that took it over, node 3 once")
                     .containsExactly("first", "slow", "slow", "last");
+            long diagnosisDone = (System.nanoTime() - killed) / 1_000_000;
+
+            await().atMost(Duration.ofSeconds(120)).until(() -> second.send("GET", "/api/v1/tasks/" + task, null)
+                    .path("status").asText().matches("SUCCESS|FAILED"));
+            long taskDone = (System.nanoTime() - killed) / 1_000_000;
+            JsonNode t = third.send("GET", "/api/v1/tasks/" + task, null);
+            assertThat(t.path("status").asText()).as(t.toString()).isEqualTo("SUCCESS");
+            assertThat(t.path("counts").path("SUCCESS").asInt()).isEqualTo(30);
+            assertThat(t.findValuesAsText("jid")).as("every agent call of the task under its own job").doesNotHaveDuplicates();
+            for (int i = 0; i < 30; i++) {
+                assertThat(starts("k-" + i)).as("k-" + i + ": the plugin started exactly once").isEqualTo(1);
+            }
             System.out.printf("after SIGKILL of the leading server: its duties moved in %d ms, all 31 agents answered "
-                    + "through another in %d ms, its diagnosis finished in %d ms%n", dutiesMoved, agentsBack,
-                    (System.nanoTime() - killed) / 1_000_000);
+                    + "through another in %d ms, its diagnosis finished in %d ms, its subscription task (%s of 30 instances "
+                    + "done at the kill) finished in %d ms%n", dutiesMoved, agentsBack, diagnosisDone,
+                    taskAtKill.path("counts").path("SUCCESS").asInt(), taskDone);
         } finally {
             agents.forEach(DroverAgent::close);
+            SimulatedHosts.stopProcessesUnder(dir.resolve("agents"));
             for (Node node : nodes) {
                 if (node.process != null) {
                     node.process.destroyForcibly().waitFor();

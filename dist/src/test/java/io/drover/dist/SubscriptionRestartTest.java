@@ -15,15 +15,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A server stopped while a task runs: on the next start no instance, step or sub-step stays RUNNING or PENDING, and
- * the reason is given.
+ * A server stopped while a task runs: the next start takes the task over and finishes it once the agent is back, each
+ * sub-step under the job id it was first sent as (the agent runs a job id once), and nothing stays RUNNING.
  */
 class SubscriptionRestartTest {
     @TempDir
     Path roots;
 
     @Test
-    void anInterruptedTaskIsFailedWithItsReasonOnTheNextStart() throws Exception {
+    void anInterruptedTaskIsContinuedByTheNextStartWithoutSendingAStepTwice() throws Exception {
         Path data = TestServer.newDataDir();
         Map<Setting, String> settings = Map.of(Setting.JOB_TIMEOUT_SECONDS, "60", Setting.SALT_PUBLISH_PORT,
                 Integer.toString(TestServer.freePort()), Setting.SALT_REQUEST_PORT, Integer.toString(TestServer.freePort()));
@@ -45,22 +45,27 @@ class SubscriptionRestartTest {
                 """);
         assertThat(fleet.drover("sub", "create", "-f", spec.toString()).exit()).isZero();
         await().atMost(Duration.ofSeconds(10)).until(() -> fleet.drover("task", "show", "1", "-o", "json").out()
-                .contains("\"RUNNING\""));
+                .contains("\"jid\""));
+        JsonNode before = Json.json().readTree(fleet.drover("task", "show", "1", "-o", "json").out());
+        JsonNode waiting = before.path("instances").get(0).path("steps").get(0).path("sub_steps").get(0);
+        assertThat(waiting.path("status").asText()).isEqualTo("RUNNING");
         fleet.server.close();
 
-        TestServer again = TestServer.start(data, settings);
+        Fleet again = new Fleet(TestServer.start(data, settings), roots);
         try {
-            JsonNode task = again.get("/api/v1/tasks/1", again.adminToken()).body();
-            assertThat(task.path("status").asText()).isEqualTo("FAILED");
-            assertThat(task.path("error").asText()).isEqualTo("interrupted by a server stop");
-            assertThat(task.path("instances").get(0).path("status").asText()).isEqualTo("FAILED");
-            assertThat(task.path("instances").get(0).path("error").asText()).contains("the server stopped during the run");
+            again.agent("web-1", "10.0.1.3", token, Duration.ofSeconds(30)); // the same agent, back
+            await().atMost(Duration.ofSeconds(60)).until(() -> again.server.get("/api/v1/tasks/1", again.server.adminToken())
+                    .body().path("status").asText().equals("SUCCESS"));
+            JsonNode task = again.server.get("/api/v1/tasks/1", again.server.adminToken()).body();
             assertThat(task.toString()).as("no step or sub-step left running").doesNotContain("\"RUNNING\"", "\"PENDING\"");
-            JsonNode steps = task.path("instances").get(0).path("steps");
-            assertThat(steps.get(0).path("status").asText()).isEqualTo("FAILED");
-            // A sub-step that was still waiting says why it failed: the server's stop (or, when the stopping server
-            // could still record it, the job that was cut off).
-            assertThat(steps.findValues("log").toString()).containsAnyOf("the server stopped during the run", "did not answer");
+            JsonNode subSteps = task.path("instances").get(0).path("steps").get(0).path("sub_steps");
+            assertThat(subSteps.get(0).path("name").asText()).isEqualTo(waiting.path("name").asText());
+            assertThat(subSteps.get(0).path("jid").asText()).as("the call waiting at the stop keeps its job")
+                    .isEqualTo(waiting.path("jid").asText());
+            java.util.List<String> jids = subSteps.findValuesAsText("jid");
+            assertThat(jids).hasSize(subSteps.size()).doesNotHaveDuplicates();
+            assertThat(subSteps.findValuesAsText("name")).doesNotHaveDuplicates();
+            assertThat(subSteps.findValuesAsText("status")).containsOnly("SUCCESS");
         } finally {
             again.close();
         }

@@ -127,7 +127,13 @@ public final class DroverServer implements AutoCloseable {
             this.agents = new AgentRegistry(database.jdbi(), events, inventory, config.agentBiz(), clock);
             this.enrollment = new EnrollmentTokenStore(database.jdbi(), clock);
             new AgentRoutes(agents, enrollment).register(api);
-            this.files = new FileServer(config.dataDir().resolve("files"));
+            this.packages = new PackageStore(database.jdbi(), config.dataDir().resolve("files"), clock);
+            int chunked = packages.storeMissingChunks();
+            if (chunked > 0) {
+                log.info("stored {} package archive(s) in the database (from before packages were kept there)", chunked);
+            }
+            // A package uploaded through another server of a cluster is restored from the database when asked for.
+            this.files = new FileServer(config.dataDir().resolve("files"), packages::restoreFile);
             SessionKey session = new SessionKey();
             this.keys = new KeyStore(database.jdbi(), events, config.autoAccept().stream().map(Glob::compile).toList(),
                     enrollment, agents, session::rotate, clock);
@@ -156,7 +162,6 @@ public final class DroverServer implements AutoCloseable {
             new PlanRoutes(plans).register(api);
 
             SubscriptionStore subscriptionStore = new SubscriptionStore(database.jdbi(), clock);
-            this.packages = new PackageStore(database.jdbi(), config.dataDir().resolve("files"), clock);
             this.registries = new Registries(database.jdbi(), packages, config.dataDir().resolve("registries"), clock);
             this.addons = new AddonService(database.jdbi(), packages, registries,
                     SecretBox.loadOrCreate(config.dataDir(), System.getenv(SecretBox.KEY_ENV)), events, BuildVersion.release(),

@@ -22,13 +22,25 @@ import java.util.stream.Stream;
 public final class FileServer {
     public static final int CHUNK = 256 * 1024;
 
+    /** Brings back a file the root lacks (a package stored through another server), by its relative path. */
+    public interface Restorer {
+        /** True when the file is under the root now. */
+        boolean restore(String relativePath);
+    }
+
     private final Path root;
+    private final Restorer restorer;
     private final ConcurrentHashMap<Path, CachedHash> hashes = new ConcurrentHashMap<>();
 
     private record CachedHash(long size, FileTime modified, String sha256) {
     }
 
     public FileServer(Path root) {
+        this(root, relativePath -> false);
+    }
+
+    public FileServer(Path root, Restorer restorer) {
+        this.restorer = restorer;
         try {
             this.root = Files.createDirectories(root).toRealPath();
         } catch (IOException e) {
@@ -51,6 +63,9 @@ public final class FileServer {
         }
         Path file = root.resolve(path).normalize();
         try {
+            if (file.startsWith(root) && !Files.exists(file) && !restorer.restore(root.relativize(file).toString())) {
+                return Optional.empty();
+            }
             if (!file.startsWith(root) || !Files.isRegularFile(file) || !file.toRealPath().startsWith(root)) {
                 return Optional.empty();
             }

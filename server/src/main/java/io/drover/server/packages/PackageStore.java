@@ -37,11 +37,44 @@ public final class PackageStore {
     private final Jdbi jdbi;
     private final Path filesRoot;
     private final Clock clock;
+    private final PackageChunkStore chunks;
 
+    /** @param filesRoot where package files are served from: a cache of the archives the database holds */
     public PackageStore(Jdbi jdbi, Path filesRoot, Clock clock) {
         this.jdbi = jdbi;
         this.filesRoot = filesRoot;
         this.clock = clock;
+        this.chunks = new PackageChunkStore(jdbi);
+    }
+
+    /**
+     * Restores a package file this server lacks from the database (it was stored through another server of the
+     * cluster); {@code relativePath} as agents ask for it. False when it names no stored package.
+     */
+    public boolean restoreFile(String relativePath) {
+        String[] parts = relativePath.replace('\\', '/').split("/");
+        if (parts.length != 3 || !parts[0].equals("packages")) {
+            return false;
+        }
+        for (PackageInfo p : list(parts[1])) {
+            if (p.path().equals(relativePath)) {
+                return chunks.restore(p.name(), p.version(), p.sha256(), filesRoot.resolve(p.path()));
+            }
+        }
+        return false;
+    }
+
+    /** Stores in the database the archives of packages kept only as files (stored before the database kept them). */
+    public int storeMissingChunks() {
+        int stored = 0;
+        for (PackageInfo p : list(null)) {
+            Path file = filesRoot.resolve(p.path());
+            if (Files.isRegularFile(file) && !chunks.has(p.name(), p.version())) {
+                jdbi.useTransaction(h -> chunks.write(h, p.name(), p.version(), file));
+                stored++;
+            }
+        }
+        return stored;
     }
 
     /** Stores an uploaded package; the same name and version is refused unless {@code force}. */
@@ -150,6 +183,7 @@ public final class PackageStore {
                         .bind("metadata", metadataJson).bind("notes", archive.notes()).bind("source", source)
                         .bind("now", now).execute();
             }
+            chunks.write(h, m.name(), version, target);
         });
         return find(m.name(), version).orElseThrow();
     }
@@ -194,6 +228,7 @@ public final class PackageStore {
             }
             h.createUpdate("DELETE FROM package WHERE name = :name AND version = :version")
                     .bind("name", info.name()).bind("version", info.version()).execute();
+            chunks.delete(h, info.name(), info.version());
         });
         deleteQuietly(filesRoot.resolve(info.path()));
         return info;
@@ -206,8 +241,12 @@ public final class PackageStore {
     }
 
     public byte[] read(String name, String version) {
+        PackageInfo info = get(name, version);
+        if (!Files.isRegularFile(filesRoot.resolve(info.path()))) {
+            restoreFile(info.path());
+        }
         try {
-            return Files.readAllBytes(filesRoot.resolve(get(name, version).path()));
+            return Files.readAllBytes(filesRoot.resolve(info.path()));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -217,6 +256,9 @@ public final class PackageStore {
     public byte[] readFile(String relativePath) {
         Path packages = filesRoot.resolve("packages").normalize();
         Path file = filesRoot.resolve(relativePath).normalize();
+        if (file.startsWith(packages) && !Files.exists(file)) {
+            restoreFile(filesRoot.relativize(file).toString());
+        }
         if (!file.startsWith(packages) || !Files.isRegularFile(file)) {
             throw DomainException.notFound("stored package file", relativePath);
         }

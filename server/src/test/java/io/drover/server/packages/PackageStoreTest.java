@@ -64,6 +64,14 @@ class PackageStoreTest {
         });
     }
 
+    static void deleteFile(Path file) {
+        try {
+            Files.delete(file);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     PackageInfo upload(PackageStore store, byte[] tgz, boolean force) {
         return store.upload(new ByteArrayInputStream(tgz), force);
     }
@@ -173,6 +181,58 @@ class PackageStoreTest {
             assertThat(store.delete("exporter", "1.0")).isEqualTo(info);
             assertThat(store.find("exporter", "1.0.0")).isEmpty();
             assertThat(files.resolve(info.path())).doesNotExist();
+        });
+    }
+
+    @OnBothDatabases
+    void aServerWithoutThePackageFileRestoresItFromTheDatabaseAndServesIt(String kind) throws IOException {
+        byte[] big = new byte[PackageChunkStore.CHUNK * 2 + 17]; // three chunks
+        new java.util.Random(7).nextBytes(big);
+        TreeMap<String, SourceFile> sources = new TreeMap<>();
+        sources.put("metadata.yaml", new SourceFile("metadata.yaml", 0644, """
+                name: bigone
+                version: 1.0.0
+                category: external
+                os: [linux]
+                cpu_arch: [x86_64]
+                control: {start: ./start.sh, stop: ./start.sh}
+                """.getBytes(StandardCharsets.UTF_8)));
+        sources.put("start.sh", new SourceFile("start.sh", 0755, big));
+        byte[] tgz = PackageArchive.build(sources);
+        Path otherServer = files.resolve("other");
+        TestDatabases.on(kind, db -> {
+            PackageStore store = new PackageStore(db.jdbi(), files.resolve("first"), Clock.systemUTC());
+            PackageInfo info = upload(store, tgz, false);
+            // another server of the cluster: the same database, its own (empty) file directory
+            PackageStore elsewhere = new PackageStore(db.jdbi(), otherServer, Clock.systemUTC());
+            io.drover.server.files.FileServer served = new io.drover.server.files.FileServer(otherServer, elsewhere::restoreFile);
+            assertThat(otherServer.resolve(info.path())).doesNotExist();
+            assertThat(served.hash(info.path()).get("hsum")).isEqualTo(info.sha256());
+            assertThat(otherServer.resolve(info.path())).hasBinaryContent(tgz);
+            deleteFile(otherServer.resolve(info.path()));
+            assertThat(elsewhere.read("bigone", "1.0.0")).isEqualTo(tgz);
+            // names that are no stored package restore nothing
+            assertThat(served.resolve("packages/bigone/bigone-9.9.9.tgz")).isEmpty();
+            assertThat(served.resolve("packages/../../etc/passwd")).isEmpty();
+            assertThat(elsewhere.restoreFile("packages/bigone")).isFalse();
+
+            store.delete("bigone", "1.0.0");
+            deleteFile(otherServer.resolve(info.path()));
+            assertThat(served.resolve(info.path())).as("deleted with its package").isEmpty();
+        });
+    }
+
+    @OnBothDatabases
+    void packagesStoredOnlyAsFilesAreCopiedIntoTheDatabaseOnce(String kind) throws IOException {
+        TestDatabases.on(kind, db -> {
+            PackageStore store = new PackageStore(db.jdbi(), files, Clock.systemUTC());
+            PackageInfo info = upload(store, pkg("exporter", "1.0.0"), false);
+            db.jdbi().useHandle(h -> h.execute("DELETE FROM package_chunk")); // as before the database kept archives
+            assertThat(store.storeMissingChunks()).isEqualTo(1);
+            assertThat(store.storeMissingChunks()).isZero();
+            Path other = files.resolve("other");
+            assertThat(new PackageStore(db.jdbi(), other, Clock.systemUTC()).restoreFile(info.path())).isTrue();
+            assertThat(other.resolve(info.path())).hasSameBinaryContentAs(files.resolve(info.path()));
         });
     }
 }
