@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Stream;
 
 /**
  * Planning a subscription over 100,000 host instances with 2 steps (an official plugin with two sub-configs and a
@@ -33,6 +34,7 @@ import java.util.Set;
  */
 public final class PlanningBenchmark {
     public static void main(String[] args) {
+        HeapPeak heap = HeapPeak.watch();
         int hostCount = args.length > 0 ? Integer.parseInt(args[0]) : 100_000;
         int runs = args.length > 1 ? Integer.parseInt(args[1]) : 5;
         List<Host> hosts = new ArrayList<>();
@@ -80,9 +82,10 @@ public final class PlanningBenchmark {
                     run + 1, full[run], unchanged[run], oneEdit[run]);
         }
         System.out.printf(Locale.ROOT, "%,d host instances x 2 steps: full plan median %.0f ms, re-plan unchanged median %.0f ms,"
-                        + " re-plan after one edit median %.0f ms (%d runs, %d cores, heap used %d MiB)%n", hostCount,
-                median(full), median(unchanged), median(oneEdit), runs, Runtime.getRuntime().availableProcessors(),
-                (Runtime.getRuntime().totalMemory() - Runtime.getRuntime().freeMemory()) >> 20);
+                        + " re-plan after one edit median %.0f ms (%d runs, %d cores, max heap %d MiB, peak heap used %d MiB,"
+                        + " peak after GC %d MiB)%n", hostCount, median(full), median(unchanged), median(oneEdit), runs,
+                Runtime.getRuntime().availableProcessors(), Runtime.getRuntime().maxMemory() >> 20, heap.peakUsed() >> 20,
+                heap.peakAfterGc() >> 20);
     }
 
     static Host host(long id, String rack) {
@@ -117,12 +120,12 @@ public final class PlanningBenchmark {
         List<ScopeInstance> instances = ScopeResolver.resolve(7, spec, inventory).instances();
         Map<String, Map<String, RenderedStep>> rendered = renderer.renderAll(instances, spec.scope(), steps, Map.of(),
                 Map.of("exporter", 9100), cache);
-        List<Planner.Desired> desired = new ArrayList<>(instances.size());
-        for (ScopeInstance i : instances) {
+        // Each instance's desired steps are made as the planner reaches it, not all held at once.
+        Stream<Planner.Desired> desired = instances.parallelStream().map(i -> {
             Map<String, Planner.DesiredStep> want = new HashMap<>();
             rendered.get(i.instanceId()).forEach((step, r) -> want.put(step, Planner.DesiredStep.rendered(r.md5s())));
-            desired.add(new Planner.Desired(i.instanceId(), Set.copyOf(i.targetHosts()), Set.of(), want));
-        }
+            return new Planner.Desired(i.instanceId(), Set.copyOf(i.targetHosts()), Set.of(), want);
+        });
         return Planner.plan(true, stepSpecs, desired, deployed, List.of());
     }
 

@@ -75,10 +75,15 @@ public final class InstanceRenderer {
                                                             List<StepInput> steps, Map<String, Map<String, Integer>> ports,
                                                             Map<String, Integer> defaultPorts, RenderCache cache) {
         cache.use(steps, scope);
-        Map<String, Map<String, RenderedStep>> out = new java.util.concurrent.ConcurrentHashMap<>();
+        Map<String, Map<String, RenderedStep>> out = new java.util.concurrent.ConcurrentHashMap<>(instances.size() * 2);
+        Map<String, Integer> sharedDefaults = Map.copyOf(defaultPorts);
         instances.parallelStream().forEach(instance -> {
-            Map<String, Integer> instancePorts = new java.util.HashMap<>(defaultPorts);
-            instancePorts.putAll(ports.getOrDefault(instance.instanceId(), Map.of()));
+            Map<String, Integer> instancePorts = sharedDefaults;
+            Map<String, Integer> own = ports.get(instance.instanceId());
+            if (own != null && !own.isEmpty()) {
+                instancePorts = new java.util.HashMap<>(defaultPorts);
+                instancePorts.putAll(own);
+            }
             Map<String, RenderedStep> rendered = cache.get(instance, instancePorts);
             if (rendered == null) {
                 rendered = render(instance, scope, steps, instancePorts);

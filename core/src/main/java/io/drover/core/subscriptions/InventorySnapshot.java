@@ -11,14 +11,17 @@ import java.util.Map;
 /** The part of the CMDB a scope is resolved against: hosts, modules and service instances, indexed once. */
 public final class InventorySnapshot {
     private final Map<Long, Host> hosts;
+    private final List<Host> hostList;
     private final Map<Long, TopoModule> modules;
     private final Map<Long, ServiceInstance> services;
     private final Map<Long, List<Host>> hostsByModule = new HashMap<>();
     private final Map<Long, List<ServiceInstance>> servicesByModule = new HashMap<>();
-    private final Map<String, Host> hostsByAddress = new HashMap<>();
+    /** Built on first use: only scopes that list hosts by address need it. */
+    private Map<String, Host> hostsByAddress;
 
     public InventorySnapshot(List<Host> hosts, List<TopoModule> modules, List<ServiceInstance> services) {
         this.hosts = new HashMap<>();
+        this.hostList = List.copyOf(hosts);
         this.modules = new HashMap<>();
         this.services = new HashMap<>();
         for (TopoModule m : modules) {
@@ -26,7 +29,6 @@ public final class InventorySnapshot {
         }
         for (Host h : hosts) {
             this.hosts.put(h.bkHostId(), h);
-            hostsByAddress.put(address(h.bkCloudId() == null ? 0 : h.bkCloudId(), h.bkHostInnerip()), h);
             for (Long module : h.bkModuleIds()) {
                 hostsByModule.computeIfAbsent(module, k -> new ArrayList<>()).add(h);
             }
@@ -45,7 +47,13 @@ public final class InventorySnapshot {
         return hosts.get(id);
     }
 
-    public Host hostByAddress(long cloudId, String ip) {
+    public synchronized Host hostByAddress(long cloudId, String ip) {
+        if (hostsByAddress == null) {
+            hostsByAddress = new HashMap<>();
+            for (Host h : hostList) {
+                hostsByAddress.put(address(h.bkCloudId() == null ? 0 : h.bkCloudId(), h.bkHostInnerip()), h);
+            }
+        }
         return hostsByAddress.get(address(cloudId, ip));
     }
 

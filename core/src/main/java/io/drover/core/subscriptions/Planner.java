@@ -1,12 +1,16 @@
 package io.drover.core.subscriptions;
 
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
 import java.util.EnumMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.stream.Stream;
 
 /**
  * Compares what a subscription wants (each instance in its scope, with the files each step renders) with what is
@@ -87,42 +91,93 @@ public final class Planner {
      */
     public static Plan plan(boolean enabled, List<StepSpec> steps, List<Desired> desired,
                             Map<String, Map<String, List<Copy>>> deployed, List<Departed> departed) {
-        Map<String, InstancePlan> byId = new java.util.TreeMap<>();
-        for (Desired d : desired) {
-            byId.put(d.instanceId(), planInScope(enabled, steps, d, deployed.getOrDefault(d.instanceId(), Map.of())));
-        }
+        return plan(enabled, steps, desired.parallelStream(), deployed, departed);
+    }
+
+    /**
+     * As {@link #plan(boolean, List, List, Map, List)}, with the desired instances made as they are planned, so that
+     * a large scope never holds them all at once. The stream may be parallel.
+     */
+    public static Plan plan(boolean enabled, List<StepSpec> steps, Stream<Desired> desired,
+                            Map<String, Map<String, List<Copy>>> deployed, List<Departed> departed) {
+        SharedActions shared = new SharedActions();
+        List<InstancePlan> inScope = new ArrayList<>(desired.map(d -> shared.of(planInScope(enabled, steps, d,
+                deployed.getOrDefault(d.instanceId(), Map.of())))).toList());
+        inScope.sort(BY_ID);
+        List<InstancePlan> plans = lastOfEachId(inScope);
+        Set<String> departedIds = new HashSet<>();
+        boolean anyDeparted = false;
         for (Departed d : departed) {
-            if (!byId.containsKey(d.instanceId())) {
-                byId.put(d.instanceId(), planDeparted(steps, d, deployed.getOrDefault(d.instanceId(), Map.of())));
+            if (Collections.binarySearch(inScope, key(d.instanceId()), BY_ID) < 0 && departedIds.add(d.instanceId())) {
+                plans.add(planDeparted(steps, d, deployed.getOrDefault(d.instanceId(), Map.of())));
+                anyDeparted = true;
             }
         }
+        if (anyDeparted) {
+            plans.sort(BY_ID);
+        }
         Map<Action, Integer> totals = new EnumMap<>(Action.class);
-        for (InstancePlan p : byId.values()) {
+        for (InstancePlan p : plans) {
             for (StepAction s : p.steps()) {
                 totals.merge(s.action(), 1, Integer::sum);
             }
         }
-        return new Plan(List.copyOf(byId.values()), totals);
+        return new Plan(List.copyOf(plans), totals);
+    }
+
+    private static final Comparator<InstancePlan> BY_ID = Comparator.comparing(InstancePlan::instanceId);
+
+    private static InstancePlan key(String instanceId) {
+        return new InstancePlan(instanceId, List.of());
+    }
+
+    /** Of instances listed more than once (sorted, stable), the last one, as a map keyed by id would keep. */
+    private static List<InstancePlan> lastOfEachId(List<InstancePlan> sorted) {
+        List<InstancePlan> out = new ArrayList<>(sorted.size());
+        for (int i = 0; i < sorted.size(); i++) {
+            if (i + 1 == sorted.size() || !sorted.get(i).instanceId().equals(sorted.get(i + 1).instanceId())) {
+                out.add(sorted.get(i));
+            }
+        }
+        return out;
     }
 
     private static InstancePlan planInScope(boolean enabled, List<StepSpec> steps, Desired d, Map<String, List<Copy>> copies) {
-        List<StepAction> forward = new ArrayList<>();
-        List<StepAction> backward = new ArrayList<>();
-        Set<String> known = new TreeSet<>();
+        List<StepAction> forward = new ArrayList<>(steps.size());
+        List<StepAction> backward = new ArrayList<>(0);
         for (StepSpec step : steps) {
-            known.add(step.id());
             StepAction a = enabled ? decide(step, d, copies.getOrDefault(step.id(), List.of()))
                     : decideDisabled(step, d, copies.getOrDefault(step.id(), List.of()));
             (a.action() == Action.STOP || a.action() == Action.UNINSTALL ? backward : forward).add(a);
         }
-        for (Map.Entry<String, List<Copy>> e : new java.util.TreeMap<>(copies).entrySet()) {
-            if (!known.contains(e.getKey()) && !e.getValue().isEmpty()) {
-                backward.add(offline(d.offlineHosts(), e.getValue(), e.getKey())
-                        ? new StepAction(e.getKey(), Action.SKIP, Reason.AGENT_OFFLINE, offlineDetail(d.offlineHosts()))
-                        : new StepAction(e.getKey(), Action.UNINSTALL, Reason.STEP_REMOVED, null));
+        if (hasUnknownStep(steps, copies)) {
+            for (Map.Entry<String, List<Copy>> e : new java.util.TreeMap<>(copies).entrySet()) {
+                if (!isStep(steps, e.getKey()) && !e.getValue().isEmpty()) {
+                    backward.add(offline(d.offlineHosts(), e.getValue(), e.getKey())
+                            ? new StepAction(e.getKey(), Action.SKIP, Reason.AGENT_OFFLINE, offlineDetail(d.offlineHosts()))
+                            : new StepAction(e.getKey(), Action.UNINSTALL, Reason.STEP_REMOVED, null));
+                }
             }
         }
         return new InstancePlan(d.instanceId(), join(forward, backward));
+    }
+
+    private static boolean hasUnknownStep(List<StepSpec> steps, Map<String, List<Copy>> copies) {
+        for (String stepId : copies.keySet()) {
+            if (!isStep(steps, stepId)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean isStep(List<StepSpec> steps, String stepId) {
+        for (StepSpec s : steps) {
+            if (s.id().equals(stepId)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static StepAction decide(StepSpec step, Desired d, List<Copy> copies) {
@@ -140,9 +195,7 @@ public final class Planner {
         if (copies.stream().anyMatch(c -> c.status() == CopyStatus.UNKNOWN)) {
             return new StepAction(step.id(), Action.INSTALL, Reason.LAST_RUN_UNKNOWN, null);
         }
-        Set<Long> deployedOn = new TreeSet<>();
-        copies.forEach(c -> deployedOn.add(c.hostId()));
-        if (copies.size() != d.targetHosts().size() || !deployedOn.equals(new TreeSet<>(d.targetHosts()))) {
+        if (copies.size() != d.targetHosts().size() || !onEachTargetOnce(copies, d.targetHosts())) {
             return new StepAction(step.id(), Action.INSTALL, Reason.PROC_NUM_NOT_MATCH,
                     copies.size() + " deployed, " + d.targetHosts().size() + " target host(s)");
         }
@@ -225,6 +278,20 @@ public final class Planner {
             }
         });
         return String.join("; ", text);
+    }
+
+    /** Whether the copies are on exactly the target hosts (as many copies as targets), one per host. */
+    private static boolean onEachTargetOnce(List<Copy> copies, Set<Long> targets) {
+        if (copies.size() == 1) {
+            return targets.contains(copies.getFirst().hostId());
+        }
+        Set<Long> deployedOn = new HashSet<>();
+        for (Copy c : copies) {
+            if (!targets.contains(c.hostId()) || !deployedOn.add(c.hostId())) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static List<StepAction> join(List<StepAction> forward, List<StepAction> backward) {

@@ -2,8 +2,6 @@ package io.drover.core.subscriptions;
 
 import io.drover.core.subscriptions.InstanceRenderer.RenderedStep;
 import io.drover.core.subscriptions.InstanceRenderer.StepInput;
-import io.drover.model.inventory.Host;
-import io.drover.model.inventory.ServiceInstance;
 import io.drover.model.subscriptions.SubscriptionSpec;
 import java.util.List;
 import java.util.Map;
@@ -17,8 +15,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * never missed.
  */
 public final class RenderCache {
-    private record Entry(Host host, ServiceInstance service, List<Long> targets, String groupId, Map<String, Integer> ports,
-                         Map<String, RenderedStep> rendered) {
+    private record Entry(ScopeInstance instance, Map<String, Integer> ports, Map<String, RenderedStep> rendered) {
     }
 
     private final Map<String, Entry> entries = new ConcurrentHashMap<>();
@@ -36,15 +33,24 @@ public final class RenderCache {
 
     Map<String, RenderedStep> get(ScopeInstance i, Map<String, Integer> ports) {
         Entry e = entries.get(i.instanceId());
-        if (e != null && e.host().equals(i.host()) && Objects.equals(e.service(), i.service())
-                && e.targets().equals(i.targetHosts()) && e.groupId().equals(i.groupId()) && e.ports().equals(ports)) {
-            return e.rendered();
+        if (e == null || !e.ports().equals(ports) || !sameInputs(e.instance(), i)) {
+            return null;
         }
-        return null;
+        if (e.instance() != i) {
+            // Keep the instance just resolved, so the one resolved before (its host, ids and targets) can be freed.
+            entries.remove(i.instanceId());
+            entries.put(i.instanceId(), new Entry(i, e.ports(), e.rendered()));
+        }
+        return e.rendered();
+    }
+
+    private static boolean sameInputs(ScopeInstance was, ScopeInstance now) {
+        return was == now || (was.host().equals(now.host()) && Objects.equals(was.service(), now.service())
+                && was.targetHosts().equals(now.targetHosts()) && was.groupId().equals(now.groupId()));
     }
 
     void put(ScopeInstance i, Map<String, Integer> ports, Map<String, RenderedStep> rendered) {
-        entries.put(i.instanceId(), new Entry(i.host(), i.service(), i.targetHosts(), i.groupId(), Map.copyOf(ports), rendered));
+        entries.put(i.instanceId(), new Entry(i, Map.copyOf(ports), rendered));
     }
 
     /** Drops instances that are no longer in the scope. */

@@ -268,4 +268,54 @@ class PlannerTest {
         assertThat(actions(plan(true, scope(1), List.of()))).containsEntry(id(1) + " exporter", "UNINSTALL/STEP_REMOVED")
                 .containsEntry(id(1) + " runtime", "NOT_CHANGE/UP_TO_DATE");
     }
+
+    @Test
+    void desiredInstancesStreamedGiveTheSamePlanAsAList() {
+        apply(plan(true, scope(1, 2), List.of()), scope(1, 2));
+        hosts.get(2L).attrs.put("label", "rack-moved");
+        List<Departed> departed = List.of(new Departed(id(9), Departure.LEFT_SCOPE, Set.of()));
+        deployed.put(id(9), Map.of("exporter", List.of(new Copy(9, "1.0.0", CopyStatus.RUNNING, Map.of()))));
+        Plan fromList = plan(true, scope(3, 2, 1), departed);
+        Plan fromStream = Planner.plan(true, steps, scope(3, 2, 1).parallelStream(), deployed, departed);
+        assertThat(fromStream).isEqualTo(fromList);
+        assertThat(actions(fromStream)).containsExactly(
+                Map.entry(id(1) + " exporter", "NOT_CHANGE/UP_TO_DATE"), Map.entry(id(2) + " exporter", "PUSH_CONFIG/CONFIG_CHANGE"),
+                Map.entry(id(3) + " exporter", "INSTALL/NEW_INSTALL"), Map.entry(id(9) + " exporter", "UNINSTALL/REMOVE_FROM_SCOPE"));
+    }
+
+    @Test
+    void anInstanceListedTwiceIsPlannedOnceWithItsLastListingAndDepartsOnlyIfAbsent() {
+        Desired online = desired(1, Set.of(1L));
+        hosts.get(1L).online = false;
+        Desired offline = desired(1, Set.of(1L));
+        Plan plan = plan(true, List.of(online, offline), List.of(new Departed(id(1), Departure.LEFT_SCOPE, Set.of()),
+                new Departed(id(5), Departure.LEFT_SCOPE, Set.of()), new Departed(id(5), Departure.LEFT_BUSINESS, Set.of())));
+        assertThat(plan.instances()).extracting(Planner.InstancePlan::instanceId).containsExactly(id(1), id(5));
+        assertThat(actions(plan)).containsExactly(Map.entry(id(1) + " exporter", "SKIP/AGENT_OFFLINE"));
+    }
+
+    @Test
+    void copiesOnOtherHostsThanTheTargetsAreInstalledAgain() {
+        Set<Long> targets = Set.of(1L, 2L);
+        Map<String, String> files = desired(1, targets).steps().get("exporter").files();
+        deployed.put(id(1), Map.of("exporter", List.of(new Copy(1, "1.0.0", CopyStatus.RUNNING, files),
+                new Copy(1, "1.0.0", CopyStatus.RUNNING, files))));
+        assertThat(actions(plan(true, List.of(desired(1, targets)), List.of())))
+                .containsExactly(Map.entry(id(1) + " exporter", "INSTALL/PROC_NUM_NOT_MATCH"));
+        deployed.put(id(1), Map.of("exporter", List.of(new Copy(2, "1.0.0", CopyStatus.RUNNING, files),
+                new Copy(3, "1.0.0", CopyStatus.RUNNING, files))));
+        assertThat(actions(plan(true, List.of(desired(1, targets)), List.of())))
+                .containsExactly(Map.entry(id(1) + " exporter", "INSTALL/PROC_NUM_NOT_MATCH"));
+        deployed.put(id(1), Map.of("exporter", List.of(new Copy(2, "1.0.0", CopyStatus.RUNNING, files),
+                new Copy(1, "1.0.0", CopyStatus.RUNNING, files))));
+        assertThat(actions(plan(true, List.of(desired(1, targets)), List.of())))
+                .containsExactly(Map.entry(id(1) + " exporter", "NOT_CHANGE/UP_TO_DATE"));
+    }
+
+    @Test
+    void instancesWithTheSameDecisionsShareOneListOfThem() {
+        Plan plan = plan(true, scope(1, 2, 3), List.of());
+        assertThat(plan.instances().get(0).steps()).isSameAs(plan.instances().get(2).steps())
+                .containsExactly(new StepAction("exporter", Action.INSTALL, Reason.NEW_INSTALL, null));
+    }
 }

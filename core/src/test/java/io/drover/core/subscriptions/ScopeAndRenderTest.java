@@ -131,4 +131,33 @@ class ScopeAndRenderTest {
         assertThat(step.error()).isNull();
         assertThat(step.files().values()).containsExactly("outer: None inner only True");
     }
+
+    @Test
+    void theRenderCacheKeepsRendersWhileTheirInputsAreEqualAndRendersAgainWhenOneChanges() {
+        SubscriptionSpec spec = spec("HOST", "TOPO", List.of(topo("set", 20)), null, Map.of());
+        List<StepInput> steps = List.of(new StepInput("beat", BEAT, Map.of("t/script.j2", "rack: {{ cmdb_instance.host.rack }}\n"),
+                List.of(), Map.of()));
+        InstanceRenderer renderer = new InstanceRenderer(new TemplateRenderer());
+        RenderCache cache = new RenderCache();
+        List<ScopeInstance> first = ScopeResolver.resolve(2, spec, INVENTORY).instances();
+        Map<String, Map<String, RenderedStep>> before = renderer.renderAll(first, spec.scope(), steps, Map.of(), Map.of(), cache);
+
+        // Resolved again from a new snapshot: equal instances, new objects; the renders are reused.
+        InventorySnapshot edited = new InventorySnapshot(List.of(host(1, 2, 21), host(2, 2, 21),
+                new Host(3L, 2L, "10.0.0.3", 0L, "host-3", "linux", "x86_64", List.of(22L), Map.of("rack", "moved"))), MODULES, List.of());
+        List<ScopeInstance> again = ScopeResolver.resolve(2, spec, edited).instances();
+        Map<String, Map<String, RenderedStep>> after = renderer.renderAll(again, spec.scope(), steps,
+                Map.of(ScopeInstance.hostInstanceId(2), Map.of("beat", 9100)), Map.of(), cache);
+        String one = ScopeInstance.hostInstanceId(1);
+        assertThat(after.get(one)).isSameAs(before.get(one));
+        assertThat(after.get(ScopeInstance.hostInstanceId(2))).isNotSameAs(before.get(ScopeInstance.hostInstanceId(2)));
+        assertThat(after.get(ScopeInstance.hostInstanceId(3)).get("beat").files()).containsValue("rack: moved");
+
+        // Only instances still in the scope are kept; the third plan reuses what the second rendered.
+        Map<String, Map<String, RenderedStep>> third = renderer.renderAll(again.subList(0, 2), spec.scope(), steps,
+                Map.of(ScopeInstance.hostInstanceId(2), Map.of("beat", 9100)), Map.of(), cache);
+        assertThat(cache.size()).isEqualTo(2);
+        assertThat(third.get(one)).isSameAs(before.get(one));
+        assertThat(third.get(ScopeInstance.hostInstanceId(2))).isSameAs(after.get(ScopeInstance.hostInstanceId(2)));
+    }
 }

@@ -122,8 +122,25 @@ final class DiagnosisRepository {
                 .executeAndReturnGeneratedKeys("id").mapTo(Long.class).one();
     }
 
+    /** The agent call sent for a node, as {@link #markSent} recorded it. */
+    record SentCall(int node, String jid) {
+    }
+
+    /** Records the job of the call sent for the node on the checkpoint (until the node's outcome is saved). */
+    void markSent(Handle h, long id, int node, String jid) {
+        h.createUpdate("UPDATE diagnosis SET sent_node = :node, sent_jid = :jid WHERE id = :id").bind("id", id)
+                .bind("node", node).bind("jid", jid).execute();
+    }
+
+    Optional<SentCall> sent(Handle h, long id) {
+        return h.createQuery("SELECT sent_node, sent_jid FROM diagnosis WHERE id = :id AND sent_jid IS NOT NULL").bind("id", id)
+                .map((rs, ctx) -> new SentCall(rs.getInt(1), rs.getString(2))).findOne();
+    }
+
+    /** Saves where the diagnosis is; the call sent for the node before is done with. */
     void saveProgress(Handle h, long id, Progress progress, OffsetDateTime at) {
-        h.createUpdate("UPDATE diagnosis SET phase = :phase, state = :state, updated_at = :at WHERE id = :id").bind("id", id)
+        h.createUpdate("UPDATE diagnosis SET phase = :phase, state = :state, updated_at = :at, sent_node = NULL, sent_jid = NULL "
+                        + "WHERE id = :id").bind("id", id)
                 .bind("phase", progress.state().phase().name()).bind("state", Sql.toJson(stored(progress))).bind("at", at).execute();
     }
 

@@ -32,7 +32,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Runs diagnoses, one operation at a time, as KubeDiag's executor: the node on the checkpoint runs on the host's
  * agent with the data map, its outcome moves the diagnosis ({@link DiagnosisProgress}) and the new checkpoint is
- * stored before the next node starts, so a server that stops resumes at the node it was on (that node runs again).
+ * stored before the next node starts, so a server that stops resumes at the node it was on. The job of the node's
+ * agent call is recorded before the agent gets it, so the resumed node asks for that job's answer (the agent runs a
+ * job id once) instead of running the node again.
  * An agent that is offline or does not answer is tried again with a doubling backoff, then the diagnosis fails with
  * the condition AgentUnavailable. At most {@code concurrency} operations run at once.
  */
@@ -175,7 +177,11 @@ public final class DiagnosisRunner implements AutoCloseable {
                 }
             }
             try {
-                result = executor.run(agent, row.hostId(), operation.get(), DiagnosisProgress.data(row.parameters(), state, context(row)));
+                int node = next.getAsInt();
+                String sentJid = jdbi.withHandle(h -> repository.sent(h, row.id())).filter(sent -> sent.node() == node)
+                        .map(DiagnosisRepository.SentCall::jid).orElse(null);
+                result = executor.run(agent, row.hostId(), operation.get(), DiagnosisProgress.data(row.parameters(), state, context(row)),
+                        new OperationExecutor.Sending(sentJid, jid -> jdbi.useHandle(h -> repository.markSent(h, row.id(), node, jid))));
             } finally {
                 slots.release();
             }

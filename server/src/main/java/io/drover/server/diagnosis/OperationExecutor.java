@@ -41,13 +41,22 @@ final class OperationExecutor {
         this.reruns = reruns;
     }
 
-    Result run(String agentId, long hostId, Operation operation, Map<String, String> data) {
+    /**
+     * How the node's agent call goes out: {@code sentJid} is the job a stopped server sent for this node (its answer
+     * is asked for, the node is not run again), or null; {@code sending} is given a new call's job id before the agent
+     * gets it.
+     */
+    record Sending(String sentJid, java.util.function.Consumer<String> sending) {
+        static final Sending NEW = new Sending(null, jid -> { });
+    }
+
+    Result run(String agentId, long hostId, Operation operation, Map<String, String> data, Sending how) {
         Duration timeout = Duration.ofSeconds(operation.timeoutSeconds());
         if (operation.droverAction() != null) {
-            return action(agentId, hostId, operation, data, timeout);
+            return action(agentId, hostId, operation, data, timeout, how);
         }
-        AgentCalls.Outcome<AgentResult.OperationOutcome> outcome = agents.call(agentId, new AgentCall.RunOperation(run(operation, data)),
-                timeout.plus(CALL_MARGIN));
+        AgentCalls.Outcome<AgentResult.OperationOutcome> outcome = send(agentId, new AgentCall.RunOperation(run(operation, data)),
+                timeout.plus(CALL_MARGIN), how);
         if (!outcome.answered()) {
             return new Result.Unreachable(outcome.text());
         }
@@ -70,7 +79,12 @@ final class OperationExecutor {
         };
     }
 
-    private Result action(String agentId, long hostId, Operation operation, Map<String, String> data, Duration timeout) {
+    private <R extends AgentResult> AgentCalls.Outcome<R> send(String agentId, AgentCall<R> call, Duration timeout, Sending how) {
+        return how.sentJid() != null ? agents.resume(agentId, how.sentJid(), call, timeout)
+                : agents.call(agentId, call, timeout, how.sending());
+    }
+
+    private Result action(String agentId, long hostId, Operation operation, Map<String, String> data, Duration timeout, Sending how) {
         Operation.DroverAction action = operation.droverAction();
         if (action.action() == Operation.Action.RERUN_SUBSCRIPTIONS) {
             return reruns.rerun(hostId, timeout);
@@ -81,8 +95,8 @@ final class OperationExecutor {
                     + action.pluginKey() + "' naming the plugin (give it as a parameter or a trigger's injected label)");
         }
         ProcessOp op = action.action() == Operation.Action.RESTART_PLUGIN ? ProcessOp.RESTART : ProcessOp.QUERY;
-        AgentCalls.Outcome<AgentResult.ProcessState> outcome = agents.call(agentId, new AgentCall.OperateProcess(plugin, op),
-                timeout.plus(CALL_MARGIN));
+        AgentCalls.Outcome<AgentResult.ProcessState> outcome = send(agentId, new AgentCall.OperateProcess(plugin, op),
+                timeout.plus(CALL_MARGIN), how);
         if (!outcome.answered()) {
             return new Result.Unreachable(outcome.text());
         }

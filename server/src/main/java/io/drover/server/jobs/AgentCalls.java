@@ -50,4 +50,15 @@ public interface AgentCalls {
     default <R extends AgentResult> Outcome<R> resume(String agentId, String jid, AgentCall<R> call) {
         throw new UnsupportedOperationException("this agent seam cannot resume job " + jid);
     }
+
+    /** As {@link #call(String, AgentCall, Consumer)}, waiting up to {@code timeout}. */
+    default <R extends AgentResult> Outcome<R> call(String agentId, AgentCall<R> call, java.time.Duration timeout,
+                                                    Consumer<String> sending) {
+        return call(agentId, call, timeout);
+    }
+
+    /** As {@link #resume(String, String, AgentCall)}, waiting up to {@code timeout}. */
+    default <R extends AgentResult> Outcome<R> resume(String agentId, String jid, AgentCall<R> call, java.time.Duration timeout) {
+        return resume(agentId, jid, call);
+    }
 }

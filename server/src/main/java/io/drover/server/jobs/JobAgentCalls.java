@@ -45,6 +45,11 @@ public final class JobAgentCalls implements AgentCalls {
 
     @Override
     public <R extends AgentResult> Outcome<R> resume(String agentId, String jid, AgentCall<R> call) {
+        return resume(agentId, jid, call, timeout);
+    }
+
+    @Override
+    public <R extends AgentResult> Outcome<R> resume(String agentId, String jid, AgentCall<R> call, Duration timeout) {
         try {
             jobs.redeliver(jid, agentId);
         } catch (RuntimeException e) {
@@ -53,7 +58,8 @@ public final class JobAgentCalls implements AgentCalls {
         return answer(agentId, call, jid, timeout);
     }
 
-    private <R extends AgentResult> Outcome<R> call(String agentId, AgentCall<R> call, Duration timeout, Consumer<String> sending) {
+    @Override
+    public <R extends AgentResult> Outcome<R> call(String agentId, AgentCall<R> call, Duration timeout, Consumer<String> sending) {
         JobStarted started;
         try {
             started = jobs.start(caller, agentId, "list", call, (int) timeout.toSeconds(), s -> sending.accept(s.jid()));
