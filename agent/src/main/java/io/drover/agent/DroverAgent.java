@@ -198,6 +198,11 @@ public final class DroverAgent implements AutoCloseable {
         return minion;
     }
 
+    /** How many times the agent signed in since it started (a failover within a cluster keeps the session). */
+    public long signIns() {
+        return minion.signIns();
+    }
+
     public SaltMinion.State state() {
         return minion.state();
     }

@@ -153,6 +153,29 @@ class ClusterEndToEndTest {
                 (System.nanoTime() - stopped) / 1_000_000);
         JsonNode seen = b.get("/api/v1/agents/c-f1", token).body();
         assertThat(seen.path("online").asBoolean()).as(seen.toString()).isTrue();
+        assertThat(agent.signIns()).as("the servers share the session key: the agent moved without signing in again")
+                .isEqualTo(1);
+    }
+
+    @Test
+    void theServersShareOneSessionKeyAndARotationOnOneReachesEveryServer() {
+        TestServer a = servers.get(0);
+        TestServer b = servers.get(1);
+        String token = a.adminToken();
+        assertThat(a.get("/api/v1/cluster", token).body().path("session_key_generation").asLong())
+                .isEqualTo(b.get("/api/v1/cluster", token).body().path("session_key_generation").asLong()).isEqualTo(1);
+        DroverAgent onA = agent("c-r1", a);
+        agent("c-r2", b);
+        await().atMost(Duration.ofSeconds(30)).until(() -> pinged(b, token, "c-r1") && pinged(a, token, "c-r2"));
+
+        // deleting a key on B cuts that agent off everywhere: the key rotates on every server
+        assertThat(b.delete("/api/v1/keys/c-r2", token).status()).isLessThan(300);
+        await().atMost(Duration.ofSeconds(10)).until(() ->
+                a.get("/api/v1/cluster", token).body().path("session_key_generation").asLong() == 2);
+        assertThat(b.get("/api/v1/cluster", token).body().path("session_key_generation").asLong()).isEqualTo(2);
+        // the agent on A cannot read the next job under the old key, signs in again under the new one and answers
+        await().atMost(Duration.ofSeconds(30)).until(() -> pinged(b, token, "c-r1"));
+        assertThat(onA.signIns()).isEqualTo(2);
     }
 
     @Test

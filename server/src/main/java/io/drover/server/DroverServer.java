@@ -94,6 +94,8 @@ public final class DroverServer implements AutoCloseable {
     private final io.drover.server.cluster.NatsCluster cluster;
     private final Leadership leadership;
     private final WorkLeaseStore leases;
+    /** The session key shared with the cluster; null on a server alone. */
+    private final io.drover.server.cluster.SharedSessionKey sharedKey;
     private final AuditStore audit;
     private final AuthFailures authFailures;
     private final Path adminTokenFile;
@@ -134,9 +136,14 @@ public final class DroverServer implements AutoCloseable {
             }
             // A package uploaded through another server of a cluster is restored from the database when asked for.
             this.files = new FileServer(config.dataDir().resolve("files"), packages::restoreFile);
+            SecretBox secrets = SecretBox.loadOrCreate(config.dataDir(), System.getenv(SecretBox.KEY_ENV));
             SessionKey session = new SessionKey();
+            // The servers of a cluster share one session key, so that an agent moving between them keeps its session.
+            this.sharedKey = config.cluster() == null ? null : new io.drover.server.cluster.SharedSessionKey(
+                    new io.drover.server.cluster.SessionKeyStore(database.jdbi(), secrets, SessionKey::newKeyString, events, clock),
+                    session);
             this.keys = new KeyStore(database.jdbi(), events, config.autoAccept().stream().map(Glob::compile).toList(),
-                    enrollment, agents, session::rotate, clock);
+                    enrollment, agents, sharedKey == null ? session::rotate : sharedKey::rotate, clock);
             PublishQueue publishes = new PublishQueue();
             // In a cluster a job goes to this server's agents and, through NATS, to every other server's.
             joined = config.cluster() == null ? null
@@ -156,6 +163,8 @@ public final class DroverServer implements AutoCloseable {
                 bus.subscribe(e -> e.tag().startsWith("salt/job/") && e.tag().contains("/ret/"), jobs::returnStored);
                 // agents connected to other servers are online here too
                 bus.subscribeToPeers(e -> e.tag().startsWith("drover/agent/"), agents::peerReported);
+                // another server rotated the shared session key
+                bus.subscribeToPeers(e -> e.tag().equals(io.drover.server.cluster.SessionKeyStore.ROTATED), e -> sharedKey.refresh());
             }
             new JobRoutes(keys, jobs, agents::businesses).register(api);
             ExecutionPlans plans = new ExecutionPlans(database.jdbi(), jobs, agents::businesses, clock);
@@ -164,7 +173,7 @@ public final class DroverServer implements AutoCloseable {
             SubscriptionStore subscriptionStore = new SubscriptionStore(database.jdbi(), clock);
             this.registries = new Registries(database.jdbi(), packages, config.dataDir().resolve("registries"), clock);
             this.addons = new AddonService(database.jdbi(), packages, registries,
-                    SecretBox.loadOrCreate(config.dataDir(), System.getenv(SecretBox.KEY_ENV)), events, BuildVersion.release(),
+                    secrets, events, BuildVersion.release(),
                     subscriptionStore, clock);
             new PackageRoutes(packages).register(api);
             new RegistryRoutes(registries).register(api);
@@ -191,7 +200,7 @@ public final class DroverServer implements AutoCloseable {
                             new io.drover.server.diagnosis.DiagnosisRunner.Retry(java.time.Duration.ofSeconds(config.diagnosisRetrySeconds()), 4),
                             java.time.Duration.ofSeconds(config.diagnosisRepeatIntervalSeconds()), config.diagnosisMaxPaths()));
             new io.drover.server.diagnosis.DiagnosisRoutes(diagnosis, clock).register(api);
-            new io.drover.server.cluster.ClusterRoutes(leases, leadership, joined).register(api);
+            new io.drover.server.cluster.ClusterRoutes(leases, leadership, joined, sharedKey).register(api);
 
             this.adminTokenFile = AdminTokenFile.ensure(tokens, config.dataDir());
             this.housekeeping = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon()
@@ -311,6 +320,9 @@ public final class DroverServer implements AutoCloseable {
         try {
             leadership.refresh();
             leases.renew();
+            if (sharedKey != null) {
+                sharedKey.refresh(); // in case the event of another server's rotation was missed
+            }
             int tasksTaken = tasks.takeOver(false, subscriptions::resumption);
             if (tasksTaken > 0) {
                 log.warn("{} task(s) of a server that stopped were taken over; they continue where they stopped", tasksTaken);

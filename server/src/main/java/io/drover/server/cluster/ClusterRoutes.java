@@ -14,18 +14,22 @@ public final class ClusterRoutes {
     private final WorkLeaseStore leases;
     private final Leadership leadership;
     private final NatsCluster cluster;
+    private final SharedSessionKey sessionKey;
 
-    /** @param cluster null for a server on its own */
-    public ClusterRoutes(WorkLeaseStore leases, Leadership leadership, NatsCluster cluster) {
+    /** @param cluster null for a server on its own, and {@code sessionKey} with it */
+    public ClusterRoutes(WorkLeaseStore leases, Leadership leadership, NatsCluster cluster, SharedSessionKey sessionKey) {
         this.leases = leases;
         this.leadership = leadership;
         this.cluster = cluster;
+        this.sessionKey = sessionKey;
     }
 
     public void register(HttpApi api) {
         api.get(API + "/cluster", Role.ADMIN, Scope.ALL_BUSINESSES,
-                "This server in its cluster: its id, whether NATS is connected, the periodic duties it holds", ClusterStatus.class,
+                "This server in its cluster: its id, whether NATS is connected, the periodic duties it holds, the shared "
+                        + "session key's generation", ClusterStatus.class,
                 Shape.ONE, ctx -> ctx.json(new ClusterStatus(leases.server(), cluster != null, cluster != null && cluster.connected(),
-                        leadership.held().stream().map(d -> d.name().toLowerCase(Locale.ROOT)).sorted().toList())));
+                        leadership.held().stream().map(d -> d.name().toLowerCase(Locale.ROOT)).sorted().toList(),
+                        sessionKey == null ? null : sessionKey.generation())));
     }
 }

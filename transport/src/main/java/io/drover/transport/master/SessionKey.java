@@ -19,6 +19,19 @@ public final class SessionKey {
         log.info("rotated the session key");
     }
 
+    /** Uses this key from now on (the one the servers of a cluster share); a string from {@link #newKeyString()}. */
+    public void adopt(String keyString) {
+        if (!keyString.equals(current.keyString())) {
+            current = new Crypticle(keyString);
+            log.info("adopted the cluster's session key");
+        }
+    }
+
+    /** A fresh key string: Salt's AES and HMAC keys. */
+    public static String newKeyString() {
+        return Crypticle.generateKeyString();
+    }
+
     Crypticle current() {
         return current;
     }

@@ -55,6 +55,9 @@ public final class SaltMinion implements AutoCloseable {
     /** From the configuration until the master names its publish port in the sign-in reply. */
     private volatile int publishPort;
     private volatile boolean reauth;
+    private final java.util.concurrent.atomic.AtomicLong signIns = new java.util.concurrent.atomic.AtomicLong();
+    /** Set by a failover: the next connection first tries the session key it has. */
+    private volatile boolean moved;
     /** The master frames publishes with topics (a Drover server says so when signing in); false for a salt-master. */
     private volatile boolean topics;
     private volatile boolean running = true;
@@ -119,7 +122,8 @@ public final class SaltMinion implements AutoCloseable {
         while (running) {
             State result;
             try {
-                result = authenticate();
+                result = moved && session != null ? keepSession() : authenticate();
+                moved = false;
             } catch (RuntimeException | StackOverflowError e) {
                 log.error("{}: sign-in failed", config.id(), e);
                 result = State.CONNECTING;
@@ -149,6 +153,11 @@ public final class SaltMinion implements AutoCloseable {
         state = State.STOPPED;
     }
 
+    /** How many times this minion signed in (got a session key) since it started. */
+    public long signIns() {
+        return signIns.get();
+    }
+
     /** The master this minion uses now. */
     public MinionConfig.Master master() {
         return config.masters().get(current);
@@ -159,11 +168,33 @@ public final class SaltMinion implements AutoCloseable {
      * a server that died do not all sign in to the next one at the same instant.
      */
     private void failOver() {
+        moved = true;
         MinionConfig.Master from = master();
         current = (current + 1) % config.masters().size();
         publishPort = master().publishPort();
         log.warn("{}: master {} does not answer; moving to {}", config.id(), from, master());
         sleep(Duration.ofMillis(ThreadLocalRandom.current().nextLong(1 + config.reconnectJitter().toMillis())));
+    }
+
+    /**
+     * After a failover: keeps the session key of the master it left, which the servers of a Drover cluster share, so
+     * that thousands of agents moving at once do not all sign in again. The new master hears the agent's start event
+     * under that key; it acknowledges it only when it holds the same key, and otherwise the agent signs in.
+     */
+    private State keepSession() {
+        Map<String, Object> load = eventLoad("salt/minion/" + config.id() + "/start",
+                Map.of("id", config.id(), "moved_to", master().host() + ":" + master().requestPort()));
+        synchronized (this) {
+            lastSerial = 0; // publish serials are counted per server
+        }
+        Object reply = exchange(session, load);
+        if (reply == NOT_ACKNOWLEDGED || !Boolean.TRUE.equals(reply)) {
+            log.info("{}: {} does not share the session key; signing in", config.id(), master());
+            return authenticate();
+        }
+        reauth = false;
+        log.info("{}: kept the session key on {}", config.id(), master());
+        return State.CONNECTED;
     }
 
     /** One sign-in: CONNECTED with a fresh session key, or why not. */
@@ -226,6 +257,7 @@ public final class SaltMinion implements AutoCloseable {
                 publishPort = port.intValue();
             }
             session = new Crypticle(aes);
+            signIns.incrementAndGet();
             tok = Rsa.signX931(key, "salt".getBytes(StandardCharsets.US_ASCII));
             synchronized (this) {
                 lastSerial = 0;
@@ -345,6 +377,10 @@ public final class SaltMinion implements AutoCloseable {
 
     /** Fires an event on the master's bus ({@code _minion_event}); true when acknowledged. */
     public boolean fireEvent(String tag, Map<String, Object> data) {
+        return aesRequest(eventLoad(tag, data)) != NOT_ACKNOWLEDGED;
+    }
+
+    private Map<String, Object> eventLoad(String tag, Map<String, Object> data) {
         Map<String, Object> load = new LinkedHashMap<>();
         load.put("cmd", "_minion_event");
         load.put("id", config.id());
@@ -352,7 +388,7 @@ public final class SaltMinion implements AutoCloseable {
         load.put("tag", tag);
         load.put("data", data);
         load.put("pretag", null);
-        return aesRequest(load) != NOT_ACKNOWLEDGED;
+        return load;
     }
 
     /**
@@ -378,6 +414,10 @@ public final class SaltMinion implements AutoCloseable {
         if (current == null || state != State.CONNECTED) {
             return NOT_ACKNOWLEDGED;
         }
+        return exchange(current, load);
+    }
+
+    private Object exchange(Crypticle current, Map<String, Object> load) {
         String nonce = Messages.nonce();
         Map<String, Object> withNonce = new LinkedHashMap<>(load);
         withNonce.put("nonce", nonce);
