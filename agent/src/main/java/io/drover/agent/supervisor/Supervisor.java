@@ -80,7 +80,8 @@ public final class Supervisor implements AutoCloseable {
     private final Options options;
     private final boolean asRoot;
     private final Map<String, Entry> entries = new ConcurrentHashMap<>();
-    private final Thread watcher;
+    /** Started with the first registration: an agent that supervises nothing keeps no thread (and its stack) for it. */
+    private Thread watcher;
     private final Clock clock;
     private final Consumer<String> onDied;
     private volatile boolean running = true;
@@ -119,7 +120,16 @@ public final class Supervisor implements AutoCloseable {
         } catch (IOException e) {
             log.warn("cannot read the registered processes in {}: {}", dir, e.toString());
         }
-        this.watcher = Thread.ofPlatform().name("supervisor").daemon().start(this::watch);
+        if (!entries.isEmpty()) {
+            startWatcher();
+        }
+    }
+
+    /** Starts the watcher if it is not running yet (and the supervisor is not closed). */
+    private synchronized void startWatcher() {
+        if (watcher == null && running) {
+            watcher = Thread.ofPlatform().name("supervisor").daemon().start(this::watch);
+        }
     }
 
     private void load(Path file, String name) {
@@ -156,6 +166,7 @@ public final class Supervisor implements AutoCloseable {
         } finally {
             entry.lock.unlock();
         }
+        startWatcher();
     }
 
     /** Forgets a process (it keeps running, unsupervised); false when it was not registered. */
@@ -608,7 +619,14 @@ public final class Supervisor implements AutoCloseable {
     /** Stops the watcher; the processes keep running. */
     @Override
     public void close() {
-        running = false;
+        Thread watcher;
+        synchronized (this) {
+            running = false;
+            watcher = this.watcher;
+        }
+        if (watcher == null) {
+            return;
+        }
         watcher.interrupt();
         try {
             watcher.join(2000);

@@ -253,43 +253,78 @@ public final class JobService implements AutoCloseable {
             }
             returns.drainTo(batch, 999);
             try {
-                List<io.drover.model.events.Event> fired = storeBatch(batch);
+                List<io.drover.model.events.Event> fired;
+                try {
+                    fired = storeBatch(batch);
+                } catch (RuntimeException e) {
+                    if (otherJobs.isEmpty()) {
+                        throw e;
+                    }
+                    // Another server stored one of these returns (an agent that moved sent it to both): look again.
+                    otherJobs.clear();
+                    fired = storeBatch(batch);
+                }
+                for (io.drover.model.events.Event stored : fired) {
+                    java.util.Set<String> waiting = otherJobs.get((String) stored.data().get("jid"));
+                    if (waiting != null) {
+                        waiting.remove((String) stored.data().get("id"));
+                    }
+                }
                 batch.forEach(p -> p.stored().complete(true));
                 batch.forEach(p -> answered((String) p.load().get("jid"), p.minionId()));
                 events.publishCommitted(fired);
             } catch (RuntimeException e) {
                 log.warn("storing {} return(s) failed", batch.size(), e);
+                otherJobs.clear();
                 batch.forEach(p -> p.stored().completeExceptionally(e));
             }
             batch.clear();
         }
     }
 
+    /**
+     * The minions not yet heard from of recent jobs this server did not start (another server of the cluster did, or
+     * this one before a restart), as read from the database once: without it every batch of returns to such a job
+     * would read the job's whole target list and every return stored so far. Touched by the writer thread only.
+     */
+    private final Map<String, java.util.Set<String>> otherJobs = new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, java.util.Set<String>> eldest) {
+            return size() > 64;
+        }
+    };
+
     /** Stores a batch of returns in one transaction; the return events it wrote, to publish after commit. */
     private List<io.drover.model.events.Event> storeBatch(List<PendingReturn> batch) {
         return jdbi.inTransaction(h -> {
             List<String> jids = batch.stream().map(p -> (String) p.load().get("jid")).distinct().toList();
             // Only minions the job targeted may answer it, once; anything else is acknowledged and dropped. A live
-            // job knows in memory who has not answered yet (only this thread removes names, after commit); other
-            // jobs (older, or from before a restart) are looked up.
+            // job knows in memory who has not answered yet; other jobs are read from the database once and kept.
+            // Names leave these sets after commit, so they are only read here.
             Map<String, java.util.Set<String>> awaiting = new java.util.HashMap<>();
             List<String> lookup = new ArrayList<>();
             for (String jid : jids) {
                 LiveJob job = live.get(jid);
+                java.util.Set<String> other = job == null ? otherJobs.get(jid) : null;
                 if (job != null) {
-                    awaiting.put(jid, new java.util.HashSet<>(job.missing()));
+                    awaiting.put(jid, job.missing());
+                } else if (other != null) {
+                    awaiting.put(jid, other);
                 } else {
                     lookup.add(jid);
                 }
             }
             if (!lookup.isEmpty()) {
-                awaiting.putAll(repository.awaiting(h, lookup));
+                Map<String, java.util.Set<String>> read = repository.awaiting(h, lookup);
+                awaiting.putAll(read);
+                otherJobs.putAll(read);
             }
+            java.util.Set<String> taken = new java.util.HashSet<>();
             List<JobRepository.ReturnRow> rows = new ArrayList<>();
             List<Map.Entry<String, Map<String, Object>>> fired = new ArrayList<>();
             for (PendingReturn p : batch) {
                 String jid = (String) p.load().get("jid");
-                if (!awaiting.getOrDefault(jid, java.util.Set.of()).remove(p.minionId())) {
+                if (!awaiting.getOrDefault(jid, java.util.Set.of()).contains(p.minionId()) || !taken.add(jid + '\0' + p.minionId())) {
                     continue;
                 }
                 Object ret = Messages.jsonSafe(p.load().get("return"));

@@ -18,6 +18,19 @@ public record MinionConfig(String id, List<Master> masters, Duration requestTime
         public String toString() {
             return host + ":" + requestPort;
         }
+
+        // Written out: a record's generated equals and hashCode bootstrap java.lang.runtime.ObjectMethods, whose
+        // method-handle trees an agent (which compares masters on every request) would keep in metaspace for life.
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Master m && host.equals(m.host) && publishPort == m.publishPort
+                    && requestPort == m.requestPort;
+        }
+
+        @Override
+        public int hashCode() {
+            return (host.hashCode() * 31 + publishPort) * 31 + requestPort;
+        }
     }
 
     public MinionConfig {
