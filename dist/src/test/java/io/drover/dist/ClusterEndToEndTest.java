@@ -158,6 +158,32 @@ class ClusterEndToEndTest {
     }
 
     @Test
+    void withFailbackAnAgentMovesBackToItsFirstServerOnceItAnswersAndKeepsItsSession() {
+        TestServer a = servers.get(0);
+        String token = a.adminToken();
+        int publishPort = TestServer.freePort();
+        int requestPort = TestServer.freePort();
+        MinionConfig.Master first = new MinionConfig.Master("127.0.0.1", publishPort, requestPort);
+        MinionConfig config = MinionConfig.of("c-p1", "127.0.0.1", 1, 1).withMasters(List.of(first, master(a)))
+                .withTimeouts(Duration.ofSeconds(3), Duration.ofMillis(300), Duration.ofMillis(500))
+                .withFailback(Duration.ofSeconds(1));
+        DroverAgent agent = DroverAgent.start(config, roots.resolve("c-p1"), "test", new Grains.Placement(null, 0), Duration.ofSeconds(30));
+        agents.add(agent);
+        await().atMost(Duration.ofSeconds(30)).until(() -> agent.master().equals(master(a)) && pinged(a, token, "c-p1"));
+
+        // the first server of its list comes up (a third server of the cluster)
+        Path dataDir = TestServer.newDataDir();
+        for (String file : List.of("admin.token", "master.pem", "secret.key")) {
+            copy(a.dataDir().resolve(file), dataDir.resolve(file));
+        }
+        servers.add(TestServer.start(dataDir, Map.of(Setting.DB_URL, db.url(), Setting.DB_USER, db.user(),
+                Setting.DB_PASSWORD, db.password(), Setting.CLUSTER, NATS, Setting.AUTO_ACCEPT, "c-*",
+                Setting.SALT_PUBLISH_PORT, Integer.toString(publishPort), Setting.SALT_REQUEST_PORT, Integer.toString(requestPort))));
+        await().atMost(Duration.ofSeconds(30)).until(() -> agent.master().equals(first) && pinged(a, token, "c-p1"));
+        assertThat(agent.signIns()).as("moved back under the shared session key, without signing in").isEqualTo(1);
+    }
+
+    @Test
     void theServersShareOneSessionKeyAndARotationOnOneReachesEveryServer() {
         TestServer a = servers.get(0);
         TestServer b = servers.get(1);

@@ -10,7 +10,7 @@ import java.util.List;
  */
 public record MinionConfig(String id, List<Master> masters, Duration requestTimeout,
                            int tries, Duration acceptanceWait, Duration acceptanceWaitMax, Duration reconnectJitter,
-                           String enrollToken) {
+                           String enrollToken, Duration failback) {
 
     /** One master: where its request and publish ports are. */
     public record Master(String host, int publishPort, int requestPort) {
@@ -42,7 +42,7 @@ public record MinionConfig(String id, List<Master> masters, Duration requestTime
 
     public static MinionConfig of(String id, String masterHost, int publishPort, int requestPort) {
         return new MinionConfig(id, List.of(new Master(masterHost, publishPort, requestPort)), Duration.ofSeconds(60), 3,
-                Duration.ofSeconds(10), Duration.ofSeconds(60), Duration.ofSeconds(9), null);
+                Duration.ofSeconds(10), Duration.ofSeconds(60), Duration.ofSeconds(9), null, null);
     }
 
     /**
@@ -51,7 +51,7 @@ public record MinionConfig(String id, List<Master> masters, Duration requestTime
      */
     public MinionConfig withMasters(List<Master> list) {
         return new MinionConfig(id, list, requestTimeout, tries, acceptanceWait, acceptanceWaitMax, reconnectJitter,
-                enrollToken);
+                enrollToken, failback);
     }
 
     /** The first master: the one a minion with a single master uses. */
@@ -69,12 +69,21 @@ public record MinionConfig(String id, List<Master> masters, Duration requestTime
 
     public MinionConfig withTimeouts(Duration requestTimeout, Duration acceptanceWait, Duration reconnectJitter) {
         return new MinionConfig(id, masters, requestTimeout, tries, acceptanceWait,
-                acceptanceWait.multipliedBy(4), reconnectJitter, enrollToken);
+                acceptanceWait.multipliedBy(4), reconnectJitter, enrollToken, failback);
     }
 
     /** An enrollment token sent with the sign-in ({@code drover_enroll}): a Drover server accepts the key with it. */
     public MinionConfig withEnrollToken(String token) {
         return new MinionConfig(id, masters, requestTimeout, tries, acceptanceWait,
-                acceptanceWaitMax, reconnectJitter, token);
+                acceptanceWaitMax, reconnectJitter, token, failback);
+    }
+
+    /**
+     * Back to the first master of the list once it answers again, checked every {@code interval} while the minion
+     * uses another (null: stay where it is). The masters must share the session key (a Drover cluster's servers do).
+     */
+    public MinionConfig withFailback(Duration interval) {
+        return new MinionConfig(id, masters, requestTimeout, tries, acceptanceWait, acceptanceWaitMax, reconnectJitter,
+                enrollToken, interval);
     }
 }

@@ -56,6 +56,9 @@ public final class SaltMinion implements AutoCloseable {
     private volatile int publishPort;
     private volatile boolean reauth;
     private final java.util.concurrent.atomic.AtomicLong signIns = new java.util.concurrent.atomic.AtomicLong();
+    private volatile boolean preferredAnswers;
+    private volatile long lastProbe = System.nanoTime();
+    private final java.util.concurrent.atomic.AtomicBoolean probing = new java.util.concurrent.atomic.AtomicBoolean();
     /** Set by a failover: the next connection first tries the session key it has. */
     private volatile boolean moved;
     /** The master frames publishes with topics (a Drover server says so when signing in); false for a salt-master. */
@@ -137,6 +140,9 @@ public final class SaltMinion implements AutoCloseable {
                     log.error("{}: the subscription failed; signing in again", config.id(), e);
                     sleep(jittered(Duration.ofSeconds(1)));
                 }
+                if (preferredAnswers) {
+                    backToPreferred();
+                }
                 continue;
             }
             if (result == State.UNREACHABLE && config.masters().size() > 1) {
@@ -156,6 +162,44 @@ public final class SaltMinion implements AutoCloseable {
     /** How many times this minion signed in (got a session key) since it started. */
     public long signIns() {
         return signIns.get();
+    }
+
+    /**
+     * Whether to leave the master in use for the first of the list: asked by the subscription loop about once a
+     * second. With failback on and another master in use, a probe (on a thread of its own, at most every failback
+     * interval) announces the minion to the first master under the session key; its acknowledgement means it is back.
+     */
+    private boolean stayOnThisMaster() {
+        Duration every = config.failback();
+        if (every == null || current == 0 || preferredAnswers) {
+            return !preferredAnswers;
+        }
+        long now = System.nanoTime();
+        if (now - lastProbe >= every.toNanos() && probing.compareAndSet(false, true)) {
+            lastProbe = now;
+            Thread.ofVirtual().name("failback-" + config.id()).start(() -> {
+                try {
+                    MinionConfig.Master first = config.masters().getFirst();
+                    Map<String, Object> load = eventLoad("salt/minion/" + config.id() + "/start",
+                            Map.of("id", config.id(), "moved_to", first.host() + ":" + first.requestPort()));
+                    preferredAnswers = Boolean.TRUE.equals(exchange(session, load, first));
+                } catch (RuntimeException e) {
+                    log.debug("{}: the first master does not answer yet: {}", config.id(), e.getMessage());
+                } finally {
+                    probing.set(false);
+                }
+            });
+        }
+        return true;
+    }
+
+    private void backToPreferred() {
+        preferredAnswers = false;
+        MinionConfig.Master from = master();
+        current = 0;
+        publishPort = master().publishPort();
+        moved = true;
+        log.info("{}: the first master {} answers again; moving back from {}", config.id(), master(), from);
     }
 
     /** The master this minion uses now. */
@@ -286,7 +330,7 @@ public final class SaltMinion implements AutoCloseable {
                 // A salt-master publishes one untagged frame by default (zmq_filtering off): take every publish
                 // and let the target check decide, as a salt-minion does.
                 : List.of(new byte[0]);
-        transport.subscribe(master().host(), publishPort, prefixes, this::onPublish, () -> running && !reauth);
+        transport.subscribe(master().host(), publishPort, prefixes, this::onPublish, () -> running && !reauth && stayOnThisMaster());
         if (running && reauth) {
             sleep(jittered(Duration.ofMillis(200)));
         }
@@ -418,19 +462,29 @@ public final class SaltMinion implements AutoCloseable {
     }
 
     private Object exchange(Crypticle current, Map<String, Object> load) {
+        return exchange(current, load, null);
+    }
+
+    /** An encrypted request to {@code to} (null: the master in use). */
+    private Object exchange(Crypticle current, Map<String, Object> load, MinionConfig.Master to) {
         String nonce = Messages.nonce();
         Map<String, Object> withNonce = new LinkedHashMap<>(load);
         withNonce.put("nonce", nonce);
         try {
-            Object reply = request(SaltPack.pack(Messages.envelope("aes", current.dumps(withNonce, null))));
+            byte[] frame = SaltPack.pack(Messages.envelope("aes", current.dumps(withNonce, null)));
+            Object reply = to == null ? request(frame) : SaltPack.unpack(transport.request(to, frame));
             if (reply instanceof String s) {
-                log.info("{}: master answered '{}'; re-authenticating", config.id(), s);
-                reauth = true;
+                if (to == null) { // the master in use no longer reads this session key
+                    log.info("{}: master answered '{}'; re-authenticating", config.id(), s);
+                    reauth = true;
+                }
                 return NOT_ACKNOWLEDGED;
             }
             return current.loads(SaltPack.bytes(reply), nonce);
         } catch (RequestTimeoutException | InvalidMessageException | MalformedFrameException e) {
-            log.info("{}: request {} failed: {}", config.id(), load.get("cmd"), e.getMessage());
+            if (to == null) {
+                log.info("{}: request {} failed: {}", config.id(), load.get("cmd"), e.getMessage());
+            }
             return NOT_ACKNOWLEDGED;
         }
     }
