@@ -126,7 +126,12 @@ public final class DroverServer implements AutoCloseable {
             new InventoryRoutes(inventory).register(api);
             new EventRoutes(bus, events).register(api);
 
-            this.agents = new AgentRegistry(database.jdbi(), events, inventory, config.agentBiz(), clock);
+            this.leadership = config.cluster() == null ? Leadership.alone()
+                    : Leadership.shared(config.dbUrl(), config.dbUser(), config.dbPassword());
+            // the server holding the pruning duty also marks lost the agents of servers that stopped
+            Leadership duties = leadership;
+            this.agents = new AgentRegistry(database.jdbi(), events, inventory, config.agentBiz(), clock,
+                    () -> duties.leads(Leadership.Duty.PRUNING));
             this.enrollment = new EnrollmentTokenStore(database.jdbi(), clock);
             new AgentRoutes(agents, enrollment).register(api);
             this.packages = new PackageStore(database.jdbi(), config.dataDir().resolve("files"), clock);
@@ -149,8 +154,6 @@ public final class DroverServer implements AutoCloseable {
             joined = config.cluster() == null ? null
                     : io.drover.server.cluster.NatsCluster.join(config.cluster(), publishes::publish, bus);
             this.cluster = joined;
-            this.leadership = joined == null ? Leadership.alone()
-                    : Leadership.shared(config.dbUrl(), config.dbUser(), config.dbPassword());
             java.util.function.BiConsumer<java.util.Map<String, Object>, java.util.List<String>> publish =
                     cluster == null ? publishes::publish : (load, minions) -> {
                         publishes.publish(load, minions);

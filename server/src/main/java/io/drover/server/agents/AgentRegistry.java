@@ -39,6 +39,8 @@ import org.slf4j.LoggerFactory;
 public final class AgentRegistry {
     private static final Logger log = LoggerFactory.getLogger(AgentRegistry.class);
     public static final int MISSED_HEARTBEATS = 3;
+    private final java.util.function.BooleanSupplier watchesRemote;
+    private Instant nextRemoteCheck = Instant.MIN;
     /** Last-seen times are for display (presence is decided in memory): written every 30 s, in one batch. */
     private static final Duration LAST_SEEN_FLUSH = Duration.ofSeconds(30);
     private volatile Instant nextLastSeenFlush = Instant.MIN;
@@ -80,6 +82,16 @@ public final class AgentRegistry {
 
     /** {@code defaultBizId}: the business of agents accepted without an enrollment token (null: none). */
     public AgentRegistry(Jdbi jdbi, EventStore events, InventoryService inventory, Long defaultBizId, Clock clock) {
+        this(jdbi, events, inventory, defaultBizId, clock, () -> false);
+    }
+
+    /**
+     * @param watchesRemote whether this server is the one of its cluster that marks lost the agents of servers that
+     *                      stopped (it holds the pruning duty)
+     */
+    public AgentRegistry(Jdbi jdbi, EventStore events, InventoryService inventory, Long defaultBizId, Clock clock,
+                         java.util.function.BooleanSupplier watchesRemote) {
+        this.watchesRemote = watchesRemote;
         this.jdbi = jdbi;
         this.events = events;
         this.inventory = inventory;
@@ -212,6 +224,10 @@ public final class AgentRegistry {
                 }
             }
         }
+        if (!now.isBefore(nextRemoteCheck) && watchesRemote.getAsBoolean()) {
+            nextRemoteCheck = now.plus(LAST_SEEN_FLUSH);
+            loseSilentRemoteAgents(now);
+        }
         List<Agent> fresh = agents.values().stream().filter(a -> !a.persisted).toList();
         List<Agent> changed = agents.values().stream().filter(a -> a.pendingReason != null).toList();
         if (!fresh.isEmpty() || !changed.isEmpty()) {
@@ -259,6 +275,32 @@ public final class AgentRegistry {
                 seen.put(a.id, a.lastSeen.atOffset(ZoneOffset.UTC));
             }
             jdbi.useHandle(h -> repository.updateLastSeen(h, seen));
+        }
+    }
+
+    /**
+     * Agents online through another server that no server has heard from for three heartbeats plus the time servers
+     * take to write when they last heard one (that server died and the agent did not move): lost, with an event that
+     * tells the other servers. Done by one server of the cluster.
+     */
+    private void loseSilentRemoteAgents(Instant now) {
+        List<String> remote = agents.values().stream().filter(a -> a.remote && a.online).map(a -> a.id).toList();
+        for (AgentRepository.Heard heard : jdbi.withHandle(h -> repository.heard(h, remote))) {
+            Agent a = agents.get(heard.id());
+            if (a == null || heard.lastSeen() == null || heard.heartbeatSeconds() <= 0) {
+                continue;
+            }
+            Instant silentSince = heard.lastSeen().toInstant();
+            if (silentSince.plus(Duration.ofSeconds((long) heard.heartbeatSeconds() * MISSED_HEARTBEATS)).plus(LAST_SEEN_FLUSH)
+                    .isBefore(now)) {
+                synchronized (a) {
+                    if (a.remote && a.online) {
+                        a.online = false;
+                        a.lastSeen = silentSince;
+                        a.pendingReason = "not heard from by any server since " + silentSince + " (its server stopped)";
+                    }
+                }
+            }
         }
     }
 

@@ -95,6 +95,19 @@ final class AgentRepository {
         batch.execute();
     }
 
+    /** When each of these agents was last heard from by any server, and its heartbeat interval. */
+    record Heard(String id, OffsetDateTime lastSeen, int heartbeatSeconds) {
+    }
+
+    List<Heard> heard(Handle h, java.util.Collection<String> ids) {
+        if (ids.isEmpty()) {
+            return List.of();
+        }
+        return h.createQuery("SELECT id, last_seen, heartbeat_seconds FROM agent WHERE id IN (<ids>)")
+                .bindList("ids", List.copyOf(ids))
+                .map((rs, ctx) -> new Heard(rs.getString(1), rs.getObject(2, OffsetDateTime.class), rs.getInt(3))).list();
+    }
+
     void delete(Handle h, String id) {
         h.createUpdate("DELETE FROM agent WHERE id = :id").bind("id", id).execute();
     }
