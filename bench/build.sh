@@ -6,11 +6,11 @@ rm -rf "$work"; mkdir -p "$work"
 ./mvnw -q -B -pl bench dependency:build-classpath -Dmdep.outputFile="$PWD/bench/target/classpath.txt"
 cp="bench/target/classes:$(cat bench/target/classpath.txt)"
 
-# Starts a server on port $1 (-Xmx1g, embedded H2, agents named f* accepted) with its data in $work, sets $server
+# Starts a server on port $1 (-Xmx1g plus $BENCH_SERVER_OPTS, e.g. -XX:AOTMode=off; embedded H2, agents named f* accepted) with its data in $work, sets $server
 # and $server_url, and waits until it answers /readyz.
 start_server() {
   server_url=http://127.0.0.1:$1
-  DROVER_SERVER_OPTS="-Xmx1g" dist/target/drover/bin/drover server --port "$1" --data-dir "$work/data" \
+  DROVER_SERVER_OPTS="-Xmx1g ${BENCH_SERVER_OPTS:-}" dist/target/drover/bin/drover server --port "$1" --data-dir "$work/data" \
     --auto-accept 'f*' > "$work/server.log" 2>&1 &
   server=$!
   until [ -f "$work/data/admin.token" ] && curl -sf "$server_url/readyz" >/dev/null; do

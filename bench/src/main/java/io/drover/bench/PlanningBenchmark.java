@@ -1,10 +1,11 @@
 package io.drover.bench;
 
 import io.drover.core.render.TemplateRenderer;
+import io.drover.core.subscriptions.Action;
 import io.drover.core.subscriptions.InstanceRenderer;
-import io.drover.core.subscriptions.InstanceRenderer.RenderedStep;
 import io.drover.core.subscriptions.InstanceRenderer.StepInput;
 import io.drover.core.subscriptions.InventorySnapshot;
+import io.drover.core.subscriptions.PlanRendering;
 import io.drover.core.subscriptions.Planner;
 import io.drover.core.subscriptions.RenderCache;
 import io.drover.core.subscriptions.ScopeInstance;
@@ -61,22 +62,23 @@ public final class PlanningBenchmark {
             cache = new RenderCache();
             deployed.clear();
             long t0 = System.nanoTime();
-            Planner.Plan plan = plan(hosts, modules, spec, steps, renderer, cache, deployed, stepSpecs);
+            // Only each plan's totals are kept: a plan of a million instances is not held while the next one runs.
+            Map<Action, Integer> totals = plan(hosts, modules, spec, steps, renderer, cache, deployed, stepSpecs).totals();
             full[run] = ms(t0);
-            check(plan, Planner.Plan::totals, "INSTALL", hostCount * 2);
-            deployAsPlanned(plan, hosts, renderer, cache, deployed, spec, steps, modules);
+            check(totals, "INSTALL", hostCount * 2);
+            deployAsPlanned(hosts, renderer, cache, deployed, spec, steps, modules);
 
             long t1 = System.nanoTime();
-            Planner.Plan again = plan(hosts, modules, spec, steps, renderer, cache, deployed, stepSpecs);
+            totals = plan(hosts, modules, spec, steps, renderer, cache, deployed, stepSpecs).totals();
             unchanged[run] = ms(t1);
-            check(again, Planner.Plan::totals, "NOT_CHANGE", hostCount * 2);
+            check(totals, "NOT_CHANGE", hostCount * 2);
 
             List<Host> edited = new ArrayList<>(hosts);
             edited.set(42, host(43, "rack-moved"));
             long t2 = System.nanoTime();
-            Planner.Plan afterEdit = plan(edited, modules, spec, steps, renderer, cache, deployed, stepSpecs);
+            totals = plan(edited, modules, spec, steps, renderer, cache, deployed, stepSpecs).totals();
             oneEdit[run] = ms(t2);
-            check(afterEdit, Planner.Plan::totals, "PUSH_CONFIG", 2);
+            check(totals, "PUSH_CONFIG", 2);
             plan(hosts, modules, spec, steps, renderer, cache, deployed, stepSpecs); // back to the deployed state
             System.out.printf(Locale.ROOT, "run %d: full %.0f ms, unchanged %.0f ms, one host edited %.0f ms%n",
                     run + 1, full[run], unchanged[run], oneEdit[run]);
@@ -118,37 +120,39 @@ public final class PlanningBenchmark {
                              List<Planner.StepSpec> stepSpecs) {
         InventorySnapshot inventory = new InventorySnapshot(hosts, modules, List.of());
         List<ScopeInstance> instances = ScopeResolver.resolve(7, spec, inventory).instances();
-        Map<String, Map<String, RenderedStep>> rendered = renderer.renderAll(instances, spec.scope(), steps, Map.of(),
-                Map.of("exporter", 9100), cache);
-        // Each instance's desired steps are made as the planner reaches it, not all held at once.
-        Stream<Planner.Desired> desired = instances.parallelStream().map(i -> {
-            Map<String, Planner.DesiredStep> want = new HashMap<>();
-            rendered.get(i.instanceId()).forEach((step, r) -> want.put(step, Planner.DesiredStep.rendered(r.md5s())));
-            return new Planner.Desired(i.instanceId(), Set.copyOf(i.targetHosts()), Set.of(), want);
-        });
-        return Planner.plan(true, stepSpecs, desired, deployed, List.of());
+        PlanRendering rendering = rendering(spec, steps, renderer, cache);
+        // Each instance's md5s are made (or taken from the cache) as the planner reaches it, not all held at once.
+        Stream<Planner.Desired> desired = instances.parallelStream().map(i -> new Planner.Desired(i.instanceId(),
+                Set.copyOf(i.targetHosts()), Set.of(), rendering.desiredSteps(i)));
+        Planner.Plan plan = Planner.plan(true, stepSpecs, desired, deployed, List.of());
+        rendering.retain(instances);
+        return plan;
     }
 
-    /** Records every planned copy as deployed with the files it was planned with. */
-    static void deployAsPlanned(Planner.Plan plan, List<Host> hosts, InstanceRenderer renderer, RenderCache cache,
+    /** As the server plans: no copy deployed yet, so the exporter renders with its range's first port. */
+    static PlanRendering rendering(SubscriptionSpec spec, List<StepInput> steps, InstanceRenderer renderer, RenderCache cache) {
+        return new PlanRendering(renderer, spec.scope(), steps, Map.of(), Map.of("exporter", 9100), cache);
+    }
+
+    /** Records every planned copy as deployed with the md5s it was planned with. */
+    static void deployAsPlanned(List<Host> hosts, InstanceRenderer renderer, RenderCache cache,
                                 Map<String, Map<String, List<Planner.Copy>>> deployed, SubscriptionSpec spec,
                                 List<StepInput> steps, List<TopoModule> modules) {
         List<ScopeInstance> instances = ScopeResolver.resolve(7, spec, new InventorySnapshot(hosts, modules, List.of())).instances();
-        Map<String, Map<String, RenderedStep>> rendered = renderer.renderAll(instances, spec.scope(), steps, Map.of(),
-                Map.of("exporter", 9100), cache);
+        PlanRendering rendering = rendering(spec, steps, renderer, cache);
         for (ScopeInstance i : instances) {
             Map<String, List<Planner.Copy>> byStep = new HashMap<>();
-            rendered.get(i.instanceId()).forEach((step, r) -> byStep.put(step, List.of(new Planner.Copy(i.host().bkHostId(),
-                    step.equals("beat") ? "2.1.0" : "1.0.0", Planner.CopyStatus.RUNNING, r.md5s()))));
-            deployed.put(i.instanceId(), byStep);
+            rendering.desiredSteps(i).forEach((step, d) -> byStep.put(step, List.of(new Planner.Copy(i.host().bkHostId(),
+                    step.equals("beat") ? "2.1.0" : "1.0.0", Planner.CopyStatus.RUNNING, d.files()))));
+            deployed.put(i.instanceId(), Map.copyOf(byStep));
         }
+        rendering.retain(instances);
     }
 
-    static void check(Planner.Plan plan, java.util.function.Function<Planner.Plan, Map<io.drover.core.subscriptions.Action, Integer>> totals,
-                      String action, int expected) {
-        int got = totals.apply(plan).getOrDefault(io.drover.core.subscriptions.Action.valueOf(action), 0);
+    static void check(Map<Action, Integer> totals, String action, int expected) {
+        int got = totals.getOrDefault(Action.valueOf(action), 0);
         if (got != expected) {
-            throw new IllegalStateException("expected " + expected + " " + action + ", got " + plan.totals());
+            throw new IllegalStateException("expected " + expected + " " + action + ", got " + totals);
         }
     }
 

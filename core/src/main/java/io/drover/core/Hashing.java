@@ -27,7 +27,12 @@ public final class Hashing {
     }
 
     public static String md5(String text) {
-        return HexFormat.of().formatHex(digest("MD5").digest(text.getBytes(StandardCharsets.UTF_8)));
+        return HexFormat.of().formatHex(md5Bytes(text));
+    }
+
+    /** The 16 bytes of the md5 of the text's UTF-8 bytes. */
+    public static byte[] md5Bytes(String text) {
+        return digest("MD5").digest(text.getBytes(StandardCharsets.UTF_8));
     }
 
     public static String md5(InputStream in) throws IOException {

@@ -11,18 +11,27 @@ import com.hubspot.jinjava.interpret.TemplateError;
 import com.hubspot.jinjava.loader.ResourceLocator;
 import java.io.IOException;
 import java.nio.charset.Charset;
+import com.hubspot.jinjava.tree.ExpressionNode;
 import com.hubspot.jinjava.tree.Node;
+import com.hubspot.jinjava.tree.TagNode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
  * Renders config templates with Jinjava, strictly and within bounds: an unknown variable, a syntax error or output
  * over the limit is a {@link RenderException} naming the template and line, never blank text. Templates cannot
  * include or import files (there is no loader), and recursion, output size and render time are limited.
+ *
+ * <p>Rendering is deterministic: the same template and context give the same text. Jinjava's filters and functions
+ * that read randomness or the clock are disabled ({@link #NOT_DETERMINISTIC}), because planning compares the md5 of
+ * a render with what is deployed and pushes a render made again later, which must be the same text.
  */
 public final class TemplateRenderer {
     public static final long MAX_OUTPUT = 1L << 20;
@@ -30,6 +39,26 @@ public final class TemplateRenderer {
     public static final java.time.Duration DEFAULT_TIME_LIMIT = java.time.Duration.ofSeconds(2);
 
     private static final int MAX_CACHED = 10_000;
+
+    /**
+     * Filters that pick at random ({@code random}, {@code shuffle}) or read the current time when given no date or a
+     * null one (every date filter of Jinjava 2.8.4). {@code strtotime} and {@code strtodate} only parse their argument
+     * and stay available.
+     */
+    public static final Set<String> NOT_DETERMINISTIC_FILTERS = Set.of("random", "shuffle", "unixtimestamp",
+            "datetimeformat", "date", "format_date", "format_datetime", "format_time", "plus_time", "minus_time",
+            "between_times");
+
+    /** Functions that read the current time ({@code today()}, {@code unixtimestamp()}) or do without an argument. */
+    public static final Set<String> NOT_DETERMINISTIC_FUNCTIONS = Set.of("today", "unixtimestamp", "datetimeformat",
+            "format_date", "format_datetime", "format_time");
+
+    /** Every name templates cannot use because it would not render the same text twice. */
+    public static final Set<String> NOT_DETERMINISTIC = union(NOT_DETERMINISTIC_FILTERS, NOT_DETERMINISTIC_FUNCTIONS);
+
+    /** A filter after a pipe, or a function called by name (not a method such as {@code x.today()}). */
+    private static final Pattern NOT_DETERMINISTIC_USE = Pattern.compile("\\|\\s*(" + String.join("|", NOT_DETERMINISTIC_FILTERS)
+            + ")\\b|(?<![\\w.])(" + String.join("|", NOT_DETERMINISTIC_FUNCTIONS) + ")\\s*\\(");
 
     /** The deadline (System.nanoTime) of the render running on this thread; checked before every node renders. */
     private static final ThreadLocal<long[]> DEADLINE = ThreadLocal.withInitial(() -> new long[1]);
@@ -59,6 +88,8 @@ public final class TemplateRenderer {
                 .withNodePreProcessor((node, interpreter) -> checkDeadline(node))
                 .withLegacyOverrides(LegacyOverrides.newBuilder().withUsePyishObjectMapper(true).build())
                 .withInterperterFactory(PythonicInterpreter.FACTORY)
+                .withDisabled(Map.of(Context.Library.FILTER, NOT_DETERMINISTIC_FILTERS,
+                        Context.Library.FUNCTION, functionKeys(NOT_DETERMINISTIC_FUNCTIONS)))
                 .withElResolver(new PythonStringMethods(JinjavaInterpreterResolver.DEFAULT_RESOLVER_READ_ONLY))
                 .build());
         jinjava.setResourceLocator(new NoFiles());
@@ -91,25 +122,71 @@ public final class TemplateRenderer {
                 if (timedOut(e) instanceof TimeLimitExceeded t) {
                     throw timeLimit(name, t);
                 }
-                throw new RenderException("template " + name + ": " + (e.getLineNumber() > 0 ? "line " + e.getLineNumber()
-                        + ": " : "") + e.getMessage());
+                throw failure(name, template, (e.getLineNumber() > 0 ? "line " + e.getLineNumber() + ": " : "")
+                        + e.getMessage());
             } catch (RuntimeException e) {
-                throw new RenderException("template " + name + ": " + e.getMessage());
+                throw failure(name, template, e.getMessage());
             } finally {
                 deadline[0] = outerDeadline;
                 JinjavaInterpreter.popCurrent();
             }
         }
         if (!errors.isEmpty()) {
-            throw new RenderException("template " + name + ": " + errors.stream()
-                    .map(TemplateRenderer::describe).distinct().collect(Collectors.joining("; ")));
+            throw failure(name, template, errors.stream().map(TemplateRenderer::describe).distinct()
+                    .collect(Collectors.joining("; ")));
         }
         return output;
     }
 
-    /** The syntax errors of a template, each with its line; empty when it parses. Nothing is rendered. */
+    /**
+     * The syntax errors of a template, each with its line, and every use of a filter or function that is not
+     * available ({@link #NOT_DETERMINISTIC}); empty when it parses and uses none. Nothing is rendered.
+     */
     public List<String> syntaxErrors(String source) {
-        return compile(source).errors().stream().map(TemplateRenderer::describe).distinct().toList();
+        Compiled template = compile(source);
+        List<String> errors = new ArrayList<>(template.errors().stream().map(TemplateRenderer::describe).distinct().toList());
+        if (errors.isEmpty()) {
+            notDeterministicUses(template.tree(), errors);
+        }
+        return errors;
+    }
+
+    /** Looks in the expressions of tags and {@code {{ }}} (not in plain text) for a name that is disabled. */
+    private static void notDeterministicUses(Node node, List<String> errors) {
+        String expression = switch (node) {
+            case ExpressionNode e -> e.getMaster().getImage();
+            case TagNode t -> t.getHelpers();
+            default -> "";
+        };
+        Matcher m = NOT_DETERMINISTIC_USE.matcher(expression);
+        while (m.find()) {
+            String error = "line " + node.getLineNumber() + ": " + notDeterministic(m.group(1) != null ? m.group(1) : m.group(2));
+            if (!errors.contains(error)) {
+                errors.add(error);
+            }
+        }
+        for (Node child : node.getChildren()) {
+            notDeterministicUses(child, errors);
+        }
+    }
+
+    private static String notDeterministic(String token) {
+        String name = token.startsWith(":") ? token.substring(1) : token;
+        return "'" + name + "' is not available: templates are deterministic (no randomness, no current time), "
+                + "so that what is pushed is what was planned";
+    }
+
+    /** Jinjava names functions {@code namespace:name}; the built-in ones have an empty namespace. */
+    private static Set<String> functionKeys(Set<String> names) {
+        Set<String> keys = new java.util.HashSet<>();
+        names.forEach(n -> keys.add(":" + n));
+        return Set.copyOf(keys);
+    }
+
+    private static Set<String> union(Set<String> a, Set<String> b) {
+        Set<String> all = new java.util.TreeSet<>(a);
+        all.addAll(b);
+        return java.util.Collections.unmodifiableSet(all);
     }
 
     private Compiled compile(String source) {
@@ -161,6 +238,13 @@ public final class TemplateRenderer {
             return out;
         }
         return PyNone.of(value);
+    }
+
+    /** Jinjava reports a disabled filter or function as an unknown token: such a failure names it and says why. */
+    private static RenderException failure(String name, Compiled template, String message) {
+        List<String> disabled = new ArrayList<>();
+        notDeterministicUses(template.tree(), disabled);
+        return new RenderException("template " + name + ": " + (disabled.isEmpty() ? message : String.join("; ", disabled)));
     }
 
     private RenderException timeLimit(String name, TimeLimitExceeded e) {

@@ -1,6 +1,5 @@
 package io.drover.core.subscriptions;
 
-import io.drover.core.Hashing;
 import io.drover.core.render.RenderException;
 import io.drover.core.render.TemplateRenderer;
 import io.drover.core.subscriptions.RenderContext.ControlInfo;
@@ -22,16 +21,14 @@ public final class InstanceRenderer {
                             List<String> templateNames, Map<String, Object> paramsContext) {
     }
 
-    /** The rendered files of one step (path relative to the agent root → content, and → md5), or why it failed. */
-    public record RenderedStep(Map<String, String> files, Map<String, String> md5s, String error) {
+    /** The rendered files of one step (path relative to the agent root → content), or why it failed. */
+    public record RenderedStep(Map<String, String> files, String error) {
         public static RenderedStep of(Map<String, String> files) {
-            Map<String, String> md5s = new LinkedHashMap<>();
-            files.forEach((path, content) -> md5s.put(path, Hashing.md5(content)));
-            return new RenderedStep(Map.copyOf(files), Map.copyOf(md5s), null);
+            return new RenderedStep(Map.copyOf(files), null);
         }
 
         public static RenderedStep failed(String error) {
-            return new RenderedStep(Map.of(), Map.of(), error);
+            return new RenderedStep(Map.of(), error);
         }
     }
 
@@ -64,34 +61,6 @@ public final class InstanceRenderer {
                 out.put(step.stepId(), RenderedStep.failed("step " + step.stepId() + ": " + e.getMessage()));
             }
         }
-        return out;
-    }
-
-    /**
-     * Renders every instance (in parallel), reusing what {@code cache} holds for instances whose inputs did not
-     * change. {@code ports}: instance id → step id → port.
-     */
-    public Map<String, Map<String, RenderedStep>> renderAll(List<ScopeInstance> instances, SubscriptionSpec.Scope scope,
-                                                            List<StepInput> steps, Map<String, Map<String, Integer>> ports,
-                                                            Map<String, Integer> defaultPorts, RenderCache cache) {
-        cache.use(steps, scope);
-        Map<String, Map<String, RenderedStep>> out = new java.util.concurrent.ConcurrentHashMap<>(instances.size() * 2);
-        Map<String, Integer> sharedDefaults = Map.copyOf(defaultPorts);
-        instances.parallelStream().forEach(instance -> {
-            Map<String, Integer> instancePorts = sharedDefaults;
-            Map<String, Integer> own = ports.get(instance.instanceId());
-            if (own != null && !own.isEmpty()) {
-                instancePorts = new java.util.HashMap<>(defaultPorts);
-                instancePorts.putAll(own);
-            }
-            Map<String, RenderedStep> rendered = cache.get(instance, instancePorts);
-            if (rendered == null) {
-                rendered = render(instance, scope, steps, instancePorts);
-                cache.put(instance, instancePorts, rendered);
-            }
-            out.put(instance.instanceId(), rendered);
-        });
-        cache.retain(out.keySet());
         return out;
     }
 

@@ -27,8 +27,9 @@ public final class Planner {
 
     /** What one step should look like on an instance: rendered file path → md5, or why rendering failed. */
     public record DesiredStep(Map<String, String> files, String renderError) {
+        /** {@code files}: path → md5; {@link FileDigests} are kept as they are (compact and immutable). */
         public static DesiredStep rendered(Map<String, String> files) {
-            return new DesiredStep(Map.copyOf(files), null);
+            return new DesiredStep(files instanceof FileDigests d ? d : Map.copyOf(files), null);
         }
 
         public static DesiredStep failed(String error) {

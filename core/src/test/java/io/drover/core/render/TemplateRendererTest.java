@@ -11,7 +11,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 class TemplateRendererTest {
     private final TemplateRenderer renderer = new TemplateRenderer();
@@ -83,5 +87,56 @@ class TemplateRendererTest {
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
         // the limit is per render: the same renderer renders again afterwards
         assertThat(quick.render("next", "{{ 1 + 1 }}", Map.of())).isEqualTo("2");
+    }
+
+    /** Each name that reads randomness or the clock, with a template using it (as a filter or a function). */
+    static List<String[]> notDeterministic() {
+        return List.of(
+                new String[] {"random", "{{ [1, 2, 3]|random }}"},
+                new String[] {"shuffle", "{{ [1, 2, 3]|shuffle }}"},
+                new String[] {"unixtimestamp", "{{ 0|unixtimestamp }}"},
+                new String[] {"datetimeformat", "{{ 0|datetimeformat('%Y') }}"},
+                new String[] {"date", "{{ 0|date('%Y') }}"},
+                new String[] {"format_date", "{{ 0|format_date }}"},
+                new String[] {"format_datetime", "{{ 0|format_datetime }}"},
+                new String[] {"format_time", "{{ 0|format_time }}"},
+                new String[] {"plus_time", "{{ 0|plus_time(1, 'days') }}"},
+                new String[] {"minus_time", "{{ 0|minus_time(1, 'days') }}"},
+                new String[] {"between_times", "{{ 0|between_times(1, 'days') }}"},
+                new String[] {"today", "a\n{{ today() }}"},
+                new String[] {"unixtimestamp", "{{ unixtimestamp() }}"},
+                new String[] {"datetimeformat", "{{ datetimeformat(0, '%Y') }}"},
+                new String[] {"format_date", "{{ format_date(0) }}"},
+                new String[] {"format_datetime", "{{ format_datetime(0) }}"},
+                new String[] {"format_time", "{{ format_time(0) }}"},
+                new String[] {"random", "{% set pick = [1, 2]|random %}{{ pick }}"},
+                new String[] {"today", "{% if today() %}x{% endif %}"});
+    }
+
+    @ParameterizedTest(name = "{0}: {1}")
+    @MethodSource("notDeterministic")
+    void aFilterOrFunctionThatIsNotDeterministicFailsToRenderAndIsRefusedByTheSyntaxCheck(String name, String template) {
+        String expected = "'" + name + "' is not available: templates are deterministic";
+        assertThatThrownBy(() -> renderer.render("t.conf", template, Map.of()))
+                .isInstanceOf(RenderException.class)
+                .hasMessageStartingWith("template t.conf: line " + (template.startsWith("a\n") ? 2 : 1) + ": ")
+                .hasMessageContaining(expected);
+        assertThat(renderer.syntaxErrors(template)).singleElement().asString().contains(expected);
+    }
+
+    @Test
+    void everyNameThatIsNotDeterministicIsTested() {
+        Set<String> tested = new TreeSet<>();
+        notDeterministic().forEach(c -> tested.add(c[0]));
+        assertThat(tested).isEqualTo(TemplateRenderer.NOT_DETERMINISTIC);
+    }
+
+    @Test
+    void theSameNamesAsVariablesOrInPlainTextStillRender() {
+        String template = "random: {{ random }} today | shuffle\n{{ d.today }} {{ 'x'|upper }}";
+        Map<String, Object> context = Map.of("random", 4, "d", Map.of("today", "monday"));
+        assertThat(renderer.syntaxErrors(template)).isEmpty();
+        assertThat(renderer.render("t", template, context)).isEqualTo(renderer.render("t", template, context))
+                .isEqualTo("random: 4 today | shuffle\nmonday X");
     }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.drover.core.render.TemplateRenderer;
 import io.drover.core.subscriptions.InstanceRenderer.RenderedStep;
 import io.drover.core.subscriptions.InstanceRenderer.StepInput;
+import io.drover.core.subscriptions.Planner.DesiredStep;
 import io.drover.model.inventory.Host;
 import io.drover.model.inventory.ServiceInstance;
 import io.drover.model.inventory.ServiceProcess;
@@ -133,31 +134,78 @@ class ScopeAndRenderTest {
     }
 
     @Test
-    void theRenderCacheKeepsRendersWhileTheirInputsAreEqualAndRendersAgainWhenOneChanges() {
+    void theRenderCacheKeepsMd5sWhileTheirInputsAreEqualAndRendersAgainWhenOneChanges() {
         SubscriptionSpec spec = spec("HOST", "TOPO", List.of(topo("set", 20)), null, Map.of());
         List<StepInput> steps = List.of(new StepInput("beat", BEAT, Map.of("t/script.j2", "rack: {{ cmdb_instance.host.rack }}\n"),
                 List.of(), Map.of()));
         InstanceRenderer renderer = new InstanceRenderer(new TemplateRenderer());
         RenderCache cache = new RenderCache();
         List<ScopeInstance> first = ScopeResolver.resolve(2, spec, INVENTORY).instances();
-        Map<String, Map<String, RenderedStep>> before = renderer.renderAll(first, spec.scope(), steps, Map.of(), Map.of(), cache);
+        PlanRendering plan1 = new PlanRendering(renderer, spec.scope(), steps, Map.of(), Map.of(), cache);
+        Map<String, Map<String, DesiredStep>> before = desired(plan1, first);
 
-        // Resolved again from a new snapshot: equal instances, new objects; the renders are reused.
+        // Resolved again from a new snapshot: equal instances, new objects; the md5s are reused.
         InventorySnapshot edited = new InventorySnapshot(List.of(host(1, 2, 21), host(2, 2, 21),
                 new Host(3L, 2L, "10.0.0.3", 0L, "host-3", "linux", "x86_64", List.of(22L), Map.of("rack", "moved"))), MODULES, List.of());
         List<ScopeInstance> again = ScopeResolver.resolve(2, spec, edited).instances();
-        Map<String, Map<String, RenderedStep>> after = renderer.renderAll(again, spec.scope(), steps,
+        PlanRendering plan2 = new PlanRendering(renderer, spec.scope(), steps,
                 Map.of(ScopeInstance.hostInstanceId(2), Map.of("beat", 9100)), Map.of(), cache);
+        Map<String, Map<String, DesiredStep>> after = desired(plan2, again);
         String one = ScopeInstance.hostInstanceId(1);
+        String three = ScopeInstance.hostInstanceId(3);
         assertThat(after.get(one)).isSameAs(before.get(one));
         assertThat(after.get(ScopeInstance.hostInstanceId(2))).isNotSameAs(before.get(ScopeInstance.hostInstanceId(2)));
-        assertThat(after.get(ScopeInstance.hostInstanceId(3)).get("beat").files()).containsValue("rack: moved");
+        assertThat(after.get(three).get("beat").files()).isNotEqualTo(before.get(three).get("beat").files())
+                .containsValue(io.drover.core.Hashing.md5("rack: moved"));
 
         // Only instances still in the scope are kept; the third plan reuses what the second rendered.
-        Map<String, Map<String, RenderedStep>> third = renderer.renderAll(again.subList(0, 2), spec.scope(), steps,
+        PlanRendering plan3 = new PlanRendering(renderer, spec.scope(), steps,
                 Map.of(ScopeInstance.hostInstanceId(2), Map.of("beat", 9100)), Map.of(), cache);
+        Map<String, Map<String, DesiredStep>> third = desired(plan3, again.subList(0, 2));
         assertThat(cache.size()).isEqualTo(2);
         assertThat(third.get(one)).isSameAs(before.get(one));
         assertThat(third.get(ScopeInstance.hostInstanceId(2))).isSameAs(after.get(ScopeInstance.hostInstanceId(2)));
+    }
+
+    /** What a plan of these instances compares (and keeps in the cache), as the planner would ask for it. */
+    private static Map<String, Map<String, DesiredStep>> desired(PlanRendering rendering, List<ScopeInstance> instances) {
+        Map<String, Map<String, DesiredStep>> out = new java.util.HashMap<>();
+        instances.forEach(i -> out.put(i.instanceId(), rendering.desiredSteps(i)));
+        rendering.retain(instances);
+        return out;
+    }
+
+    @Test
+    void filesRenderedOnDemandAreTheOnesWhoseMd5sWerePlanned() {
+        PackageMetadata exporter = new PackageMetadata("node_exporter", "1.0.0", null, "external", List.of("linux"),
+                List.of("x86_64"), null, null, null, null, "9100-9199", null,
+                List.of(new ConfigTemplate("exporter.yaml", "etc", "exporter.j2", "yaml", true)), null, null, null, null);
+        List<StepInput> steps = List.of(
+                new StepInput("beat", BEAT, Map.of("t/script.j2", "name: {{ target.host.bk_host_name }}\nrack: {{ rack }}\n"),
+                        List.of(), Map.of("rack", "{{ cmdb_instance.host.rack }}")),
+                new StepInput("exporter", exporter, Map.of("exporter.j2",
+                        "listen: {{ control_info.listen_ip }}:{{ control_info.listen_port }}\nrack: {{ step_data.beat.context.rack }}\n"),
+                        List.of(), Map.of()));
+        SubscriptionSpec spec = spec("HOST", "TOPO", List.of(topo("set", 20)), null, Map.of());
+        List<ScopeInstance> instances = ScopeResolver.resolve(2, spec, INVENTORY).instances();
+        InstanceRenderer renderer = new InstanceRenderer(new TemplateRenderer());
+        String deployed = ScopeInstance.hostInstanceId(2);
+        PlanRendering rendering = new PlanRendering(renderer, spec.scope(), steps, Map.of(deployed, Map.of("exporter", 9107)),
+                Map.of("exporter", 9100), new RenderCache());
+        for (ScopeInstance i : instances) {
+            Map<String, DesiredStep> planned = rendering.desiredSteps(i);
+            Map<String, Integer> ports = Map.of("exporter", i.instanceId().equals(deployed) ? 9107 : 9100);
+            Map<String, RenderedStep> full = renderer.render(i, spec.scope(), steps, ports);
+            assertThat(rendering.files(i)).isEqualTo(full);
+            for (String step : List.of("beat", "exporter")) {
+                Map<String, String> md5s = new java.util.HashMap<>();
+                full.get(step).files().forEach((path, text) -> md5s.put(path, io.drover.core.Hashing.md5(text)));
+                assertThat(planned.get(step).files()).isEqualTo(md5s);
+                assertThat(md5s).isEqualTo(planned.get(step).files());
+                assertThat(planned.get(step).files().keySet()).isEqualTo(full.get(step).files().keySet());
+            }
+        }
+        ScopeInstance two = instances.stream().filter(i -> i.instanceId().equals(deployed)).findFirst().orElseThrow();
+        assertThat(rendering.files(two).get("exporter").files()).containsValue("listen: 10.0.0.2:9107\nrack: r2");
     }
 }

@@ -150,6 +150,12 @@ class PackageStoreTest {
             assertThatThrownBy(() -> PackageStore.inspect(badTemplate)).isInstanceOfSatisfying(DomainException.class,
                     e -> assertThat(e.errors()).singleElement().satisfies(f -> assertThat(f.message()).startsWith("template templates/main.yaml.j2")));
             assertThat(PackageStore.inspect(pkg("exporter", "1.0.0")).metadata().name()).isEqualTo("exporter");
+            byte[] random = pkg("exporter", "1.0.0", "metrics", "port: {{ port }}\nid: {{ [1, 2]|random }}\n");
+            assertThatThrownBy(() -> upload(store, random, false)).isInstanceOfSatisfying(DomainException.class, e -> {
+                assertThat(e.kind()).as("422").isEqualTo(DomainException.Kind.INVALID);
+                assertThat(e.errors()).singleElement().satisfies(f -> assertThat(f.message())
+                        .startsWith("template templates/main.yaml.j2: line 2: 'random' is not available: templates are deterministic"));
+            });
             assertThat(store.list(null)).isEmpty();
         });
         assertThat(incoming()).isEmpty();

@@ -33,6 +33,7 @@ final class StepExecutor {
                     + "remove its files by hand";
         }
         Pipelines.Rendering rendering = instance == null ? null : rendering(p, instance);
+        Map<String, String> files = instance == null || hosts.isEmpty() ? Map.of() : files(p, instance, step);
         for (long host : hosts) {
             String agent = p.agents().get(host);
             if (agent == null) {
@@ -41,7 +42,6 @@ final class StepExecutor {
             Optional<DeploymentStore.Row> copy = existing.stream().filter(r -> r.hostId() == host).findFirst();
             String groupId = instance != null ? instance.groupId() : copy.map(DeploymentStore.Row::groupId).orElseThrow();
             long biz = instance != null ? instance.host().bkBizId() : copy.map(DeploymentStore.Row::bizId).orElseThrow();
-            Map<String, String> files = instance == null ? Map.of() : p.rendered().get(instanceId).get(step.stepId()).files();
             Pipelines.CopyWork work = new Pipelines.CopyWork(p.subscription().id(), instanceId, groupId, host, biz, agent,
                     step.stepId(), sp.pkg(), step.action(), files, copy, rendering);
             if (!pipelines.run(work, journal)) {
@@ -49,6 +49,14 @@ final class StepExecutor {
             }
         }
         return null;
+    }
+
+    /** The files the step pushes, rendered again (planning kept their md5s); only actions that push files render. */
+    private static Map<String, String> files(PlanBuilder.Prepared p, ScopeInstance instance, StepAction step) {
+        return switch (step.action()) {
+            case INSTALL, PUSH_CONFIG, START -> p.files().of(instance, step.stepId());
+            default -> Map.of();
+        };
     }
 
     private static Pipelines.Rendering rendering(PlanBuilder.Prepared p, ScopeInstance instance) {

@@ -14,7 +14,7 @@ import io.drover.core.subscriptions.Planner;
 import io.drover.core.subscriptions.Planner.Departed;
 import io.drover.core.subscriptions.Planner.Departure;
 import io.drover.core.subscriptions.Planner.Desired;
-import io.drover.core.subscriptions.Planner.DesiredStep;
+import io.drover.core.subscriptions.PlanRendering;
 import io.drover.core.subscriptions.RenderCache;
 import io.drover.core.subscriptions.ScopeInstance;
 import io.drover.core.subscriptions.ScopeResolver;
@@ -38,6 +38,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.stream.Stream;
 import org.jdbi.v3.core.Jdbi;
 
 /**
@@ -55,11 +56,21 @@ public final class PlanBuilder {
         }
     }
 
-    /** A plan with everything execution needs: instances, rendered files, packages, agents, deployed rows. */
+    /**
+     * A plan with everything execution needs: instances, their files (rendered again when a step needs them; the plan
+     * keeps their md5s only), packages, agents, deployed rows.
+     */
     public record Prepared(SubscriptionInfo subscription, Planner.Plan plan, Map<String, ScopeInstance> instances,
-                           Map<String, Map<String, RenderedStep>> rendered, Map<String, StepPackage> packages,
+                           InstanceFiles files, Map<String, StepPackage> packages,
                            Map<Long, String> agents, List<DeploymentStore.Row> deployed, List<String> missing,
                            Map<Long, Host> hosts) {
+    }
+
+    /** Renders what one step of an instance pushes, as planning rendered it (same inputs and ports). */
+    @FunctionalInterface
+    public interface InstanceFiles {
+        /** Path → content of the step's files. */
+        Map<String, String> of(ScopeInstance instance, String stepId);
     }
 
     private final Jdbi jdbi;
@@ -106,8 +117,9 @@ public final class PlanBuilder {
         List<DeploymentStore.Row> deployed = deployments.of(sub.id());
         Map<Long, String> agentsByHost = agents.agentsByHost();
         Map<String, ScopeInstance> instances = new LinkedHashMap<>();
-        Map<String, Map<String, RenderedStep>> rendered = new HashMap<>();
-        List<Desired> desired = new ArrayList<>();
+        for (ScopeInstance instance : resolution.instances()) {
+            instances.put(instance.instanceId(), instance);
+        }
         Map<String, Map<String, Integer>> ports = new HashMap<>();
         for (DeploymentStore.Row r : deployed) {
             if (r.port() != null) {
@@ -115,21 +127,19 @@ public final class PlanBuilder {
             }
         }
         List<StepInput> inputs = steps.values().stream().map(StepPackage::input).toList();
-        rendered.putAll(renderer.renderAll(resolution.instances(), spec.scope(), inputs, ports, provisionalPorts(steps),
-                caches.computeIfAbsent(sub.id(), k -> new RenderCache())));
-        for (ScopeInstance instance : resolution.instances()) {
-            instances.put(instance.instanceId(), instance);
-            Map<String, DesiredStep> want = new LinkedHashMap<>();
-            rendered.get(instance.instanceId()).forEach((stepId, r) ->
-                    want.put(stepId, r.error() != null ? DesiredStep.failed(r.error()) : DesiredStep.rendered(r.md5s())));
+        PlanRendering rendering = new PlanRendering(renderer, spec.scope(), inputs, ports, provisionalPorts(steps),
+                caches.computeIfAbsent(sub.id(), k -> new RenderCache()));
+        // Each instance's md5s are made as the planner reaches it, not all held at once.
+        Stream<Desired> desired = resolution.instances().parallelStream().map(instance -> {
             Set<Long> offline = new TreeSet<>();
             for (long host : instance.targetHosts()) {
                 if (!agents.online(agentsByHost.get(host))) {
                     offline.add(host);
                 }
             }
-            desired.add(new Desired(instance.instanceId(), new HashSet<>(instance.targetHosts()), offline, want));
-        }
+            return new Desired(instance.instanceId(), new HashSet<>(instance.targetHosts()), offline,
+                    rendering.desiredSteps(instance));
+        });
         List<Departed> departed = new ArrayList<>();
         Set<String> seen = new HashSet<>();
         for (DeploymentStore.Row r : deployed) {
@@ -140,11 +150,23 @@ public final class PlanBuilder {
         List<Planner.StepSpec> stepSpecs = steps.values().stream()
                 .map(sp -> new Planner.StepSpec(sp.step().id(), sp.pkg().version())).toList();
         Planner.Plan plan = Planner.plan(sub.enabled(), stepSpecs, desired, DeploymentStore.byInstance(deployed), departed);
+        rendering.retain(resolution.instances());
         Map<Long, Host> hosts = new HashMap<>();
         for (ScopeInstance i : instances.values()) {
             hosts.put(i.host().bkHostId(), i.host());
         }
-        return new Prepared(sub, plan, instances, rendered, steps, agentsByHost, deployed, resolution.missing(), hosts);
+        return new Prepared(sub, plan, instances, files(rendering), steps, agentsByHost, deployed, resolution.missing(), hosts);
+    }
+
+    private static InstanceFiles files(PlanRendering rendering) {
+        return (instance, stepId) -> {
+            RenderedStep step = rendering.files(instance).get(stepId);
+            if (step == null || step.error() != null) {
+                // Planning rendered this step without an error, and rendering is deterministic: not expected.
+                throw new IllegalStateException(step == null ? "step " + stepId + " has no files" : step.error());
+            }
+            return step.files();
+        };
     }
 
     /** A departed instance left the business when its host now belongs to another one. */

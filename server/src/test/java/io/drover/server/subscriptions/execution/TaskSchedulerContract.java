@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.drover.core.subscriptions.Action;
-import io.drover.core.subscriptions.InstanceRenderer.RenderedStep;
 import io.drover.core.subscriptions.Planner;
 import io.drover.core.subscriptions.Planner.InstancePlan;
 import io.drover.core.subscriptions.Planner.StepAction;
@@ -101,7 +100,7 @@ abstract class TaskSchedulerContract {
         PackageInfo pkg = new PackageInfo("exporter", "1.0.0", "external", null, SHA, 1, "upload", now,
                 "packages/exporter/exporter-1.0.0.tgz", EXPORTER);
         Map<String, ScopeInstance> instances = new LinkedHashMap<>();
-        Map<String, Map<String, RenderedStep>> rendered = new LinkedHashMap<>();
+        Map<String, Map<String, String>> rendered = new LinkedHashMap<>();
         Map<Long, String> agentIds = new LinkedHashMap<>();
         Map<Long, Host> hostMap = new LinkedHashMap<>();
         List<InstancePlan> plans = new ArrayList<>();
@@ -110,8 +109,7 @@ abstract class TaskSchedulerContract {
             String id = ScopeInstance.hostInstanceId(h);
             String group = "sub_" + subscriptionId + "_host_" + h;
             instances.put(id, new ScopeInstance(id, group, host, null, List.of(h)));
-            rendered.put(id, Map.of("exporter", RenderedStep.of(Map.of(
-                    "usr/local/gse/external_plugins/" + group + "/exporter/etc/exporter.yaml", "host: h" + h + "\n"))));
+            rendered.put(id, Map.of("usr/local/gse/external_plugins/" + group + "/exporter/etc/exporter.yaml", "host: h" + h + "\n"));
             hostMap.put(h, host);
             long hostId = h;
             if (java.util.Arrays.stream(withoutAgent).noneMatch(x -> x == hostId)) {
@@ -119,7 +117,8 @@ abstract class TaskSchedulerContract {
             }
             plans.add(new InstancePlan(id, List.of(new StepAction("exporter", Action.INSTALL, Reason.NEW_INSTALL, null))));
         }
-        return new PlanBuilder.Prepared(sub, new Planner.Plan(plans, Map.of(Action.INSTALL, hosts)), instances, rendered,
+        return new PlanBuilder.Prepared(sub, new Planner.Plan(plans, Map.of(Action.INSTALL, hosts)), instances,
+                (instance, stepId) -> rendered.get(instance.instanceId()),
                 Map.of("exporter", new PlanBuilder.StepPackage(spec.steps().getFirst(), pkg, Map.of())), agentIds, List.of(),
                 List.of(), hostMap);
     }
@@ -315,7 +314,7 @@ abstract class TaskSchedulerContract {
         PlanBuilder.Prepared p = install(1, spec(null, null));
         PlanBuilder.Prepared failing = new PlanBuilder.Prepared(p.subscription(), new Planner.Plan(List.of(new InstancePlan(
                 ScopeInstance.hostInstanceId(1), List.of(new StepAction("exporter", Action.FAIL, Reason.RENDER_FAILED,
-                "template etc/exporter.yaml, line 2: 'port' is undefined")))), Map.of()), p.instances(), p.rendered(),
+                "template etc/exporter.yaml, line 2: 'port' is undefined")))), Map.of()), p.instances(), p.files(),
                 p.packages(), p.agents(), p.deployed(), p.missing(), p.hosts());
         TaskInfo done = finished(scheduler.start(failing, "run", "alice", TaskScheduler.Selection.ALL).orElseThrow());
         assertThat(instance(done, 1).status()).isEqualTo(RunStatus.FAILED);
