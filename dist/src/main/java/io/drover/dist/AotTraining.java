@@ -49,7 +49,8 @@ public final class AotTraining {
         long start = System.nanoTime();
         List<SaltMinion> agents = new ArrayList<>();
         ZmtpLoop loop = new ZmtpLoop("training-agents");
-        try (DroverServer server = DroverServer.start(ServerConfig.defaults().with(settings))) {
+        DroverServer server = DroverServer.start(ServerConfig.defaults().with(settings));
+        try {
             String token = Files.readString(dir.resolve("admin.token")).strip();
             RSAPrivateCrtKey key = (RSAPrivateCrtKey) RsaKeys.generate().getPrivate();
             for (int i = 0; i < AGENTS; i++) {
@@ -88,10 +89,13 @@ public final class AotTraining {
             System.out.printf("AOT training: %d agents, %d of %d ping rounds complete, %.1f s%n", AGENTS, complete, ROUNDS,
                     (System.nanoTime() - start) / 1e9);
         } finally {
+            // the agents first: once the server is gone they would keep trying to sign in
             agents.forEach(SaltMinion::close);
             loop.close();
+            server.close();
             delete(dir);
         }
+        System.exit(0); // the JDK writes the cache as the process exits; nothing else is left to wait for
     }
 
     private static String send(HttpClient http, String token, String method, String url, String body) throws Exception {

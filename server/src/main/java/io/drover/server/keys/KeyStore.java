@@ -57,17 +57,30 @@ public final class KeyStore {
      */
     public KeyDecision decide(String id, String publicPem, Object enrollToken) {
         String pem = publicPem.strip();
+        // A sign-in storm (thousands of agents moving to this server) writes its events in the sign-ins' own
+        // transactions and publishes them on the event thread: no second round trip, no lock shared by sign-ins.
+        List<io.drover.model.events.Event> fired = new java.util.ArrayList<>();
+        boolean[] known = new boolean[1];
         KeyDecision decision = jdbi.inTransaction(h -> {
+            Optional<StoredKey> stored = find(h, id);
+            known[0] = stored.isPresent() && stored.get().pem.strip().equals(pem) && !stored.get().state.equals(REJECTED)
+                    && (stored.get().state.equals(ACCEPTED) || enrollToken == null);
             KeyDecision d = decide(h, id, pem, enrollToken);
-            events.append(h, "salt/auth", Map.of("id", id, "result", d.name().toLowerCase(java.util.Locale.ROOT),
-                    "act", switch (d) {
+            fired.addAll(events.appendPublished(h, List.of(Map.entry("salt/auth", Map.of("id", id,
+                    "result", d.name().toLowerCase(java.util.Locale.ROOT), "act", switch (d) {
                         case ACCEPTED -> "accept";
                         case PENDING -> "pend";
                         default -> "reject";
-                    }));
+                    })))));
             return d;
         });
-        events.publishPending();
+        events.publishCommitted(fired);
+        if (!known[0]) {
+            events.publishPending(); // a new key, or a changed one: what decide wrote about it
+        }
+        if (decision == KeyDecision.ACCEPTED) {
+            acceptedCache.put(id, pem); // its first request after the sign-in needs no database read
+        }
         return decision;
     }
 
