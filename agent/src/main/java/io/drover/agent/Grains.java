@@ -51,8 +51,11 @@ public final class Grains {
             // no addresses reported
         }
         g.put("ipv4", ipv4);
-        g.put("drover_innerip", placement.innerIp() != null ? placement.innerIp()
-                : ipv4.stream().filter(a -> !a.startsWith("127.")).findFirst().orElse("127.0.0.1"));
+        String innerIp = placement.innerIp();
+        for (int i = 0; innerIp == null && i < ipv4.size(); i++) { // a loop, not a stream: fewer classes in an idle agent
+            innerIp = ipv4.get(i).startsWith("127.") ? null : ipv4.get(i);
+        }
+        g.put("drover_innerip", innerIp != null ? innerIp : "127.0.0.1");
         g.put("drover_cloud_id", placement.cloudId());
         try {
             g.put("host", InetAddress.getLocalHost().getHostName());

@@ -10,13 +10,43 @@ import java.util.List;
 
 /**
  * The quickstart's simulated hosts: {@code drover agent} processes, each with its own root directory, started with
- * the same Java and class path as this process and the agent's small-heap flags; stopped with it.
+ * the same Java as this process, its class path without the server's libraries and the agent's small-heap flags
+ * (those of {@code bin/drover agent}); stopped with it.
  */
 final class LocalAgents implements AutoCloseable {
-    /** The same flags and malloc setting as {@code bin/drover agent}. */
-    static final List<String> AGENT_JVM_FLAGS = List.of("-Xms8m", "-Xmx32m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-            "-Xss256k", "-XX:ReservedCodeCacheSize=16m", "-XX:MaxMetaspaceSize=48m", "-Xshare:off", "-XX:+IgnoreUnrecognizedVMOptions",
-            "-XX:+UseCompactObjectHeaders", "-XX:TrimNativeHeapInterval=5000");
+    /** The same flags and malloc setting as {@code bin/drover agent} (LocalAgentsTest compares them). */
+    static final List<String> AGENT_JVM_FLAGS = List.of("-Xms8m", "-Xmx32m", "-Xmn1m", "-XX:+UseSerialGC",
+            "-XX:TieredStopAtLevel=1", "-XX:CompileThresholdScaling=10", "-Xss256k", "-XX:ReservedCodeCacheSize=16m",
+            "-XX:MaxMetaspaceSize=48m", "-Xshare:off", "-XX:+IgnoreUnrecognizedVMOptions", "-XX:+UseCompactObjectHeaders",
+            "-XX:TrimNativeHeapInterval=5000", "-XX:StringTableSize=4096", "-XX:+UnlockExperimentalVMOptions",
+            "-XX:SymbolTableSize=4096", "-XX:-UsePerfData");
+
+    /**
+     * The server-only jars {@code bin/drover agent} leaves off the agent's class path (every open jar keeps its central
+     * directory on the agent's small heap), as the prefixes of their file names; LocalAgentsTest compares them with
+     * the launcher's list.
+     */
+    static final List<String> SERVER_ONLY_JARS = List.of("HdrHistogram-", "HikariCP-", "JavaEWAH-", "annotations-13.",
+            "asm-", "bcprov-", "commons-codec-", "flyway-", "geantyref-", "h2-", "jakarta.", "javalin-", "jdbi3-", "jetty-",
+            "jnats-", "kotlin-", "micrometer-", "org.eclipse.jgit", "postgresql-", "prometheus-metrics-");
+
+    /** This process's class path without {@link #SERVER_ONLY_JARS} (directories and other jars stay, in order). */
+    static String agentClassPath(String classPath) {
+        List<String> kept = new ArrayList<>();
+        for (String entry : classPath.split(File.pathSeparator)) {
+            String name = entry.substring(entry.lastIndexOf(File.separatorChar) + 1);
+            boolean serverOnly = false;
+            if (name.endsWith(".jar")) {
+                for (String prefix : SERVER_ONLY_JARS) {
+                    serverOnly |= name.startsWith(prefix);
+                }
+            }
+            if (!serverOnly && !entry.isEmpty()) {
+                kept.add(entry);
+            }
+        }
+        return String.join(File.pathSeparator, kept);
+    }
 
     private final List<Process> processes = new ArrayList<>();
 
@@ -24,7 +54,7 @@ final class LocalAgents implements AutoCloseable {
     LocalAgents(Path dataDir, int count, String masterHost, int requestPort, int publishPort, String enrollToken,
                 List<String> addresses) {
         String java = ProcessHandle.current().info().command().orElse("java");
-        String classPath = System.getProperty("java.class.path");
+        String classPath = agentClassPath(System.getProperty("java.class.path"));
         try {
             for (int i = 1; i <= count; i++) {
                 Path root = dataDir.resolve("host-" + i).toAbsolutePath();

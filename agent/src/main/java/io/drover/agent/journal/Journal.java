@@ -3,11 +3,13 @@ package io.drover.agent.journal;
 import io.drover.agent.disk.DurableFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.DirectoryIteratorException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
-import java.util.stream.Stream;
 
 /**
  * The agent's durable record of jobs, one small file per state in {@code <state>/journal}:
@@ -79,13 +81,21 @@ public final class Journal {
     }
 
     private List<String> list(String suffix) {
+        // a directory stream and a loop, not Files.list: the stream pipeline's classes stay out of an idle agent
         List<String> jids = new ArrayList<>();
-        try (Stream<Path> files = Files.list(dir)) {
-            files.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(suffix))
-                    .map(n -> n.substring(0, n.length() - suffix.length())).sorted().forEach(jids::add);
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
+            for (Path p : files) {
+                String n = p.getFileName().toString();
+                if (n.endsWith(suffix)) {
+                    jids.add(n.substring(0, n.length() - suffix.length()));
+                }
+            }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        } catch (DirectoryIteratorException e) {
+            throw new UncheckedIOException(e.getCause());
         }
+        Collections.sort(jids);
         return jids;
     }
 

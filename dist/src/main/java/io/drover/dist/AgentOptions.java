@@ -1,0 +1,343 @@
+package io.drover.dist;
+
+import io.drover.transport.minion.MinionConfig;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The options of {@code drover agent}, parsed by hand: an idle agent keeps every class it loaded in its metaspace for
+ * its whole life, and picocli's annotation model (its own 168 classes plus some 185 of the JDK's reflection, proxy
+ * and annotation machinery) cost about 4 MiB of RSS (docs/benchmarks.md#agent-memory). No reflection, lambdas or
+ * records here.
+ *
+ * <p>{@code --name VALUE} and {@code --name=VALUE}; a value may start with {@code -} unless it is one of the option
+ * names. {@link #parse} checks everything an agent needs before it starts (ids, servers, ports, numbers, paths) and
+ * throws {@link Invalid} with a one-line message naming the option; the caller prints it and exits with 2.
+ */
+final class AgentOptions {
+    static final String ENROLL_TOKEN_ENV = "DROVER_ENROLL_TOKEN";
+
+    /** Every option: name, value label (null: a flag), description, default (null: required); help keeps this order. */
+    private static final String[][] OPTIONS = {
+            {"--master", "HOST[:PORT][,HOST[:PORT]...]", "The server's agent transport: host and request port (port 4506 when "
+                    + "left out). Several servers of a cluster, in order of preference: the agent uses the first that answers "
+                    + "and moves to the next, after a random pause, when the one it uses stops answering. At most 16.", null},
+            {"--id", "ID", "This agent's id (letters, digits, '.', '_', '@', '-').", null},
+            {"--root", "DIR", "Root of the host's files; state lives in <root>/var/lib/drover-agent.", "/"},
+            {"--publish-port", "PORT", "The server's publish port until the server names it.", "4505"},
+            {"--ip", "ADDR", "This host's inner IP in the inventory.", "its first non-loopback IPv4 address"},
+            {"--cloud-id", "N", "This host's cloud area in the inventory.", "0"},
+            {"--enroll-token", "TOKEN", "Enrollment token: the server accepts this agent and places its host in the token's "
+                    + "business.", "$" + ENROLL_TOKEN_ENV},
+            {"--heartbeat", "SECONDS", "Seconds between heartbeats (1 to 3600); the server marks the agent lost after three "
+                    + "missed ones.", "30"},
+            {"--amqp-url", "URL", "Take execution plans from RabbitMQ too: amqp[s]://user:password@host:port/vhost.", "none"},
+            {"--amqp-queue", "QUEUE", "The queue plans arrive on (with --amqp-url).", "drover-<id>"},
+            {"--amqp-result-exchange", "EXCHANGE", "Exchange for results and log messages.", "the default exchange"},
+            {"--amqp-result-routing-key", "KEY", "Routing key (queue) for results and log messages.", "drover-results"},
+            {"--amqp-reply-to", null, "Send each result to the ReplyTo the plan's message names, when it names one.", "off"},
+            {"--amqp-engine-key", "PEM", "The engine's RSA public key: plans must be signed with it (SHA256withRSA over "
+                    + "queue name + body, header 'signature').", "none, plans are not checked"},
+            {"--amqp-reboot-command", "CMD", "Command run after a plan that called api.reboot(), split at spaces; may be "
+                    + "given several times, the words add up.", "none, the request is logged"},
+    };
+
+    /** Thrown for anything the agent cannot start with: a one-line message naming the option. */
+    static final class Invalid extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        Invalid(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    String master;
+    List<MinionConfig.Master> masters;
+    String id;
+    Path root = Path.of("/");
+    int publishPort = 4505;
+    String innerIp;
+    long cloudId;
+    /** Null when neither the option nor the environment gives one (or it is blank); else stripped. */
+    String enrollToken;
+    int heartbeatSeconds = 30;
+    String amqpUrl;
+    String amqpQueue;
+    String amqpResultExchange = "";
+    String amqpResultRoutingKey = "drover-results";
+    boolean amqpReplyTo;
+    Path amqpEngineKey;
+    List<String> amqpRebootCommand;
+    /** {@code -h}/{@code --help}: print {@link #usage()}, run nothing. */
+    boolean help;
+    /** {@code -V}/{@code --version}: print the version, run nothing. */
+    boolean version;
+
+    /**
+     * Parses {@code args[from..]}. Stops at {@code -h}/{@code --help} or {@code -V}/{@code --version} (nothing after
+     * them is read, nothing is checked); else checks every value and the required options.
+     *
+     * @param env the environment ({@code DROVER_ENROLL_TOKEN} is the default of {@code --enroll-token})
+     */
+    static AgentOptions parse(String[] args, int from, Map<String, String> env) throws Invalid {
+        AgentOptions o = new AgentOptions();
+        boolean[] seen = new boolean[OPTIONS.length];
+        for (int i = from; i < args.length; i++) {
+            String arg = args[i];
+            if (arg.equals("-h") || arg.equals("--help")) {
+                o.help = true;
+                return o;
+            }
+            if (arg.equals("-V") || arg.equals("--version")) {
+                o.version = true;
+                return o;
+            }
+            String name = arg;
+            String value = null;
+            int eq = arg.indexOf('=');
+            if (arg.startsWith("--") && eq > 2) {
+                name = arg.substring(0, eq);
+                value = arg.substring(eq + 1);
+            }
+            int index = indexOf(name);
+            if (index < 0) {
+                throw new Invalid(arg.startsWith("-") ? "unknown option " + show(name) + hint()
+                        : "unexpected argument " + show(arg) + hint());
+            }
+            if (seen[index] && !name.equals("--amqp-reboot-command")) {
+                throw new Invalid(name + " is given more than once");
+            }
+            seen[index] = true;
+            if (OPTIONS[index][1] == null) { // a flag: --amqp-reply-to, or --amqp-reply-to=true|false
+                if (value != null && !value.equals("true") && !value.equals("false")) {
+                    throw new Invalid(name + " takes no value (or =true, =false), not " + show(value));
+                }
+                o.amqpReplyTo = value == null || value.equals("true");
+                continue;
+            }
+            if (value == null) {
+                if (i + 1 >= args.length || isOptionName(args[i + 1])) {
+                    throw new Invalid(name + " needs a value: " + name + " " + OPTIONS[index][1] + hint());
+                }
+                value = args[++i];
+            }
+            o.set(name, value);
+        }
+        o.check(seen, env);
+        return o;
+    }
+
+    private void set(String name, String value) throws Invalid {
+        switch (name) {
+            case "--master" -> master = value;
+            case "--id" -> id = value;
+            case "--root" -> root = path(name, value);
+            case "--publish-port" -> publishPort = (int) number(name, value, 1, 65535);
+            case "--ip" -> innerIp = value;
+            case "--cloud-id" -> cloudId = number(name, value, Long.MIN_VALUE, Long.MAX_VALUE);
+            case "--enroll-token" -> enrollToken = value;
+            case "--heartbeat" -> {
+                long seconds = number(name, value, Long.MIN_VALUE, Long.MAX_VALUE);
+                heartbeatSeconds = seconds < 1 || seconds > 3600 ? 0 : (int) seconds; // refused by check()
+            }
+            case "--amqp-url" -> amqpUrl = value;
+            case "--amqp-queue" -> amqpQueue = value;
+            case "--amqp-result-exchange" -> amqpResultExchange = value;
+            case "--amqp-result-routing-key" -> amqpResultRoutingKey = value;
+            case "--amqp-engine-key" -> amqpEngineKey = path(name, value);
+            case "--amqp-reboot-command" -> {
+                if (amqpRebootCommand == null) {
+                    amqpRebootCommand = new ArrayList<>();
+                }
+                for (String word : value.split(" ")) {
+                    if (!word.isEmpty()) {
+                        amqpRebootCommand.add(word);
+                    }
+                }
+            }
+            default -> throw new IllegalStateException(name);
+        }
+    }
+
+    /** The required options, then what {@code drover agent} checked before it started the agent (same messages). */
+    private void check(boolean[] seen, Map<String, String> env) throws Invalid {
+        if (master == null && id == null) {
+            throw new Invalid("--master and --id are required" + hint());
+        }
+        if (master == null || id == null) {
+            throw new Invalid((master == null ? "--master" : "--id") + " is required" + hint());
+        }
+        if (!io.drover.transport.protocol.Messages.validId(id)) {
+            throw new Invalid(show(id) + " is not a valid agent id");
+        }
+        try {
+            masters = AgentRunCommand.masters(master, publishPort);
+        } catch (IllegalArgumentException e) {
+            throw new Invalid("--master " + e.getMessage());
+        }
+        if (heartbeatSeconds < 1 || heartbeatSeconds > 3600) {
+            throw new Invalid("--heartbeat must be 1 to 3600 seconds");
+        }
+        if (!seen[indexOf("--enroll-token")]) {
+            enrollToken = env.get(ENROLL_TOKEN_ENV);
+        }
+        enrollToken = enrollToken == null || enrollToken.isBlank() ? null : enrollToken.strip();
+        if (amqpUrl != null) {
+            if (!amqpUrl.matches("amqps?://.+")) {
+                throw new Invalid("--amqp-url must start with amqp:// or amqps://");
+            }
+            if (amqpEngineKey != null && !Files.isReadable(amqpEngineKey)) {
+                throw new Invalid("--amqp-engine-key " + show(amqpEngineKey.toString()) + " cannot be read");
+            }
+            if (amqpQueue == null) {
+                amqpQueue = "drover-" + id;
+            }
+        }
+    }
+
+    /** A whole number of ASCII digits (optionally negative) between min and max. */
+    private static long number(String name, String value, long min, long max) throws Invalid {
+        int start = value.startsWith("-") ? 1 : 0;
+        boolean digits = value.length() > start && value.length() - start <= 19;
+        for (int i = start; digits && i < value.length(); i++) {
+            char c = value.charAt(i);
+            digits = c >= '0' && c <= '9';
+        }
+        long n;
+        try {
+            n = digits ? Long.parseLong(value) : 0;
+        } catch (NumberFormatException e) {
+            digits = false;
+            n = 0;
+        }
+        if (!digits) {
+            throw new Invalid(name + " " + show(value) + " is not a whole number");
+        }
+        if (n < min || n > max) {
+            throw new Invalid(name + " must be " + min + " to " + max + ", not " + value);
+        }
+        return n;
+    }
+
+    private static Path path(String name, String value) throws Invalid {
+        if (value.isEmpty()) {
+            throw new Invalid(name + " needs a path, not ''");
+        }
+        try {
+            return Path.of(value);
+        } catch (InvalidPathException e) {
+            throw new Invalid(name + " " + show(value) + " is not a valid path");
+        }
+    }
+
+    private static int indexOf(String name) {
+        for (int i = 0; i < OPTIONS.length; i++) {
+            if (OPTIONS[i][0].equals(name)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** An option (or --name=value of one), -h, --help, -V or --version: not taken as the previous option's value. */
+    private static boolean isOptionName(String arg) {
+        if (arg.equals("-h") || arg.equals("--help") || arg.equals("-V") || arg.equals("--version")) {
+            return true;
+        }
+        int eq = arg.indexOf('=');
+        return indexOf(eq > 2 ? arg.substring(0, eq) : arg) >= 0;
+    }
+
+    private static String hint() {
+        return " (drover agent --help lists the options)";
+    }
+
+    /**
+     * A value quoted for a one-line message: control characters, line and paragraph separators, invisible format
+     * characters (bidirectional overrides, zero-width ones) and lone surrogates as {@code \\uXXXX}; at most 100
+     * characters.
+     */
+    static String show(String value) {
+        StringBuilder out = new StringBuilder(Math.min(value.length(), 100) + 8).append('\'');
+        int shown = 0;
+        for (int i = 0; i < value.length(); i++) {
+            if (shown++ == 100) {
+                out.append("...");
+                break;
+            }
+            char c = value.charAt(i);
+            int type = Character.getType(c);
+            boolean pair = Character.isHighSurrogate(c) && i + 1 < value.length() && Character.isLowSurrogate(value.charAt(i + 1));
+            if (pair) {
+                out.append(c).append(value.charAt(++i));
+            } else if (Character.isISOControl(c) || type == Character.FORMAT || type == Character.LINE_SEPARATOR
+                    || type == Character.PARAGRAPH_SEPARATOR || type == Character.SURROGATE || type == Character.UNASSIGNED
+                    || type == Character.PRIVATE_USE || c == '\\') {
+                if (c == '\\') {
+                    out.append("\\\\");
+                } else {
+                    out.append("\\u");
+                    String hex = Integer.toHexString(c);
+                    for (int pad = hex.length(); pad < 4; pad++) {
+                        out.append('0');
+                    }
+                    out.append(hex);
+                }
+            } else {
+                out.append(c);
+            }
+        }
+        return out.append('\'').toString();
+    }
+
+    /** {@code drover agent --help}: every option with its description and default. */
+    static String usage() {
+        StringBuilder out = new StringBuilder(4096);
+        out.append("Usage: drover agent --master HOST[:PORT][,HOST[:PORT]...] --id ID [OPTION]...\n");
+        wrap(out, "Run the agent of this host: it signs in to the server and runs the jobs that target it. "
+                + "(drover agent list|show|grains ask the server about agents.)", "", 80);
+        out.append('\n');
+        out.append("Options (--name VALUE or --name=VALUE):\n");
+        for (String[] option : OPTIONS) {
+            out.append("  ").append(option[0]);
+            if (option[1] != null) {
+                out.append(' ').append(option[1]);
+            }
+            out.append('\n');
+            String text = option[2] + (option[3] == null ? " Required." : " Default: " + option[3] + ".");
+            wrap(out, text, "      ", 80);
+        }
+        out.append("  -h, --help\n");
+        wrap(out, "Show this help and exit.", "      ", 80);
+        out.append("  -V, --version\n");
+        wrap(out, "Print the version and exit.", "      ", 80);
+        out.append('\n');
+        wrap(out, "An unknown option or a bad value is refused with one line on standard error and exit code 2.", "", 80);
+        return out.toString();
+    }
+
+    private static void wrap(StringBuilder out, String text, String indent, int width) {
+        int lineStart = out.length();
+        out.append(indent);
+        int column = indent.length();
+        for (String word : text.split(" ")) {
+            boolean lineStarted = column > indent.length() || indent.isEmpty() && column > 0;
+            if (lineStarted && column + 1 + word.length() > width) {
+                out.append('\n').append(indent);
+                column = indent.length();
+            } else if (lineStarted) {
+                out.append(' ');
+                column++;
+            }
+            out.append(word);
+            column += word.length();
+        }
+        if (out.length() > lineStart) {
+            out.append('\n');
+        }
+    }
+}
