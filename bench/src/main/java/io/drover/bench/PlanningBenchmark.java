@@ -15,6 +15,9 @@ import io.drover.model.inventory.TopoModule;
 import io.drover.model.packages.PackageMetadata;
 import io.drover.model.packages.PackageMetadata.ConfigTemplate;
 import io.drover.model.subscriptions.SubscriptionSpec;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -22,7 +25,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
+import javax.management.ObjectName;
 
 /**
  * Planning a subscription over 100,000 host instances with 2 steps (an official plugin with two sub-configs and a
@@ -72,6 +77,9 @@ public final class PlanningBenchmark {
             totals = plan(hosts, modules, spec, steps, renderer, cache, deployed, stepSpecs).totals();
             unchanged[run] = ms(t1);
             check(totals, "NOT_CHANGE", hostCount * 2);
+            if (run == 0) {
+                histogram(System.getProperty("drover.bench.histogram"));
+            }
 
             List<Host> edited = new ArrayList<>(hosts);
             edited.set(42, host(43, "rack-moved"));
@@ -90,9 +98,19 @@ public final class PlanningBenchmark {
                 heap.peakAfterGc() >> 20);
     }
 
+    /** Equal attribute maps and module lists are shared, as an inventory read with few distinct values can. */
+    private static final Map<Object, Object> SHARED = new ConcurrentHashMap<>();
+
     static Host host(long id, String rack) {
+        List<Long> modules = shared(List.of(1001 + id % 100));
+        Map<String, Object> attributes = shared(Map.of("rack", rack, "region", "eu-" + (id % 3), "env", "prod"));
         return new Host(id, 2L, "10." + (id >> 16 & 255) + "." + (id >> 8 & 255) + "." + (id & 255), 0L, "host-" + id,
-                "linux", "x86_64", List.of(1001 + id % 100), Map.of("rack", rack, "region", "eu-" + (id % 3), "env", "prod"));
+                "linux", "x86_64", modules, attributes);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> T shared(T value) {
+        return (T) SHARED.computeIfAbsent(value, k -> value);
     }
 
     static List<StepInput> steps() {
@@ -119,7 +137,7 @@ public final class PlanningBenchmark {
                              InstanceRenderer renderer, RenderCache cache, Map<String, Map<String, List<Planner.Copy>>> deployed,
                              List<Planner.StepSpec> stepSpecs) {
         InventorySnapshot inventory = new InventorySnapshot(hosts, modules, List.of());
-        List<ScopeInstance> instances = ScopeResolver.resolve(7, spec, inventory).instances();
+        List<ScopeInstance> instances = ScopeResolver.resolve(7, spec, inventory, cache::known).instances();
         PlanRendering rendering = rendering(spec, steps, renderer, cache);
         // Each instance's md5s are made (or taken from the cache) as the planner reaches it, not all held at once.
         Stream<Planner.Desired> desired = instances.parallelStream().map(i -> new Planner.Desired(i.instanceId(),
@@ -138,7 +156,8 @@ public final class PlanningBenchmark {
     static void deployAsPlanned(List<Host> hosts, InstanceRenderer renderer, RenderCache cache,
                                 Map<String, Map<String, List<Planner.Copy>>> deployed, SubscriptionSpec spec,
                                 List<StepInput> steps, List<TopoModule> modules) {
-        List<ScopeInstance> instances = ScopeResolver.resolve(7, spec, new InventorySnapshot(hosts, modules, List.of())).instances();
+        List<ScopeInstance> instances = ScopeResolver.resolve(7, spec, new InventorySnapshot(hosts, modules, List.of()),
+                cache::known).instances();
         PlanRendering rendering = rendering(spec, steps, renderer, cache);
         for (ScopeInstance i : instances) {
             Map<String, List<Planner.Copy>> byStep = new HashMap<>();
@@ -147,6 +166,21 @@ public final class PlanningBenchmark {
             deployed.put(i.instanceId(), Map.copyOf(byStep));
         }
         rendering.retain(instances);
+    }
+
+    /** With {@code -Ddrover.bench.histogram=FILE}: the live objects between two plans, by class, written to FILE. */
+    static void histogram(String file) {
+        if (file == null) {
+            return;
+        }
+        try {
+            Object text = ManagementFactory.getPlatformMBeanServer().invoke(
+                    new ObjectName("com.sun.management:type=DiagnosticCommand"), "gcClassHistogram",
+                    new Object[] {new String[0]}, new String[] {String[].class.getName()});
+            Files.writeString(Path.of(file), String.valueOf(text));
+        } catch (Exception e) {
+            throw new IllegalStateException("class histogram: " + e, e);
+        }
     }
 
     static void check(Map<Action, Integer> totals, String action, int expected) {

@@ -35,6 +35,9 @@ final class AgentOptions {
                     + "business.", "$" + ENROLL_TOKEN_ENV},
             {"--heartbeat", "SECONDS", "Seconds between heartbeats (1 to 3600); the server marks the agent lost after three "
                     + "missed ones.", "30"},
+            {"--master-failback", "SECONDS", "With several --master servers: check every SECONDS (10 to 86400) whether the "
+                    + "first answers again and move back to it, keeping the session (a cluster's servers share it).",
+                    "off, the agent stays where it moved"},
             {"--amqp-url", "URL", "Take execution plans from RabbitMQ too: amqp[s]://user:password@host:port/vhost.", "none"},
             {"--amqp-queue", "QUEUE", "The queue plans arrive on (with --amqp-url).", "drover-<id>"},
             {"--amqp-result-exchange", "EXCHANGE", "Exchange for results and log messages.", "the default exchange"},
@@ -65,6 +68,8 @@ final class AgentOptions {
     /** Null when neither the option nor the environment gives one (or it is blank); else stripped. */
     String enrollToken;
     int heartbeatSeconds = 30;
+    /** 0: no failback. */
+    long failbackSeconds;
     String amqpUrl;
     String amqpQueue;
     String amqpResultExchange = "";
@@ -144,6 +149,7 @@ final class AgentOptions {
                 long seconds = number(name, value, Long.MIN_VALUE, Long.MAX_VALUE);
                 heartbeatSeconds = seconds < 1 || seconds > 3600 ? 0 : (int) seconds; // refused by check()
             }
+            case "--master-failback" -> failbackSeconds = number(name, value, 10, 86_400);
             case "--amqp-url" -> amqpUrl = value;
             case "--amqp-queue" -> amqpQueue = value;
             case "--amqp-result-exchange" -> amqpResultExchange = value;

@@ -55,6 +55,7 @@ class AgentOptionsTest {
         assertThat(o.cloudId).isZero();
         assertThat(o.enrollToken).isNull();
         assertThat(o.heartbeatSeconds).isEqualTo(30);
+        assertThat(o.failbackSeconds).as("failback is off unless asked for").isZero();
         assertThat(o.amqpUrl).isNull();
         assertThat(o.amqpQueue).isNull();
         assertThat(o.amqpResultExchange).isEmpty();
@@ -79,6 +80,8 @@ class AgentOptionsTest {
                 option("--enroll-token", "  ", o -> o.enrollToken, null),
                 option("--heartbeat", "1", o -> o.heartbeatSeconds, 1),
                 option("--heartbeat", "3600", o -> o.heartbeatSeconds, 3600),
+                option("--master-failback", "60", o -> o.failbackSeconds, 60L),
+                option("--master-failback", "86400", o -> o.failbackSeconds, 86_400L),
                 option("--amqp-url", "amqp://guest:guest@127.0.0.1:5672/%2f", o -> o.amqpUrl, "amqp://guest:guest@127.0.0.1:5672/%2f"),
                 option("--amqp-url", "amqps://u:p@mq/v", o -> o.amqpQueue, "drover-web-1"),
                 option("--amqp-result-exchange", "ex", o -> o.amqpResultExchange, "ex"),
@@ -176,6 +179,8 @@ class AgentOptionsTest {
                 Arguments.of(List.of("--master", "m", "--id", "x", "--heartbeat", "3601"), "--heartbeat must be 1 to 3600 seconds"),
                 Arguments.of(List.of("--master", "m", "--id", "x", "--heartbeat", "99999999999"), "--heartbeat must be 1 to 3600 seconds"),
                 Arguments.of(List.of("--master", "m", "--id", "x", "--heartbeat", "x"), "--heartbeat 'x' is not a whole number"),
+                Arguments.of(List.of("--master", "m", "--id", "x", "--master-failback", "9"), "--master-failback must be 10 to 86400, not 9"),
+                Arguments.of(List.of("--master", "m", "--id", "x", "--master-failback", "1e3"), "--master-failback '1e3' is not a whole number"),
                 // the checks drover agent made before it started (same messages as with picocli)
                 Arguments.of(List.of("--master", "m", "--id", "a/b"), "'a/b' is not a valid agent id"),
                 Arguments.of(List.of("--master", "m", "--id", ""), "'' is not a valid agent id"),

@@ -32,13 +32,42 @@ public final class FileDigests extends AbstractMap<String, String> {
 
     private final Paths paths;
     private final String groupId;
-    /** Two longs per file, in the order of {@code paths}. */
+    /** Two longs per file, in the order of {@code paths}, from {@code from}: several steps may share one array. */
     private final long[] md5;
+    private final int from;
 
-    private FileDigests(Paths paths, String groupId, long[] md5) {
+    private FileDigests(Paths paths, String groupId, long[] md5, int from) {
         this.paths = paths;
         this.groupId = groupId;
         this.md5 = md5;
+        this.from = from;
+    }
+
+    /**
+     * The digests of one step kept in a larger array: {@code paths.parts().size()} files whose md5s start at
+     * {@code md5[from]}. The array is not copied and must not change.
+     */
+    public static FileDigests view(Paths paths, String groupId, long[] md5, int from) {
+        if (from < 0 || from + 2 * paths.parts().size() > md5.length) {
+            throw new IllegalArgumentException("md5s " + from + ".." + (from + 2 * paths.parts().size()) + " of " + md5.length);
+        }
+        return new FileDigests(paths, groupId, md5, from);
+    }
+
+    /** The shared paths of these files. */
+    public Paths paths() {
+        return paths;
+    }
+
+    /** The group id the paths are split at ("" when they are not). */
+    public String groupId() {
+        return groupId;
+    }
+
+    /** Appends the md5s (two longs per file, in path order) to {@code out} from {@code at}; returns the next index. */
+    public int copyMd5s(long[] out, int at) {
+        System.arraycopy(md5, from, out, at, 2 * size());
+        return at + 2 * size();
     }
 
     /**
@@ -56,7 +85,7 @@ public final class FileDigests extends AbstractMap<String, String> {
             md5[i++] = digest.getLong();
             md5[i++] = digest.getLong();
         }
-        return new FileDigests(intern.apply(new Paths(List.copyOf(parts))), groupId, md5);
+        return new FileDigests(intern.apply(new Paths(List.copyOf(parts))), groupId, md5, 0);
     }
 
     /** From path → md5 in hex (32 digits). */
@@ -76,12 +105,12 @@ public final class FileDigests extends AbstractMap<String, String> {
             md5[i++] = HexFormat.fromHexDigitsToLong(hex, 0, 16);
             md5[i++] = HexFormat.fromHexDigitsToLong(hex, 16, 32);
         }
-        return new FileDigests(new Paths(List.copyOf(parts)), "", md5);
+        return new FileDigests(new Paths(List.copyOf(parts)), "", md5, 0);
     }
 
     @Override
     public int size() {
-        return md5.length / 2;
+        return paths.parts().size();
     }
 
     @Override
@@ -100,7 +129,7 @@ public final class FileDigests extends AbstractMap<String, String> {
     }
 
     private String md5(int i) {
-        return HEX.toHexDigits(md5[2 * i]) + HEX.toHexDigits(md5[2 * i + 1]);
+        return HEX.toHexDigits(md5[from + 2 * i]) + HEX.toHexDigits(md5[from + 2 * i + 1]);
     }
 
     /** The file whose path is {@code key}, compared part by part so that no path is built. */
@@ -168,7 +197,7 @@ public final class FileDigests extends AbstractMap<String, String> {
     @Override
     public boolean equals(Object o) {
         if (o instanceof FileDigests d && d.paths.equals(paths) && d.groupId.equals(groupId)) {
-            return Arrays.equals(d.md5, md5);
+            return Arrays.equals(d.md5, d.from, d.from + 2 * d.size(), md5, from, from + 2 * size());
         }
         return super.equals(o);
     }

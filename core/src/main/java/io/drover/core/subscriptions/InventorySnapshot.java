@@ -10,17 +10,17 @@ import java.util.Map;
 
 /** The part of the CMDB a scope is resolved against: hosts, modules and service instances, indexed once. */
 public final class InventorySnapshot {
-    private final Map<Long, Host> hosts;
     private final List<Host> hostList;
     private final Map<Long, TopoModule> modules;
     private final Map<Long, ServiceInstance> services;
     private final Map<Long, List<Host>> hostsByModule = new HashMap<>();
     private final Map<Long, List<ServiceInstance>> servicesByModule = new HashMap<>();
+    /** Built on first use: only scopes with target hosts, listed hosts or service instances need it. */
+    private Map<Long, Host> hostsById;
     /** Built on first use: only scopes that list hosts by address need it. */
     private Map<String, Host> hostsByAddress;
 
     public InventorySnapshot(List<Host> hosts, List<TopoModule> modules, List<ServiceInstance> services) {
-        this.hosts = new HashMap<>();
         this.hostList = List.copyOf(hosts);
         this.modules = new HashMap<>();
         this.services = new HashMap<>();
@@ -28,7 +28,6 @@ public final class InventorySnapshot {
             this.modules.put(m.bkModuleId(), m);
         }
         for (Host h : hosts) {
-            this.hosts.put(h.bkHostId(), h);
             for (Long module : h.bkModuleIds()) {
                 hostsByModule.computeIfAbsent(module, k -> new ArrayList<>()).add(h);
             }
@@ -43,8 +42,14 @@ public final class InventorySnapshot {
         return cloudId + ":" + ip;
     }
 
-    public Host host(long id) {
-        return hosts.get(id);
+    public synchronized Host host(long id) {
+        if (hostsById == null) {
+            hostsById = new HashMap<>();
+            for (Host h : hostList) {
+                hostsById.put(h.bkHostId(), h);
+            }
+        }
+        return hostsById.get(id);
     }
 
     public synchronized Host hostByAddress(long cloudId, String ip) {

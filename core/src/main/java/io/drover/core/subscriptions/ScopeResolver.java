@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Function;
 
 /**
  * Turns a scope into instances (docs/architecture.md, "Inventory model" and "Subscriptions"): HOST or SERVICE objects under TOPO nodes (business, set,
@@ -25,6 +26,16 @@ public final class ScopeResolver {
     }
 
     public static Resolution resolve(long subscriptionId, SubscriptionSpec spec, InventorySnapshot inventory) {
+        return resolve(subscriptionId, spec, inventory, id -> null);
+    }
+
+    /**
+     * As {@link #resolve(long, SubscriptionSpec, InventorySnapshot)}, with the instances resolved before
+     * ({@code known}: instance id → instance, or null): an instance found there keeps its id strings and target list
+     * when they are equal, so that a large scope holds them once, not once per resolution.
+     */
+    public static Resolution resolve(long subscriptionId, SubscriptionSpec spec, InventorySnapshot inventory,
+                                     Function<String, ScopeInstance> known) {
         SubscriptionSpec.Scope scope = spec.scope();
         boolean service = "SERVICE".equals(scope.objectType());
         List<Long> targets = new ArrayList<>();
@@ -39,7 +50,7 @@ public final class ScopeResolver {
                 }
             }
         }
-        Map<String, ScopeInstance> instances = new LinkedHashMap<>();
+        Builder instances = new Builder(subscriptionId, List.copyOf(targets), known);
         for (Node node : scope.nodes()) {
             long biz = node.bkBizId() != null ? node.bkBizId() : scope.bkBizId();
             int before = instances.size();
@@ -47,10 +58,10 @@ public final class ScopeResolver {
                 for (TopoModule m : inventory.modules()) {
                     if (m.bkBizId() == biz && inNode(m, node)) {
                         if (service) {
-                            inventory.servicesOfModule(m.bkModuleId()).forEach(s -> addService(instances, subscriptionId, s, inventory, targets));
+                            inventory.servicesOfModule(m.bkModuleId()).forEach(s -> instances.addService(s, inventory));
                         } else {
                             inventory.hostsOfModule(m.bkModuleId()).stream().filter(h -> Objects.equals(h.bkBizId(), biz))
-                                    .forEach(h -> addHost(instances, subscriptionId, h, targets));
+                                    .forEach(instances::addHost);
                         }
                     }
                 }
@@ -62,18 +73,18 @@ public final class ScopeResolver {
                 if (s == null || !Objects.equals(s.bkBizId(), biz)) {
                     missing.add(describe(node) + " in business " + biz);
                 } else {
-                    addService(instances, subscriptionId, s, inventory, targets);
+                    instances.addService(s, inventory);
                 }
             } else {
                 Host h = hostOf(node, inventory);
                 if (h == null || !Objects.equals(h.bkBizId(), biz)) {
                     missing.add(describe(node) + " in business " + biz);
                 } else {
-                    addHost(instances, subscriptionId, h, targets);
+                    instances.addHost(h);
                 }
             }
         }
-        List<ScopeInstance> selected = instances.values().stream()
+        List<ScopeInstance> selected = instances.byId.values().stream()
                 .filter(i -> Selector.matches(scope.instanceSelector(), i)).sorted(java.util.Comparator.comparing(ScopeInstance::instanceId)).toList();
         return new Resolution(selected, missing);
     }
@@ -106,21 +117,51 @@ public final class ScopeResolver {
         return null;
     }
 
-    private static void addHost(Map<String, ScopeInstance> out, long sub, Host h, List<Long> targets) {
-        String id = ScopeInstance.hostInstanceId(h.bkHostId());
-        out.putIfAbsent(id, new ScopeInstance(id, ScopeInstance.hostGroupId(sub, h.bkHostId()), h, null,
-                targets.isEmpty() ? List.of(h.bkHostId()) : List.copyOf(targets)));
-    }
+    /** The instances found so far by id, the first kept when an object is found twice. */
+    private static final class Builder {
+        private final long subscriptionId;
+        private final List<Long> fixedTargets;
+        private final Function<String, ScopeInstance> known;
+        private final Map<String, ScopeInstance> byId = new LinkedHashMap<>();
 
-    private static void addService(Map<String, ScopeInstance> out, long sub, ServiceInstance s, InventorySnapshot inv,
-                                   List<Long> targets) {
-        Host h = inv.host(s.bkHostId());
-        if (h == null) {
-            return;
+        Builder(long subscriptionId, List<Long> fixedTargets, Function<String, ScopeInstance> known) {
+            this.subscriptionId = subscriptionId;
+            this.fixedTargets = fixedTargets;
+            this.known = known;
         }
-        String id = ScopeInstance.serviceInstanceId(s.id());
-        out.putIfAbsent(id, new ScopeInstance(id, ScopeInstance.serviceGroupId(sub, s.id()), h, s,
-                targets.isEmpty() ? List.of(h.bkHostId()) : List.copyOf(targets)));
+
+        int size() {
+            return byId.size();
+        }
+
+        void addHost(Host h) {
+            String id = ScopeInstance.hostInstanceId(h.bkHostId());
+            if (!byId.containsKey(id)) {
+                add(id, ScopeInstance.hostGroupId(subscriptionId, h.bkHostId()), h, null);
+            }
+        }
+
+        void addService(ServiceInstance s, InventorySnapshot inv) {
+            Host h = inv.host(s.bkHostId());
+            if (h == null) {
+                return;
+            }
+            String id = ScopeInstance.serviceInstanceId(s.id());
+            if (!byId.containsKey(id)) {
+                add(id, ScopeInstance.serviceGroupId(subscriptionId, s.id()), h, s);
+            }
+        }
+
+        private void add(String id, String groupId, Host h, ServiceInstance s) {
+            List<Long> targets = fixedTargets.isEmpty() ? List.of(h.bkHostId()) : fixedTargets;
+            ScopeInstance before = known.apply(id);
+            if (before != null && before.instanceId().equals(id)) {
+                id = before.instanceId();
+                groupId = before.groupId().equals(groupId) ? before.groupId() : groupId;
+                targets = before.targetHosts().equals(targets) ? before.targetHosts() : targets;
+            }
+            byId.put(id, new ScopeInstance(id, groupId, h, s, targets));
+        }
     }
 
     static String describe(Node n) {

@@ -29,6 +29,23 @@ class FileDigestsTest {
     }
 
     @Test
+    void aViewOfStepsKeptInOneArrayEqualsTheirOwnDigests() {
+        FileDigests beat = FileDigests.ofContents(files("sub_7_host_1", "a", "b"), "sub_7_host_1", intern);
+        FileDigests exporter = FileDigests.ofContents(Map.of("etc/sub_7_host_1.yaml", "c"), "sub_7_host_1", intern);
+        long[] all = new long[6];
+        assertThat(exporter.copyMd5s(all, beat.copyMd5s(all, 0))).isEqualTo(6);
+
+        FileDigests beatView = FileDigests.view(beat.paths(), "sub_7_host_1", all, 0);
+        FileDigests exporterView = FileDigests.view(exporter.paths(), "sub_7_host_1", all, 4);
+        assertThat(beatView).isEqualTo(beat).isEqualTo(md5s(files("sub_7_host_1", "a", "b"))).hasSize(2);
+        assertThat(exporterView).isEqualTo(exporter).isEqualTo(Map.of("etc/sub_7_host_1.yaml", Hashing.md5("c")))
+                .isNotEqualTo(beatView);
+        assertThat(exporter).isEqualTo(exporterView);
+        assertThat(exporterView.get("etc/sub_7_host_1.yaml")).isEqualTo(Hashing.md5("c"));
+        assertThatThrownBy(() -> FileDigests.view(beat.paths(), "sub_7_host_1", all, 4)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void isTheMapOfPathsToHexMd5s() {
         Map<String, String> files = files("sub_7_host_1", "name: host-1\n", "url: http://10.0.0.1/\n");
         FileDigests digests = FileDigests.ofContents(files, "sub_7_host_1", intern);

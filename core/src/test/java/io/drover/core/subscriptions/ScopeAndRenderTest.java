@@ -148,23 +148,100 @@ class ScopeAndRenderTest {
         InventorySnapshot edited = new InventorySnapshot(List.of(host(1, 2, 21), host(2, 2, 21),
                 new Host(3L, 2L, "10.0.0.3", 0L, "host-3", "linux", "x86_64", List.of(22L), Map.of("rack", "moved"))), MODULES, List.of());
         List<ScopeInstance> again = ScopeResolver.resolve(2, spec, edited).instances();
+        assertThat(cache.get(again.get(0), Map.of())).as("host 1: same inputs").isEqualTo(before.get(again.get(0).instanceId()));
+        assertThat(cache.get(again.get(1), Map.of("beat", 9100))).as("host 2: its port changed").isNull();
+        assertThat(cache.get(again.get(2), Map.of())).as("host 3: its rack changed").isNull();
         PlanRendering plan2 = new PlanRendering(renderer, spec.scope(), steps,
                 Map.of(ScopeInstance.hostInstanceId(2), Map.of("beat", 9100)), Map.of(), cache);
         Map<String, Map<String, DesiredStep>> after = desired(plan2, again);
         String one = ScopeInstance.hostInstanceId(1);
         String three = ScopeInstance.hostInstanceId(3);
-        assertThat(after.get(one)).isSameAs(before.get(one));
-        assertThat(after.get(ScopeInstance.hostInstanceId(2))).isNotSameAs(before.get(ScopeInstance.hostInstanceId(2)));
+        assertThat(after.get(one)).isEqualTo(before.get(one));
         assertThat(after.get(three).get("beat").files()).isNotEqualTo(before.get(three).get("beat").files())
                 .containsValue(io.drover.core.Hashing.md5("rack: moved"));
 
         // Only instances still in the scope are kept; the third plan reuses what the second rendered.
         PlanRendering plan3 = new PlanRendering(renderer, spec.scope(), steps,
                 Map.of(ScopeInstance.hostInstanceId(2), Map.of("beat", 9100)), Map.of(), cache);
+        assertThat(cache.get(again.get(1), Map.of("beat", 9100))).isEqualTo(after.get(ScopeInstance.hostInstanceId(2)));
         Map<String, Map<String, DesiredStep>> third = desired(plan3, again.subList(0, 2));
         assertThat(cache.size()).isEqualTo(2);
-        assertThat(third.get(one)).isSameAs(before.get(one));
-        assertThat(third.get(ScopeInstance.hostInstanceId(2))).isSameAs(after.get(ScopeInstance.hostInstanceId(2)));
+        assertThat(cache.known(three)).isNull();
+        assertThat(third.get(one)).isEqualTo(before.get(one));
+        assertThat(third.get(ScopeInstance.hostInstanceId(2))).isEqualTo(after.get(ScopeInstance.hostInstanceId(2)));
+    }
+
+    @Test
+    void theCacheKeepsAllStepsMd5sAsOneArrayAndARenderErrorAsItWas() {
+        SubscriptionSpec spec = spec("HOST", "TOPO", List.of(topo("set", 20)), null, Map.of());
+        PackageMetadata exporter = new PackageMetadata("node_exporter", "1.0.0", null, "external", List.of("linux"),
+                List.of("x86_64"), null, null, null, null, "9100-9199", null,
+                List.of(new ConfigTemplate("exporter.yaml", "etc", "exporter.j2", "yaml", true),
+                        new ConfigTemplate("extra.yaml", "etc", "extra.j2", "yaml", true)), null, null, null, null);
+        List<StepInput> steps = List.of(
+                new StepInput("beat", BEAT, Map.of("t/script.j2", "rack: {{ cmdb_instance.host.rack }}\n"), List.of(), Map.of()),
+                new StepInput("exporter", exporter, Map.of("exporter.j2", "port: {{ control_info.listen_port }}\n",
+                        "extra.j2", "{% if cmdb_instance.host.rack == 'r3' %}{{ cmdb_instance.host.nope }}{% endif %}"
+                                + "host: {{ cmdb_instance.host.bk_host_id }}\n"), List.of(), Map.of()));
+        InstanceRenderer renderer = new InstanceRenderer(new TemplateRenderer());
+        List<ScopeInstance> instances = ScopeResolver.resolve(2, spec, INVENTORY).instances();
+        RenderCache cache = new RenderCache();
+        PlanRendering rendering = new PlanRendering(renderer, spec.scope(), steps, Map.of(), Map.of("exporter", 9100), cache);
+        Map<String, Map<String, DesiredStep>> planned = desired(rendering, instances);
+        for (ScopeInstance i : instances) {
+            Map<String, DesiredStep> cached = cache.get(i, Map.of("exporter", 9100));
+            assertThat(cached).isEqualTo(planned.get(i.instanceId())).containsOnlyKeys("beat", "exporter");
+            Map<String, RenderedStep> files = renderer.render(i, spec.scope(), steps, Map.of("exporter", 9100));
+            for (String step : List.of("beat", "exporter")) {
+                assertThat(cached.get(step).renderError()).isEqualTo(files.get(step).error());
+                Map<String, String> md5s = new java.util.HashMap<>();
+                files.get(step).files().forEach((path, text) -> md5s.put(path, io.drover.core.Hashing.md5(text)));
+                assertThat(cached.get(step).files()).isEqualTo(md5s);
+                assertThat(md5s).isEqualTo(cached.get(step).files());
+            }
+        }
+        assertThat(planned.get(ScopeInstance.hostInstanceId(3)).get("exporter").renderError()).contains("extra.yaml");
+        assertThat(planned.get(ScopeInstance.hostInstanceId(1)).get("exporter").files()).hasSize(2);
+    }
+
+    @Test
+    void aScopeResolvedAgainKeepsTheIdStringsOfTheInstancesResolvedBefore() {
+        SubscriptionSpec spec = spec("HOST", "TOPO", List.of(topo("set", 20)), null, Map.of());
+        List<StepInput> steps = List.of(new StepInput("beat", BEAT, Map.of("t/script.j2", "rack: {{ cmdb_instance.host.rack }}\n"),
+                List.of(), Map.of()));
+        RenderCache cache = new RenderCache();
+        List<ScopeInstance> first = ScopeResolver.resolve(2, spec, INVENTORY, cache::known).instances();
+        desired(new PlanRendering(new InstanceRenderer(new TemplateRenderer()), spec.scope(), steps, Map.of(), Map.of(), cache),
+                first.subList(0, 2));
+
+        List<ScopeInstance> again = ScopeResolver.resolve(2, spec, INVENTORY, cache::known).instances();
+        assertThat(again).isEqualTo(first).isEqualTo(ScopeResolver.resolve(2, spec, INVENTORY).instances());
+        for (int i = 0; i < 2; i++) {
+            assertThat(again.get(i)).isNotSameAs(first.get(i));
+            assertThat(again.get(i).instanceId()).isSameAs(first.get(i).instanceId());
+            assertThat(again.get(i).groupId()).isSameAs(first.get(i).groupId());
+            assertThat(again.get(i).targetHosts()).isSameAs(first.get(i).targetHosts());
+        }
+        assertThat(again.get(2).instanceId()).as("not in the cache").isNotSameAs(first.get(2).instanceId());
+
+        // Another subscription's group ids are not taken, nor an instance that the lookup names wrongly.
+        List<ScopeInstance> other = ScopeResolver.resolve(3, spec, INVENTORY, cache::known).instances();
+        assertThat(other.getFirst().groupId()).isEqualTo("sub_3_host_1");
+        assertThat(other.getFirst().instanceId()).isSameAs(first.getFirst().instanceId());
+        assertThat(ScopeResolver.resolve(2, spec, INVENTORY, id -> first.get(2)).instances()).isEqualTo(first);
+    }
+
+    @Test
+    void targetHostsOfAServiceScopeAreFoundWithoutAHostIndexBuiltUpFront() {
+        SubscriptionSpec spec = spec("SERVICE", "TOPO", List.of(topo("module", 21)),
+                List.of(new Node(null, null, null, 1L, null, null, null), new Node(null, null, null, 3L, null, null, null)), Map.of());
+        ScopeResolver.Resolution r = ScopeResolver.resolve(2, spec, INVENTORY);
+        assertThat(r.instances()).singleElement().satisfies(i -> {
+            assertThat(i.host().bkHostId()).isEqualTo(2L);
+            assertThat(i.targetHosts()).containsExactly(1L, 3L);
+        });
+        assertThat(INVENTORY.host(4)).isNotNull();
+        assertThat(INVENTORY.host(5)).isNull();
     }
 
     /** What a plan of these instances compares (and keeps in the cache), as the planner would ask for it. */

@@ -113,7 +113,8 @@ public final class PlanBuilder {
     private Prepared prepare(SubscriptionInfo sub, Map<String, StepPackage> steps, boolean deleting) {
         SubscriptionSpec spec = sub.spec();
         InventorySnapshot inventory = snapshot(spec);
-        ScopeResolver.Resolution resolution = ScopeResolver.resolve(sub.id(), spec, inventory);
+        RenderCache cache = caches.computeIfAbsent(sub.id(), k -> new RenderCache());
+        ScopeResolver.Resolution resolution = ScopeResolver.resolve(sub.id(), spec, inventory, cache::known);
         List<DeploymentStore.Row> deployed = deployments.of(sub.id());
         Map<Long, String> agentsByHost = agents.agentsByHost();
         Map<String, ScopeInstance> instances = new LinkedHashMap<>();
@@ -127,8 +128,7 @@ public final class PlanBuilder {
             }
         }
         List<StepInput> inputs = steps.values().stream().map(StepPackage::input).toList();
-        PlanRendering rendering = new PlanRendering(renderer, spec.scope(), inputs, ports, provisionalPorts(steps),
-                caches.computeIfAbsent(sub.id(), k -> new RenderCache()));
+        PlanRendering rendering = new PlanRendering(renderer, spec.scope(), inputs, ports, provisionalPorts(steps), cache);
         // Each instance's md5s are made as the planner reaches it, not all held at once.
         Stream<Desired> desired = resolution.instances().parallelStream().map(instance -> {
             Set<Long> offline = new TreeSet<>();
