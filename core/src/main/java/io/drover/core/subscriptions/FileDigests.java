@@ -1,7 +1,6 @@
 package io.drover.core.subscriptions;
 
 import io.drover.core.Hashing;
-import java.nio.ByteBuffer;
 import java.util.AbstractMap;
 import java.util.AbstractSet;
 import java.util.ArrayList;
@@ -81,11 +80,19 @@ public final class FileDigests extends AbstractMap<String, String> {
         for (Map.Entry<String, String> file : contents.entrySet()) {
             parts.add(groupId.isEmpty() ? List.of(file.getKey())
                     : List.of(file.getKey().split(java.util.regex.Pattern.quote(groupId), -1)));
-            ByteBuffer digest = ByteBuffer.wrap(Hashing.md5Bytes(file.getValue()));
-            md5[i++] = digest.getLong();
-            md5[i++] = digest.getLong();
+            byte[] digest = Hashing.md5Bytes(file.getValue());
+            md5[i++] = bigEndianLong(digest, 0);
+            md5[i++] = bigEndianLong(digest, 8);
         }
         return new FileDigests(intern.apply(new Paths(List.copyOf(parts))), groupId, md5, 0);
+    }
+
+    private static long bigEndianLong(byte[] bytes, int from) {
+        long value = 0;
+        for (int k = from; k < from + 8; k++) {
+            value = (value << 8) | (bytes[k] & 0xFF);
+        }
+        return value;
     }
 
     /** From path → md5 in hex (32 digits). */
