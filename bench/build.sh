@@ -2,8 +2,11 @@
 # empties $work, and sets $cp (the load tool's class path).
 . .ci/java-home
 rm -rf "$work"; mkdir -p "$work"
-./mvnw -q -B -DskipTests install
-./mvnw -q -B -pl bench dependency:build-classpath -Dmdep.outputFile="$PWD/bench/target/classpath.txt"
+# BENCH_NO_BUILD=1 uses the distribution and classes already built (after ./mvnw -DskipTests install)
+if [ -z "${BENCH_NO_BUILD:-}" ] || [ ! -f bench/target/classpath.txt ]; then
+  ./mvnw -q -B -DskipTests install
+  ./mvnw -q -B -pl bench dependency:build-classpath -Dmdep.outputFile="$PWD/bench/target/classpath.txt"
+fi
 cp="bench/target/classes:$(cat bench/target/classpath.txt)"
 
 # Starts a server on port $1 (-Xmx1g plus $BENCH_SERVER_OPTS, e.g. -XX:AOTMode=off; embedded H2, agents named f* accepted) with its data in $work, sets $server

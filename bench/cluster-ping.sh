@@ -6,7 +6,7 @@
 # Then prints, per server, the measured cost: CPU per round per 1,000 of its agents, heap per agent after a full
 # collection, and the rows PostgreSQL took per round.
 # Usage: bench/cluster-ping.sh [SERVERS PER ROUNDS [WARMUP]]   (default 4 7500 5 3: 30,000 agents)
-# Needs ports 18091.., 14531.. and 14541.. free. Figures go to docs/benchmarks.md.
+# BENCH_SERVER_OPTS adds JVM options to every server. Needs ports 18091.., 14531.. and 14541.. free. Figures go to docs/benchmarks.md.
 set -e
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -23,7 +23,7 @@ $psql -c "DROP SCHEMA IF EXISTS $schema CASCADE" -c "CREATE SCHEMA $schema"
 
 start_node() { # index
   mkdir -p "$work/s$1"
-  DROVER_SERVER_OPTS="-Xmx1g" dist/target/drover/bin/drover server --port $((18090 + $1)) --data-dir "$work/s$1" \
+  DROVER_SERVER_OPTS="-Xmx1g ${BENCH_SERVER_OPTS:-}" dist/target/drover/bin/drover server --port $((18090 + $1)) --data-dir "$work/s$1" \
     --salt-publish-port $((14530 + $1)) --salt-request-port $((14540 + $1)) \
     --db-url "jdbc:postgresql://127.0.0.1:5432/test?currentSchema=$schema" --db-user "${PGUSER:-postgres}" \
     --cluster "$nats" --auto-accept 'f*' > "$work/s$1.log" 2>&1 &
@@ -69,7 +69,10 @@ connected "$work/ping.log" $pinger
 
 hz=$(getconf CLK_TCK)
 ticks() { for i in $(seq 1 "$servers"); do awk -v n="$i" '{printf "s%d %d\n", n, $14 + $15}' "/proc/$(eval echo \$server$i)/stat"; done;
-          for p in $loads; do awk -v p="$p" '{printf "load%d %d\n", p, $14 + $15}' "/proc/$p/stat" 2>/dev/null || true; done; }
+          for p in $loads; do awk -v p="$p" '{printf "load%d %d\n", p, $14 + $15}' "/proc/$p/stat" 2>/dev/null || true; done
+          # PostgreSQL (all its processes) and NATS share the machine: their CPU is part of a round's cost
+          for p in $(pgrep -x postgres; pgrep -f '^postgres:'); do awk '{printf "postgresql %d\n", $14 + $15}' "/proc/$p/stat" 2>/dev/null || true; done
+          for p in $(pgrep -x nats-server); do awk '{printf "nats %d\n", $14 + $15}' "/proc/$p/stat" 2>/dev/null || true; done; }
 inserted() { $psql -At -c "SELECT COALESCE(SUM(n_tup_ins), 0) FROM pg_stat_user_tables WHERE schemaname = '$schema'"; }
 until grep -q "^round $((warmup - 1)):" "$work/ping.log"; do
   kill -0 $pinger 2>/dev/null || { echo "the pinger stopped:"; tail -5 "$work/ping.log"; exit 1; }
@@ -80,9 +83,10 @@ wait $pinger || true
 ticks > "$work/cpu2"; sleep 1; rows2=$(inserted); t2=$(date +%s.%N)
 grep -E '^round|median' "$work/ping.log"
 awk -v hz="$hz" -v rounds="$rounds" -v per="$per" -v wall="$(echo "$t2 - $t1" | bc)" '
-  NR == FNR { a[$1] = $2; next } { b[$1] = $2 }
+  NR == FNR { a[$1] += $2; next } { b[$1] += $2 }
   END { for (k in b) { cpu = (b[k] - a[k]) / hz;
           if (k ~ /^load/) load += cpu;
+          else if (k == "postgresql" || k == "nats") printf "%s: %.0f CPU ms per round (%.2f cores over the timed rounds)\n", k, cpu * 1000 / rounds, cpu / wall;
           else printf "%s: %.0f CPU ms per round, %.0f CPU ms per round per 1,000 of its agents (%.2f cores over the timed rounds)\n",
                       k, cpu * 1000 / rounds, cpu * 1000 / rounds / (per / 1000), cpu / wall }
         printf "load processes still running (all but the pinger): %.2f cores over the timed rounds\n", load / wall }' "$work/cpu1" "$work/cpu2" | sort

@@ -160,7 +160,7 @@ public final class DroverServer implements AutoCloseable {
                         cluster.publish(load, minions);
                     };
             this.jobs = new JobService(database.jdbi(), events, keys, agents::grains, agents::businesses, config.nodegroups(),
-                    publish, config.returnMaxBytes(), clock);
+                    publish, bus::wantPeerReturns, config.returnMaxBytes(), clock);
             if (cluster != null) {
                 // returns another server stored complete the jobs this server's callers wait on
                 bus.subscribe(e -> e.tag().startsWith("salt/job/") && e.tag().contains("/ret/"), jobs::returnStored);

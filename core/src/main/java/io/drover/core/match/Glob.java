@@ -1,6 +1,7 @@
 package io.drover.core.match;
 
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.List;
 
 /**
@@ -113,6 +114,40 @@ public final class Glob {
             t++;
         }
         return t == tokens.size();
+    }
+
+    /**
+     * Whether some string that starts with {@code prefix} matches: what a stream filtered by this glob may want of
+     * tags under that prefix. Follows every position the glob can be in after the prefix (at most glob length of
+     * them at each of the prefix's characters); a position still open can always be completed.
+     */
+    public boolean mayMatchStartingWith(String prefix) {
+        BitSet states = new BitSet(tokens.size() + 1);
+        states.set(0);
+        closeOverRuns(states);
+        for (int c = 0; c < prefix.length() && !states.isEmpty(); c++) {
+            BitSet next = new BitSet(tokens.size() + 1);
+            for (int t = states.nextSetBit(0); t >= 0 && t < tokens.size(); t = states.nextSetBit(t + 1)) {
+                Token token = tokens.get(t);
+                if (token instanceof Run) {
+                    next.set(t);
+                } else if (matchesOne(token, prefix.charAt(c))) {
+                    next.set(t + 1);
+                }
+            }
+            closeOverRuns(next);
+            states = next;
+        }
+        return !states.isEmpty();
+    }
+
+    /** A {@code *} may match nothing: whoever is at one is also just past it. */
+    private void closeOverRuns(BitSet states) {
+        for (int t = states.nextSetBit(0); t >= 0 && t < tokens.size(); t = states.nextSetBit(t + 1)) {
+            if (tokens.get(t) instanceof Run) {
+                states.set(t + 1);
+            }
+        }
     }
 
     private static boolean matchesOne(Token token, char c) {

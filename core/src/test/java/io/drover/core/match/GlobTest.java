@@ -42,6 +42,46 @@ class GlobTest {
         assertThat(Glob.compile(glob).matches(candidate)).isEqualTo(expected);
     }
 
+    @ParameterizedTest(name = "{0} may match a string starting with {1}: {2}")
+    @CsvSource({
+            "*, salt/job/, true",
+            "salt/job/*/ret/*, salt/job/, true",
+            "salt/*, salt/job/, true",
+            "salt/job/2026*, salt/job/, true",
+            "salt/job/, salt/job/, true",
+            "salt, salt/job/, false",
+            "salt/job/x, salt/job/xy, false",
+            "drover/inventory/*, salt/job/, false",
+            "drover/*, salt/job/, false",
+            "s?lt/*, salt/job/, true",
+            "s[a-c]lt/*, salt/job/, true",
+            "s[!a]lt/*, salt/job/, false",
+            "*/ret/*, salt/job/, true",
+            "*x, salt/job/, true",
+            "sa**lt/j*b/*, salt/job/, true",
+            "a*b*c, abd, true",
+            "a?, abc, false",
+            "anything, '', true",
+    })
+    void mayMatchAStringStartingWith(String glob, String prefix, boolean expected) {
+        assertThat(Glob.compile(glob).mayMatchStartingWith(prefix)).isEqualTo(expected);
+    }
+
+    @Test
+    void mayMatchStartingWithAgreesWithMatchingOnEveryPrefixOfASample() {
+        String tag = "salt/job/20261127004200000000/ret/web-1";
+        for (String glob : new String[] {"*", "salt/job/*/ret/web-?", "salt/*/ret/*", "*/ret/*", "salt/job/*/new", "x*"}) {
+            boolean matches = Glob.compile(glob).matches(tag);
+            for (int end = 0; end <= tag.length(); end++) {
+                // a glob matching the whole tag may match a string starting with any of its prefixes
+                if (matches) {
+                    assertThat(Glob.compile(glob).mayMatchStartingWith(tag.substring(0, end))).as(glob + " / " + end).isTrue();
+                }
+            }
+        }
+        assertThat(Glob.compile("*a".repeat(2_000)).mayMatchStartingWith("b".repeat(2_000))).isTrue();
+    }
+
     @Test
     void rejectsEmptyGlobAndNeverMatchesNull() {
         assertThatThrownBy(() -> Glob.compile("")).isInstanceOf(IllegalArgumentException.class);

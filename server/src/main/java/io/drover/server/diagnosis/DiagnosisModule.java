@@ -74,6 +74,7 @@ public final class DiagnosisModule implements AutoCloseable {
         }
         log.debug("built-in diagnosis library: {} document(s) loaded", loaded);
         eventTriggers.start(bus, leads);
+        cron.scheduleWithFixedDelay(eventTriggers::checkPeerReturns, 0, 5, TimeUnit.SECONDS);
         // Checked at the start of each minute, as cron times are whole minutes.
         long intoMinute = clock.instant().getEpochSecond() % 60;
         cron.scheduleAtFixedRate(this::tick, 60 - intoMinute, 60, TimeUnit.SECONDS);

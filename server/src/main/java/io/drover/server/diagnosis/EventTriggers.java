@@ -49,6 +49,8 @@ public final class EventTriggers implements AutoCloseable {
     }
 
     void start(EventBus bus, java.util.function.BooleanSupplier leads) {
+        this.bus = bus;
+        this.leads = leads;
         subscription = bus.subscribe(e -> !e.tag().startsWith("drover/diagnosis/") && leads.getAsBoolean(), e -> {
             try {
                 worker.execute(() -> onEvent(e));
@@ -56,6 +58,29 @@ public final class EventTriggers implements AutoCloseable {
                 // stopping
             }
         });
+    }
+
+    private EventBus bus;
+    private java.util.function.BooleanSupplier leads;
+    private AutoCloseable peerReturns;
+
+    /**
+     * Run every few seconds: the server leading the triggers wants the job returns other servers of a cluster store
+     * while any trigger matches events (a trigger's tag expression may name returns), and no server wants them for it
+     * otherwise.
+     */
+    synchronized void checkPeerReturns() {
+        try {
+            boolean wanted = leads.getAsBoolean() && catalog.triggers().stream().anyMatch(t -> t.event() != null);
+            if (wanted && peerReturns == null) {
+                peerReturns = bus.wantPeerReturns();
+            } else if (!wanted && peerReturns != null) {
+                peerReturns.close();
+                peerReturns = null;
+            }
+        } catch (Exception e) {
+            log.warn("diagnosis event triggers: cannot change the interest in peers' returns", e);
+        }
     }
 
     private void onEvent(Event event) {

@@ -71,7 +71,9 @@ public final class EventRoutes {
     private void follow(SseClient client, Glob glob, Principal principal, long since) {
         BlockingQueue<Event> queue = new LinkedBlockingQueue<>(QUEUE);
         AtomicBoolean overflowed = new AtomicBoolean();
-        try (AutoCloseable ignored = bus.subscribe(e -> glob.matches(e.tag()) && visible(principal, e), e -> {
+        // a stream that may show job returns gets those other servers of a cluster store, too
+        try (AutoCloseable peerReturns = glob.mayMatchStartingWith("salt/job/") ? bus.wantPeerReturns() : () -> { };
+             AutoCloseable ignored = bus.subscribe(e -> glob.matches(e.tag()) && visible(principal, e), e -> {
             if (!queue.offer(e)) {
                 overflowed.set(true);
             }

@@ -51,8 +51,23 @@ public final class JobService implements AutoCloseable {
     private final Map<String, LiveJob> live = new java.util.concurrent.ConcurrentHashMap<>();
 
     private record LiveJob(java.util.Set<String> missing, CompletableFuture<Void> done, long startedNanos,
-                           java.util.concurrent.atomic.AtomicLong firstReturnNanos, int expected) {
+                           java.util.concurrent.atomic.AtomicLong firstReturnNanos, int expected, AutoCloseable peerReturns) {
+        void forget() {
+            try {
+                peerReturns.close();
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }
     }
+
+    /** A job this server waits on: while any is, it wants the returns other servers of a cluster store. */
+    private LiveJob newLiveJob(int expected) {
+        return new LiveJob(java.util.concurrent.ConcurrentHashMap.newKeySet(), new CompletableFuture<>(), System.nanoTime(),
+                new java.util.concurrent.atomic.AtomicLong(), expected, peerReturns.get());
+    }
+
+    private final java.util.function.Supplier<AutoCloseable> peerReturns;
 
     /** Largest return stored, as JSON bytes; a larger one is stored as an error naming the limit. */
     private final int returnMaxBytes;
@@ -63,12 +78,14 @@ public final class JobService implements AutoCloseable {
     /**
      * {@code grains} gives the grains a minion reported (empty when none), {@code agentBusinesses} the business of
      * each agent's host, {@code nodegroups} maps names to compound expressions, {@code publisher} sends a publish load
-     * to the given minion ids (null: to every minion, as one broadcast frame).
+     * to the given minion ids (null: to every minion, as one broadcast frame); {@code peerReturns} declares, until
+     * closed, that a job waits here for returns that other servers of a cluster may store.
      */
     public JobService(Jdbi jdbi, EventStore events, KeyStore keys, java.util.function.Function<String, Map<String, Object>> grains,
                       java.util.function.Function<java.util.Collection<String>, Map<String, Long>> agentBusinesses,
                       Map<String, String> nodegroups, BiConsumer<Map<String, Object>, List<String>> publisher,
-                      int returnMaxBytes, Clock clock) {
+                      java.util.function.Supplier<AutoCloseable> peerReturns, int returnMaxBytes, Clock clock) {
+        this.peerReturns = peerReturns;
         this.repository = new JobRepository(clock);
         this.ids = new JobIds(clock);
         this.returnMaxBytes = returnMaxBytes;
@@ -147,9 +164,9 @@ public final class JobService implements AutoCloseable {
                     "tgt", request.tgt(), "tgt_type", type, "minions", minions, "user", principal.name()));
         });
         events.publishPending();
-        live.put(jid, new LiveJob(java.util.concurrent.ConcurrentHashMap.newKeySet(), new CompletableFuture<>(), System.nanoTime(),
-                new java.util.concurrent.atomic.AtomicLong(), minions.size()));
-        live.get(jid).missing().addAll(minions);
+        LiveJob waiting = newLiveJob(minions.size());
+        waiting.missing().addAll(minions);
+        live.put(jid, waiting);
         Map<String, Object> load = new LinkedHashMap<>();
         load.put("fun", request.fun());
         load.put("arg", arg);
@@ -184,8 +201,7 @@ public final class JobService implements AutoCloseable {
         if (!job.minions().contains(minionId)) {
             throw DomainException.invalid("minion", "job " + jid + " did not target " + minionId);
         }
-        LiveJob waiting = live.computeIfAbsent(jid, j -> new LiveJob(java.util.concurrent.ConcurrentHashMap.newKeySet(),
-                new CompletableFuture<>(), System.nanoTime(), new java.util.concurrent.atomic.AtomicLong(), job.minions().size()));
+        LiveJob waiting = live.computeIfAbsent(jid, j -> newLiveJob(job.minions().size()));
         waiting.missing().add(minionId);
         if (get(jid).returns().containsKey(minionId)) { // stored while the job was not live here
             answered(jid, minionId);
@@ -372,14 +388,22 @@ public final class JobService implements AutoCloseable {
                     jid, job.expected(), (job.firstReturnNanos().get() - job.startedNanos()) / 1_000_000,
                     (now - job.startedNanos()) / 1_000_000);
             job.done().complete(null);
-            live.remove(jid);
+            if (live.remove(jid, job)) {
+                job.forget();
+            }
         }
     }
 
     /** Forgets jobs that stayed incomplete for a day (their returns are still stored if they come). */
     public void forgetStaleJobs() {
         long cutoff = System.nanoTime() - TimeUnit.DAYS.toNanos(1);
-        live.values().removeIf(job -> job.startedNanos() < cutoff);
+        live.values().removeIf(job -> {
+            if (job.startedNanos() < cutoff) {
+                job.forget();
+                return true;
+            }
+            return false;
+        });
     }
 
     /**
@@ -403,7 +427,14 @@ public final class JobService implements AutoCloseable {
                 throw new IllegalStateException(e);
             }
         }
-        return get(jid);
+        JobResult result = get(jid);
+        if (job != null && result.missing().isEmpty() && live.remove(jid, job)) {
+            // every return is stored though not every one was heard of here (a peer's, sent before this server
+            // wanted them): the job is done
+            job.done().complete(null);
+            job.forget();
+        }
+        return result;
     }
 
     @Override

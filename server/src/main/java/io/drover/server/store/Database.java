@@ -31,6 +31,10 @@ public final class Database implements AutoCloseable {
             config.setPassword(password);
         }
         config.setMaximumPoolSize(poolSize);
+        if (url.startsWith("jdbc:postgresql:")) {
+            // batched INSERTs go to PostgreSQL as multi-row statements (job returns: one statement per 128 rows)
+            config.addDataSourceProperty("reWriteBatchedInserts", "true");
+        }
         config.setPoolName("drover-db");
         config.setConnectionTimeout(10_000);
         config.setInitializationFailTimeout(10_000);

@@ -1,0 +1,165 @@
+package io.drover.server.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.drover.model.events.Event;
+import io.drover.server.events.EventBus;
+import io.nats.client.Connection;
+import io.nats.client.Nats;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Two servers' cluster links over the real NATS (127.0.0.1:4222): stored events cross in batches; job returns cross
+ * compactly and only to a server that wants them; hostile messages are dropped. Fails, not skips, under CI when NATS
+ * is missing.
+ */
+class NatsClusterTest {
+    static final String NATS = System.getenv().getOrDefault("DROVER_TEST_NATS_URL", "nats://127.0.0.1:4222");
+    static final OffsetDateTime AT = OffsetDateTime.of(2026, 11, 27, 1, 2, 3, 456_000_000, ZoneOffset.UTC);
+    static final AtomicLong IDS = new AtomicLong(System.nanoTime());
+
+    final EventBus busA = new EventBus();
+    final EventBus busB = new EventBus();
+    final List<Event> heardOnB = new CopyOnWriteArrayList<>();
+    NatsCluster a;
+    NatsCluster b;
+
+    @BeforeEach
+    void join() {
+        URI uri = URI.create(NATS);
+        boolean reachable;
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(uri.getHost(), uri.getPort()), 2_000);
+            reachable = true;
+        } catch (java.io.IOException e) {
+            reachable = false;
+        }
+        if (!reachable && System.getenv("CI") != null) {
+            throw new IllegalStateException("CI is set but NATS is not reachable at " + NATS);
+        }
+        Assumptions.assumeTrue(reachable, "NATS is not reachable at " + NATS);
+        a = NatsCluster.join(NATS, (load, minions) -> { }, busA);
+        b = NatsCluster.join(NATS, (load, minions) -> { }, busB);
+        busB.subscribe(e -> true, heardOnB::add);
+    }
+
+    @AfterEach
+    void leave() {
+        if (a != null) {
+            a.close();
+            b.close();
+        }
+    }
+
+    @Test
+    void returnsReachOnlyAServerThatWantsThemAndOtherEventsReachEveryServer() throws Exception {
+        List<Event> returns = returns(1_000);
+        busA.publishAll(returns);
+        Event marker = event("drover/test/marker-1", Map.of("n", 1));
+        busA.publish(marker);
+        await().atMost(Duration.ofSeconds(10)).until(() -> heardOnB.contains(marker));
+        assertThat(heardOnB).as("nobody on B waits for returns").containsExactly(marker);
+        assertThat(b.receivesReturns()).isFalse();
+
+        AutoCloseable wanted = busB.wantPeerReturns();
+        AutoCloseable alsoWanted = busB.wantPeerReturns();
+        assertThat(b.receivesReturns()).isTrue();
+        heardOnB.clear();
+        busA.publishAll(returns);
+        await().atMost(Duration.ofSeconds(10)).until(() -> heardOnB.size() == returns.size());
+        assertThat(heardOnB).as("the same events, in order, with their ids, tags, times and data").isEqualTo(returns);
+
+        wanted.close();
+        wanted.close();
+        assertThat(b.receivesReturns()).as("one holder is left").isTrue();
+        alsoWanted.close();
+        assertThat(b.receivesReturns()).isFalse();
+        heardOnB.clear();
+        busA.publishAll(returns);
+        Event marker2 = event("drover/test/marker-2", Map.of("n", 2));
+        busA.publish(marker2);
+        await().atMost(Duration.ofSeconds(10)).until(() -> heardOnB.contains(marker2));
+        assertThat(heardOnB).containsExactly(marker2);
+    }
+
+    @Test
+    void eventsShapedAlmostLikeReturnsAndLargeBatchesCrossWhole() {
+        // an agent may fire any tag: its event's data is not a stored return's and goes to every server
+        Event fired = event("salt/job/1/ret/web-1", Map.of("id", "web-1", "data", Map.of("jid", "1")));
+        Event mismatched = returnEvent("2", "web-2", true);
+        Map<String, Object> otherTag = new LinkedHashMap<>(mismatched.data());
+        Event renamed = new Event(mismatched.id(), "salt/job/2/ret/web-3", AT, otherTag);
+        String large = "x".repeat(400_000);
+        List<Event> batch = new ArrayList<>(List.of(fired, renamed));
+        for (int i = 0; i < 3; i++) {
+            batch.add(event("drover/test/large", Map.of("blob", large, "i", i)));
+        }
+        busA.publishAll(batch);
+        await().atMost(Duration.ofSeconds(10)).until(() -> heardOnB.size() == batch.size());
+        assertThat(heardOnB).as("1.2 MB of events crosses in parts under NATS's 1 MB limit").isEqualTo(batch);
+    }
+
+    @Test
+    void malformedReturnMessagesAreDroppedAndTheLinkKeepsWorking() throws Exception {
+        AutoCloseable wanted = busB.wantPeerReturns();
+        try (Connection nats = Nats.connect(NATS)) {
+            String nested = "[".repeat(5_000) + "]".repeat(5_000);
+            for (String bad : List.of("not json", nested, "{\"origin\":\"x\",\"time\":\"yesterday\",\"returns\":[]}",
+                    "{\"origin\":\"x\",\"returns\":[null]}", "{\"origin\":\"x\",\"returns\":[[1,null,null,\"f\",0,true,1]]}",
+                    "{\"origin\":\"x\",\"returns\":[[\"one\",\"1\",\"m\",\"f\",0,true,1]]}",
+                    "{\"origin\":\"x\",\"time\":\"2026-11-27T01:02:03Z\",\"returns\":{\"a\":1}}",
+                    "{\"origin\":\"x\",\"time\":\"2026-11-27T01:02:03Z\",\"returns\":[[1,null,\"m\",\"f\",0,true,1]]}")) {
+                nats.publish(NatsCluster.RETURNS, bad.getBytes(StandardCharsets.UTF_8));
+            }
+            nats.publish(NatsCluster.RETURNS, new byte[] {0, (byte) 0xff, 0x5b});
+            nats.publish(NatsCluster.EVENTS, "{\"origin\":\"x\",\"events\":[null,{\"id\":1}]}".getBytes(StandardCharsets.UTF_8));
+            nats.flush(Duration.ofSeconds(5));
+        }
+        List<Event> returns = returns(3);
+        busA.publishAll(returns);
+        await().atMost(Duration.ofSeconds(10)).until(() -> heardOnB.size() >= returns.size());
+        assertThat(heardOnB).isEqualTo(returns);
+        wanted.close();
+    }
+
+    static List<Event> returns(int count) {
+        List<Event> returns = new ArrayList<>();
+        String jid = "2026112701020300" + (IDS.incrementAndGet() % 10_000);
+        for (int i = 0; i < count; i++) {
+            returns.add(returnEvent(jid, "web-" + i, i % 7 == 0 ? Map.of("out", List.of(1, "two", i)) : true));
+        }
+        return returns;
+    }
+
+    static Event returnEvent(String jid, String minion, Object ret) {
+        Map<String, Object> data = new LinkedHashMap<>();
+        data.put("jid", jid);
+        data.put("id", minion);
+        data.put("fun", "test.ping");
+        data.put("return", ret);
+        data.put("retcode", ret instanceof Boolean ? 0 : 2);
+        data.put("success", ret instanceof Boolean);
+        return new Event(IDS.incrementAndGet(), "salt/job/" + jid + "/ret/" + minion, AT, data);
+    }
+
+    static Event event(String tag, Map<String, Object> data) {
+        return new Event(IDS.incrementAndGet(), tag, AT, data);
+    }
+}
