@@ -5,6 +5,8 @@
 # cores were shared between the server and the load processes during the rounds.
 # Usage: bench/ping.sh [PROCS PER ROUNDS [WARMUP]]   (default 2 500 15 3: 1,000 agents; 5 1600 5: 8,000 agents)
 # FLEET_OPTS adds options to every load process (e.g. "--io-threads 1"). Needs ports 4505, 4506 and 18083 free. Figures go to docs/benchmarks.md.
+# COLD=N: after the timed rounds, restart the server (same data directory), wait until the fleet signed in again and
+# time N more rounds: the server's first jobs after a start, each against the warm median.
 set -e
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -12,8 +14,18 @@ procs=${1:-2}; per=${2:-500}; rounds=${3:-15}; warmup=${4:-3}
 work=${WORK:-/tmp/drover-ping-bench}
 . bench/build.sh
 java="$JAVA_HOME/bin/java"
-trap 'kill $server $loads 2>/dev/null' EXIT
+trap 'kill $server $loads $(cat "$work/restarted.pid" 2>/dev/null) 2>/dev/null' EXIT
 start_server 18083
+if [ -n "${COLD:-}" ]; then
+  # run by the pinger after its rounds: stop the server, start it again on the same data, return once it answers
+  cat > "$work/restart.sh" <<RESTART
+kill $server; while kill -0 $server 2>/dev/null; do sleep 0.2; done
+DROVER_SERVER_OPTS="-Xmx1g ${BENCH_SERVER_OPTS:-}" nohup dist/target/drover/bin/drover server --port 18083 \\
+  --data-dir "$work/data" --auto-accept 'f*' > "$work/server2.log" 2>&1 &
+echo \$! > "$work/restarted.pid"
+until curl -sf $server_url/readyz >/dev/null; do sleep 0.2; done
+RESTART
+fi
 
 connected() {
   until grep -qs 'connected in' "$1"; do
@@ -33,7 +45,7 @@ while [ "$i" -lt "$procs" ]; do
 done
 "$java" -Xmx1g -cp "$cp" io.drover.bench.FleetLoad --server "$server_url" --token-file "$work/data/admin.token" \
   --master 127.0.0.1:4506 --count "$per" --prefix "f$procs-" --ping "$rounds" --warmup "$warmup" --target 'f*' --expect $((procs * per)) \
-  $FLEET_OPTS > "$work/ping.log" 2>&1 &
+  ${COLD:+--restart-command "sh $work/restart.sh" --cold-rounds "$COLD"} $FLEET_OPTS > "$work/ping.log" 2>&1 &
 pinger=$!
 loads="$loads $pinger"
 connected "$work/ping.log" $pinger
@@ -61,5 +73,5 @@ if kill -0 $pinger 2>/dev/null; then
 fi
 
 wait $heap_sampler
-grep -E '^round|median' "$work/ping.log"
+grep -E '^round|median|restart|online again|^cold' "$work/ping.log"
 echo "server heap used at most $(($(cat "$work/heap") / 1048576)) MiB (-Xmx1g), sampled once a second"

@@ -34,7 +34,10 @@ import java.util.Map;
  * [--warmup 3] [--interval SECONDS] [--target GLOB --expect TOTAL] [--ramp 50] [--io-threads 1]}: agents start in batches of {@code ramp}, each once most
  * of the previous batch signed in. An agent costs two open files, so one process holds up to about 9,000 within a
  * 20,000 open-file limit; to spread the load, run several (without --ping) and let one of them ping the whole fleet
- * with --target and --expect.
+ * with --target and --expect. With {@code --restart-command CMD} the pinger then runs CMD (which restarts the server
+ * and returns once it answers), waits until every agent of the fleet signed in again, and times
+ * {@code --cold-rounds} (default 2) more rounds: the server's first jobs after a start, with a fleet whose own code is
+ * warm, as after a restart of a real server.
  * The agents share one RSA key (generating thousands takes minutes on two cores); the server's auto-accept must
  * cover the prefix, e.g. {@code drover server --auto-accept 'sim-*'}.
  */
@@ -112,7 +115,8 @@ public final class FleetLoad {
             ping(opts.get("server"), Files.readString(Path.of(opts.get("token-file"))).strip(),
                     opts.getOrDefault("target", prefix + "*"), rounds, Integer.parseInt(opts.getOrDefault("warmup", "3")),
                     Integer.parseInt(opts.getOrDefault("expect", "" + count)),
-                    Duration.ofSeconds(Long.parseLong(opts.getOrDefault("interval", "0"))));
+                    Duration.ofSeconds(Long.parseLong(opts.getOrDefault("interval", "0"))), opts.get("restart-command"),
+                    Integer.parseInt(opts.getOrDefault("cold-rounds", "2")), fleet);
             System.exit(0); // closing thousands of minions one by one takes longer than the run; exiting closes their sockets
         }
         Thread.currentThread().join();
@@ -123,38 +127,17 @@ public final class FleetLoad {
     static final java.util.concurrent.atomic.AtomicLong LAST_OUT = new java.util.concurrent.atomic.AtomicLong();
 
     private static void ping(String server, String token, String target, int rounds, int warmup, int expected,
-                             Duration interval) throws Exception {
+                             Duration interval, String restartCommand, int coldRounds, List<SaltMinion> fleet) throws Exception {
         HttpClient http = HttpClient.newHttpClient();
         List<Double> times = new ArrayList<>();
         int complete = 0;
         for (int round = 0; round < rounds + warmup; round++) {
             long t0 = System.nanoTime();
-            long w0 = System.currentTimeMillis();
-            FIRST_IN.set(Long.MAX_VALUE);
-            LAST_IN.set(0);
-            LAST_OUT.set(0);
-            String body = "{\"tgt\":\"" + target + "\",\"fun\":\"test.ping\",\"arg\":[]}";
-            JsonNode started = Json.json().readTree(http.send(HttpRequest.newBuilder(URI.create(server + "/api/v1/jobs"))
-                    .header("Authorization", "Bearer " + token).header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString()).body());
-            String jid = started.path("jid").asText();
-            int returned = 0;
-            long deadline = t0 + 30_000_000_000L;
-            while (System.nanoTime() < deadline) {
-                JsonNode job = Json.json().readTree(http.send(HttpRequest.newBuilder(URI.create(server + "/api/v1/jobs/" + jid + "?wait=30"))
-                        .header("Authorization", "Bearer " + token).build(), HttpResponse.BodyHandlers.ofString()).body());
-                returned = job.path("returns").size();
-                if (job.path("missing").isEmpty() && returned == expected) {
-                    break;
-                }
-            }
-            double seconds = (System.nanoTime() - t0) / 1e9;
+            int returned = round(http, server, token, target, expected, round, round < warmup ? " (warm-up)" : "");
             if (round >= warmup) {
-                times.add(seconds);
+                times.add((System.nanoTime() - t0) / 1e9);
                 complete += returned == expected ? 1 : 0;
             }
-            System.out.printf(Locale.ROOT, "round %d: %d/%d returns in %.3f s%s  [minions of this process: first job received +%d ms, last received +%d ms, last return acknowledged +%d ms]%n", round, returned, expected, seconds,
-                    round < warmup ? " (warm-up)" : "", FIRST_IN.get() - w0, LAST_IN.get() - w0, LAST_OUT.get() - w0);
             long rest = t0 + interval.toNanos() - System.nanoTime();
             if (rest > 0) {
                 Thread.sleep(rest / 1_000_000);
@@ -162,8 +145,70 @@ public final class FleetLoad {
         }
         System.out.printf(Locale.ROOT, "rounds with every return: %d of %d%n", complete, rounds);
         double[] sorted = times.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+        double median = sorted[sorted.length / 2];
         System.out.printf(Locale.ROOT, "test.ping to %d agents, every return collected: median %.3f s, p90 %.3f s, max %.3f s%n",
-                expected, sorted[sorted.length / 2], sorted[(int) Math.ceil(sorted.length * 0.9) - 1], sorted[sorted.length - 1]);
+                expected, median, sorted[(int) Math.ceil(sorted.length * 0.9) - 1], sorted[sorted.length - 1]);
         System.out.println(Arrays.toString(sorted));
+        if (restartCommand == null) {
+            return;
+        }
+        long restart = System.nanoTime();
+        Process process = new ProcessBuilder("sh", "-c", restartCommand).inheritIO().start();
+        if (process.waitFor() != 0) {
+            throw new IllegalStateException("the restart command failed: " + restartCommand);
+        }
+        System.out.printf(Locale.ROOT, "server restarted and ready in %.1f s%n", (System.nanoTime() - restart) / 1e9);
+        // Agents sign in again by themselves once their server goes away (the new one has a new session key); the
+        // rounds start when every agent is online and was seen by the new server, with no job sent before them.
+        java.time.OffsetDateTime restarted = java.time.OffsetDateTime.now().minusSeconds((System.nanoTime() - restart) / 1_000_000_000L);
+        long online;
+        do {
+            Thread.sleep(1_000);
+            JsonNode agents = Json.json().readTree(http.send(HttpRequest.newBuilder(URI.create(server + "/api/v1/agents"))
+                    .header("Authorization", "Bearer " + token).build(), HttpResponse.BodyHandlers.ofString()).body());
+            online = 0;
+            for (JsonNode agent : agents.isArray() ? agents : agents.path("items")) {
+                String seen = agent.path("last_seen").asText("");
+                online += agent.path("online").asBoolean() && !seen.isEmpty()
+                        && java.time.OffsetDateTime.parse(seen).isAfter(restarted) ? 1 : 0;
+            }
+        } while ((online < expected || fleet.stream().anyMatch(m -> m.state() != SaltMinion.State.CONNECTED))
+                && System.nanoTime() - restart < 600_000_000_000L);
+        System.out.printf(Locale.ROOT, "%d agents online again %.1f s after the restart%n", online, (System.nanoTime() - restart) / 1e9);
+        for (int round = 0; round < coldRounds; round++) {
+            long t0 = System.nanoTime();
+            round(http, server, token, target, expected, round, " (after the restart)");
+            double seconds = (System.nanoTime() - t0) / 1e9;
+            System.out.printf(Locale.ROOT, "cold round %d: %.3f s, %.2f× the warm median%n", round, seconds, seconds / median);
+        }
+    }
+
+    /** One test.ping to the target, until every return is stored or 30 s passed; the returns stored. */
+    private static int round(HttpClient http, String server, String token, String target, int expected, int round, String note)
+            throws Exception {
+        long t0 = System.nanoTime();
+        long w0 = System.currentTimeMillis();
+        FIRST_IN.set(Long.MAX_VALUE);
+        LAST_IN.set(0);
+        LAST_OUT.set(0);
+        String body = "{\"tgt\":\"" + target + "\",\"fun\":\"test.ping\",\"arg\":[]}";
+        JsonNode started = Json.json().readTree(http.send(HttpRequest.newBuilder(URI.create(server + "/api/v1/jobs"))
+                .header("Authorization", "Bearer " + token).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString()).body());
+        String jid = started.path("jid").asText();
+        int returned = 0;
+        long deadline = t0 + 30_000_000_000L;
+        while (System.nanoTime() < deadline) {
+            JsonNode job = Json.json().readTree(http.send(HttpRequest.newBuilder(URI.create(server + "/api/v1/jobs/" + jid + "?wait=30"))
+                    .header("Authorization", "Bearer " + token).build(), HttpResponse.BodyHandlers.ofString()).body());
+            returned = job.path("returns").size();
+            if (job.path("missing").isEmpty() && returned == expected) {
+                break;
+            }
+        }
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        System.out.printf(Locale.ROOT, "round %d: %d/%d returns in %.3f s%s  [minions of this process: first job received +%d ms, last received +%d ms, last return acknowledged +%d ms]%n", round, returned, expected, seconds,
+                note, FIRST_IN.get() - w0, LAST_IN.get() - w0, LAST_OUT.get() - w0);
+        return returned;
     }
 }

@@ -79,14 +79,20 @@ final class SimulatedHost {
             if (fun.startsWith("proc.")) {
                 String name = args.isEmpty() ? "" : String.valueOf(args.getFirst());
                 String op = args.size() > 1 ? String.valueOf(args.get(1)).toUpperCase(java.util.Locale.ROOT) : "";
+                // answered as the agent's functions answer (AgentResult.ProcessRegistered, ProcessUnregistered, ProcessState)
                 if (fun.equals("proc.register")) {
-                    processes.putIfAbsent(name, "STOPPED");
-                } else if (List.of("START", "RESTART", "RELOAD").contains(op)) {
-                    processes.put(name, "RUNNING");
-                } else if (op.equals("STOP")) {
-                    processes.put(name, "STOPPED");
+                    processes.putIfAbsent(name, "TERMINATED");
+                    value = Map.of("name", name, "registered", true);
+                } else if (fun.equals("proc.unregister")) {
+                    value = Map.of("name", name, "unregistered", processes.remove(name) != null);
+                } else {
+                    if (List.of("START", "RESTART", "RELOAD").contains(op)) {
+                        processes.put(name, "RUNNING");
+                    } else if (op.equals("STOP")) {
+                        processes.put(name, "TERMINATED");
+                    }
+                    value = Map.of("name", name, "op", op, "status", processes.getOrDefault(name, "UNREGISTER"));
                 }
-                value = Map.of("name", name, "status", processes.getOrDefault(name, "UNREGISTERED"));
                 retcode = 0;
             } else {
                 Functions.Result result = functions.call(fun, args);
