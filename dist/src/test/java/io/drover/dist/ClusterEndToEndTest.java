@@ -213,7 +213,7 @@ class ClusterEndToEndTest {
         await().atMost(Duration.ofSeconds(30)).until(() -> pinged(a, token, "c-b1"));
         try (io.nats.client.Connection nats = io.nats.client.Nats.connect(NATS)) {
             String nested = "{\"a\":".repeat(5_000) + "1" + "}".repeat(5_000);
-            for (String subject : List.of("drover.publish", "drover.events")) {
+            for (String subject : List.of("drover.publish", "drover.events", "drover.returns")) {
                 nats.publish(subject, new byte[] {0, (byte) 0xff, 0x7b});
                 nats.publish(subject, "not json".getBytes(StandardCharsets.UTF_8));
                 nats.publish(subject, nested.getBytes(StandardCharsets.UTF_8));

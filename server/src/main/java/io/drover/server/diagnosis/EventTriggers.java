@@ -51,7 +51,9 @@ public final class EventTriggers implements AutoCloseable {
     void start(EventBus bus, java.util.function.BooleanSupplier leads) {
         this.bus = bus;
         this.leads = leads;
-        subscription = bus.subscribe(e -> !e.tag().startsWith("drover/diagnosis/") && leads.getAsBoolean(), e -> {
+        // Whether this server leads is asked only of an event a trigger matched: the question is a database round
+        // trip, and asked of every event it held up the delivery of every job return on the leading server.
+        subscription = bus.subscribe(e -> !e.tag().startsWith("drover/diagnosis/") && hasEventTriggers(), e -> {
             try {
                 worker.execute(() -> onEvent(e));
             } catch (RejectedExecutionException ignored) {
@@ -71,7 +73,7 @@ public final class EventTriggers implements AutoCloseable {
      */
     synchronized void checkPeerReturns() {
         try {
-            boolean wanted = leads.getAsBoolean() && catalog.triggers().stream().anyMatch(t -> t.event() != null);
+            boolean wanted = leads.getAsBoolean() && hasEventTriggers();
             if (wanted && peerReturns == null) {
                 peerReturns = bus.wantPeerReturns();
             } else if (!wanted && peerReturns != null) {
@@ -81,6 +83,15 @@ public final class EventTriggers implements AutoCloseable {
         } catch (Exception e) {
             log.warn("diagnosis event triggers: cannot change the interest in peers' returns", e);
         }
+    }
+
+    private boolean hasEventTriggers() {
+        for (TriggerDocuments.Trigger trigger : catalog.triggers()) {
+            if (trigger.event() != null) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void onEvent(Event event) {
@@ -99,7 +110,9 @@ public final class EventTriggers implements AutoCloseable {
                         continue;
                     }
                 }
-                start(trigger, event);
+                if (leads.getAsBoolean()) {
+                    start(trigger, event);
+                }
             } catch (RuntimeException e) {
                 log.warn("trigger {} on event {} #{} failed: {}", trigger.name(), event.tag(), event.id(), e.getMessage());
             }

@@ -95,6 +95,8 @@ class DiagnosisModuleTest {
     TestDatabases.Target target;
     Database db;
     DiagnosisModule module;
+    final java.util.concurrent.atomic.AtomicBoolean leading = new java.util.concurrent.atomic.AtomicBoolean(true);
+    final java.util.concurrent.atomic.AtomicInteger leadsAsked = new java.util.concurrent.atomic.AtomicInteger();
 
     @BeforeEach
     void open() {
@@ -116,7 +118,10 @@ class DiagnosisModuleTest {
                 host -> "agent-" + host, a -> a.equals("agent-1") ? 1L : null, a -> online.get(),
                 new io.drover.server.cluster.WorkLeaseStore(db.jdbi(), clock, true), clock),
                 new DiagnosisModule.Settings(10, new DiagnosisRunner.Retry(Duration.ofMillis(20), 6), Duration.ofHours(6), 1000));
-        m.start(bus, () -> true);
+        m.start(bus, () -> {
+            leadsAsked.incrementAndGet();
+            return leading.get();
+        });
         return m;
     }
 
@@ -347,6 +352,28 @@ class DiagnosisModuleTest {
         bus.publish(new io.drover.model.events.Event(12, "drover/agent/agent-1/plugin/exporter/exited", null,
                 Map.of("id", "agent-1", "data", Map.of("plugin", "exporter"))));
         await().atMost(Duration.ofSeconds(5)).until(() -> module.diagnoses().list(ADMIN, null, 100).size() == 2);
+    }
+
+    @Test
+    void whetherThisServerLeadsIsAskedOnlyOfEventsATriggerMatches() {
+        module.catalog().put("Trigger", "plugin-exited", new KubeDocument(null, "Trigger", Map.of(), Map.of("operationSet", "plugin-down",
+                "sourceTemplate", Map.of("droverEventTemplate", Map.of("regexp", Map.of("tag", "^drover/agent/[^/]+/plugin/[^/]+/exited$"))))));
+        online.set(false);
+        int before = leadsAsked.get();
+        // job returns and other events no trigger names: the leadership (a database round trip in a cluster) is not asked
+        for (int i = 0; i < 1_000; i++) {
+            bus.publish(new io.drover.model.events.Event(100 + i, "salt/job/1/ret/agent-" + i, null, Map.of("jid", "1", "id", "agent-" + i)));
+        }
+        // a server that does not lead starts nothing for an event a trigger matches
+        leading.set(false);
+        bus.publish(new io.drover.model.events.Event(2_000, "drover/agent/agent-1/plugin/exporter/exited", null, Map.of("id", "agent-1")));
+        await().atMost(Duration.ofSeconds(5)).until(() -> leadsAsked.get() > before);
+        await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2))
+                .until(() -> module.diagnoses().list(ADMIN, null, 100).isEmpty());
+        assertThat(leadsAsked.get() - before).as("asked for the matched event (and at most the periodic checks)").isLessThan(5);
+        leading.set(true);
+        bus.publish(new io.drover.model.events.Event(2_001, "drover/agent/agent-1/plugin/exporter/exited", null, Map.of("id", "agent-1")));
+        await().atMost(Duration.ofSeconds(5)).until(() -> module.diagnoses().list(ADMIN, null, 100).size() == 1);
     }
 
     @Test
