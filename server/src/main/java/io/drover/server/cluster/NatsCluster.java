@@ -111,11 +111,17 @@ public final class NatsCluster implements AutoCloseable {
         try {
             return new NatsCluster(Nats.connect(options), localPublish, bus);
         } catch (IOException e) {
-            throw new IllegalStateException("cannot reach the cluster's NATS at " + url + ": " + e.getMessage(), e);
+            // not chained: the client's own message and trace name the URL with its password
+            throw new IllegalStateException(withoutSecrets("cannot reach the cluster's NATS at " + url + ": " + e.getMessage()));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while joining the cluster at " + url, e);
+            throw new IllegalStateException("interrupted while joining the cluster at " + withoutSecrets(url), e);
         }
+    }
+
+    /** The URL as it may be shown: a user and password in it ({@code nats://user:secret@host}) left out. */
+    static String withoutSecrets(String url) {
+        return url.replaceAll("//[^@/,\\s\\]]*@", "//…@");
     }
 
     /** Sends a job this server published to the other servers, for their agents. */

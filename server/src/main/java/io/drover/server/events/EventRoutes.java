@@ -79,11 +79,15 @@ public final class EventRoutes {
             }
         })) {
             long last = since;
+            // What the replay sent, so that the live events queued meanwhile are not sent twice. Live events are
+            // otherwise all sent: in a cluster a peer's event may come after one with a higher id.
+            java.util.Set<Long> replayed = new java.util.HashSet<>();
             if (since >= 0) {
                 for (Event event : store.after(since, glob, REPLAY_LIMIT)) {
                     if (visible(principal, event)) {
                         send(client, event);
                     }
+                    replayed.add(event.id());
                     last = event.id();
                 }
             }
@@ -97,9 +101,9 @@ public final class EventRoutes {
                 }
                 if (event == null) {
                     client.sendComment("keepalive");
-                } else if (event.id() > last) {
+                } else if (!replayed.contains(event.id())) {
                     send(client, event);
-                    last = event.id();
+                    last = Math.max(last, event.id());
                 }
             }
         } catch (InterruptedException e) {

@@ -139,6 +139,13 @@ class NatsClusterTest {
         wanted.close();
     }
 
+    @Test
+    void aNatsThatDoesNotAnswerIsNamedWithoutThePasswordOfItsUrl() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> NatsCluster.join("nats://drover:s3cret@127.0.0.1:1,nats://127.0.0.1:2", (load, minions) -> { }, new EventBus()))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("nats://…@127.0.0.1:1,nats://127.0.0.1:2").hasNoCause()
+                .hasMessageNotContaining("s3cret");
+    }
+
     static List<Event> returns(int count) {
         List<Event> returns = new ArrayList<>();
         String jid = "2026112701020300" + (IDS.incrementAndGet() % 10_000);

@@ -53,6 +53,21 @@ class EventStreamTest {
     }
 
     @Test
+    void peersEventsArrivingOutOfIdOrderAreAllStreamed() throws Exception {
+        // the servers of a cluster take ids from one sequence and deliver their events independently: a stream sees
+        // a peer's event with a lower id after one of its own server's
+        try (EventFollower peers = follow("?tag=test/peer/*", server.adminToken())) {
+            await().atMost(Duration.ofSeconds(5)).until(peers::connected);
+            EventBus bus = server.server().bus();
+            bus.publishFromPeer(new io.drover.model.events.Event(1_000_010, "test/peer/a", null, Map.of("n", 1)));
+            bus.publishFromPeer(new io.drover.model.events.Event(1_000_005, "test/peer/b", null, Map.of("n", 2)));
+            bus.publishFromPeer(new io.drover.model.events.Event(1_000_007, "test/peer/c", null, Map.of("n", 3)));
+            await().atMost(Duration.ofSeconds(5)).until(() -> peers.events.size() == 3);
+            assertThat(peers.events).extracting(e -> e.path("tag").asText()).containsExactly("test/peer/a", "test/peer/b", "test/peer/c");
+        }
+    }
+
+    @Test
     void aBusinessScopedTokenSeesOnlyItsBusinessesEvents() throws Exception {
         String shop = server.post("/api/v1/tokens", server.adminToken(), Map.of("name", "shop-viewer", "role", "viewer",
                 "bk_biz_ids", List.of(2))).body().path("token").asText();
