@@ -86,7 +86,7 @@ public final class NatsCluster implements AutoCloseable {
     private final String origin = UUID.randomUUID().toString();
     private final BiConsumer<Map<String, Object>, Collection<String>> localPublish;
     private final EventBus bus;
-    private boolean receivingReturns;
+    private volatile boolean receivingReturns;
 
     private NatsCluster(Connection nats, BiConsumer<Map<String, Object>, Collection<String>> localPublish, EventBus bus) {
         this.nats = nats;
@@ -150,7 +150,7 @@ public final class NatsCluster implements AutoCloseable {
     }
 
     /** Whether this server now receives the returns its peers store. */
-    public synchronized boolean receivesReturns() {
+    public boolean receivesReturns() {
         return receivingReturns;
     }
 

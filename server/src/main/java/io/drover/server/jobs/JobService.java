@@ -178,11 +178,18 @@ public final class JobService implements AutoCloseable {
         load.put("ret", "");
         load.put("user", principal.name());
         JobStarted started = new JobStarted(jid, minions, absent);
-        beforePublish.accept(started);
         long publishing = System.nanoTime();
-        // A job for every accepted minion goes out as one broadcast frame instead of one frame per minion: the same
-        // agents receive it (minions without an accepted key have no session key), with one send instead of thousands.
-        publisher.accept(load, accepted != null && minions.size() == accepted.size() ? null : minions);
+        try {
+            beforePublish.accept(started);
+            // A job for every accepted minion goes out as one broadcast frame instead of one frame per minion: the same
+            // agents receive it (minions without an accepted key have no session key), with one send instead of thousands.
+            publisher.accept(load, accepted != null && minions.size() == accepted.size() ? null : minions);
+        } catch (RuntimeException e) {
+            if (live.remove(jid, waiting)) { // nobody waits on a job that did not go out
+                waiting.forget();
+            }
+            throw e;
+        }
         log.debug("job {}: published to {} minion(s) in {} ms", jid, minions.size(), (System.nanoTime() - publishing) / 1_000_000);
         return started;
     }

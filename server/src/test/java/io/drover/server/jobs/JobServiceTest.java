@@ -1,0 +1,71 @@
+package io.drover.server.jobs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.drover.core.match.Glob;
+import io.drover.model.jobs.JobRequest;
+import io.drover.model.jobs.JobStarted;
+import io.drover.server.agents.AgentRegistry;
+import io.drover.server.agents.EnrollmentTokenStore;
+import io.drover.server.auth.Principal;
+import io.drover.server.events.EventBus;
+import io.drover.server.events.EventStore;
+import io.drover.server.inventory.InventoryRepository;
+import io.drover.server.inventory.InventoryService;
+import io.drover.server.keys.KeyStore;
+import io.drover.server.testing.TestDatabases;
+import io.drover.transport.crypto.RsaKeys;
+import io.drover.transport.master.KeyDecision;
+import java.security.interfaces.RSAPublicKey;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+
+/** The job service on H2: while a job waits here for returns, it holds this server's interest in other servers' returns. */
+class JobServiceTest {
+    static final String KEY = RsaKeys.publicPem((RSAPublicKey) RsaKeys.generate().getPublic());
+
+    @Test
+    void aJobWantsPeersReturnsUntilItsLastReturnAndAJobThatDidNotGoOutNotAtAll() {
+        TestDatabases.on("h2", db -> {
+            Clock clock = Clock.systemUTC();
+            EventBus bus = new EventBus();
+            AtomicBoolean wanted = new AtomicBoolean();
+            bus.onPeerReturnInterest(wanted::set);
+            EventStore events = new EventStore(db.jdbi(), bus, clock);
+            AgentRegistry agents = new AgentRegistry(db.jdbi(), events, new InventoryService(db.jdbi(), new InventoryRepository(), events),
+                    null, clock);
+            KeyStore keys = new KeyStore(db.jdbi(), events, List.of(Glob.compile("auto-*")), new EnrollmentTokenStore(db.jdbi(), clock),
+                    agents, () -> { }, clock);
+            assertThat(keys.decide("auto-1", KEY, null)).isEqualTo(KeyDecision.ACCEPTED);
+            assertThat(keys.decide("auto-2", KEY, null)).isEqualTo(KeyDecision.ACCEPTED);
+            AtomicBoolean publishFails = new AtomicBoolean();
+            JobService jobs = new JobService(db.jdbi(), events, keys, id -> Map.of(), agents::businesses, Map.of(), (load, minions) -> {
+                if (publishFails.get()) {
+                    throw new IllegalStateException("the transport is closed");
+                }
+            }, bus::wantPeerReturns, 1 << 20, clock);
+            try {
+                Principal admin = Principal.system("test");
+                JobStarted started = jobs.start(admin, new JobRequest("auto-*", "glob", "test.ping", List.of(), Map.of(), 30));
+                assertThat(wanted).isTrue();
+                jobs.onReturn("auto-1", Map.of("jid", started.jid(), "fun", "test.ping", "return", true));
+                assertThat(wanted).as("auto-2 has not answered").isTrue();
+                jobs.onReturn("auto-2", Map.of("jid", started.jid(), "fun", "test.ping", "return", true));
+                await().atMost(Duration.ofSeconds(5)).until(() -> !wanted.get());
+
+                publishFails.set(true);
+                assertThatThrownBy(() -> jobs.start(admin, new JobRequest("auto-1", "list", "test.ping", List.of(), Map.of(), 30)))
+                        .hasMessageContaining("closed");
+                assertThat(wanted).as("nobody waits on a job that did not go out").isFalse();
+            } finally {
+                jobs.close();
+            }
+        });
+    }
+}
