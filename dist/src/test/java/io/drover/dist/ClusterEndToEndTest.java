@@ -12,8 +12,6 @@ import io.drover.server.testing.TestServer;
 import io.drover.transport.minion.MinionConfig;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
-import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -26,7 +24,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -37,7 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  * stream shows what the other stored. Fails, not skips, under CI when NATS or PostgreSQL is missing.
  */
 class ClusterEndToEndTest {
-    static final String NATS = System.getenv().getOrDefault("DROVER_TEST_NATS_URL", "nats://127.0.0.1:4222");
+    static final String NATS = io.drover.server.testing.TestNats.URL;
 
     @TempDir
     Path roots;
@@ -47,7 +44,7 @@ class ClusterEndToEndTest {
 
     @BeforeEach
     void cluster() {
-        requireNats();
+        io.drover.server.testing.TestNats.require();
         db = TestDatabases.postgres();
         for (int i = 0; i < 2; i++) {
             Path dataDir = TestServer.newDataDir();
@@ -76,21 +73,6 @@ class ClusterEndToEndTest {
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
-    }
-
-    static void requireNats() {
-        URI uri = URI.create(NATS);
-        boolean reachable;
-        try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress(uri.getHost(), uri.getPort()), 2000);
-            reachable = true;
-        } catch (java.io.IOException e) {
-            reachable = false;
-        }
-        if (!reachable && System.getenv("CI") != null) {
-            throw new IllegalStateException("CI is set but NATS is not reachable at " + NATS);
-        }
-        Assumptions.assumeTrue(reachable, "NATS is not reachable at " + NATS);
     }
 
     static MinionConfig.Master master(TestServer server) {

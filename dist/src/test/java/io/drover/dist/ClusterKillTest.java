@@ -142,7 +142,7 @@ class ClusterKillTest {
 
     @Test
     void killingTheServerThatLeadsMovesItsAgentsItsDutiesAndItsDiagnosisToTheOthers() throws Exception {
-        ClusterEndToEndTest.requireNats();
+        io.drover.server.testing.TestNats.require();
         pg = TestDatabases.postgres();
         try {
             for (int i = 0; i < 3; i++) {

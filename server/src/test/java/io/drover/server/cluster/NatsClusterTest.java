@@ -7,9 +7,6 @@ import io.drover.model.events.Event;
 import io.drover.server.events.EventBus;
 import io.nats.client.Connection;
 import io.nats.client.Nats;
-import java.net.InetSocketAddress;
-import java.net.Socket;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.OffsetDateTime;
@@ -21,7 +18,6 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -31,7 +27,7 @@ import org.junit.jupiter.api.Test;
  * is missing.
  */
 class NatsClusterTest {
-    static final String NATS = System.getenv().getOrDefault("DROVER_TEST_NATS_URL", "nats://127.0.0.1:4222");
+    static final String NATS = io.drover.server.testing.TestNats.URL;
     static final OffsetDateTime AT = OffsetDateTime.of(2026, 11, 27, 1, 2, 3, 456_000_000, ZoneOffset.UTC);
     static final AtomicLong IDS = new AtomicLong(System.nanoTime());
 
@@ -43,18 +39,7 @@ class NatsClusterTest {
 
     @BeforeEach
     void join() {
-        URI uri = URI.create(NATS);
-        boolean reachable;
-        try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress(uri.getHost(), uri.getPort()), 2_000);
-            reachable = true;
-        } catch (java.io.IOException e) {
-            reachable = false;
-        }
-        if (!reachable && System.getenv("CI") != null) {
-            throw new IllegalStateException("CI is set but NATS is not reachable at " + NATS);
-        }
-        Assumptions.assumeTrue(reachable, "NATS is not reachable at " + NATS);
+        io.drover.server.testing.TestNats.require();
         a = NatsCluster.join(NATS, (load, minions) -> { }, busA);
         b = NatsCluster.join(NATS, (load, minions) -> { }, busB);
         busB.subscribe(e -> true, heardOnB::add);

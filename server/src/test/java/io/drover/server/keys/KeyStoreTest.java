@@ -3,6 +3,7 @@ package io.drover.server.keys;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
+import static org.awaitility.Awaitility.await;
 
 import io.drover.core.match.Glob;
 import io.drover.model.agents.EnrollmentTokenRequest;
@@ -23,6 +24,7 @@ import io.drover.transport.crypto.RsaKeys;
 import io.drover.transport.master.KeyDecision;
 import java.security.interfaces.RSAPublicKey;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -82,6 +84,8 @@ class KeyStoreTest {
             assertThat(keys.acceptedKey("web-1")).isNull();
             assertThat(keys.acceptedKey("nobody")).isNull();
 
+            // a sign-in's event is published on the event thread after its own commit, not on the caller's
+            await().atMost(Duration.ofSeconds(5)).until(() -> eventsTagged("salt/auth").size() >= 6);
             assertThat(eventsTagged("salt/auth")).extracting(d -> d.get("result") + "/" + d.get("act")).containsExactly(
                     "pending/pend", "accepted/accept", "pending/pend", "denied/reject", "denied/reject", "accepted/accept");
             assertThat(eventsTagged("salt/key")).extracting(d -> d.get("id") + ":" + d.get("act"))
