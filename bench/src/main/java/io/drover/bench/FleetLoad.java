@@ -153,6 +153,7 @@ public final class FleetLoad {
             return;
         }
         long restart = System.nanoTime();
+        java.time.OffsetDateTime restarted = java.time.OffsetDateTime.now();
         Process process = new ProcessBuilder("sh", "-c", restartCommand).inheritIO().start();
         if (process.waitFor() != 0) {
             throw new IllegalStateException("the restart command failed: " + restartCommand);
@@ -160,14 +161,13 @@ public final class FleetLoad {
         System.out.printf(Locale.ROOT, "server restarted and ready in %.1f s%n", (System.nanoTime() - restart) / 1e9);
         // Agents sign in again by themselves once their server goes away (the new one has a new session key); the
         // rounds start when every agent is online and was seen by the new server, with no job sent before them.
-        java.time.OffsetDateTime restarted = java.time.OffsetDateTime.now().minusSeconds((System.nanoTime() - restart) / 1_000_000_000L);
         long online;
         do {
             Thread.sleep(1_000);
             JsonNode agents = Json.json().readTree(http.send(HttpRequest.newBuilder(URI.create(server + "/api/v1/agents"))
                     .header("Authorization", "Bearer " + token).build(), HttpResponse.BodyHandlers.ofString()).body());
             online = 0;
-            for (JsonNode agent : agents.isArray() ? agents : agents.path("items")) {
+            for (JsonNode agent : agents) {
                 String seen = agent.path("last_seen").asText("");
                 online += agent.path("online").asBoolean() && !seen.isEmpty()
                         && java.time.OffsetDateTime.parse(seen).isAfter(restarted) ? 1 : 0;

@@ -126,7 +126,7 @@ public final class NatsCluster implements AutoCloseable {
 
     /** Sends a job this server published to the other servers, for their agents. */
     public void publish(Map<String, Object> load, Collection<String> minions) {
-        send(PUBLISH, new JobPublish(origin, load, minions == null ? null : List.copyOf(minions)));
+        sendSplit(PUBLISH, List.of(new JobPublish(origin, load, minions == null ? null : List.copyOf(minions))), List::getFirst);
     }
 
     /**
@@ -174,7 +174,7 @@ public final class NatsCluster implements AutoCloseable {
         }
     }
 
-    /** Sends items as one message, or in halves until each part fits NATS's payload limit. */
+    /** Sends items as one message, or in halves until each part fits NATS's payload limit (one item over it is dropped). */
     private <T> void sendSplit(String subject, List<T> items, java.util.function.Function<List<T>, Object> message) {
         byte[] bytes = encode(subject, message.apply(items));
         if (bytes == null) {
@@ -189,19 +189,6 @@ public final class NatsCluster implements AutoCloseable {
             log.error("cluster: a {} message of {} bytes is over NATS's limit of {} bytes; the other servers miss it",
                     subject, bytes.length, nats.getMaxPayload());
         }
-    }
-
-    private void send(String subject, Object message) {
-        byte[] bytes = encode(subject, message);
-        if (bytes == null) {
-            return;
-        }
-        if (bytes.length > nats.getMaxPayload()) {
-            log.error("cluster: a {} message of {} bytes is over NATS's limit of {} bytes; the other servers miss it",
-                    subject, bytes.length, nats.getMaxPayload());
-            return;
-        }
-        nats.publish(subject, bytes);
     }
 
     private static byte[] encode(String subject, Object message) {
@@ -236,6 +223,7 @@ public final class NatsCluster implements AutoCloseable {
                     throw new IllegalArgumentException("returns without their time or list");
                 }
                 if (!origin.equals(stored.origin()) && receivesReturns()) {
+                    // all of a message is checked before any of it is delivered: a malformed one is dropped whole
                     List<Event> events = new ArrayList<>(stored.returns().size());
                     for (StoredReturn ret : stored.returns()) {
                         events.add(ret.event(stored.time()));
