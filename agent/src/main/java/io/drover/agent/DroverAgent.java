@@ -210,8 +210,14 @@ public final class DroverAgent implements AutoCloseable {
     /** Journal first, then run, then journal the return, then send it: a crash at any point loses nothing. */
     private void runJob(SaltMinion source, Map<?, ?> load) {
         String jid = String.valueOf(load.get("jid"));
-        inFlight.put(jid, Map.of("jid", jid, "fun", String.valueOf(load.get("fun")),
-                "arg", load.get("arg") instanceof List<?> l ? l : List.of(), "pid", ProcessHandle.current().pid()));
+        Map<String, Object> running = Map.of("jid", jid, "fun", String.valueOf(load.get("fun")),
+                "arg", load.get("arg") instanceof List<?> l ? l : List.of(), "pid", ProcessHandle.current().pid());
+        // A job sent again while it still runs here (a server that took the call over) leaves the run alone: had it
+        // taken the run's entry out on its way, the resend loop would report the running job as interrupted.
+        if (inFlight.putIfAbsent(jid, running) != null) {
+            log.debug("{}: job {} is running (sent again); not running it twice", source.id(), jid);
+            return;
+        }
         try {
             if (!journal.begin(jid, SaltPack.pack(load))) {
                 log.debug("{}: job {} was seen before (sent again); not running it again", source.id(), jid);
@@ -224,7 +230,7 @@ public final class DroverAgent implements AutoCloseable {
             journal.finish(jid, SaltPack.pack(ret));
             send(jid, ret);
         } finally {
-            inFlight.remove(jid);
+            inFlight.remove(jid, running);
         }
     }
 

@@ -122,6 +122,22 @@ class AgentJournalTest {
         await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(4)).until(() -> !Files.exists(root.resolve("again")));
     }
 
+    @Test
+    void aJobSentAgainWhileItStillRunsIsAnsweredByItsRunNotAsInterrupted() throws Exception {
+        agent();
+        acceptAndWaitForPing();
+        Path counter = root.resolve("counter");
+        String jid = run("cmd.run", "echo ran >> " + counter + "; sleep 3; echo finished");
+        await().atMost(Duration.ofSeconds(15)).until(() -> Files.exists(counter));
+        // a server that took the call over sends it again under the same job id while the agent still runs it
+        assertThat(server.server().jobs().redeliver(jid, "web-1")).isTrue();
+        await().atMost(Duration.ofSeconds(30)).until(() -> job(jid).path("missing").isEmpty());
+        JsonNode ret = job(jid).path("returns").path("web-1");
+        assertThat(ret.path("ret").asText()).as(ret.toString()).isEqualTo("finished");
+        assertThat(ret.path("retcode").asInt()).isZero();
+        assertThat(Files.readAllLines(counter)).containsExactly("ran");
+    }
+
     /** PUB/SUB drops what is sent before the subscription lands: ping until the agent answers. */
     void waitForPing() {
         await().atMost(Duration.ofSeconds(40)).pollInterval(Duration.ofSeconds(1)).until(() -> {
