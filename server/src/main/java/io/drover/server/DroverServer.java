@@ -192,8 +192,9 @@ public final class DroverServer implements AutoCloseable {
                             new AgentDirectory(agents)), tasks, deployments);
             new SubscriptionRoutes(subscriptions, inventory).register(api);
             this.triggers = new Triggers(subscriptionStore, subscriptions,
-                    java.time.Duration.ofSeconds(config.inventoryDebounceSeconds()),
-                    java.time.Duration.ofSeconds(config.inspectionIntervalSeconds()));
+                    new io.drover.core.subscriptions.ReplanDebounce(java.time.Duration.ofSeconds(config.inventoryDebounceSeconds()),
+                            java.time.Duration.ofSeconds(config.inventoryDebounceMaxSeconds())),
+                    java.time.Duration.ofSeconds(config.inspectionIntervalSeconds()), clock);
             this.diagnosis = new io.drover.server.diagnosis.DiagnosisModule(new io.drover.server.diagnosis.DiagnosisModule.Needs(
                     database.jdbi(), events, new io.drover.server.jobs.JobAgentCalls(jobs,
                     java.time.Duration.ofSeconds(config.jobTimeoutSeconds()), io.drover.server.auth.Principal.system("diagnosis")),
@@ -209,15 +210,15 @@ public final class DroverServer implements AutoCloseable {
             this.housekeeping = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon()
                     .name("drover-housekeeping").factory());
             // Binds the agent ports: last, so that a port in use leaves nothing else running.
-            bound = new SaltMaster(MasterKeyFile.loadOrCreate(config.dataDir()),
-                    new SaltBridge(keys, jobs, agents, files, database.jdbi(), events, plans), config.saltHost(),
+            SaltBridge bridge = new SaltBridge(keys, jobs, agents, files, database.jdbi(), events, plans);
+            bound = new SaltMaster(MasterKeyFile.loadOrCreate(config.dataDir()), bridge, config.saltHost(),
                     config.saltPublishPort(), config.saltRequestPort(),
                     SaltMaster.PublishMode.valueOf(config.saltPublishMode().toUpperCase(java.util.Locale.ROOT)),
                     new SaltMaster.Limits(config.saltMaxMessageBytes(), config.saltMaxConnections(),
                             SaltMaster.Limits.defaults().receiveBudgetBytes(), SaltMaster.Limits.defaults().maxQueuedBytes()),
                     publishes, session);
             this.master = bound;
-            publishMetrics(metrics, master);
+            publishMetrics(metrics, master, bridge);
             new OpsRoutes(database, metrics, BuildVersion.current(), master::ready).register(api);
             new io.drover.server.console.ConsoleRoutes(io.drover.server.console.ConsoleAssets.fromClassPath()).register(api);
             int republished = events.publishPending();
@@ -240,7 +241,7 @@ public final class DroverServer implements AutoCloseable {
         }
     }
 
-    private static void publishMetrics(PrometheusMeterRegistry metrics, SaltMaster master) {
+    private static void publishMetrics(PrometheusMeterRegistry metrics, SaltMaster master, SaltBridge bridge) {
         for (var stats : java.util.List.of(master.requestStats(), master.publishStats())) {
             String port = stats == master.requestStats() ? "request" : "publish";
             io.micrometer.core.instrument.Gauge.builder("drover.salt.connections", stats, s -> s.openConnections())
@@ -264,6 +265,9 @@ public final class DroverServer implements AutoCloseable {
                 .tag("topic", "broadcast").description("Job frames sent on the publish port").register(metrics);
         io.micrometer.core.instrument.FunctionCounter.builder("drover.salt.publish.frames", master, SaltMaster::targetedFrames)
                 .tag("topic", "minion").description("Job frames sent on the publish port").register(metrics);
+        io.micrometer.core.instrument.FunctionCounter.builder("drover.agent.events.refused", bridge, SaltBridge::refusedEvents)
+                .description("Events from agents dropped: a tag outside the sender's own namespace, or a log of a plan not sent to it")
+                .register(metrics);
     }
 
     /** Opens the database, migrates it, binds the agent transport and serves the API. */

@@ -267,6 +267,10 @@ public final class ServerConfig {
         return integer(Setting.INVENTORY_DEBOUNCE_SECONDS);
     }
 
+    public int inventoryDebounceMaxSeconds() {
+        return integer(Setting.INVENTORY_DEBOUNCE_MAX_SECONDS);
+    }
+
     public String saltHost() {
         return get(Setting.SALT_HOST);
     }

@@ -38,6 +38,7 @@ public enum Setting {
     DIAGNOSIS_MAX_PATHS("diagnosis-max-paths", "10000", "An OperationSet with more paths than this is refused."),
     INSPECTION_INTERVAL_SECONDS("inspection-interval-seconds", "3600", "Every enabled subscription is re-planned once per interval (spread over it); 0 turns inspection off."),
     INVENTORY_DEBOUNCE_SECONDS("inventory-debounce-seconds", "10", "Seconds after the last inventory change before the affected TOPO subscriptions are re-planned."),
+    INVENTORY_DEBOUNCE_MAX_SECONDS("inventory-debounce-max-seconds", "60", "Seconds after the first of a burst of inventory or agent changes by which the re-plan runs even if changes keep coming."),
     AGENT_BIZ("agent-biz", "", "Business whose idle module receives the hosts of agents accepted without an enrollment token; empty: such agents stay unlinked until an operator places them.");
 
     private final String key;

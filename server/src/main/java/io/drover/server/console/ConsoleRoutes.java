@@ -44,7 +44,7 @@ public final class ConsoleRoutes {
         }
         String name = assets.resolve(path);
         if (name == null) {
-            throw new ApiException(404, "not_found", "the web console has no file " + printable(path));
+            throw new ApiException(404, "not_found", "the web console has no file " + io.drover.transport.logging.RateLimitedLog.shown(path, 100));
         }
         ConsoleAssets.Asset asset = assets.asset(name);
         ctx.header("Cache-Control", name.startsWith("assets/") ? IMMUTABLE : "no-cache");
@@ -54,11 +54,5 @@ public final class ConsoleRoutes {
             return;
         }
         ctx.contentType(asset.contentType()).result(asset.bytes());
-    }
-
-    private static String printable(String path) {
-        String shown = path.length() > 100 ? path.substring(0, 100) + "…" : path;
-        return "'" + shown.codePoints().map(c -> Character.isISOControl(c) ? '?' : c)
-                .collect(StringBuilder::new, StringBuilder::appendCodePoint, StringBuilder::append) + "'";
     }
 }

@@ -1,5 +1,6 @@
 package io.drover.server.jobs;
 
+import io.drover.core.agents.AgentEventTags;
 import io.drover.server.agents.AgentRegistry;
 import io.drover.server.events.EventStore;
 import io.drover.server.files.FileServer;
@@ -7,9 +8,11 @@ import io.drover.server.keys.KeyStore;
 import io.drover.server.plans.ExecutionPlans;
 import io.drover.transport.master.KeyDecision;
 import io.drover.transport.master.MasterHandler;
+import io.drover.transport.logging.RateLimitedLog;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.jdbi.v3.core.Jdbi;
+import org.slf4j.LoggerFactory;
 
 /**
  * Connects the Salt master to the control plane: keys from the key store, returns to jobs, heartbeats and grains
@@ -24,7 +27,8 @@ public final class SaltBridge implements MasterHandler {
     private final Jdbi jdbi;
     private final EventStore events;
     private final ExecutionPlans plans;
-    private static final String PLAN_LOG_PREFIX = "drover/plan/";
+    private final java.util.concurrent.atomic.LongAdder refusedEvents = new java.util.concurrent.atomic.LongAdder();
+    private final RateLimitedLog refusals = new RateLimitedLog(LoggerFactory.getLogger(SaltBridge.class));
 
     public SaltBridge(KeyStore keys, JobService jobs, AgentRegistry agents, FileServer files, Jdbi jdbi, EventStore events,
                       ExecutionPlans plans) {
@@ -53,20 +57,26 @@ public final class SaltBridge implements MasterHandler {
         return jobs.onReturn(id, load);
     }
 
-    /** Heartbeats update the registry only (they are not stored as events); any other event goes to the bus. */
+    /**
+     * Heartbeats update the registry only (they are not stored as events); a plan's log line is kept when the plan was
+     * sent to this agent; other events under the agent's own namespace go to the bus. An agent speaks for itself only
+     * (AgentEventTags): anything else is dropped and counted ({@link #refusedEvents}).
+     */
     @Override
     public Object onEvent(String id, Map<?, ?> load) {
-        if (!(load.get("tag") instanceof String tag) || tag.isBlank() || tag.length() > 255) {
-            return false;
+        String tag = load.get("tag") instanceof String t ? t : null;
+        AgentEventTags.Verdict verdict = AgentEventTags.classify(id, tag);
+        if (!verdict.allowed()) {
+            return refuse(id, tag, verdict.kind());
         }
         Map<?, ?> payload = load.get("data") instanceof Map<?, ?> m ? m : Map.of();
-        if (tag.equals("drover/agent/" + id + "/heartbeat")) {
+        if (verdict.kind() == AgentEventTags.Kind.HEARTBEAT) {
             agents.heartbeat(id, payload);
             return true;
         }
         agents.seen(id);
-        if (tag.startsWith(PLAN_LOG_PREFIX) && tag.endsWith("/log")) {
-            plans.onLog(id, tag.substring(PLAN_LOG_PREFIX.length(), tag.length() - "/log".length()), payload);
+        if (verdict.kind() == AgentEventTags.Kind.PLAN_LOG && !plans.onLog(id, verdict.planRun(), payload)) {
+            return refuse(id, tag, verdict.kind());
         }
         Map<String, Object> data = new LinkedHashMap<>();
         data.put("id", id);
@@ -74,6 +84,19 @@ public final class SaltBridge implements MasterHandler {
         jdbi.useTransaction(h -> events.append(h, tag, data));
         events.publishPending();
         return true;
+    }
+
+    private boolean refuse(String id, String tag, AgentEventTags.Kind kind) {
+        refusedEvents.increment();
+        refusals.warn("event", "dropped an event from agent {} with tag {} ({}): an agent may fire only tags under drover/agent/{}/",
+                id, RateLimitedLog.shown(tag, 80), kind == AgentEventTags.Kind.PLAN_LOG ? "a plan not sent to it"
+                        : kind == AgentEventTags.Kind.RESERVED ? "written by the server only" : "not its own", id);
+        return false;
+    }
+
+    /** Events from agents dropped because their tag was not the sender's to fire. */
+    public long refusedEvents() {
+        return refusedEvents.sum();
     }
 
     /** The transport rebuilt an endpoint: recorded as {@code drover/transport/restarted} with which one. */

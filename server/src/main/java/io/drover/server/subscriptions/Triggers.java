@@ -1,5 +1,6 @@
 package io.drover.server.subscriptions;
 
+import io.drover.core.subscriptions.ReplanDebounce;
 import io.drover.model.events.Event;
 import io.drover.model.subscriptions.SubscriptionInfo;
 import io.drover.server.events.EventBus;
@@ -17,7 +18,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Automatic runs of enabled subscriptions (docs/operations.md, "Subscriptions"): an inventory change re-plans the TOPO subscriptions of its
- * business after a debounce (the timer restarts with each change, so a bulk import causes one run); an agent that
+ * business after a debounce (the timer restarts with each change, so a bulk import causes one run, but the run comes at
+ * most a maximum delay after the first change, so a steady trickle of changes cannot postpone it forever); an agent that
  * comes online re-plans everything after the same debounce (its skipped instances); and a periodic inspection
  * re-plans every enabled subscription, spread evenly over the interval. A run with nothing to do leaves no task.
  */
@@ -26,7 +28,8 @@ public final class Triggers implements AutoCloseable {
 
     private final SubscriptionStore store;
     private final SubscriptionService service;
-    private final Duration debounce;
+    private final ReplanDebounce debounce;
+    private final java.time.Clock clock;
     private final Duration inspection;
     private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(
             Thread.ofPlatform().daemon().name("subscription-triggers").factory());
@@ -36,10 +39,12 @@ public final class Triggers implements AutoCloseable {
     private AutoCloseable subscription;
     private volatile java.util.function.BooleanSupplier leads = () -> true;
 
-    public Triggers(SubscriptionStore store, SubscriptionService service, Duration debounce, Duration inspection) {
+    public Triggers(SubscriptionStore store, SubscriptionService service, ReplanDebounce debounce, Duration inspection,
+                    java.time.Clock clock) {
         this.store = store;
         this.service = service;
         this.debounce = debounce;
+        this.clock = clock;
         this.inspection = inspection;
     }
 
@@ -72,7 +77,9 @@ public final class Triggers implements AutoCloseable {
         if (pending != null) {
             pending.cancel(false);
         }
-        pending = scheduler.schedule(this::replanDirty, debounce.toMillis(), TimeUnit.MILLISECONDS);
+        java.time.Instant now = clock.instant();
+        long delay = Math.max(0, Duration.between(now, debounce.changed(now)).toMillis());
+        pending = scheduler.schedule(this::replanDirty, delay, TimeUnit.MILLISECONDS);
     }
 
     private void replanDirty() {
@@ -81,6 +88,7 @@ public final class Triggers implements AutoCloseable {
                 dirtyBusinesses.clear();
                 everything = false;
                 pending = null;
+                debounce.fired();
             }
             return;
         }
@@ -92,6 +100,7 @@ public final class Triggers implements AutoCloseable {
             dirtyBusinesses.clear();
             everything = false;
             pending = null;
+            debounce.fired();
         }
         for (SubscriptionInfo s : store.list(null, null)) {
             boolean affected = all || businesses.contains(s.bkBizId()) || s.spec().scope().nodes().stream()

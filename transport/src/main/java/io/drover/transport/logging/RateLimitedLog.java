@@ -41,4 +41,17 @@ public final class RateLimitedLog {
         }
         log.warn(suppressed > 0 ? format + " (" + suppressed + " more like it not logged)" : format, args);
     }
+
+    /**
+     * A value a peer sent, fit for a log line: quoted, cut to {@code max} characters, control characters (newlines,
+     * NUL, …) shown as '?' so that a peer cannot forge log lines.
+     */
+    public static String shown(String value, int max) {
+        if (value == null) {
+            return "(none)";
+        }
+        String cut = value.length() > max ? value.substring(0, max) + "…" : value;
+        return "'" + cut.codePoints().map(c -> Character.isISOControl(c) || c == 0x2028 || c == 0x2029 ? '?' : c)
+                .collect(StringBuilder::new, StringBuilder::appendCodePoint, StringBuilder::append) + "'";
+    }
 }
