@@ -148,7 +148,7 @@ export const api = {
   del: <T>(path: string, opts?: RequestOptions) => request<T>('DELETE', path, opts),
 };
 
-export type Role = 'viewer' | 'operator' | 'admin';
+export type Role = 'viewer' | 'operator' | 'admin' | 'alerts';
 
 export interface WhoAmI {
   name: string;
@@ -156,7 +156,7 @@ export interface WhoAmI {
   bk_biz_ids: number[];
 }
 
-/** Checks a token: who it is, its role and businesses (GET /api/v1/whoami); a 401 means it is unknown or revoked. */
+/** Checks a token: who it is, its role and businesses (GET /api/v1/whoami); a 401 means it is unknown, revoked or expired. */
 export function whoami(token: string): Promise<WhoAmI> {
   return api.get<WhoAmI>('/api/v1/whoami', { token, noAuthRedirect: true });
 }

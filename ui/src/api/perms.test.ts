@@ -67,5 +67,11 @@ describe('permissions from openapi', () => {
     for (const r of a.rules) expect(a.can(r.method, r.template)).toBe(true);
     const viewerWrites = v.rules.filter((r) => r.method !== 'GET' && v.can(r.method, r.template)).map((r) => `${r.method} ${r.template}`);
     expect(viewerWrites).toEqual(['POST /api/v1/subscriptions/{id}/plan']);
+    // an alerts token posts alerts and nothing else; operators may post them too
+    const alerts = buildPermissions(real as never, 'alerts');
+    expect(alerts.rules.filter((r) => r.role && alerts.can(r.method, r.template)).map((r) => `${r.method} ${r.template}`))
+      .toEqual(['POST /api/v1/alerts']);
+    expect(o.can('POST', '/api/v1/alerts')).toBe(true);
+    expect(v.can('POST', '/api/v1/alerts')).toBe(false);
   });
 });

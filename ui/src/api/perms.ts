@@ -1,7 +1,8 @@
 // Who may call what: built from the OpenAPI document's x-drover-role / x-drover-scope per operation.
 import type { Role } from './client';
 
-const RANK: Record<Role, number> = { viewer: 1, operator: 2, admin: 3 };
+// alerts stands apart from the ladder: it may only post alerts, which operators and admins may too.
+const RANK: Record<Role, number> = { alerts: 0, viewer: 1, operator: 2, admin: 3 };
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
 
 export interface OperationRule {
@@ -31,6 +32,8 @@ function templateRegex(template: string): RegExp {
 }
 
 export function roleAtLeast(have: Role, need: Role): boolean {
+  if (need === 'alerts') return have === 'alerts' || roleAtLeast(have, 'operator');
+  if (have === 'alerts') return false;
   return (RANK[have] ?? 0) >= (RANK[need] ?? 99);
 }
 
@@ -49,7 +52,7 @@ export function buildPermissions(doc: OpenApiDoc | null | undefined, role: Role,
       rules.push({
         method: method.toUpperCase(),
         template,
-        role: r === 'viewer' || r === 'operator' || r === 'admin' ? r : undefined,
+        role: r === 'viewer' || r === 'operator' || r === 'admin' || r === 'alerts' ? r : r === undefined ? undefined : 'admin',
         scope: o['x-drover-scope'],
         regex: templateRegex(template),
       });

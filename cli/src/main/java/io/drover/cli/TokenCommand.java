@@ -17,13 +17,18 @@ import picocli.CommandLine.Parameters;
 public final class TokenCommand {
     static final List<Column> COLUMNS = List.of(Column.of("ID", "id"), Column.of("NAME", "name"), Column.of("ROLE", "role"),
             new Column("BUSINESSES", row -> row.path("bk_biz_ids").isEmpty() ? "all" : Output.text(row.path("bk_biz_ids"))),
-            Column.of("CREATED", "created_at"), Column.of("LAST USED", "last_used_at"), Column.of("REVOKED", "revoked_at"));
+            Column.of("CREATED", "created_at"), Column.of("EXPIRES", "expires_at"), Column.of("LAST USED", "last_used_at"),
+            Column.of("REVOKED", "revoked_at"));
 
     @Command(name = "create", description = "Create a token; its secret is printed once.")
     static final class Create implements Callable<Integer> {
         @Mixin ClientOptions client;
         @Parameters(paramLabel = "NAME") String name;
-        @Option(names = "--role", required = true, description = "admin, operator or viewer.") String role;
+        @Option(names = "--role", required = true,
+                description = "admin, operator or viewer; or alerts, which may only post alerts (for Alertmanager's webhook).")
+        String role;
+        @Option(names = "--ttl-hours", paramLabel = "HOURS", description = "Expire the token this many hours from now (default: never).")
+        Integer ttlHours;
         @Option(names = "--biz", paramLabel = "ID", description = "Limit the token to this business (repeatable).")
         List<Long> biz;
 
@@ -33,10 +38,15 @@ public final class TokenCommand {
             body.put("name", name);
             body.put("role", role);
             body.put("bk_biz_ids", biz == null ? List.of() : biz);
+            if (ttlHours != null) {
+                body.put("ttl_hours", ttlHours);
+            }
             JsonNode created = client.client().post("/api/v1/tokens", body);
             if (client.output().format() == Output.Format.table) {
-                client.out().printf("token %d '%s' (%s) created. Its secret, shown only now:%n%s%n",
-                        created.path("info").path("id").asLong(), name, role, created.path("token").asText());
+                JsonNode expires = created.path("info").path("expires_at");
+                client.out().printf("token %d '%s' (%s) created%s. Its secret, shown only now:%n%s%n",
+                        created.path("info").path("id").asLong(), name, role,
+                        expires.isMissingNode() || expires.isNull() ? "" : ", expires " + expires.asText(), created.path("token").asText());
             } else {
                 client.output().printObject(created);
             }

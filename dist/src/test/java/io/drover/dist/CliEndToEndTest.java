@@ -99,7 +99,7 @@ class CliEndToEndTest {
     void failuresExitNonZeroWithTheServersMessage() {
         Run unauthorized = raw("host", "list", "--server", server.url(), "--token", "drv_wrong");
         assertThat(unauthorized.exit()).isEqualTo(1);
-        assertThat(unauthorized.err()).contains("the token is unknown or revoked [401 unauthorized]");
+        assertThat(unauthorized.err()).contains("the token is unknown, revoked or expired [401 unauthorized]");
         Run missing = drover("host", "show", "999");
         assertThat(missing.exit()).isEqualTo(1);
         assertThat(missing.err()).contains("host 999 does not exist [404 not_found]");

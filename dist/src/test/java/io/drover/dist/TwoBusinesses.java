@@ -76,7 +76,7 @@ final class TwoBusinesses implements AutoCloseable {
         String taskOut = lastTask(subOut);
 
         // Admin tokens cover every business by construction (a scoped one is refused at creation).
-        for (String role : List.of("viewer", "operator")) {
+        for (String role : List.of("viewer", "operator", "alerts")) {
             scoped.put(role, token("scoped-" + role, role, List.of(2)));
             unscoped.put(role, token("all-" + role, role, List.of()));
         }

@@ -4,12 +4,20 @@ import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonValue;
 import java.util.Locale;
 
-/** What a token may do: viewers read, operators also change the fleet, admins also manage tokens and read the audit log. */
+/**
+ * What a token may do: viewers read, operators also change the fleet, admins also manage tokens and read the audit log.
+ * {@code alerts} stands apart from that ladder: it may only post alerts (what Alertmanager's webhook needs), which
+ * operators and admins may do too.
+ */
 public enum Role {
-    VIEWER, OPERATOR, ADMIN;
+    VIEWER, OPERATOR, ADMIN, ALERTS;
 
-    public boolean atLeast(Role other) {
-        return ordinal() >= other.ordinal();
+    /** Whether a token of this role may call a route that needs {@code required}. */
+    public boolean atLeast(Role required) {
+        if (required == ALERTS) {
+            return this == ALERTS || atLeast(OPERATOR);
+        }
+        return this != ALERTS && ordinal() >= required.ordinal();
     }
 
     @JsonValue
@@ -24,6 +32,6 @@ public enum Role {
                 return role;
             }
         }
-        throw new IllegalArgumentException("unknown role '" + text + "' (expected admin, operator or viewer)");
+        throw new IllegalArgumentException("unknown role '" + text + "' (expected admin, operator, viewer or alerts)");
     }
 }

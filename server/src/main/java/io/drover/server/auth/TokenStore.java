@@ -55,7 +55,11 @@ public final class TokenStore {
             errors.add(new FieldError("name", "is longer than 128 characters"));
         }
         if (request.role() == null) {
-            errors.add(new FieldError("role", "is required (admin, operator or viewer)"));
+            errors.add(new FieldError("role", "is required (admin, operator, viewer or alerts)"));
+        }
+        if (request.ttlHours() != null && (request.ttlHours() < 1 || request.ttlHours() > TokenRequest.MAX_TTL_HOURS)) {
+            errors.add(new FieldError("ttl_hours", "must be between 1 and " + TokenRequest.MAX_TTL_HOURS
+                    + " hours (leave it out for a token that does not expire)"));
         }
         List<Long> bizIds = request.bkBizIds() == null ? List.of() : request.bkBizIds();
         for (int i = 0; i < bizIds.size(); i++) {
@@ -73,17 +77,19 @@ public final class TokenStore {
         random.nextBytes(secret);
         String token = PREFIX + Base64.getUrlEncoder().withoutPadding().encodeToString(secret);
         OffsetDateTime now = OffsetDateTime.now(clock);
+        OffsetDateTime expires = request.ttlHours() == null ? null : now.plusHours(request.ttlHours());
         List<Long> sorted = bizIds.stream().distinct().sorted().toList();
         long id = jdbi.withHandle(h -> h.createUpdate("""
-                        INSERT INTO api_token (name, token_hash, role, biz_ids, created_at)
-                        VALUES (:name, :hash, :role, :biz, :now)""")
+                        INSERT INTO api_token (name, token_hash, role, biz_ids, created_at, expires_at)
+                        VALUES (:name, :hash, :role, :biz, :now, :expires)""")
                 .bind("name", request.name().strip())
                 .bind("hash", Hashing.sha256(token))
                 .bind("role", request.role().wireName())
                 .bind("biz", Sql.toJson(sorted))
                 .bind("now", now)
+                .bind("expires", expires)
                 .executeAndReturnGeneratedKeys("id").mapTo(Long.class).one());
-        return new CreatedToken(new TokenInfo(id, request.name().strip(), request.role(), sorted, now, null, null), token);
+        return new CreatedToken(new TokenInfo(id, request.name().strip(), request.role(), sorted, now, null, null, expires), token);
     }
 
     public List<TokenInfo> list() {
@@ -108,14 +114,15 @@ public final class TokenStore {
         });
     }
 
-    /** The principal of a presented token, or empty when it is unknown or revoked. */
+    /** The principal of a presented token, or empty when it is unknown, revoked or expired. */
     public Optional<Principal> authenticate(String token) {
         if (token == null || !token.startsWith(PREFIX) || token.length() > 200) {
             return Optional.empty();
         }
+        OffsetDateTime now = OffsetDateTime.now(clock);
         Optional<TokenInfo> found = jdbi.withHandle(h -> h.createQuery(
-                        "SELECT * FROM api_token WHERE token_hash = :hash AND revoked_at IS NULL")
-                .bind("hash", Hashing.sha256(token)).map((rs, ctx) -> info(rs)).findOne());
+                        "SELECT * FROM api_token WHERE token_hash = :hash AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > :now)")
+                .bind("hash", Hashing.sha256(token)).bind("now", now).map((rs, ctx) -> info(rs)).findOne());
         found.ifPresent(this::touch);
         return found.map(t -> new Principal(t.id(), t.name(), t.role(), new HashSet<>(t.bkBizIds())));
     }
@@ -133,6 +140,7 @@ public final class TokenStore {
     private static TokenInfo info(ResultSet rs) throws SQLException {
         return new TokenInfo(rs.getLong("id"), rs.getString("name"), Role.parse(rs.getString("role")),
                 Sql.fromJson(rs.getString("biz_ids"), LONGS), rs.getObject("created_at", OffsetDateTime.class),
-                rs.getObject("last_used_at", OffsetDateTime.class), rs.getObject("revoked_at", OffsetDateTime.class));
+                rs.getObject("last_used_at", OffsetDateTime.class), rs.getObject("revoked_at", OffsetDateTime.class),
+                rs.getObject("expires_at", OffsetDateTime.class));
     }
 }

@@ -92,8 +92,8 @@ public final class AlertIntake {
                 continue;
             }
             if (!principal.mayTouch(host.bkBizId())) {
-                skipped.add(new AlertReceipt.Skipped(alert.name(), fingerprint, "host " + reference + " is in business "
-                        + host.bkBizId() + ", outside the token's businesses"));
+                skipped.add(new AlertReceipt.Skipped(alert.name(), fingerprint, "host " + reference
+                        + " is outside the token's businesses"));
                 continue;
             }
             if (!jdbi.inTransaction(h -> repository.claimFingerprint(h, fingerprint, now.minus(repeatInterval), now))) {

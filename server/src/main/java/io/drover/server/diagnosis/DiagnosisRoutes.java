@@ -67,7 +67,7 @@ public final class DiagnosisRoutes {
                 "A diagnosis with its status; ?wait=S (up to 60) answers when it ends or after S seconds", DiagnosisInfo.class, Shape.ONE,
                 ctx -> ctx.json(diagnoses.get(principal(ctx), Params.pathId(ctx, "id"),
                         Duration.ofSeconds(Params.bounded(ctx, "wait", 0, 0, 60)))));
-        api.post(API + "/alerts", Role.OPERATOR, Scope.BUSINESS,
+        api.post(API + "/alerts", Role.ALERTS, Scope.BUSINESS,
                 "Prometheus alerts (Alertmanager's webhook payload, or a list of alerts) start diagnoses through the triggers",
                 JsonNode.class, AlertReceipt.class, 200,
                 ctx -> ctx.json(diagnosis.alerts().receive(principal(ctx), alerts(Bodies.read(ctx, JsonNode.class), clock.instant()))));

@@ -225,7 +225,7 @@ public final class HttpApi {
         Principal principal = tokens.authenticate(header.substring(7).trim()).orElse(null);
         if (principal == null) {
             authFailures.failed(source);
-            throw ApiException.unauthorized("the token is unknown or revoked");
+            throw ApiException.unauthorized("the token is unknown, revoked or expired");
         }
         ctx.attribute(PRINCIPAL, principal);
         if (!principal.role().atLeast(required)) {

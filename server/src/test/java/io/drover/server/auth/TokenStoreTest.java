@@ -79,7 +79,10 @@ class TokenStoreTest {
                     new TokenRequest("t", null, null), List.of("role"),
                     new TokenRequest("t", Role.VIEWER, Arrays.asList(3L, 0L, null)), List.of("bk_biz_ids[1]", "bk_biz_ids[2]"),
                     new TokenRequest("t", Role.ADMIN, List.of(3L)), List.of("bk_biz_ids"),
-                    new TokenRequest(null, null, List.of(-1L)), List.of("name", "role", "bk_biz_ids[0]"));
+                    new TokenRequest(null, null, List.of(-1L)), List.of("name", "role", "bk_biz_ids[0]"),
+                    new TokenRequest("t", Role.ALERTS, List.of(), 0), List.of("ttl_hours"),
+                    new TokenRequest("t", Role.VIEWER, List.of(), -5), List.of("ttl_hours"),
+                    new TokenRequest("t", Role.VIEWER, List.of(), TokenRequest.MAX_TTL_HOURS + 1), List.of("ttl_hours"));
             cases.forEach((request, fields) -> assertThatThrownBy(() -> store.create(request)).as(request.toString())
                     .isInstanceOfSatisfying(DomainException.class, e -> {
                         assertThat(e.kind()).isEqualTo(DomainException.Kind.INVALID);
@@ -87,6 +90,26 @@ class TokenStoreTest {
                     }));
             assertThat(store.create(new TokenRequest("x".repeat(128), Role.VIEWER, List.of())).info().name()).hasSize(128);
             assertThat(store.list()).hasSize(1);
+        });
+    }
+
+    @OnBothDatabases
+    void aTokenWithALifetimeStopsAuthenticatingWhenItEnds(String kind) {
+        TestDatabases.on(kind, db -> {
+            ManualClock clock = new ManualClock(Instant.parse("2026-11-27T10:00:00Z").toEpochMilli());
+            TokenStore store = new TokenStore(db.jdbi(), clock);
+            CreatedToken hook = store.create(new TokenRequest("alertmanager", Role.ALERTS, List.of(2L), 24));
+            CreatedToken forever = store.create(new TokenRequest("ci", Role.VIEWER, List.of()));
+            assertThat(hook.info().expiresAt().toInstant()).isEqualTo(Instant.parse("2026-11-28T10:00:00Z"));
+            assertThat(store.list()).extracting(t -> t.expiresAt() == null ? null : t.expiresAt().toInstant())
+                    .containsExactly(Instant.parse("2026-11-28T10:00:00Z"), null);
+            assertThat(store.authenticate(hook.token())).contains(new Principal(hook.info().id(), "alertmanager", Role.ALERTS, Set.of(2L)));
+            clock.advance(Duration.ofHours(24).minusSeconds(1));
+            assertThat(store.authenticate(hook.token())).as("a second before it ends").isPresent();
+            clock.advance(Duration.ofSeconds(1));
+            assertThat(store.authenticate(hook.token())).as("when it ends").isEmpty();
+            clock.advance(Duration.ofDays(3650));
+            assertThat(store.authenticate(forever.token())).as("a token without a lifetime").isPresent();
         });
     }
 
