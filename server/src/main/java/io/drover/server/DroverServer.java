@@ -121,7 +121,8 @@ public final class DroverServer implements AutoCloseable {
             this.authFailures = new AuthFailures(config.authFailuresPerMinute(), clock);
             this.inventory = new InventoryService(database.jdbi(), new InventoryRepository(), events);
 
-            this.api = new HttpApi(tokens, audit, authFailures, metrics);
+            this.api = new HttpApi(tokens, audit, authFailures, metrics,
+                    io.drover.server.http.ClientAddress.trusting(config.trustedProxies()));
             new AuthRoutes(tokens, audit).register(api);
             new InventoryRoutes(inventory).register(api);
             new EventRoutes(bus, events).register(api);
@@ -219,7 +220,7 @@ public final class DroverServer implements AutoCloseable {
                     publishes, session);
             this.master = bound;
             publishMetrics(metrics, master, bridge);
-            new OpsRoutes(database, metrics, BuildVersion.current(), master::ready).register(api);
+            new OpsRoutes(database, metrics, BuildVersion.current(), master::ready, config.metricsToken()).register(api);
             new io.drover.server.console.ConsoleRoutes(io.drover.server.console.ConsoleAssets.fromClassPath()).register(api);
             int republished = events.publishPending();
             if (republished > 0) {

@@ -116,6 +116,12 @@ public final class ServerConfig {
         positive(Setting.EVENT_RETENTION_DAYS);
         positive(Setting.AUDIT_RETENTION_DAYS);
         positive(Setting.AUTH_FAILURES_PER_MINUTE);
+        try {
+            io.drover.server.http.ClientAddress.trusting(trustedProxies());
+        } catch (IllegalArgumentException e) {
+            throw invalid(Setting.TRUSTED_PROXIES, e.getMessage());
+        }
+        metricsToken();
         if (!get(Setting.AGENT_BIZ).isBlank()) {
             positive(Setting.AGENT_BIZ);
         }
@@ -229,6 +235,29 @@ public final class ServerConfig {
 
     public int authFailuresPerMinute() {
         return integer(Setting.AUTH_FAILURES_PER_MINUTE);
+    }
+
+    /** The CIDRs of trusted reverse proxies (checked when the configuration is loaded). */
+    public java.util.List<String> trustedProxies() {
+        return java.util.Arrays.stream(get(Setting.TRUSTED_PROXIES).split(",")).map(String::strip).filter(c -> !c.isEmpty())
+                .toList();
+    }
+
+    /** The token GET /metrics requires, read from metrics-token-file; null when the setting is empty. */
+    public String metricsToken() {
+        String file = get(Setting.METRICS_TOKEN_FILE);
+        if (file.isBlank()) {
+            return null;
+        }
+        try {
+            String token = java.nio.file.Files.readString(Path.of(file)).strip();
+            if (token.length() < 16 || token.length() > 1024 || token.chars().anyMatch(c -> c < 0x21 || c > 0x7e)) {
+                throw invalid(Setting.METRICS_TOKEN_FILE, "must hold one token of 16 to 1,024 printable ASCII characters");
+            }
+            return token;
+        } catch (java.io.IOException e) {
+            throw invalid(Setting.METRICS_TOKEN_FILE, "cannot be read: " + e.getMessage());
+        }
     }
 
     public int eventRetentionDays() {

@@ -47,9 +47,12 @@ public final class HttpApi {
     private final AuditStore audit;
     private final AuthFailures authFailures;
     private final MeterRegistry metrics;
+    private final ClientAddress clients;
     private Javalin app;
 
-    public HttpApi(TokenStore tokens, AuditStore audit, AuthFailures authFailures, MeterRegistry metrics) {
+    /** @param clients how the address that failed authentications are counted against is found (trusted proxies) */
+    public HttpApi(TokenStore tokens, AuditStore audit, AuthFailures authFailures, MeterRegistry metrics, ClientAddress clients) {
+        this.clients = clients;
         this.tokens = tokens;
         this.audit = audit;
         this.authFailures = authFailures;
@@ -111,7 +114,12 @@ public final class HttpApi {
             cfg.jetty.modifyServletContextHandler(context -> context.setErrorHandler(new ProblemErrorHandler()));
             cfg.startup.showJavalinBanner = false;
             cfg.jsonMapper(new JavalinJackson(Json.json(), true));
-            cfg.routes.before(ctx -> ctx.attribute(STARTED, System.nanoTime()));
+            cfg.routes.before(ctx -> {
+                ctx.attribute(STARTED, System.nanoTime());
+                if (ctx.path().startsWith(API + "/")) {
+                    ctx.header("Cache-Control", "no-store"); // answers hold tokens, inventory and returns
+                }
+            });
             cfg.routes.beforeMatched(this::refuseOversizedBody);
             cfg.routes.beforeMatched(this::authenticate);
             for (Route route : routes) {
@@ -206,26 +214,23 @@ public final class HttpApi {
             return;
         }
         Role required = rule.role();
-        String source = ctx.ip();
-        long retryAfter = authFailures.retryAfterSeconds(source);
-        if (retryAfter > 0) {
-            ctx.header("Retry-After", Long.toString(retryAfter));
-            throw new ApiException(429, "too_many_failed_authentications", "too many failed authentications from " + source
-                    + " this minute; retry after " + retryAfter + " s");
-        }
+        // A valid token is served whatever its address did before: only failures count, and only failures are refused
+        // past the limit, so a stranger behind the same proxy or NAT cannot lock out a user.
         String header = ctx.header("Authorization");
-        if (header == null || header.isBlank()) {
-            authFailures.failed(source);
-            throw ApiException.unauthorized("this route needs a token: send 'Authorization: Bearer <token>'");
-        }
-        if (!header.regionMatches(true, 0, "Bearer ", 0, 7)) {
-            authFailures.failed(source);
-            throw ApiException.unauthorized("the Authorization header must be 'Bearer <token>'");
-        }
-        Principal principal = tokens.authenticate(header.substring(7).trim()).orElse(null);
+        String problem = header == null || header.isBlank() ? "this route needs a token: send 'Authorization: Bearer <token>'"
+                : !header.regionMatches(true, 0, "Bearer ", 0, 7) ? "the Authorization header must be 'Bearer <token>'"
+                : null;
+        Principal principal = problem == null ? tokens.authenticate(header.substring(7).trim()).orElse(null) : null;
         if (principal == null) {
+            String source = clients.of(ctx.ip(), ctx.header("X-Forwarded-For"));
+            long retryAfter = authFailures.retryAfterSeconds(source);
+            if (retryAfter > 0) {
+                ctx.header("Retry-After", Long.toString(retryAfter));
+                throw new ApiException(429, "too_many_failed_authentications", "too many failed authentications from " + source
+                        + " this minute; retry after " + retryAfter + " s (a valid token is still served)");
+            }
             authFailures.failed(source);
-            throw ApiException.unauthorized("the token is unknown, revoked or expired");
+            throw ApiException.unauthorized(problem != null ? problem : "the token is unknown, revoked or expired");
         }
         ctx.attribute(PRINCIPAL, principal);
         if (!principal.role().atLeast(required)) {

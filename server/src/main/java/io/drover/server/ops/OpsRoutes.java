@@ -1,5 +1,6 @@
 package io.drover.server.ops;
 
+import io.drover.server.http.ApiException;
 import io.drover.server.http.HttpApi;
 import io.drover.server.http.Scope;
 import io.drover.server.http.OpenApiDocument;
@@ -9,7 +10,10 @@ import io.javalin.http.HandlerType;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.Map;
 
-/** Liveness, readiness, Prometheus metrics and the OpenAPI document: no token needed. */
+/**
+ * Liveness, readiness, Prometheus metrics and the OpenAPI document: no API token needed; {@code /metrics} asks for the
+ * metrics token when one is set ({@code metrics-token-file}).
+ */
 public final class OpsRoutes {
     private final Database database;
     private final PrometheusMeterRegistry metrics;
@@ -17,9 +21,15 @@ public final class OpsRoutes {
 
     private final java.util.function.BooleanSupplier transportReady;
 
-    /** @param transportReady whether the agent transport serves its ports (false until it is bound) */
+    private final byte[] metricsToken;
+
+    /**
+     * @param transportReady whether the agent transport serves its ports (false until it is bound)
+     * @param metricsToken   what {@code /metrics} requires as a bearer token; null: it is open
+     */
     public OpsRoutes(Database database, PrometheusMeterRegistry metrics, String version,
-                     java.util.function.BooleanSupplier transportReady) {
+                     java.util.function.BooleanSupplier transportReady, String metricsToken) {
+        this.metricsToken = metricsToken == null ? null : ("Bearer " + metricsToken).getBytes(java.nio.charset.StandardCharsets.UTF_8);
         this.transportReady = transportReady;
         this.database = database;
         this.metrics = metrics;
@@ -40,7 +50,14 @@ public final class OpsRoutes {
                             "database", database ? "ok" : "unreachable", "transport", transport ? "ok" : "down"));
                 }));
         api.add(new Route(HandlerType.GET, "/metrics", null, Scope.NONE, "Prometheus metrics", null, Route.Shape.TEXT, null, 200,
-                ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8").result(metrics.scrape())));
+                ctx -> {
+                    if (metricsToken != null && !java.security.MessageDigest.isEqual(metricsToken,
+                            String.valueOf(ctx.header("Authorization")).getBytes(java.nio.charset.StandardCharsets.UTF_8))) {
+                        throw ApiException.unauthorized("/metrics needs the metrics token (setting metrics-token-file):"
+                                + " send 'Authorization: Bearer <token>'");
+                    }
+                    ctx.contentType("text/plain; version=0.0.4; charset=utf-8").result(metrics.scrape());
+                }));
         api.add(new Route(HandlerType.GET, HttpApi.API + "/openapi.json", null, Scope.NONE, "This OpenAPI document", null,
                 Route.Shape.ONE, null, 200, ctx -> ctx.json(OpenApiDocument.build(api.routes(), version))));
     }

@@ -56,6 +56,15 @@ class ServerConfigTest {
                 .hasMessageContaining("needs a PostgreSQL database");
         assertThat(ServerConfig.resolve(Map.of(Setting.CLUSTER, "nats://a:4222,tls://b:4222",
                 Setting.DB_URL, "jdbc:postgresql://db/drover"), Map.of(), Map.of(), "").cluster()).isEqualTo("nats://a:4222,tls://b:4222");
+        assertThatThrownBy(() -> ServerConfig.resolve(Map.of(Setting.TRUSTED_PROXIES, "10.0.0.0/8, proxy.local"), Map.of(), Map.of(), ""))
+                .hasMessageContaining("setting trusted-proxies").hasMessageContaining("'proxy.local' is not an IP address");
+        assertThat(ServerConfig.resolve(Map.of(Setting.TRUSTED_PROXIES, " 10.0.0.0/8 ,::1"), Map.of(), Map.of(), "").trustedProxies())
+                .containsExactly("10.0.0.0/8", "::1");
+        assertThatThrownBy(() -> ServerConfig.resolve(Map.of(Setting.METRICS_TOKEN_FILE, dir.resolve("absent").toString()),
+                Map.of(), Map.of(), "")).hasMessageContaining("setting metrics-token-file").hasMessageContaining("cannot be read");
+        Files.writeString(dir.resolve("short.token"), "abc\n");
+        assertThatThrownBy(() -> ServerConfig.resolve(Map.of(Setting.METRICS_TOKEN_FILE, dir.resolve("short.token").toString()),
+                Map.of(), Map.of(), "")).hasMessageContaining("16 to 1,024 printable");
         Path file = dir.resolve("bad.yaml");
         Files.writeString(file, "prot: 80\n");
         assertThatThrownBy(() -> ServerConfig.load(Map.of(), Map.of(), file))

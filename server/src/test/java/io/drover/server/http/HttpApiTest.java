@@ -201,4 +201,28 @@ class HttpApiTest {
         assertThat(metrics.status()).isEqualTo(200);
         assertThat(metrics.text()).contains("jvm_memory_used_bytes").contains("drover_http_requests_seconds_count");
     }
+
+    @Test
+    void apiAnswersAreNeverCached() {
+        assertThat(server.get("/api/v1/businesses", admin).headers().firstValue("Cache-Control")).contains("no-store");
+        assertThat(server.get("/api/v1/businesses", "drv_wrong").headers().firstValue("Cache-Control")).as("errors too")
+                .contains("no-store");
+        assertThat(server.get("/api/v1/tokens", admin).headers().firstValue("Cache-Control")).contains("no-store");
+    }
+
+    @Test
+    void aMetricsTokenClosesMetrics(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        java.nio.file.Path file = dir.resolve("metrics.token");
+        java.nio.file.Files.writeString(file, "prometheus-scrape-0123456789\n");
+        try (TestServer closed = TestServer.start(TestServer.newDataDir(), Map.of(io.drover.server.config.Setting.METRICS_TOKEN_FILE,
+                file.toString()))) {
+            assertProblem(closed.get("/metrics", null), 401, "unauthorized");
+            assertProblem(closed.get("/metrics", "prometheus-scrape-012345678"), 401, "unauthorized");
+            assertProblem(closed.get("/metrics", closed.adminToken()), 401, "unauthorized");
+            Response ok = closed.get("/metrics", "prometheus-scrape-0123456789");
+            assertThat(ok.status()).isEqualTo(200);
+            assertThat(ok.text()).contains("jvm_memory_used_bytes");
+            assertThat(closed.get("/healthz", null).status()).as("probes stay open").isEqualTo(200);
+        }
+    }
 }
