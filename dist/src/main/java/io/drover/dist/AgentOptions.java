@@ -20,9 +20,16 @@ import java.util.Map;
  */
 final class AgentOptions {
     static final String ENROLL_TOKEN_ENV = "DROVER_ENROLL_TOKEN";
+    /** Read when it exists and no --config names another file. */
+    static final Path DEFAULT_CONFIG = Path.of("/etc/drover/agent.yaml");
+    /** The largest configuration or secret file read. */
+    private static final long MAX_FILE_BYTES = 64 * 1024;
 
     /** Every option: name, value label (null: a flag), description, default (null: required); help keeps this order. */
     private static final String[][] OPTIONS = {
+            {"--config", "FILE", "Read options from this file: one 'name: value' per line, the option names without '--' "
+                    + "('#' starts a comment; a value may be quoted; a flag takes true or false). Options on the command line "
+                    + "win; an unknown name is refused.", DEFAULT_CONFIG + " when it exists"},
             {"--master", "HOST[:PORT][,HOST[:PORT]...]", "The server's agent transport: host and request port (port 4506 when "
                     + "left out). Several servers of a cluster, in order of preference: the agent uses the first that answers "
                     + "and moves to the next, after a random pause, when the one it uses stops answering. At most 16.", null},
@@ -33,18 +40,25 @@ final class AgentOptions {
             {"--cloud-id", "N", "This host's cloud area in the inventory.", "0"},
             {"--enroll-token", "TOKEN", "Enrollment token: the server accepts this agent and places its host in the token's "
                     + "business.", "$" + ENROLL_TOKEN_ENV},
+            {"--enroll-token-file", "FILE", "Read the enrollment token from this file (keeps it out of the process list).",
+                    "none"},
             {"--heartbeat", "SECONDS", "Seconds between heartbeats (1 to 3600); the server marks the agent lost after three "
                     + "missed ones.", "30"},
             {"--master-failback", "SECONDS", "With several --master servers: check every SECONDS (10 to 86400) whether the "
                     + "first answers again and move back to it, keeping the session (a cluster's servers share it).",
                     "off, the agent stays where it moved"},
-            {"--amqp-url", "URL", "Take execution plans from RabbitMQ too: amqp[s]://user:password@host:port/vhost.", "none"},
+            {"--amqp-url", "URL", "Take execution plans from RabbitMQ too: amqp[s]://user[:password]@host:port/vhost.", "none"},
+            {"--amqp-password-file", "FILE", "Read the broker password from this file (the URL then holds none).", "none"},
+            {"--amqp-cacert", "PEM", "CA certificates an amqps:// broker's certificate is checked against (its host name "
+                    + "always is).", "the system's CAs"},
             {"--amqp-queue", "QUEUE", "The queue plans arrive on (with --amqp-url).", "drover-<id>"},
             {"--amqp-result-exchange", "EXCHANGE", "Exchange for results and log messages.", "the default exchange"},
             {"--amqp-result-routing-key", "KEY", "Routing key (queue) for results and log messages.", "drover-results"},
             {"--amqp-reply-to", null, "Send each result to the ReplyTo the plan's message names, when it names one.", "off"},
             {"--amqp-engine-key", "PEM", "The engine's RSA public key: plans must be signed with it (SHA256withRSA over "
-                    + "queue name + body, header 'signature').", "none, plans are not checked"},
+                    + "queue name + body, header 'signature').", "none: every plan is refused unless --amqp-allow-unsigned"},
+            {"--amqp-allow-unsigned", null, "Run plans without checking a signature (no --amqp-engine-key): whoever can "
+                    + "publish to the queue then runs code on this host.", "off"},
             {"--amqp-reboot-command", "CMD", "Command run after a plan that called api.reboot(), split at spaces; may be "
                     + "given several times, the words add up.", "none, the request is logged"},
     };
@@ -76,21 +90,33 @@ final class AgentOptions {
     String amqpResultRoutingKey = "drover-results";
     boolean amqpReplyTo;
     Path amqpEngineKey;
+    boolean amqpAllowUnsigned;
+    Path amqpCaCert;
+    /** From --amqp-password-file; null: the URL's own, if any. */
+    String amqpPassword;
     List<String> amqpRebootCommand;
+    /** The configuration file read, or null. */
+    Path config;
     /** {@code -h}/{@code --help}: print {@link #usage()}, run nothing. */
     boolean help;
     /** {@code -V}/{@code --version}: print the version, run nothing. */
     boolean version;
 
     /**
-     * Parses {@code args[from..]}. Stops at {@code -h}/{@code --help} or {@code -V}/{@code --version} (nothing after
-     * them is read, nothing is checked); else checks every value and the required options.
+     * Parses {@code args[from..]}, then the configuration file ({@code --config}, or {@link #DEFAULT_CONFIG} when it
+     * exists) for the options the command line left out. Stops at {@code -h}/{@code --help} or {@code -V}/{@code
+     * --version} (nothing after them is read, nothing is checked); else checks every value and the required options.
      *
      * @param env the environment ({@code DROVER_ENROLL_TOKEN} is the default of {@code --enroll-token})
      */
     static AgentOptions parse(String[] args, int from, Map<String, String> env) throws Invalid {
+        return parse(args, from, env, DEFAULT_CONFIG);
+    }
+
+    static AgentOptions parse(String[] args, int from, Map<String, String> env, Path defaultConfig) throws Invalid {
         AgentOptions o = new AgentOptions();
         boolean[] seen = new boolean[OPTIONS.length];
+        List<String[]> given = new ArrayList<>();
         for (int i = from; i < args.length; i++) {
             String arg = args[i];
             if (arg.equals("-h") || arg.equals("--help")) {
@@ -113,15 +139,8 @@ final class AgentOptions {
                 throw new Invalid(arg.startsWith("-") ? "unknown option " + show(name) + hint()
                         : "unexpected argument " + show(arg) + hint());
             }
-            if (seen[index] && !name.equals("--amqp-reboot-command")) {
-                throw new Invalid(name + " is given more than once");
-            }
-            seen[index] = true;
             if (OPTIONS[index][1] == null) { // a flag: --amqp-reply-to, or --amqp-reply-to=true|false
-                if (value != null && !value.equals("true") && !value.equals("false")) {
-                    throw new Invalid(name + " takes no value (or =true, =false), not " + show(value));
-                }
-                o.amqpReplyTo = value == null || value.equals("true");
+                given.add(new String[] {name, value == null ? "true" : value});
                 continue;
             }
             if (value == null) {
@@ -130,14 +149,68 @@ final class AgentOptions {
                 }
                 value = args[++i];
             }
-            o.set(name, value);
+            given.add(new String[] {name, value});
+        }
+        for (String[] option : given) {
+            o.take(option[0], option[1], seen, "");
+        }
+        Path file = o.config;
+        if (file == null && Files.exists(defaultConfig)) {
+            file = defaultConfig;
+        }
+        if (file != null) {
+            o.config = file;
+            boolean[] fromCommandLine = seen.clone();
+            boolean[] inFile = new boolean[OPTIONS.length];
+            for (String[] option : AgentConfigFile.read(file, MAX_FILE_BYTES)) {
+                String name = "--" + option[0];
+                int index = indexOf(name);
+                String where = " (" + file + " line " + option[2] + ")";
+                if (index < 0 || name.equals("--config")) {
+                    throw new Invalid("unknown setting " + show(option[0]) + " in " + file + " line " + option[2] + hint());
+                }
+                int sameSetting = indexOf(name.endsWith("-file") ? name.substring(0, name.length() - 5) : name + "-file");
+                if (!fromCommandLine[index] && !(sameSetting >= 0 && fromCommandLine[sameSetting])) {
+                    o.take(name, option[1], inFile, where);
+                    seen[index] = true;
+                }
+            }
         }
         o.check(seen, env);
         return o;
     }
 
+    /** One option from the command line or the file ({@code where} says which line, for messages). */
+    private void take(String name, String value, boolean[] seen, String where) throws Invalid {
+        int index = indexOf(name);
+        if (seen[index] && !name.equals("--amqp-reboot-command")) {
+            throw new Invalid(name + " is given more than once" + where);
+        }
+        seen[index] = true;
+        if (OPTIONS[index][1] == null) {
+            if (!value.equals("true") && !value.equals("false")) {
+                throw new Invalid(name + " takes no value (or =true, =false), not " + show(value) + where);
+            }
+            if (name.equals("--amqp-reply-to")) {
+                amqpReplyTo = value.equals("true");
+            } else {
+                amqpAllowUnsigned = value.equals("true");
+            }
+            return;
+        }
+        try {
+            set(name, value);
+        } catch (Invalid e) {
+            throw where.isEmpty() ? e : new Invalid(e.getMessage() + where);
+        }
+    }
+
     private void set(String name, String value) throws Invalid {
         switch (name) {
+            case "--config" -> config = path(name, value);
+            case "--enroll-token-file" -> enrollToken = secret(name, path(name, value));
+            case "--amqp-password-file" -> amqpPassword = secret(name, path(name, value));
+            case "--amqp-cacert" -> amqpCaCert = path(name, value);
             case "--master" -> master = value;
             case "--id" -> id = value;
             case "--root" -> root = path(name, value);
@@ -188,7 +261,10 @@ final class AgentOptions {
         if (heartbeatSeconds < 1 || heartbeatSeconds > 3600) {
             throw new Invalid("--heartbeat must be 1 to 3600 seconds");
         }
-        if (!seen[indexOf("--enroll-token")]) {
+        if (seen[indexOf("--enroll-token")] && seen[indexOf("--enroll-token-file")]) {
+            throw new Invalid("--enroll-token and --enroll-token-file are both given; give one");
+        }
+        if (!seen[indexOf("--enroll-token")] && !seen[indexOf("--enroll-token-file")]) {
             enrollToken = env.get(ENROLL_TOKEN_ENV);
         }
         enrollToken = enrollToken == null || enrollToken.isBlank() ? null : enrollToken.strip();
@@ -198,6 +274,15 @@ final class AgentOptions {
             }
             if (amqpEngineKey != null && !Files.isReadable(amqpEngineKey)) {
                 throw new Invalid("--amqp-engine-key " + show(amqpEngineKey.toString()) + " cannot be read");
+            }
+            if (amqpEngineKey != null && amqpAllowUnsigned) {
+                throw new Invalid("--amqp-allow-unsigned contradicts --amqp-engine-key: plans are checked against the key");
+            }
+            if (amqpCaCert != null && !Files.isReadable(amqpCaCert)) {
+                throw new Invalid("--amqp-cacert " + show(amqpCaCert.toString()) + " cannot be read");
+            }
+            if (amqpCaCert != null && !amqpUrl.startsWith("amqps://")) {
+                throw new Invalid("--amqp-cacert needs an amqps:// --amqp-url");
             }
             if (amqpQueue == null) {
                 amqpQueue = "drover-" + id;
@@ -237,6 +322,24 @@ final class AgentOptions {
             return Path.of(value);
         } catch (InvalidPathException e) {
             throw new Invalid(name + " " + show(value) + " is not a valid path");
+        }
+    }
+
+    /** The first line of a secret file, stripped; refused when the file is unreadable, empty or too large. */
+    private static String secret(String name, Path file) throws Invalid {
+        try {
+            if (Files.size(file) > MAX_FILE_BYTES) {
+                throw new Invalid(name + " " + show(file.toString()) + " is larger than " + MAX_FILE_BYTES + " bytes");
+            }
+            String text = Files.readString(file).strip();
+            int newline = text.indexOf('\n');
+            String first = (newline < 0 ? text : text.substring(0, newline)).strip();
+            if (first.isEmpty()) {
+                throw new Invalid(name + " " + show(file.toString()) + " is empty");
+            }
+            return first;
+        } catch (java.io.IOException | java.io.UncheckedIOException e) {
+            throw new Invalid(name + " " + show(file.toString()) + " cannot be read");
         }
     }
 

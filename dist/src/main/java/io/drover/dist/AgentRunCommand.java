@@ -37,7 +37,8 @@ final class AgentRunCommand {
         MinionConfig config = MinionConfig.of(o.id, "localhost", o.publishPort, 4506).withMasters(o.masters)
                 .withEnrollToken(o.enrollToken).withFailback(o.failbackSeconds == 0 ? null : Duration.ofSeconds(o.failbackSeconds));
         io.drover.agent.amqp.AmqpSettings amqp = o.amqpUrl == null ? null : new io.drover.agent.amqp.AmqpSettings(o.amqpUrl,
-                o.amqpQueue, o.amqpResultExchange, o.amqpResultRoutingKey, o.amqpReplyTo, o.amqpEngineKey, o.amqpRebootCommand);
+                o.amqpQueue, o.amqpResultExchange, o.amqpResultRoutingKey, o.amqpReplyTo, o.amqpEngineKey, o.amqpAllowUnsigned,
+                o.amqpPassword, o.amqpCaCert, o.amqpRebootCommand);
         DroverAgent agent;
         try {
             agent = DroverAgent.start(config, o.root, BuildVersion.current(), new Grains.Placement(o.innerIp, o.cloudId),

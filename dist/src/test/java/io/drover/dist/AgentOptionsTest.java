@@ -33,14 +33,17 @@ class AgentOptionsTest {
         List<String> args = new ArrayList<>(List.of("agent"));
         args.addAll(List.of(REQUIRED));
         args.addAll(List.of(more));
-        return AgentOptions.parse(args.toArray(String[]::new), 1, env);
+        return AgentOptions.parse(args.toArray(String[]::new), 1, env, NO_DEFAULT_CONFIG);
     }
+
+    /** The machine's /etc/drover/agent.yaml must not change what these tests parse. */
+    private static final Path NO_DEFAULT_CONFIG = Path.of("/nonexistent/drover/agent.yaml");
 
     private static AgentOptions parseOnly(String... args) throws AgentOptions.Invalid {
         String[] all = new String[args.length + 1];
         all[0] = "agent";
         System.arraycopy(args, 0, all, 1, args.length);
-        return AgentOptions.parse(all, 1, Map.of());
+        return AgentOptions.parse(all, 1, Map.of(), NO_DEFAULT_CONFIG);
     }
 
     @Test
@@ -257,7 +260,12 @@ class AgentOptionsTest {
                 {"--amqp-result-exchange EXCHANGE", "Default: the default exchange."},
                 {"--amqp-result-routing-key KEY", "Default: drover-results."},
                 {"--amqp-reply-to\n", "Default: off."},
-                {"--amqp-engine-key PEM", "Default: none, plans are not checked."},
+                {"--amqp-engine-key PEM", "Default: none: every plan is refused unless --amqp-allow-unsigned."},
+                {"--amqp-allow-unsigned\n", "Default: off."},
+                {"--amqp-cacert PEM", "Default: the system's CAs."},
+                {"--amqp-password-file FILE", "Default: none."},
+                {"--enroll-token-file FILE", "Default: none."},
+                {"--config FILE", "Default: /etc/drover/agent.yaml when it exists."},
                 {"--amqp-reboot-command CMD", "Default: none, the request is logged."},
                 {"-h, --help", "Show this help and exit."},
                 {"-V, --version", "Print the version and exit."}}) {
@@ -269,6 +277,101 @@ class AgentOptionsTest {
         }
         assertThat(usage).startsWith("Usage: drover agent --master HOST[:PORT][,HOST[:PORT]...] --id ID [OPTION]...\n");
         assertThat(usage.lines()).allMatch(l -> l.length() <= 80, "lines of at most 80 characters");
+    }
+
+    @Test
+    void aConfigFileGivesWhatTheCommandLineLeavesOut(@TempDir Path dir) throws Exception {
+        Path token = Files.writeString(dir.resolve("enroll.token"), "tok-from-file\nignored second line\n");
+        Path password = Files.writeString(dir.resolve("amqp.password"), "s3cret\n");
+        Path file = Files.writeString(dir.resolve("agent.yaml"), """
+                ---
+                # the agent of web-1
+                master: 10.0.0.9:14506
+                id: from-file
+                heartbeat: 15   # seconds
+                root: '/srv/it''s here'
+                amqp-url: "amqps://drover@mq:5671/%2f"
+                amqp-password-file: PASSWORD
+                amqp-reply-to: true
+                amqp-allow-unsigned: false
+                amqp-reboot-command: systemctl reboot
+                enroll-token-file: TOKEN
+                """.replace("PASSWORD", password.toString()).replace("TOKEN", token.toString()));
+        AgentOptions o = parseOnly("--config", file.toString(), "--id", "from-command-line");
+        assertThat(o.config).isEqualTo(file);
+        assertThat(o.id).as("the command line wins").isEqualTo("from-command-line");
+        assertThat(o.master).isEqualTo("10.0.0.9:14506");
+        assertThat(o.heartbeatSeconds).isEqualTo(15);
+        assertThat(o.root).isEqualTo(Path.of("/srv/it's here"));
+        assertThat(o.amqpUrl).isEqualTo("amqps://drover@mq:5671/%2f");
+        assertThat(o.amqpPassword).isEqualTo("s3cret");
+        assertThat(o.amqpReplyTo).isTrue();
+        assertThat(o.amqpAllowUnsigned).isFalse();
+        assertThat(o.amqpRebootCommand).containsExactly("systemctl", "reboot");
+        assertThat(o.enrollToken).as("the first line of its file").isEqualTo("tok-from-file");
+        assertThat(parseOnly("--config", file.toString(), "--enroll-token", "given").enrollToken)
+                .as("a token on the command line wins over the file's token file").isEqualTo("given");
+        // the default file is read when it exists
+        assertThat(AgentOptions.parse(new String[] {"agent"}, 1, Map.of(), file).master).isEqualTo("10.0.0.9:14506");
+    }
+
+    static Stream<Arguments> badConfigFiles() {
+        return Stream.of(
+                Arguments.of("master: m\nid: w\nmastr: n\n", "unknown setting 'mastr' in %s line 3 (drover agent --help lists the options)"),
+                Arguments.of("master: m\nid: w\nconfig: other.yaml\n", "unknown setting 'config' in %s line 3 (drover agent --help lists the options)"),
+                Arguments.of("master: m\nid: w\nid: v\n", "--id is given more than once (%s line 3)"),
+                Arguments.of("master: m\nid: w\nheartbeat: often\n", "--heartbeat 'often' is not a whole number (%s line 3)"),
+                Arguments.of("master: m\nid: w\namqp-reply-to: yes\n", "--amqp-reply-to takes no value (or =true, =false), not 'yes' (%s line 3)"),
+                Arguments.of("master:\n  host: m\n", "%s line 1: the value is missing"),
+                Arguments.of("master: m\n  id: w\n", "%s line 2: nested values and lists are not supported; write 'name: value'"),
+                Arguments.of("- master: m\n", "%s line 1: nested values and lists are not supported; write 'name: value'"),
+                Arguments.of("master m\n", "%s line 1: expected 'name: value', not 'master m'"),
+                Arguments.of("Master: m\n", "%s line 1: expected 'name: value', not 'Master: m'"),
+                Arguments.of("master:m\n", "%s line 1: expected a space after 'master:'"),
+                Arguments.of("master: 'm\n", "%s line 1: the quoted value is not closed"),
+                Arguments.of("master: \"m\\n\"\n", "%s line 1: only \\\" and \\\\ are understood in a \"…\" value"),
+                Arguments.of("master: 'm' x\n", "%s line 1: unexpected text after the quoted value"),
+                Arguments.of("master: *anchor\n", "%s line 1: quote a value that starts with '*'"),
+                Arguments.of("master: m\u0000x\n", "%s line 1: control characters are not allowed"));
+    }
+
+    @ParameterizedTest(name = "{1}")
+    @MethodSource("badConfigFiles")
+    void aBadConfigFileIsRefusedNamingTheLine(String content, String message, @TempDir Path dir) throws Exception {
+        Path file = Files.writeString(dir.resolve("agent.yaml"), content);
+        assertThatThrownBy(() -> parseOnly("--config", file.toString())).isInstanceOf(AgentOptions.Invalid.class)
+                .hasMessage(message.formatted(file)).message().doesNotContain("\n", "\u0000");
+    }
+
+    @Test
+    void unreadableOddOrHugeFilesAreRefused(@TempDir Path dir) throws Exception {
+        assertThatThrownBy(() -> parseOnly("--config", dir.resolve("absent.yaml").toString()))
+                .hasMessage("--config '" + dir.resolve("absent.yaml") + "' cannot be read");
+        Path latin1 = Files.write(dir.resolve("latin1.yaml"), new byte[] {'i', 'd', ':', ' ', (byte) 0xe9, '\n'});
+        assertThatThrownBy(() -> parseOnly("--config", latin1.toString())).hasMessage("--config '" + latin1 + "' is not UTF-8 text");
+        Path huge = Files.writeString(dir.resolve("huge.yaml"), "# " + "x".repeat(70_000));
+        assertThatThrownBy(() -> parseOnly("--config", huge.toString())).hasMessage("--config '" + huge + "' is larger than 65536 bytes");
+        Path empty = Files.writeString(dir.resolve("empty.token"), "\n  \n");
+        assertThatThrownBy(() -> parse("--enroll-token-file", empty.toString())).hasMessage("--enroll-token-file '" + empty + "' is empty");
+        assertThatThrownBy(() -> parse("--amqp-password-file", dir.resolve("none").toString()))
+                .hasMessage("--amqp-password-file '" + dir.resolve("none") + "' cannot be read");
+        Path token = Files.writeString(dir.resolve("t"), "tok");
+        assertThatThrownBy(() -> parse("--enroll-token", "x", "--enroll-token-file", token.toString()))
+                .hasMessage("--enroll-token and --enroll-token-file are both given; give one");
+    }
+
+    @Test
+    void amqpTrustOptionsAreChecked(@TempDir Path dir) throws Exception {
+        Path key = Files.writeString(dir.resolve("engine.pem"), "-----BEGIN PUBLIC KEY-----\n");
+        assertThatThrownBy(() -> parse("--amqp-url", "amqp://mq", "--amqp-engine-key", key.toString(), "--amqp-allow-unsigned"))
+                .hasMessage("--amqp-allow-unsigned contradicts --amqp-engine-key: plans are checked against the key");
+        assertThatThrownBy(() -> parse("--amqp-url", "amqp://mq", "--amqp-cacert", key.toString()))
+                .hasMessage("--amqp-cacert needs an amqps:// --amqp-url");
+        assertThatThrownBy(() -> parse("--amqp-url", "amqps://mq", "--amqp-cacert", dir.resolve("none.pem").toString()))
+                .hasMessage("--amqp-cacert '" + dir.resolve("none.pem") + "' cannot be read");
+        AgentOptions o = parse("--amqp-url", "amqps://mq", "--amqp-cacert", key.toString(), "--amqp-allow-unsigned");
+        assertThat(o.amqpCaCert).isEqualTo(key);
+        assertThat(o.amqpAllowUnsigned).isTrue();
     }
 
     @Test

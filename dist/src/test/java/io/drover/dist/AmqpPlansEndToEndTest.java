@@ -78,7 +78,59 @@ class AmqpPlansEndToEndTest {
 
     Process startAgent() throws Exception {
         return AgentProcess.start(server, "amqp-agent", dir.resolve("host"), dir.resolve("agent.log"), "--amqp-url", URL,
+                "--amqp-queue", inputQueue, "--amqp-result-routing-key", resultQueue, "--amqp-allow-unsigned");
+    }
+
+    @Test
+    void withoutAnEngineKeyPlansAreRefusedUnlessUnsignedOnesAreAllowed() throws Exception {
+        AgentProcess.kill(agent);
+        agent = AgentProcess.start(server, "amqp-agent", dir.resolve("host"), dir.resolve("agent.log"), "--amqp-url", URL,
                 "--amqp-queue", inputQueue, "--amqp-result-routing-key", resultQueue);
+        Path marker = dir.resolve("ran.txt");
+        publish("m-unsigned", plan("return s()", "echo ran >> " + marker));
+        List<Message> got = receive(1);
+        assertThat(got.get(0).messageId()).isEqualTo("m-unsigned");
+        assertThat(got.get(0).body()).containsEntry("ErrorCode", 2);
+        assertThat(String.valueOf(got.get(0).body().get("Body"))).contains("does not run unsigned plans");
+        assertThat(marker).doesNotExist();
+        assertThat(Files.readString(dir.resolve("agent.log"))).contains("every plan from " + inputQueue + " is refused");
+    }
+
+    @Test
+    void amqpsChecksTheBrokersCertificateAndItsName() throws Exception {
+        AgentProcess.kill(agent);
+        TlsProxy.certificate(dir, "localhost", "dns:localhost,ip:127.0.0.1");
+        TlsProxy.certificate(dir, "elsewhere", "dns:other.example");
+        Path password = dir.resolve("amqp.password");
+        Files.writeString(password, "guest\n");
+        try (TlsProxy good = TlsProxy.start(dir.resolve("localhost.p12"), 5672);
+             TlsProxy misnamed = TlsProxy.start(dir.resolve("elsewhere.p12"), 5672)) {
+            // the broker's name is not the certificate's, though the certificate is trusted: refused
+            agent = AgentProcess.start(server, "amqp-agent", dir.resolve("host"), dir.resolve("agent1.log"),
+                    "--amqp-url", "amqps://guest@localhost:" + misnamed.port() + "/%2f", "--amqp-password-file", password.toString(),
+                    "--amqp-cacert", dir.resolve("elsewhere.pem").toString(), "--amqp-queue", inputQueue,
+                    "--amqp-result-routing-key", resultQueue, "--amqp-allow-unsigned");
+            await().atMost(Duration.ofSeconds(60)).until(() -> Files.readString(dir.resolve("agent1.log")).contains("is not reachable"));
+            withChannel(c -> assertThat(c.queueDeclarePassive(inputQueue).getConsumerCount()).as("no agent consumes").isZero());
+            AgentProcess.kill(agent);
+            // a certificate no configured CA vouches for: refused
+            agent = AgentProcess.start(server, "amqp-agent", dir.resolve("host"), dir.resolve("agent2.log"),
+                    "--amqp-url", "amqps://guest@localhost:" + good.port() + "/%2f", "--amqp-password-file", password.toString(),
+                    "--amqp-queue", inputQueue, "--amqp-result-routing-key", resultQueue, "--amqp-allow-unsigned");
+            await().atMost(Duration.ofSeconds(60)).until(() -> Files.readString(dir.resolve("agent2.log")).contains("is not reachable"));
+            withChannel(c -> assertThat(c.queueDeclarePassive(inputQueue).getConsumerCount()).as("no agent consumes").isZero());
+            AgentProcess.kill(agent);
+            // the right name and a trusted certificate: plans run, with the password from its file
+            agent = AgentProcess.start(server, "amqp-agent", dir.resolve("host"), dir.resolve("agent3.log"),
+                    "--amqp-url", "amqps://guest@localhost:" + good.port() + "/%2f", "--amqp-password-file", password.toString(),
+                    "--amqp-cacert", dir.resolve("localhost.pem").toString(), "--amqp-queue", inputQueue,
+                    "--amqp-result-routing-key", resultQueue, "--amqp-allow-unsigned");
+            publish("m-tls", plan("return 'over tls'", null));
+            List<Message> got = receive(1);
+            assertThat(got.get(0).body()).containsEntry("ErrorCode", 0).containsEntry("Body", "over tls");
+            assertThat(Files.readString(dir.resolve("agent1.log")) + Files.readString(dir.resolve("agent2.log")))
+                    .as("no password in the logs").doesNotContain("guest:guest");
+        }
     }
 
     @Test
@@ -190,6 +242,7 @@ class AmqpPlansEndToEndTest {
                 .encodeToString(engine.getPublic().getEncoded()) + "\n-----END PUBLIC KEY-----\n");
         agent = AgentProcess.start(server, "amqp-agent", dir.resolve("host"), dir.resolve("agent.log"), "--amqp-url", URL,
                 "--amqp-queue", inputQueue, "--amqp-result-routing-key", resultQueue, "--amqp-engine-key", pem.toString());
+        // (with a key, unsigned plans are refused whatever --amqp-allow-unsigned would say: the two are refused together)
 
         byte[] body = PlanJson.write(plan("return 'signed'", null)).getBytes(StandardCharsets.UTF_8);
         java.security.Signature signer = java.security.Signature.getInstance("SHA256withRSA");

@@ -48,6 +48,8 @@ public final class AmqpChannel implements AutoCloseable {
     private final PlanQueue queue;
     private final Clock clock;
     private final PublicKey engineKey;
+    /** For amqps://: checks the broker's certificate against the configured or system CAs. */
+    private final javax.net.ssl.SSLContext tls;
     private final Object signal = new Object();
     private volatile boolean running = true;
     private volatile Connection connection;
@@ -63,6 +65,14 @@ public final class AmqpChannel implements AutoCloseable {
         this.queue = new PlanQueue(stateDir);
         this.clock = clock;
         this.engineKey = settings.engineKey() == null ? null : readKey(settings.engineKey());
+        this.tls = settings.url().startsWith("amqps://") ? BrokerTls.context(settings.caCert()) : null;
+        if (engineKey == null && settings.allowUnsigned()) {
+            log.warn("execution plans: --amqp-allow-unsigned: plans are run without a signature, so whoever can publish to {}"
+                    + " runs code on this host; give the engine's key with --amqp-engine-key", settings.inputQueue());
+        } else if (engineKey == null) {
+            log.warn("execution plans: no --amqp-engine-key: every plan from {} is refused (or allow unsigned plans with"
+                    + " --amqp-allow-unsigned)", settings.inputQueue());
+        }
         this.startupFlushed = queue.outgoing().isEmpty();
         this.connector = Thread.ofPlatform().name("amqp-connect").daemon().start(this::connectLoop);
         this.sender = Thread.ofPlatform().name("amqp-send").daemon().start(this::sendLoop);
@@ -81,6 +91,14 @@ public final class AmqpChannel implements AutoCloseable {
             try {
                 ConnectionFactory factory = new ConnectionFactory();
                 factory.setUri(settings.url());
+                if (settings.password() != null) {
+                    factory.setPassword(settings.password());
+                }
+                if (tls != null) {
+                    // setUri trusts any certificate for amqps://; check the chain and the broker's name instead
+                    factory.useSslProtocol(tls);
+                    factory.enableHostnameVerification();
+                }
                 factory.setAutomaticRecoveryEnabled(false);
                 factory.setConnectionTimeout(10_000);
                 factory.setRequestedHeartbeat(30);
@@ -225,6 +243,11 @@ public final class AmqpChannel implements AutoCloseable {
 
     private void process(PlanQueue.Entry entry) {
         String messageId = entry.messageId();
+        if (engineKey == null && !settings.allowUnsigned()) {
+            finish(entry, messageId, error(PlanErrorCode.BAD_FORMAT, messageId, "The agent has no engine key to check the plan's"
+                    + " signature and does not run unsigned plans (--amqp-engine-key, or --amqp-allow-unsigned); it was not run"));
+            return;
+        }
         if (engineKey != null && !verified(entry)) {
             finish(entry, messageId, error(PlanErrorCode.BAD_FORMAT, messageId, "The plan's signature does not match the engine key; it was not run"));
             return;

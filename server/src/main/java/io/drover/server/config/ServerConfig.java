@@ -122,6 +122,7 @@ public final class ServerConfig {
             throw invalid(Setting.TRUSTED_PROXIES, e.getMessage());
         }
         metricsToken();
+        dbPassword();
         if (!get(Setting.AGENT_BIZ).isBlank()) {
             positive(Setting.AGENT_BIZ);
         }
@@ -221,8 +222,21 @@ public final class ServerConfig {
         return get(Setting.DB_USER);
     }
 
+    /** db-password, or the first line of db-password-file. */
     public String dbPassword() {
-        return get(Setting.DB_PASSWORD);
+        String file = get(Setting.DB_PASSWORD_FILE);
+        if (file.isBlank()) {
+            return get(Setting.DB_PASSWORD);
+        }
+        if (!get(Setting.DB_PASSWORD).isEmpty()) {
+            throw invalid(Setting.DB_PASSWORD_FILE, "and db-password are both set; set one");
+        }
+        try {
+            String text = java.nio.file.Files.readString(Path.of(file));
+            return text.lines().findFirst().orElse("").strip();
+        } catch (java.io.IOException | java.io.UncheckedIOException e) {
+            throw invalid(Setting.DB_PASSWORD_FILE, "cannot be read: " + e.getMessage());
+        }
     }
 
     public int dbPoolSize() {

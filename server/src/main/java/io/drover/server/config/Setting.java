@@ -16,6 +16,7 @@ public enum Setting {
             + "every server's agents and streams; needs a PostgreSQL --db-url shared by them too. Empty: one server."),
     DB_USER("db-user", "", "Database user (PostgreSQL)."),
     DB_PASSWORD("db-password", "", "Database password (PostgreSQL). Prefer the environment variable to the flag."),
+    DB_PASSWORD_FILE("db-password-file", "", "File holding the database password (its first line): keeps it out of the process list and the environment. Not together with db-password."),
     DB_POOL_SIZE("db-pool-size", "16", "Maximum database connections."),
     EVENT_RETENTION_DAYS("event-retention-days", "7", "Days that stored events stay available for replay."),
     AUDIT_RETENTION_DAYS("audit-retention-days", "90", "Days that audit log entries are kept; older ones are deleted once an hour."),

@@ -65,6 +65,13 @@ class ServerConfigTest {
         Files.writeString(dir.resolve("short.token"), "abc\n");
         assertThatThrownBy(() -> ServerConfig.resolve(Map.of(Setting.METRICS_TOKEN_FILE, dir.resolve("short.token").toString()),
                 Map.of(), Map.of(), "")).hasMessageContaining("16 to 1,024 printable");
+        Files.writeString(dir.resolve("db.password"), "s3cret\nsecond line\n");
+        assertThat(ServerConfig.resolve(Map.of(Setting.DB_PASSWORD_FILE, dir.resolve("db.password").toString()), Map.of(), Map.of(), "")
+                .dbPassword()).isEqualTo("s3cret");
+        assertThatThrownBy(() -> ServerConfig.resolve(Map.of(Setting.DB_PASSWORD_FILE, dir.resolve("db.password").toString(),
+                Setting.DB_PASSWORD, "x"), Map.of(), Map.of(), "")).hasMessageContaining("and db-password are both set");
+        assertThatThrownBy(() -> ServerConfig.resolve(Map.of(Setting.DB_PASSWORD_FILE, dir.resolve("none").toString()), Map.of(),
+                Map.of(), "")).hasMessageContaining("setting db-password-file").hasMessageContaining("cannot be read");
         Path file = dir.resolve("bad.yaml");
         Files.writeString(file, "prot: 80\n");
         assertThatThrownBy(() -> ServerConfig.load(Map.of(), Map.of(), file))
