@@ -26,6 +26,19 @@ public record StepFiles(Map<String, String> sent, RenderedStep shown) {
 
     public static final StepFiles NONE = plain(Map.of());
 
+    /**
+     * The files of a step rendered with the secrets' values ({@code sent}) and as planning rendered them. A render
+     * error with the values in place may quote one: it is never passed on.
+     */
+    public static StepFiles sent(RenderedStep sent, RenderedStep shown) {
+        if (sent == null || sent.error() != null) {
+            throw new IllegalStateException("the files of this step rendered as planned, but not with the values of their "
+                    + "secrets in place (the error is not shown, as it may quote a secret); check how the templates use "
+                    + "them: " + shown.secretStamp());
+        }
+        return new StepFiles(sent.files(), shown);
+    }
+
     public Set<String> paths() {
         return sent.keySet();
     }
