@@ -178,7 +178,8 @@ class SecretEndToEndTest {
             }
         }
         String dump = databaseDump();
-        assertThat(dump).contains("vault-client").contains("«redacted»");
+        // (SCRIPT writes non-ASCII characters as escapes: « is \00ab)
+        assertThat(dump).contains("vault-client").contains("\\00abredacted\\00bb");
         if (dump.contains(MARK)) {
             leaks.add("the database: " + dump.lines().filter(l -> l.contains(MARK)).map(l -> l.length() > 200 ? l.substring(0, 200) : l).toList());
         }
@@ -236,7 +237,7 @@ class SecretEndToEndTest {
             }
             out = next;
         }
-        return out.stream().filter(p -> !p.contains("{")).toList();
+        return out.stream().filter(p -> !p.contains("{") && !p.contains("<")).toList();
     }
 
     /** The event stream replayed from the first stored event up to where it starts following. */
