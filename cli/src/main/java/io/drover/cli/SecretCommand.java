@@ -15,7 +15,7 @@ import picocli.CommandLine.Parameters;
 
 /**
  * {@code drover secret set|list|delete}: a business's secrets, which subscription steps reference as
- * {@code {secret: NAME}} (docs/subscriptions.md, "Secrets"). A value is read from a file or standard input, never
+ * {@code {secret: NAME}} (docs/operations.md, "Secrets for plugins"). A value is read from a file or standard input, never
  * from the command line (which other users of the machine see), and never printed.
  */
 @Command(name = "secret", description = "Secrets that subscription steps pass to plugins as {secret: NAME}.",

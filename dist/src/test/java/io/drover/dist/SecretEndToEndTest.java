@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A secret passed to a plugin (docs/subscriptions.md, "Secrets"): stored through the secrets route, referenced by a
+ * A secret passed to a plugin (docs/operations.md, "Secrets for plugins"): stored through the secrets route, referenced by a
  * subscription step, deployed by a real server to a real agent on loopback. The agent's config file holds it; no GET
  * answer of the API, no event of the replayed stream, no line of the audit log, no CLI output and no row of the
  * database does.
@@ -186,6 +186,19 @@ class SecretEndToEndTest {
         assertThat(leaks).isEmpty();
         // The plan is stable: the secret's digest matches what was deployed.
         assertThat(ok("sub", "plan", "1").out()).contains("NOT_CHANGE").doesNotContain("PUSH_CONFIG");
+
+        // A changed secret changes the plan (its stamp, not its value, is in the digest) and reaches the agent.
+        Files.writeString(valueFile, SECRET + "-rotated\n");
+        ok("secret", "set", "db_password", "--biz", "2", "--from-file", valueFile.toString());
+        assertThat(ok("sub", "plan", "1").out()).contains("PUSH_CONFIG").doesNotContain(MARK);
+        ok("sub", "run", "1", "--watch");
+        await().atMost(Duration.ofSeconds(60)).until(() -> Files.readString(conf).contains("password = " + SECRET + "-rotated\n"));
+        assertThat(databaseDump()).doesNotContain(MARK);
+
+        // A secret a subscription references is not deleted from under it.
+        Fleet.Run delete = fleet.drover("secret", "delete", "db_password", "--biz", "2");
+        assertThat(delete.exit()).isNotZero();
+        assertThat(delete.err()).contains("referenced by subscription(s) [1]");
     }
 
     /** Every GET route of the OpenAPI document, with its path filled from this run (routes that cannot be are left out). */

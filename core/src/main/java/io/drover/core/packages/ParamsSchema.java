@@ -14,7 +14,7 @@ import java.util.regex.PatternSyntaxException;
  * {@code enum}, {@code default}, {@code minimum}/{@code maximum}, {@code minLength}/{@code maxLength},
  * {@code pattern}, {@code description}, {@code title}. A property marked {@code secret: true},
  * {@code writeOnly: true} or {@code format: password} is a secret: masked when shown, and in a subscription step
- * given only as a reference to a stored secret (docs/subscriptions.md, "Secrets").
+ * given only as a reference to a stored secret (docs/operations.md, "Secrets for plugins").
  */
 public final class ParamsSchema {
     private static final Set<String> TYPES = Set.of("object", "array", "string", "integer", "number", "boolean");

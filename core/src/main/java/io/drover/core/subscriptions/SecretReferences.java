@@ -9,7 +9,7 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * Secrets in a subscription step's {@code params.context} (docs/subscriptions.md, "Secrets"): a top-level value
+ * Secrets in a subscription step's {@code params.context} (docs/operations.md, "Secrets for plugins"): a top-level value
  * {@code {"secret": "NAME"}} names a secret stored in the subscription's business. The subscription holds the name
  * only; planning renders {@link #REDACTED} in its place, and the value is read only to build the job that carries it.
  */

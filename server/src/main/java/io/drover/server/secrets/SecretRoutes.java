@@ -12,7 +12,7 @@ import io.drover.server.http.Params;
 import io.drover.server.http.Route.Shape;
 import io.drover.server.http.Scope;
 
-/** A business's secrets (docs/subscriptions.md, "Secrets"): set, listed by name, deleted; never read back. */
+/** A business's secrets (docs/operations.md, "Secrets for plugins"): set, listed by name, deleted; never read back. */
 public final class SecretRoutes {
     private final SecretStore secrets;
 

@@ -23,7 +23,7 @@ import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 
 /**
- * Secrets operators pass to plugins (docs/subscriptions.md, "Secrets"): by business and name, sealed with
+ * Secrets operators pass to plugins (docs/operations.md, "Secrets for plugins"): by business and name, sealed with
  * {@link SecretBox}. Nothing answers a value back: listings show names and times, planning sees a stamp that changes
  * with the value, and {@link #open} is called only to build the job that carries it to an agent.
  */
