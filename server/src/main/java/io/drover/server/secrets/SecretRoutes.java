@@ -6,7 +6,10 @@ import static io.drover.server.http.HttpApi.principal;
 import io.drover.model.auth.Role;
 import io.drover.model.secrets.SecretInfo;
 import io.drover.model.secrets.SecretRequest;
+import io.drover.server.errors.DomainException;
+import io.drover.server.http.ApiException;
 import io.drover.server.http.Bodies;
+import io.javalin.http.Context;
 import io.drover.server.http.HttpApi;
 import io.drover.server.http.Params;
 import io.drover.server.http.Route.Shape;
@@ -20,6 +23,28 @@ public final class SecretRoutes {
         this.secrets = secrets;
     }
 
+    /**
+     * The body, or 400 without the parser's words: they quote what they could not read (a bare value, a misplaced
+     * one taken for a field name), which here is the secret, and a refusal's detail goes to the audit log.
+     */
+    private static SecretRequest body(Context ctx) {
+        try {
+            return Bodies.read(ctx, SecretRequest.class);
+        } catch (ApiException e) {
+            if (e.status() == 413) {
+                throw e;
+            }
+            throw malformed();
+        } catch (DomainException e) {
+            throw malformed();
+        }
+    }
+
+    private static ApiException malformed() {
+        return ApiException.badRequest("malformed_body", "the body must be a JSON object with one string field, "
+                + "{\"value\": \"…\"} (what could not be read is not repeated: it may be the secret)");
+    }
+
     public void register(HttpApi api) {
         String base = API + "/businesses/{bk_biz_id}/secrets";
         api.get(base, Role.VIEWER, Scope.BUSINESS, "The business's secrets: names and times, never values", SecretInfo.class,
@@ -28,7 +53,7 @@ public final class SecretRoutes {
                 "Set a secret that subscription steps reference as {secret: NAME}; the value is stored sealed and never answered",
                 SecretRequest.class, SecretInfo.class,
                 ctx -> ctx.json(secrets.put(principal(ctx), Params.pathId(ctx, "bk_biz_id"), ctx.pathParam("name"),
-                        Bodies.read(ctx, SecretRequest.class).value())));
+                        body(ctx).value())));
         api.delete(base + "/{name}", Role.OPERATOR, Scope.BUSINESS, "Delete a secret no subscription references",
                 ctx -> secrets.delete(principal(ctx), Params.pathId(ctx, "bk_biz_id"), ctx.pathParam("name")));
     }
