@@ -70,6 +70,10 @@ final class TwoBusinesses implements AutoCloseable {
         assertThat(fleet.server.put("/api/v1/diagnosis/triggers/matrix", admin, matrixTrigger()).status()).isEqualTo(200);
         assertThat(fleet.drover("plugin", "upload", "../examples/registry/bkmonitorbeat").exit()).isZero();
         String version = fleet.server.get("/api/v1/packages", admin).body().get(0).path("version").asText();
+        for (long biz : new long[] {2, 7}) {
+            assertThat(fleet.server.put("/api/v1/businesses/" + biz + "/secrets/matrix", admin, Map.of("value", "v" + biz)).status())
+                    .isEqualTo(200);
+        }
         String subIn = subscription(2, 1);
         String subOut = subscription(7, 7001);
         String taskIn = lastTask(subIn);
@@ -104,6 +108,7 @@ final class TwoBusinesses implements AutoCloseable {
         ids.put("/tokens/{id}", new String[] {someToken, someToken});
         ids.put("/addons/{name}", new String[] {"bkmonitorbeat", "bkmonitorbeat"});
         ids.put("/registries/{name}", new String[] {"nope", "nope"});
+        ids.put("/secrets/{name}", new String[] {"matrix", "matrix"});
         ids.put("/packages/{name}/{version}", new String[] {"bkmonitorbeat/" + version, "bkmonitorbeat/" + version});
     }
 
@@ -244,6 +249,7 @@ final class TwoBusinesses implements AutoCloseable {
             case "post /tokens" -> Map.of("name", "x", "role", "admin", "bk_biz_ids", List.of());
             case "post /registries" -> Map.of("name", "x", "type", "local", "url", "/tmp");
             case "post /addons", "post /addons/{name}/upgrade" -> Map.of("addon", "bkmonitorbeat");
+            case "put /businesses/{bk_biz_id}/secrets/{name}" -> Map.of("value", "matrix-value");
             default -> op.method().equals("put") ? fleet.server.get(path, admin).body() : Map.of();
         };
     }
@@ -263,7 +269,8 @@ final class TwoBusinesses implements AutoCloseable {
         StringBuilder out = new StringBuilder();
         for (String path : List.of("/api/v1/inventory/export", "/api/v1/subscriptions", "/api/v1/keys", "/api/v1/tokens", "/api/v1/plans",
                 "/api/v1/diagnoses", "/api/v1/diagnosis/operations", "/api/v1/diagnosis/operation-sets", "/api/v1/diagnosis/triggers",
-                "/api/v1/enrollment-tokens", "/api/v1/packages", "/api/v1/addons", "/api/v1/registries")) {
+                "/api/v1/enrollment-tokens", "/api/v1/packages", "/api/v1/addons", "/api/v1/registries",
+                "/api/v1/businesses/2/secrets", "/api/v1/businesses/7/secrets")) {
             // A token's last use is bookkeeping, not a change a refused request could make.
             out.append(path).append(' ').append(fleet.server.get(path, admin).text().replaceAll(",\"last_used_at\":\"[^\"]*\"", ""))
                     .append('\n');

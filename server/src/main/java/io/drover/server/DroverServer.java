@@ -161,7 +161,7 @@ public final class DroverServer implements AutoCloseable {
                         cluster.publish(load, minions);
                     };
             this.jobs = new JobService(database.jdbi(), events, keys, agents::grains, agents::businesses, config.nodegroups(),
-                    publish, bus::wantPeerReturns, config.returnMaxBytes(), clock);
+                    publish, bus::wantPeerReturns, config.returnMaxBytes(), secrets, clock);
             if (cluster != null) {
                 // returns another server stored complete the jobs this server's callers wait on
                 bus.subscribe(e -> e.tag().startsWith("salt/job/") && e.tag().contains("/ret/"), jobs::returnStored);
@@ -175,6 +175,9 @@ public final class DroverServer implements AutoCloseable {
             new PlanRoutes(plans).register(api);
 
             SubscriptionStore subscriptionStore = new SubscriptionStore(database.jdbi(), clock);
+            io.drover.server.secrets.SecretStore pluginSecrets = new io.drover.server.secrets.SecretStore(database.jdbi(), secrets,
+                    events, subscriptionStore, clock);
+            new io.drover.server.secrets.SecretRoutes(pluginSecrets).register(api);
             this.registries = new Registries(database.jdbi(), packages, config.dataDir().resolve("registries"), clock);
             this.addons = new AddonService(database.jdbi(), packages, registries,
                     secrets, events, BuildVersion.release(),
@@ -190,7 +193,7 @@ public final class DroverServer implements AutoCloseable {
                     deployments, config.taskConcurrency(), leases, clock);
             this.subscriptions = new SubscriptionService(subscriptionStore,
                     new PlanBuilder(database.jdbi(), new InventoryRepository(), packages, deployments,
-                            new AgentDirectory(agents)), tasks, deployments);
+                            new AgentDirectory(agents), pluginSecrets), tasks, deployments);
             new SubscriptionRoutes(subscriptions, inventory).register(api);
             this.triggers = new Triggers(subscriptionStore, subscriptions,
                     new io.drover.core.subscriptions.ReplanDebounce(java.time.Duration.ofSeconds(config.inventoryDebounceSeconds()),

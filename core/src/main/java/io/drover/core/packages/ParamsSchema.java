@@ -12,14 +12,15 @@ import java.util.regex.PatternSyntaxException;
  * The subset of JSON Schema a package's {@code parameters} may use: {@code type} (object, array, string, integer,
  * number, boolean), {@code properties}, {@code required}, {@code additionalProperties: false}, {@code items},
  * {@code enum}, {@code default}, {@code minimum}/{@code maximum}, {@code minLength}/{@code maxLength},
- * {@code pattern}, {@code description}, {@code title}. A property marked {@code writeOnly: true} or
- * {@code format: password} is a secret: stored encrypted like every parameter, and masked when shown.
+ * {@code pattern}, {@code description}, {@code title}. A property marked {@code secret: true},
+ * {@code writeOnly: true} or {@code format: password} is a secret: masked when shown, and in a subscription step
+ * given only as a reference to a stored secret (docs/operations.md, "Secrets for plugins").
  */
 public final class ParamsSchema {
     private static final Set<String> TYPES = Set.of("object", "array", "string", "integer", "number", "boolean");
     private static final Set<String> KEYWORDS = Set.of("type", "properties", "required", "additionalProperties",
             "items", "enum", "default", "minimum", "maximum", "minLength", "maxLength", "pattern", "description",
-            "title", "format", "writeOnly", "examples", "$schema");
+            "title", "format", "writeOnly", "secret", "examples", "$schema");
 
     private final Map<String, Object> schema;
 
@@ -90,6 +91,9 @@ public final class ParamsSchema {
                 problems.add(at + ".pattern: not a regular expression: " + e.getDescription());
             }
         }
+        if (map.get("secret") != null && !(map.get("secret") instanceof Boolean)) {
+            problems.add(at + ".secret: must be true or false");
+        }
         for (String number : List.of("minimum", "maximum", "minLength", "maxLength")) {
             if (map.get(number) != null && !(map.get(number) instanceof Number)) {
                 problems.add(at + "." + number + ": must be a number");
@@ -130,7 +134,8 @@ public final class ParamsSchema {
         Set<String> secrets = new java.util.TreeSet<>();
         if (schema.get("properties") instanceof Map<?, ?> props) {
             props.forEach((name, sub) -> {
-                if (sub instanceof Map<?, ?> s && (Boolean.TRUE.equals(s.get("writeOnly")) || "password".equals(s.get("format")))) {
+                if (sub instanceof Map<?, ?> s && (Boolean.TRUE.equals(s.get("secret")) || Boolean.TRUE.equals(s.get("writeOnly"))
+                        || "password".equals(s.get("format")))) {
                     secrets.add(String.valueOf(name));
                 }
             });

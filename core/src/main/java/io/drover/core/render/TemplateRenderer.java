@@ -82,6 +82,9 @@ public final class TemplateRenderer {
                 .withFailOnUnknownTokens(true)
                 .withMaxOutputSize(MAX_OUTPUT)
                 .withMaxRenderDepth(10)
+                // Jinja2 never renders a value again: a CMDB attribute or a secret that holds "{{" is printed as it is,
+                // not evaluated (Jinjava re-renders such output by default).
+                .withNestedInterpretationEnabled(false)
                 .withMaxListSize(100_000)
                 .withMaxMapSize(100_000)
                 .withMaxStringLength(MAX_OUTPUT)

@@ -65,6 +65,11 @@ public final class PlanRendering {
         return renderer.render(instance, scope, steps, portsOf(instance.instanceId()));
     }
 
+    /** As {@link #files(ScopeInstance)}, with other inputs for the same steps (the secrets' values in place). */
+    public Map<String, RenderedStep> files(ScopeInstance instance, List<StepInput> with) {
+        return renderer.render(instance, scope, with, portsOf(instance.instanceId()));
+    }
+
     /** After a plan: forgets the instances that are not in its scope. */
     public void retain(Collection<ScopeInstance> instances) {
         cache.retain(instances);
@@ -73,7 +78,7 @@ public final class PlanRendering {
     private Map<String, DesiredStep> digests(ScopeInstance instance, Map<String, RenderedStep> rendered) {
         Map<String, DesiredStep> out = new LinkedHashMap<>();
         rendered.forEach((stepId, r) -> out.put(stepId, r.error() != null ? DesiredStep.failed(r.error())
-                : DesiredStep.rendered(FileDigests.ofContents(r.files(), instance.groupId(), cache::intern))));
+                : DesiredStep.rendered(FileDigests.ofContents(r.digestContents(), instance.groupId(), cache::intern))));
         return Map.copyOf(out);
     }
 }

@@ -44,6 +44,15 @@ class ParamsSchemaTest {
     }
 
     @Test
+    void aParameterMarkedSecretIsOneAndTheMarkIsABoolean() {
+        ParamsSchema schema = ParamsSchema.of(Map.of("type", "object", "properties", Map.of(
+                "db_password", Map.of("type", "string", "secret", true), "user", Map.of("type", "string", "secret", false))));
+        assertThat(schema.secrets()).containsExactly("db_password");
+        assertThatThrownBy(() -> ParamsSchema.of(Map.of("properties", Map.of("p", Map.of("secret", "yes")))))
+                .isInstanceOf(io.drover.core.packages.PackageException.class).hasMessageContaining("parameters.properties.p.secret: must be true or false");
+    }
+
+    @Test
     void badSchemasAreRefused() {
         assertThatThrownBy(() -> ParamsSchema.of(Map.of("type", "object", "properties", Map.of("a", Map.of("type", "text")),
                 "required", List.of("b")))).isInstanceOfSatisfying(PackageException.class, e -> assertThat(e.problems())

@@ -51,6 +51,15 @@ public interface AgentCalls {
         throw new UnsupportedOperationException("this agent seam cannot resume job " + jid);
     }
 
+    /**
+     * As {@link #call(String, AgentCall, Consumer)} for a call that carries a secret: {@code shown} (the same call with
+     * the secret redacted) is what the job is stored, evented and answered with; only the agent is sent {@code call}.
+     */
+    default <R extends AgentResult> Outcome<R> callWithSecret(String agentId, AgentCall<R> call, AgentCall<R> shown,
+                                                              Consumer<String> sending) {
+        throw new UnsupportedOperationException("this agent seam cannot carry secrets");
+    }
+
     /** As {@link #call(String, AgentCall, Consumer)}, waiting up to {@code timeout}. */
     default <R extends AgentResult> Outcome<R> call(String agentId, AgentCall<R> call, java.time.Duration timeout,
                                                     Consumer<String> sending) {

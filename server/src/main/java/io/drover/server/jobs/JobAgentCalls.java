@@ -60,9 +60,20 @@ public final class JobAgentCalls implements AgentCalls {
 
     @Override
     public <R extends AgentResult> Outcome<R> call(String agentId, AgentCall<R> call, Duration timeout, Consumer<String> sending) {
+        return call(agentId, call, call, timeout, sending);
+    }
+
+    @Override
+    public <R extends AgentResult> Outcome<R> callWithSecret(String agentId, AgentCall<R> call, AgentCall<R> shown,
+                                                             Consumer<String> sending) {
+        return call(agentId, call, shown, timeout, sending);
+    }
+
+    private <R extends AgentResult> Outcome<R> call(String agentId, AgentCall<R> call, AgentCall<R> shown, Duration timeout,
+                                                    Consumer<String> sending) {
         JobStarted started;
         try {
-            started = jobs.start(caller, agentId, "list", call, (int) timeout.toSeconds(), s -> sending.accept(s.jid()));
+            started = jobs.start(caller, agentId, "list", call, shown, (int) timeout.toSeconds(), s -> sending.accept(s.jid()));
         } catch (RuntimeException e) {
             return Outcome.failed("agent " + agentId + " cannot be sent " + AgentCallCodec.encode(call).fun() + ": " + e.getMessage());
         }

@@ -31,14 +31,21 @@ final class JobRepository {
     record ReturnRow(String jid, String minionId, String retJson, int retcode, boolean success) {
     }
 
-    void insertJob(Handle h, String jid, String fun, List<Object> arg, String tgt, String type, List<String> minions,
-                   String actor) {
+    /** {@code arg} as it may be shown; {@code sealedArg} what the agents are sent, sealed (null: the same as arg). */
+    void insertJob(Handle h, String jid, String fun, List<Object> arg, String sealedArg, String tgt, String type,
+                   List<String> minions, String actor) {
         h.createUpdate("""
-                        INSERT INTO job (jid, fun, arg, tgt, tgt_type, minions, actor, created_at)
-                        VALUES (:jid, :fun, :arg, :tgt, :type, :minions, :actor, :now)""")
-                .bind("jid", jid).bind("fun", fun).bind("arg", Sql.toJson(arg)).bind("tgt", tgt)
+                        INSERT INTO job (jid, fun, arg, sealed_arg, tgt, tgt_type, minions, actor, created_at)
+                        VALUES (:jid, :fun, :arg, :sealed, :tgt, :type, :minions, :actor, :now)""")
+                .bind("jid", jid).bind("fun", fun).bind("arg", Sql.toJson(arg)).bind("sealed", sealedArg).bind("tgt", tgt)
                 .bind("type", type).bind("minions", Sql.toJson(minions)).bind("actor", actor)
                 .bind("now", OffsetDateTime.now(clock)).execute();
+    }
+
+    /** The sealed arguments of a job that carries a secret (empty for any other job). */
+    Optional<String> sealedArg(Handle h, String jid) {
+        return h.createQuery("SELECT sealed_arg FROM job WHERE jid = :jid").bind("jid", jid).mapTo(String.class).findOne()
+                .filter(java.util.Objects::nonNull);
     }
 
     /** For each job, the minions that have not answered yet. */

@@ -1,6 +1,8 @@
 package io.drover.server.jobs;
 
+import io.drover.core.Hashing;
 import io.drover.core.match.MinionView;
+import io.drover.core.subscriptions.SecretReferences;
 import io.drover.core.match.TargetException;
 import io.drover.core.match.TargetExpression;
 import io.drover.model.api.Problem.FieldError;
@@ -12,6 +14,7 @@ import io.drover.server.auth.Principal;
 import io.drover.server.events.EventStore;
 import io.drover.server.errors.DomainException;
 import io.drover.server.keys.KeyStore;
+import io.drover.server.store.SecretBox;
 import io.drover.server.store.Sql;
 import io.drover.transport.protocol.Messages;
 import java.time.Clock;
@@ -32,6 +35,11 @@ import org.jdbi.v3.core.Jdbi;
 /**
  * Remote execution: resolves the expected minions, stores the job, publishes it, and stores every return (once
  * per minion) with a {@code salt/job/<jid>/ret/<id>} event.
+ *
+ * <p>A job that carries a secret (a config file rendered with one) is stored, evented and listed with the arguments
+ * it is shown with ({@link SecretReferences#REDACTED} in place of the secret); only the published load holds the
+ * secret, and a sealed copy is kept to send it again. Its returns are stored with any echo or digest of the secret
+ * arguments redacted.
  */
 public final class JobService implements AutoCloseable {
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(JobService.class);
@@ -50,8 +58,10 @@ public final class JobService implements AutoCloseable {
     /** Jobs still waiting for returns: the minions not heard from, and a future completed when none are left. */
     private final Map<String, LiveJob> live = new java.util.concurrent.ConcurrentHashMap<>();
 
+    /** {@code hidden}: what its returns must not show (the secret arguments, and their digests); empty for most jobs. */
     private record LiveJob(java.util.Set<String> missing, CompletableFuture<Void> done, long startedNanos,
-                           java.util.concurrent.atomic.AtomicLong firstReturnNanos, int expected, AutoCloseable peerReturns) {
+                           java.util.concurrent.atomic.AtomicLong firstReturnNanos, int expected, AutoCloseable peerReturns,
+                           java.util.Set<String> hidden) {
         void forget() {
             try {
                 peerReturns.close();
@@ -62,9 +72,9 @@ public final class JobService implements AutoCloseable {
     }
 
     /** A job this server waits on: while any is, it wants the returns other servers of a cluster store. */
-    private LiveJob newLiveJob(int expected) {
+    private LiveJob newLiveJob(int expected, java.util.Set<String> hidden) {
         return new LiveJob(java.util.concurrent.ConcurrentHashMap.newKeySet(), new CompletableFuture<>(), System.nanoTime(),
-                new java.util.concurrent.atomic.AtomicLong(), expected, peerReturns.get());
+                new java.util.concurrent.atomic.AtomicLong(), expected, peerReturns.get(), hidden);
     }
 
     private final java.util.function.Supplier<AutoCloseable> peerReturns;
@@ -74,6 +84,8 @@ public final class JobService implements AutoCloseable {
 
     /** The business of each agent's host (agents in none left out): what a business-scoped token may target. */
     private final java.util.function.Function<java.util.Collection<String>, Map<String, Long>> agentBusinesses;
+    /** Seals the arguments of jobs that carry a secret. */
+    private final SecretBox box;
 
     /**
      * {@code grains} gives the grains a minion reported (empty when none), {@code agentBusinesses} the business of
@@ -84,8 +96,9 @@ public final class JobService implements AutoCloseable {
     public JobService(Jdbi jdbi, EventStore events, KeyStore keys, java.util.function.Function<String, Map<String, Object>> grains,
                       java.util.function.Function<java.util.Collection<String>, Map<String, Long>> agentBusinesses,
                       Map<String, String> nodegroups, BiConsumer<Map<String, Object>, List<String>> publisher,
-                      java.util.function.Supplier<AutoCloseable> peerReturns, int returnMaxBytes, Clock clock) {
+                      java.util.function.Supplier<AutoCloseable> peerReturns, int returnMaxBytes, SecretBox box, Clock clock) {
         this.peerReturns = peerReturns;
+        this.box = box;
         this.repository = new JobRepository(clock);
         this.ids = new JobIds(clock);
         this.returnMaxBytes = returnMaxBytes;
@@ -112,16 +125,33 @@ public final class JobService implements AutoCloseable {
      */
     public JobStarted start(Principal principal, String tgt, String tgtType, io.drover.model.agentapi.AgentCall<?> call,
                             int timeoutSeconds, java.util.function.Consumer<JobStarted> beforePublish) {
+        return start(principal, tgt, tgtType, call, call, timeoutSeconds, beforePublish);
+    }
+
+    /**
+     * As {@link #start(Principal, String, String, io.drover.model.agentapi.AgentCall, int, java.util.function.Consumer)}
+     * for a call that carries a secret: {@code shown}, the same call with {@link SecretReferences#REDACTED} in place of
+     * the secret, is what is stored, evented and answered; only the agents are sent {@code call}.
+     */
+    public JobStarted start(Principal principal, String tgt, String tgtType,
+            io.drover.model.agentapi.AgentCall<?> call, io.drover.model.agentapi.AgentCall<?> shown, int timeoutSeconds,
+            java.util.function.Consumer<JobStarted> beforePublish) {
         io.drover.model.agentapi.AgentCallCodec.WireCall wire = io.drover.model.agentapi.AgentCallCodec.encode(call);
+        io.drover.model.agentapi.AgentCallCodec.WireCall shownWire = io.drover.model.agentapi.AgentCallCodec.encode(shown);
+        if (!wire.fun().equals(shownWire.fun())) {
+            throw new IllegalArgumentException("a call is shown as " + shownWire.fun() + " but sent as " + wire.fun());
+        }
         return start(principal, new JobRequest(tgt, tgtType, wire.fun(), wire.args().positional(), wire.args().keywords(),
-                timeoutSeconds), beforePublish);
+                timeoutSeconds), shownWire.args().toList(), beforePublish);
     }
 
     public JobStarted start(Principal principal, JobRequest request) {
-        return start(principal, request, started -> { });
+        return start(principal, request, null, started -> { });
     }
 
-    private JobStarted start(Principal principal, JobRequest request, java.util.function.Consumer<JobStarted> beforePublish) {
+    /** {@code shownArg}: the arguments as they may be stored and shown (null: as sent). */
+    private JobStarted start(Principal principal, JobRequest request, List<Object> shownArg,
+                             java.util.function.Consumer<JobStarted> beforePublish) {
         List<FieldError> errors = new ArrayList<>();
         String type = request.tgtType() == null ? "glob" : request.tgtType();
         if (request.tgt() == null || request.tgt().isBlank()) {
@@ -157,14 +187,16 @@ public final class JobService implements AutoCloseable {
         principal.requireAgents(minions, agentBusinesses, "the target names");
         List<Object> arg = new SaltArgs(request.arg() == null ? List.of() : request.arg(),
                 request.kwarg() == null ? Map.of() : request.kwarg()).toList();
+        List<Object> shownArgs = shownArg == null ? arg : shownArg;
+        String sealedArg = shownArgs.equals(arg) ? null : box.seal(Sql.toJson(arg));
         String jid = ids.next();
         jdbi.useTransaction(h -> {
-            repository.insertJob(h, jid, request.fun(), arg, request.tgt(), type, minions, principal.name());
-            events.append(h, "salt/job/" + jid + "/new", Map.of("jid", jid, "fun", request.fun(), "arg", arg,
+            repository.insertJob(h, jid, request.fun(), shownArgs, sealedArg, request.tgt(), type, minions, principal.name());
+            events.append(h, "salt/job/" + jid + "/new", Map.of("jid", jid, "fun", request.fun(), "arg", shownArgs,
                     "tgt", request.tgt(), "tgt_type", type, "minions", minions, "user", principal.name()));
         });
         events.publishPending();
-        LiveJob waiting = newLiveJob(minions.size());
+        LiveJob waiting = newLiveJob(minions.size(), hidden(arg, shownArgs));
         waiting.missing().addAll(minions);
         live.put(jid, waiting);
         Map<String, Object> load = new LinkedHashMap<>();
@@ -208,7 +240,11 @@ public final class JobService implements AutoCloseable {
         if (!job.minions().contains(minionId)) {
             throw DomainException.invalid("minion", "job " + jid + " did not target " + minionId);
         }
-        LiveJob waiting = live.computeIfAbsent(jid, j -> newLiveJob(job.minions().size()));
+        // A job that carries a secret is stored redacted: it goes again as it was sent, from its sealed copy.
+        List<Object> sent = jdbi.withHandle(h -> repository.sealedArg(h, jid))
+                .map(sealed -> Sql.fromJson(box.open(sealed), new com.fasterxml.jackson.core.type.TypeReference<List<Object>>() { }))
+                .orElse(job.arg());
+        LiveJob waiting = live.computeIfAbsent(jid, j -> newLiveJob(job.minions().size(), hidden(sent, job.arg())));
         waiting.missing().add(minionId);
         if (get(jid).returns().containsKey(minionId)) { // stored while the job was not live here
             answered(jid, minionId);
@@ -216,7 +252,7 @@ public final class JobService implements AutoCloseable {
         }
         Map<String, Object> load = new LinkedHashMap<>();
         load.put("fun", job.fun());
-        load.put("arg", job.arg());
+        load.put("arg", sent);
         load.put("tgt", List.of(minionId));
         load.put("tgt_type", "list");
         load.put("jid", jid);
@@ -350,7 +386,11 @@ public final class JobService implements AutoCloseable {
                 if (!awaiting.getOrDefault(jid, java.util.Set.of()).contains(p.minionId()) || !taken.add(jid + '\0' + p.minionId())) {
                     continue;
                 }
+                LiveJob liveJob = live.get(jid);
                 Object ret = Messages.jsonSafe(p.load().get("return"));
+                if (liveJob != null && !liveJob.hidden().isEmpty()) {
+                    ret = redacted(ret, liveJob.hidden());
+                }
                 int retcode = p.load().get("retcode") instanceof Number n ? n.intValue() : 0;
                 boolean success = !Boolean.FALSE.equals(p.load().get("success"));
                 String json = Sql.toJson(ret);
@@ -375,6 +415,43 @@ public final class JobService implements AutoCloseable {
             repository.insertReturns(h, rows);
             return events.appendPublished(h, fired);
         });
+    }
+
+    /**
+     * What a job's returns must not show: each argument string it was sent in place of the one it is shown with, and
+     * its md5 and sha256 (an agent may answer with the digest of what it wrote).
+     */
+    static java.util.Set<String> hidden(List<Object> sent, List<Object> shown) {
+        java.util.Set<String> hidden = new java.util.HashSet<>();
+        for (int i = 0; i < sent.size(); i++) {
+            if (sent.get(i) instanceof String s && !s.isEmpty() && (i >= shown.size() || !s.equals(shown.get(i)))) {
+                hidden.add(s);
+                hidden.add(Hashing.md5(s));
+                hidden.add(Hashing.sha256(s));
+            }
+        }
+        return java.util.Set.copyOf(hidden);
+    }
+
+    /** A return with every occurrence of a hidden string (in any letter case, for digests) replaced. */
+    static Object redacted(Object ret, java.util.Set<String> hidden) {
+        return switch (ret) {
+            case String s -> {
+                String out = s;
+                for (String h : hidden) {
+                    out = java.util.regex.Pattern.compile(java.util.regex.Pattern.quote(h), java.util.regex.Pattern.CASE_INSENSITIVE)
+                            .matcher(out).replaceAll(java.util.regex.Matcher.quoteReplacement(SecretReferences.REDACTED));
+                }
+                yield out;
+            }
+            case Map<?, ?> map -> {
+                Map<Object, Object> out = new LinkedHashMap<>();
+                map.forEach((k, v) -> out.put(k, redacted(v, hidden)));
+                yield out;
+            }
+            case List<?> list -> list.stream().map(v -> redacted(v, hidden)).toList();
+            case null, default -> ret;
+        };
     }
 
     /** A return stored (by any server of the cluster): the job's waiting callers here hear of it. */

@@ -18,8 +18,10 @@ class JobRepositoryTest {
     void aJobItsReturnsAndWhoIsStillMissing(String kind) {
         TestDatabases.on(kind, db -> db.jdbi().useTransaction(h -> {
             repository.insertJob(h, "20261125000000000001", "cmd.run", List.of("uptime", Map.of("__kwarg__", true, "cwd", "/")),
-                    "web-*", "glob", List.of("web-1", "web-2", "web-3"), "alice");
-            repository.insertJob(h, "20261125000000000002", "test.ping", List.of(), "db-1", "list", List.of("db-1"), "bob");
+                    null, "web-*", "glob", List.of("web-1", "web-2", "web-3"), "alice");
+            repository.insertJob(h, "20261125000000000002", "test.ping", List.of(), "v1:sealed", "db-1", "list", List.of("db-1"), "bob");
+            assertThat(repository.sealedArg(h, "20261125000000000001")).isEmpty();
+            assertThat(repository.sealedArg(h, "20261125000000000002")).contains("v1:sealed");
             assertThat(repository.awaiting(h, List.of("20261125000000000001", "20261125000000000002")))
                     .containsEntry("20261125000000000001", Set.of("web-1", "web-2", "web-3"))
                     .containsEntry("20261125000000000002", Set.of("db-1"));

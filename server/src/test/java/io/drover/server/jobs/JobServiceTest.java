@@ -49,7 +49,7 @@ class JobServiceTest {
                 if (publishFails.get()) {
                     throw new IllegalStateException("the transport is closed");
                 }
-            }, bus::wantPeerReturns, 1 << 20, clock);
+            }, bus::wantPeerReturns, 1 << 20, io.drover.server.store.SecretBox.of(new byte[32]), clock);
             try {
                 Principal admin = Principal.system("test");
                 JobStarted started = jobs.start(admin, new JobRequest("auto-*", "glob", "test.ping", List.of(), Map.of(), 30));
@@ -63,6 +63,47 @@ class JobServiceTest {
                 assertThatThrownBy(() -> jobs.start(admin, new JobRequest("auto-1", "list", "test.ping", List.of(), Map.of(), 30)))
                         .hasMessageContaining("closed");
                 assertThat(wanted).as("nobody waits on a job that did not go out").isFalse();
+            } finally {
+                jobs.close();
+            }
+        });
+    }
+
+    @Test
+    void aJobThatCarriesASecretIsStoredEventedAndAnsweredRedactedAndSentAgainWhole() {
+        TestDatabases.on("h2", db -> {
+            Clock clock = Clock.systemUTC();
+            EventBus bus = new EventBus();
+            EventStore events = new EventStore(db.jdbi(), bus, clock);
+            AgentRegistry agents = new AgentRegistry(db.jdbi(), events, new InventoryService(db.jdbi(), new InventoryRepository(), events),
+                    null, clock);
+            KeyStore keys = new KeyStore(db.jdbi(), events, List.of(Glob.compile("auto-*")), new EnrollmentTokenStore(db.jdbi(), clock),
+                    agents, () -> { }, clock);
+            assertThat(keys.decide("auto-1", KEY, null)).isEqualTo(KeyDecision.ACCEPTED);
+            List<Map<String, Object>> published = new java.util.concurrent.CopyOnWriteArrayList<>();
+            JobService jobs = new JobService(db.jdbi(), events, keys, id -> Map.of(), agents::businesses, Map.of(),
+                    (load, minions) -> published.add(load), () -> () -> { }, 1 << 20,
+                    io.drover.server.store.SecretBox.of(new byte[32]), clock);
+            String content = "password = hunter2-secret\n";
+            try {
+                var sent = new io.drover.model.agentapi.AgentCall.WriteFile("etc/app.conf", content, "0600");
+                var shown = new io.drover.model.agentapi.AgentCall.WriteFile("etc/app.conf", "«redacted»", "0600");
+                JobStarted started = jobs.start(Principal.system("test"), "auto-1", "list", sent, shown, 30, s -> { });
+                assertThat(published).singleElement().satisfies(load -> assertThat(load.get("arg").toString()).contains("hunter2-secret"));
+                jobs.onReturn("auto-1", Map.of("jid", started.jid(), "fun", "file.write", "return", Map.of("path", "etc/app.conf",
+                        "bytes", content.length(), "md5", io.drover.core.Hashing.md5(content).toUpperCase(), "echo", "wrote " + content)));
+                String stored = db.jdbi().withHandle(h -> h.createQuery("SELECT arg || ' ' || COALESCE(sealed_arg, '') FROM job")
+                        .mapTo(String.class).one()) + db.jdbi().withHandle(h -> String.join(" ", h.createQuery(
+                        "SELECT ret FROM job_return").mapTo(String.class).list())) + db.jdbi().withHandle(h -> String.join(" ",
+                        h.createQuery("SELECT CAST(data AS VARCHAR) FROM event_outbox").mapTo(String.class).list()));
+                assertThat(stored).contains("«redacted»").contains("bytes").doesNotContain("hunter2")
+                        .doesNotContainIgnoringCase(io.drover.core.Hashing.md5(content));
+                assertThat(jobs.get(started.jid()).arg().toString()).contains("«redacted»").doesNotContain("hunter2");
+
+                // Sent again (a resumed step): the agent gets the secret, not its redaction.
+                db.jdbi().useHandle(h -> h.execute("DELETE FROM job_return"));
+                assertThat(jobs.redeliver(started.jid(), "auto-1")).isTrue();
+                assertThat(published).hasSize(2).last().satisfies(load -> assertThat(load.get("arg").toString()).contains("hunter2-secret"));
             } finally {
                 jobs.close();
             }

@@ -43,7 +43,7 @@ class ExecutionPlansTest {
             // The agent answers at once: its first log line arrives while the job is being published.
             JobService jobs = new JobService(db.jdbi(), events, keys, id -> Map.of(), agents::businesses, Map.of(),
                     (load, minions) -> firstLogKept.add(plans.get().onLog("auto-1", "p-1", Map.of("Level", "Info", "Body", "starting"))),
-                    () -> () -> { }, 1 << 20, clock);
+                    () -> () -> { }, 1 << 20, io.drover.server.store.SecretBox.of(new byte[32]), clock);
             plans.set(new ExecutionPlans(db.jdbi(), jobs, agents::businesses, clock));
 
             plans.get().submit(Principal.system("test"), new PlanRequest("auto-1", "list",

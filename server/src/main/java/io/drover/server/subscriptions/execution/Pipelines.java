@@ -1,6 +1,5 @@
 package io.drover.server.subscriptions.execution;
 
-import io.drover.core.Hashing;
 import io.drover.core.packages.PackageArchive;
 import io.drover.core.packages.PortRange;
 import io.drover.core.subscriptions.Action;
@@ -22,13 +21,15 @@ import io.drover.model.agentapi.ProcessOp;
 import io.drover.model.agentapi.ProcessSpec;
 import io.drover.core.subscriptions.InstanceRenderer;
 import io.drover.core.subscriptions.ScopeInstance;
+import io.drover.core.subscriptions.SecretReferences;
+import io.drover.core.subscriptions.StepFiles;
+import java.util.function.Supplier;
 import io.drover.model.packages.PackageInfo;
 import io.drover.model.subscriptions.SubscriptionSpec;
 import io.drover.server.subscriptions.DeploymentStore;
 import io.drover.model.packages.PackageMetadata;
 import io.drover.server.jobs.AgentCalls;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -41,21 +42,27 @@ import java.util.Set;
 final class Pipelines {
     /** One copy to act on: an instance's step on one target host. */
     record CopyWork(long subscriptionId, String instanceId, String groupId, long hostId, long bizId, String agentId,
-                    String stepId, PackageInfo pkg, Action action, Map<String, String> files,
+                    String stepId, PackageInfo pkg, Action action, StepFiles files,
                     Optional<DeploymentStore.Row> existing, Rendering rendering) {
     }
 
-    /** What renders the copy's files again once its port is known: the instance, its scope and steps, the ports held. */
+    /**
+     * What renders the copy's files again once its port is known: the instance, its scope, its steps as planning
+     * renders them and (read only then) with their secrets' values, the ports held.
+     */
     record Rendering(ScopeInstance instance, SubscriptionSpec.Scope scope, List<InstanceRenderer.StepInput> steps,
-                     Map<String, Integer> ports) {
-        Map<String, String> withPort(InstanceRenderer renderer, String stepId, int port) {
+                     Supplier<List<InstanceRenderer.StepInput>> sentSteps, Map<String, Integer> ports) {
+        StepFiles withPort(InstanceRenderer renderer, String stepId, int port) {
             Map<String, Integer> all = new java.util.LinkedHashMap<>(ports);
             all.put(stepId, port);
-            InstanceRenderer.RenderedStep r = renderer.render(instance, scope, steps, all).get(stepId);
-            if (r.error() != null) {
-                throw new IllegalStateException(r.error());
+            InstanceRenderer.RenderedStep shown = renderer.render(instance, scope, steps, all).get(stepId);
+            if (shown.error() != null) {
+                throw new IllegalStateException(shown.error());
             }
-            return r.files();
+            if (shown.secretStamp() == null) {
+                return StepFiles.plain(shown.files());
+            }
+            return StepFiles.sent(renderer.render(instance, scope, sentSteps.get(), all).get(stepId), shown);
         }
     }
 
@@ -148,7 +155,7 @@ final class Pipelines {
                     return false;
                 }
                 Integer port = null;
-                Map<String, String> files = w.files();
+                StepFiles files = w.files();
                 if (m.portRange() != null) {
                     Optional<Integer> allocated = allocatePort(w, j, PortRange.parse(m.portRange()));
                     if (allocated.isEmpty()) {
@@ -216,15 +223,22 @@ final class Pipelines {
         return port;
     }
 
-    private boolean pushConfig(CopyWork w, StepJournal j, Map<String, String> files) {
-        for (Map.Entry<String, String> file : files.entrySet()) {
-            if (!ok(j.call("push config " + file.getKey(), w.agentId(),
-                    new WriteFile(file.getKey(), file.getValue(), "0644")))) {
+    /**
+     * Writes each file; one that holds a secret is written readable by its owner only, and its job is stored and
+     * shown with the content redacted.
+     */
+    private boolean pushConfig(CopyWork w, StepJournal j, StepFiles files) {
+        for (String path : files.paths()) {
+            String shown = files.shownContent(path);
+            boolean secret = shown.equals(SecretReferences.REDACTED);
+            String mode = secret ? "0600" : "0644";
+            if (!ok(j.call("push config " + path, w.agentId(), new WriteFile(path, files.sent().get(path), mode),
+                    new WriteFile(path, shown, mode)))) {
                 return false;
             }
         }
         Set<String> stale = new HashSet<>(w.existing().map(DeploymentStore.Row::files).orElse(Map.of()).keySet());
-        stale.removeAll(files.keySet());
+        stale.removeAll(files.paths());
         for (String path : stale) {
             if (!ok(j.call("remove config " + path, w.agentId(), new RemoveFile(path)))) {
                 return false;
@@ -265,11 +279,9 @@ final class Pipelines {
         return "official".equals(m.category()) ? process : process + "_" + w.groupId();
     }
 
-    /** Records the copy with the md5 of each rendered file's content. */
-    private void saveRendered(CopyWork w, CopyStatus status, Map<String, String> contents, Integer port) {
-        Map<String, String> md5s = new LinkedHashMap<>();
-        contents.forEach((path, content) -> md5s.put(path, Hashing.md5(content)));
-        saveMd5s(w, status, md5s, port);
+    /** Records the copy with the md5 of each rendered file (of its shown content and secrets' stamp: never of a secret). */
+    private void saveRendered(CopyWork w, CopyStatus status, StepFiles files, Integer port) {
+        saveMd5s(w, status, files.md5s(), port);
     }
 
     private void saveMd5s(CopyWork w, CopyStatus status, Map<String, String> md5s, Integer port) {

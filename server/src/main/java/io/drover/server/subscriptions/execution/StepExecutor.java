@@ -3,6 +3,7 @@ package io.drover.server.subscriptions.execution;
 import io.drover.core.subscriptions.Action;
 import io.drover.core.subscriptions.Planner.StepAction;
 import io.drover.core.subscriptions.ScopeInstance;
+import io.drover.core.subscriptions.StepFiles;
 import io.drover.model.subscriptions.TaskInfo;
 import io.drover.model.subscriptions.TaskInfo.StepRecord;
 import io.drover.server.subscriptions.DeploymentStore;
@@ -33,7 +34,7 @@ final class StepExecutor {
                     + "remove its files by hand";
         }
         Pipelines.Rendering rendering = instance == null ? null : rendering(p, instance);
-        Map<String, String> files = instance == null || hosts.isEmpty() ? Map.of() : files(p, instance, step);
+        StepFiles files = instance == null || hosts.isEmpty() ? StepFiles.NONE : files(p, instance, step);
         for (long host : hosts) {
             String agent = p.agents().get(host);
             if (agent == null) {
@@ -52,10 +53,10 @@ final class StepExecutor {
     }
 
     /** The files the step pushes, rendered again (planning kept their md5s); only actions that push files render. */
-    private static Map<String, String> files(PlanBuilder.Prepared p, ScopeInstance instance, StepAction step) {
+    private static StepFiles files(PlanBuilder.Prepared p, ScopeInstance instance, StepAction step) {
         return switch (step.action()) {
             case INSTALL, PUSH_CONFIG, START -> p.files().of(instance, step.stepId());
-            default -> Map.of();
+            default -> StepFiles.NONE;
         };
     }
 
@@ -64,7 +65,8 @@ final class StepExecutor {
         p.deployed().stream().filter(r -> r.instanceId().equals(instance.instanceId()) && r.port() != null)
                 .forEach(r -> ports.put(r.stepId(), r.port()));
         return new Pipelines.Rendering(instance, p.subscription().spec().scope(),
-                p.packages().values().stream().map(PlanBuilder.StepPackage::input).toList(), ports);
+                p.packages().values().stream().map(PlanBuilder.StepPackage::input).toList(),
+                () -> p.packages().values().stream().map(PlanBuilder.StepPackage::sentInput).toList(), ports);
     }
 
     private static String failedSubStep(StepJournal journal, String stepId) {

@@ -86,6 +86,11 @@ final class StepJournal {
 
     /** Runs one sub-step, a call on an agent: RUNNING (with its job id) while it runs, then SUCCESS or FAILED with its log line. */
     <R extends AgentResult> AgentCalls.Outcome<R> call(String name, String agentId, AgentCall<R> call) {
+        return call(name, agentId, call, call);
+    }
+
+    /** As {@link #call(String, String, AgentCall)}; a call that carries a secret is recorded as {@code shown}. */
+    <R extends AgentResult> AgentCalls.Outcome<R> call(String name, String agentId, AgentCall<R> call, AgentCall<R> shown) {
         SubStep earlier = replayed(name);
         OffsetDateTime started = earlier == null ? OffsetDateTime.now(clock) : earlier.startedAt();
         AgentCalls.Outcome<R> outcome;
@@ -96,8 +101,10 @@ final class StepJournal {
             } else {
                 // A recorded sub-step without a job id never reached an agent: its job was not sent.
                 update(new SubStep(name, RunStatus.RUNNING, started, null, List.of(), null), false);
-                outcome = agents.call(agentId, call,
-                        jid -> update(new SubStep(name, RunStatus.RUNNING, started, null, List.of(), jid), true));
+                java.util.function.Consumer<String> sending =
+                        jid -> update(new SubStep(name, RunStatus.RUNNING, started, null, List.of(), jid), true);
+                outcome = call.equals(shown) ? agents.call(agentId, call, sending)
+                        : agents.callWithSecret(agentId, call, shown, sending);
             }
         } catch (RuntimeException e) {
             outcome = AgentCalls.Outcome.failed(e.getMessage());

@@ -18,6 +18,11 @@ import io.drover.core.subscriptions.PlanRendering;
 import io.drover.core.subscriptions.RenderCache;
 import io.drover.core.subscriptions.ScopeInstance;
 import io.drover.core.subscriptions.ScopeResolver;
+import io.drover.core.subscriptions.SecretReferences;
+import io.drover.core.subscriptions.StepFiles;
+import io.drover.core.packages.ParamsSchema;
+import io.drover.server.secrets.SecretStore;
+import java.util.function.UnaryOperator;
 import io.drover.model.inventory.Host;
 import io.drover.model.inventory.ServiceInstance;
 import io.drover.model.inventory.TopoModule;
@@ -46,13 +51,28 @@ import org.jdbi.v3.core.Jdbi;
  * CMDB, their rendered files, what is deployed, which agents answer) and runs it. Changes nothing.
  */
 public final class PlanBuilder {
-    /** A step with the stored package it deploys and that package's template sources. */
-    public record StepPackage(SubscriptionSpec.Step step, PackageInfo pkg, Map<String, String> templateSources) {
-        /** What the renderer needs of this step. */
+    /**
+     * A step with the stored package it deploys, that package's template sources, the secrets its context references
+     * (context key → name and stamp, valued {@link SecretReferences#REDACTED}) and what reads their values.
+     */
+    public record StepPackage(SubscriptionSpec.Step step, PackageInfo pkg, Map<String, String> templateSources,
+                              Map<String, SecretReferences.SecretValue> secrets, UnaryOperator<String> secretValues) {
+        public StepPackage(SubscriptionSpec.Step step, PackageInfo pkg, Map<String, String> templateSources) {
+            this(step, pkg, templateSources, Map.of(), name -> {
+                throw new IllegalStateException("step " + step.id() + " references no secret");
+            });
+        }
+
+        /** What the renderer needs of this step, as planning renders it: secrets redacted. */
         public StepInput input() {
             return new StepInput(step.id(), pkg.metadata(), templateSources,
                     step.config().configTemplates().stream().map(SubscriptionSpec.TemplateRef::name).toList(),
-                    step.params() == null ? Map.of() : step.params().context());
+                    step.params() == null ? Map.of() : step.params().context(), secrets);
+        }
+
+        /** As {@link #input()} with the secrets' values: only to build the jobs that push the files to agents. */
+        public StepInput sentInput() {
+            return secrets.isEmpty() ? input() : input().withSecretValues(secretValues);
         }
     }
 
@@ -69,8 +89,8 @@ public final class PlanBuilder {
     /** Renders what one step of an instance pushes, as planning rendered it (same inputs and ports). */
     @FunctionalInterface
     public interface InstanceFiles {
-        /** Path → content of the step's files. */
-        Map<String, String> of(ScopeInstance instance, String stepId);
+        /** The step's files: as sent (with the secrets' values) and as shown. */
+        StepFiles of(ScopeInstance instance, String stepId);
     }
 
     private final Jdbi jdbi;
@@ -78,13 +98,15 @@ public final class PlanBuilder {
     private final PackageStore packages;
     private final DeploymentStore deployments;
     private final AgentDirectory agents;
+    private final SecretStore secrets;
     private final TemplateRenderer templates = new TemplateRenderer();
     private final InstanceRenderer renderer = new InstanceRenderer(templates);
     private final TemplateLinter linter = new TemplateLinter(templates);
     private final Map<Long, RenderCache> caches = new java.util.concurrent.ConcurrentHashMap<>();
 
     public PlanBuilder(Jdbi jdbi, InventoryRepository repository, PackageStore packages, DeploymentStore deployments,
-                       AgentDirectory agents) {
+                       AgentDirectory agents, SecretStore secrets) {
+        this.secrets = secrets;
         this.jdbi = jdbi;
         this.repository = repository;
         this.packages = packages;
@@ -155,17 +177,21 @@ public final class PlanBuilder {
         for (ScopeInstance i : instances.values()) {
             hosts.put(i.host().bkHostId(), i.host());
         }
-        return new Prepared(sub, plan, instances, files(rendering), steps, agentsByHost, deployed, resolution.missing(), hosts);
+        return new Prepared(sub, plan, instances, files(rendering, steps), steps, agentsByHost, deployed, resolution.missing(), hosts);
     }
 
-    private static InstanceFiles files(PlanRendering rendering) {
+    private static InstanceFiles files(PlanRendering rendering, Map<String, StepPackage> steps) {
         return (instance, stepId) -> {
-            RenderedStep step = rendering.files(instance).get(stepId);
-            if (step == null || step.error() != null) {
+            RenderedStep shown = rendering.files(instance).get(stepId);
+            if (shown == null || shown.error() != null) {
                 // Planning rendered this step without an error, and rendering is deterministic: not expected.
-                throw new IllegalStateException(step == null ? "step " + stepId + " has no files" : step.error());
+                throw new IllegalStateException(shown == null ? "step " + stepId + " has no files" : shown.error());
             }
-            return step.files();
+            if (shown.secretStamp() == null) {
+                return StepFiles.plain(shown.files());
+            }
+            RenderedStep sent = rendering.files(instance, steps.values().stream().map(StepPackage::sentInput).toList()).get(stepId);
+            return StepFiles.sent(sent, shown);
         };
     }
 
@@ -223,11 +249,44 @@ public final class PlanBuilder {
             Set<String> sources = new HashSet<>();
             pkg.metadata().configTemplates().stream().map(ConfigTemplate::source).forEach(sources::add);
             Map<String, String> texts = PackageArchive.texts(new ByteArrayInputStream(packages.read(plugin, pkg.version())), sources);
-            StepPackage sp = new StepPackage(step, pkg, texts);
+            StepPackage sp = withSecrets(spec.scope().bkBizId(), new StepPackage(step, pkg, texts));
             lint(sp, out.keySet());
             out.put(step.id(), sp);
         }
         return out;
+    }
+
+    /**
+     * The step with the secrets its context references, each checked: well formed, stored in the subscription's
+     * business, and every parameter the package marks secret given as a reference, never in clear.
+     */
+    private StepPackage withSecrets(Long biz, StepPackage sp) {
+        Map<String, Object> context = sp.step().params() == null ? Map.of() : sp.step().params().context();
+        String field = "steps." + sp.step().id() + ".params.context";
+        List<io.drover.model.api.Problem.FieldError> problems = new ArrayList<>(SecretReferences.problems(field, context,
+                ParamsSchema.of(sp.pkg().metadata().parameters()).secrets(), sp.pkg().metadata().name()));
+        Map<String, String> names = SecretReferences.of(context);
+        if (!problems.isEmpty()) {
+            throw DomainException.invalid(problems);
+        }
+        if (names.isEmpty()) {
+            return sp;
+        }
+        long business = biz == null ? -1 : biz;
+        Map<String, String> stamps = secrets.stamps(business, names.values());
+        Map<String, SecretReferences.SecretValue> values = new LinkedHashMap<>();
+        names.forEach((key, name) -> {
+            if (!stamps.containsKey(name)) {
+                problems.add(new io.drover.model.api.Problem.FieldError(field + "." + key, "no secret '" + name
+                        + "' in business " + biz + "; set it first: drover secret set " + name + " --biz " + biz));
+            } else {
+                values.put(key, new SecretReferences.SecretValue(name, SecretReferences.REDACTED, stamps.get(name)));
+            }
+        });
+        if (!problems.isEmpty()) {
+            throw DomainException.invalid(problems);
+        }
+        return new StepPackage(sp.step(), sp.pkg(), sp.templateSources(), values, name -> secrets.open(business, name));
     }
 
     /**

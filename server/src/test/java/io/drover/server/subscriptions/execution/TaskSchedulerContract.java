@@ -118,7 +118,7 @@ abstract class TaskSchedulerContract {
             plans.add(new InstancePlan(id, List.of(new StepAction("exporter", Action.INSTALL, Reason.NEW_INSTALL, null))));
         }
         return new PlanBuilder.Prepared(sub, new Planner.Plan(plans, Map.of(Action.INSTALL, hosts)), instances,
-                (instance, stepId) -> rendered.get(instance.instanceId()),
+                (instance, stepId) -> io.drover.core.subscriptions.StepFiles.plain(rendered.get(instance.instanceId())),
                 Map.of("exporter", new PlanBuilder.StepPackage(spec.steps().getFirst(), pkg, Map.of())), agentIds, List.of(),
                 List.of(), hostMap);
     }
