@@ -76,7 +76,7 @@ class AuthorizationMatrixTest extends WithTwoBusinesses {
      * a field without one, fails the test.
      */
     @Test
-    void everyBusinessBearingFieldOfABodyNamingAnOutsideObjectIsRefused() {
+    void everyBusinessBearingFieldOfABodyNamingAnOutsideObjectIsRefused() throws Exception {
         String before = world.state();
         List<String> failures = new ArrayList<>();
         int sent = 0;
@@ -111,7 +111,10 @@ class AuthorizationMatrixTest extends WithTwoBusinesses {
                     // for a new object is taken (409), a body that contradicts its path is malformed (422).
                     expect(failures, op, who, r, 403, 409, 422);
                 }
-                if (TwoBusinesses.OUTSIDE_MARKERS.stream().anyMatch(r.text().replace("10.9.7.1 (cloud 0)", "")::contains)) {
+                // the answer may repeat what the body said (an agent id, an address), nothing more of the outside business
+                String said = io.drover.model.Json.json().writeValueAsString(v.body());
+                if (TwoBusinesses.OUTSIDE_MARKERS.stream().filter(m -> !said.contains(m))
+                        .anyMatch(r.text()::contains)) {
                     failures.add(op.label() + ", " + who + ": the answer shows the outside business: " + abbreviated(r.text()));
                 }
                 sent++;
