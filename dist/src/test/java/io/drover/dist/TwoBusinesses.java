@@ -380,7 +380,10 @@ final class TwoBusinesses implements AutoCloseable {
                 new Variant("scope.instance_selector", with(inside, "scope", Map.of("bk_biz_id", 2, "object_type", "HOST",
                         "node_type", "INSTANCE", "nodes", host1, "instance_selector", Map.of("host.bk_host_id", 7001)))),
                 new Variant("target_hosts[].bk_host_id", with(inside, "target_hosts", List.of(Map.of("bk_host_id", 7001)))),
-                new Variant("target_hosts[].ip", with(inside, "target_hosts", List.of(Map.of("ip", "10.9.7.1", "bk_cloud_id", 0)))));
+                new Variant("target_hosts[].ip", with(inside, "target_hosts", List.of(Map.of("ip", "10.9.7.1", "bk_cloud_id", 0)))),
+                new Variant("target_hosts[].bk_biz_id", with(inside, "target_hosts", List.of(Map.of("bk_host_id", 1, "bk_biz_id", 7)))),
+                new Variant("target_hosts[].bk_inst_id", with(inside, "target_hosts", List.of(Map.of("bk_host_id", 1, "bk_obj_id", "module",
+                        "bk_inst_id", 71)))));
     }
 
     Response call(Operation op, String path, String token, Object body) {

@@ -52,30 +52,12 @@ public final class ScopeReferences {
         List<Reference> out = new ArrayList<>();
         SubscriptionSpec.Scope scope = spec.scope();
         out.add(new Reference("scope.bk_biz_id", Kind.BUSINESS, scope.bkBizId(), 0, null));
-        boolean topo = "TOPO".equals(scope.nodeType());
-        boolean service = "SERVICE".equals(scope.objectType());
         for (int i = 0; i < scope.nodes().size(); i++) {
-            Node n = scope.nodes().get(i);
-            String at = "scope.nodes[" + i + "]";
-            if (n.bkBizId() != null) {
-                out.add(new Reference(at + ".bk_biz_id", Kind.BUSINESS, n.bkBizId(), 0, null));
-            }
-            if (topo) {
-                Kind kind = switch (String.valueOf(n.bkObjId())) {
-                    case "biz" -> Kind.BUSINESS;
-                    case "set" -> Kind.SET;
-                    default -> Kind.MODULE;
-                };
-                add(out, at, kind, n.bkInstId());
-            } else if (service) {
-                add(out, at, Kind.SERVICE_INSTANCE, n.id());
-            } else {
-                host(out, at, n);
-            }
+            node(out, "scope.nodes[" + i + "]", scope.nodes().get(i));
         }
         if (spec.targetHosts() != null) {
             for (int i = 0; i < spec.targetHosts().size(); i++) {
-                host(out, "target_hosts[" + i + "]", spec.targetHosts().get(i));
+                node(out, "target_hosts[" + i + "]", spec.targetHosts().get(i));
             }
         }
         scope.instanceSelector().forEach((key, value) -> {
@@ -95,12 +77,26 @@ public final class ScopeReferences {
         return out;
     }
 
-    private static void host(List<Reference> out, String at, Node n) {
-        if (n.bkHostId() != null) {
-            out.add(new Reference(at, Kind.HOST, n.bkHostId(), 0, null));
-        } else if (n.ip() != null) {
+    /**
+     * Every object a node names, whether or not its node type uses the field (a TOPO node's {@code bk_host_id}, a
+     * target host's {@code bk_inst_id}): a body is refused for what it names, not for what is read of it.
+     */
+    private static void node(List<Reference> out, String at, Node n) {
+        if (n.bkBizId() != null) {
+            out.add(new Reference(at + ".bk_biz_id", Kind.BUSINESS, n.bkBizId(), 0, null));
+        }
+        if (n.bkInstId() != null) {
+            add(out, at, switch (String.valueOf(n.bkObjId())) {
+                case "biz" -> Kind.BUSINESS;
+                case "set" -> Kind.SET;
+                default -> Kind.MODULE;
+            }, n.bkInstId());
+        }
+        add(out, at, Kind.HOST, n.bkHostId());
+        if (n.ip() != null) {
             out.add(new Reference(at, Kind.HOST_ADDRESS, null, n.bkCloudId() == null ? 0 : n.bkCloudId(), n.ip()));
         }
+        add(out, at, Kind.SERVICE_INSTANCE, n.id());
     }
 
     private static void add(List<Reference> out, String at, Kind kind, Long id) {

@@ -63,6 +63,17 @@ class ScopeReferencesTest {
     }
 
     @Test
+    void aFieldTheNodeTypeDoesNotUseIsCheckedAllTheSame() {
+        // a target host naming a module and a business, a TOPO node naming a host: refused for what they name
+        List<Refusal> refused = check(spec("HOST", "TOPO", List.of(new Node("module", 21L, null, 701L, null, null, null)),
+                List.of(new Node("module", 71L, 7L, 1L, null, null, null)), Map.of()), SCOPED_TO_2);
+        assertThat(refused).allMatch(Refusal::forbidden).extracting(r -> r.field() + " " + r.message()).containsExactlyInAnyOrder(
+                "scope.nodes[0] names host 701, which is not an object of a business this token covers",
+                "target_hosts[0].bk_biz_id names business 7, which is not an object of a business this token covers",
+                "target_hosts[0] names module 71, which is not an object of a business this token covers");
+    }
+
+    @Test
     void objectsOfTheTokensBusinessThatIsTheSubscriptionsPass() {
         assertThat(check(spec("HOST", "TOPO", List.of(topo("biz", 2), topo("set", 20), topo("module", 21)), List.of(host(1),
                 address("10.0.0.1")), Map.of("host.bk_biz_id", 2)), SCOPED_TO_2)).isEmpty();
