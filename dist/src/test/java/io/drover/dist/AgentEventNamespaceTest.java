@@ -54,7 +54,8 @@ class AgentEventNamespaceTest {
                         .until(() -> follower.tags().contains("drover/agent/web-1/plugin/node_exporter/exited"));
                 // (the server itself writes web-1's online event: the forged copies are those that carry the marker)
                 assertThat(follower.events).noneMatch(e -> e.toString().contains("forged"));
-                assertThat(follower.tags()).doesNotContain("drover/agent/web-2/plugin/node_exporter/exited", "salt/key",
+                // (and its salt/key event when it accepted web-1's key)
+                assertThat(follower.tags()).doesNotContain("drover/agent/web-2/plugin/node_exporter/exited",
                         "salt/job/20261127083000000000/ret/web-2", "drover/plan/no-such-run/log");
                 String metrics = server.get("/metrics", null).text();
                 assertThat(metrics).containsPattern("drover_agent_events_refused_total(\\{[^}]*\\})? " + forged.size() + "\\.0");

@@ -254,6 +254,144 @@ final class TwoBusinesses implements AutoCloseable {
         };
     }
 
+    /** A body whose field {@code field} (a schema path, as {@link #businessFields} writes it) names an outside object. */
+    record Variant(String field, Object body) {
+    }
+
+    /** Property names that name a business or an object of one (a set, module, host, address, service, target). */
+    static final java.util.Set<String> BUSINESS_FIELDS = java.util.Set.of("bk_biz_id", "bk_biz_ids", "bk_set_id", "bk_module_id",
+            "bk_module_ids", "bk_host_id", "bk_inst_id", "ip", "tgt", "instance_selector", "hosts");
+
+    /**
+     * The business-bearing fields of a body schema ({@code #/components/schemas/X}), read from the OpenAPI document:
+     * dotted paths, {@code []} for the items of a list ({@code scope.nodes[].bk_host_id}).
+     */
+    List<String> businessFields(String ref) {
+        JsonNode schemas = fleet.server.get("/api/v1/openapi.json", null).body().path("components").path("schemas");
+        List<String> out = new ArrayList<>();
+        walk(schemas, schemas.path(ref.substring(ref.lastIndexOf('/') + 1)), "", out, new java.util.HashSet<>());
+        return out;
+    }
+
+    private static void walk(JsonNode schemas, JsonNode schema, String at, List<String> out, java.util.Set<String> seen) {
+        if (schema.has("$ref")) {
+            String name = schema.path("$ref").asText().substring("#/components/schemas/".length());
+            if (seen.add(name)) {
+                walk(schemas, schemas.path(name), at, out, seen);
+                seen.remove(name);
+            }
+            return;
+        }
+        if (schema.has("items")) {
+            walk(schemas, schema.path("items"), at + "[]", out, seen);
+            return;
+        }
+        schema.path("properties").fields().forEachRemaining(p -> {
+            String path = at.isEmpty() ? p.getKey() : at + "." + p.getKey();
+            boolean records = p.getValue().has("$ref") || p.getValue().path("items").has("$ref"); // a list of hosts, say
+            if (BUSINESS_FIELDS.contains(p.getKey()) && !records) {
+                out.add(path);
+            }
+            walk(schemas, p.getValue(), path, out, seen);
+        });
+    }
+
+    /**
+     * For a route of business scope below admin that takes a body: bodies for the inside objects of its path, each
+     * naming an outside object in one business-bearing field; null for a route this test has none for.
+     */
+    List<Variant> outsideFieldBodies(Operation op) {
+        String p = op.path().replace("/api/v1", "");
+        Map<String, Object> host1 = Map.of("bk_host_id", 1, "bk_biz_id", 2, "bk_host_innerip", "10.9.0.1", "bk_host_name", "in-host",
+                "bk_module_ids", List.of(20));
+        return switch (op.method() + " " + p) {
+            case "post /businesses", "put /businesses/{bk_biz_id}" -> List.of(new Variant("bk_biz_id", Map.of("bk_biz_id", 7,
+                    "bk_biz_name", "outside")));
+            case "post /sets", "put /sets/{bk_set_id}" -> List.of(
+                    new Variant("bk_biz_id", Map.of("bk_set_id", p.equals("/sets") ? 11 : 10, "bk_biz_id", 7, "bk_set_name", "x")),
+                    new Variant("bk_set_id", Map.of("bk_set_id", 70, "bk_biz_id", 2, "bk_set_name", "x")));
+            case "post /modules", "put /modules/{bk_module_id}" -> List.of(
+                    new Variant("bk_set_id", Map.of("bk_module_id", p.equals("/modules") ? 21 : 20, "bk_set_id", 70, "bk_module_name", "x")),
+                    new Variant("bk_biz_id", Map.of("bk_module_id", p.equals("/modules") ? 21 : 20, "bk_set_id", 10, "bk_biz_id", 7,
+                            "bk_module_name", "x")),
+                    new Variant("bk_module_id", Map.of("bk_module_id", 71, "bk_set_id", 10, "bk_module_name", "x")));
+            case "post /hosts", "put /hosts/{bk_host_id}" -> List.of(
+                    new Variant("bk_biz_id", with(host1, "bk_biz_id", 7)),
+                    new Variant("bk_module_ids", with(host1, "bk_module_ids", List.of(71))),
+                    new Variant("bk_host_id", with(with(host1, "bk_host_id", 7001), "bk_host_innerip", "10.9.7.1")));
+            case "post /hosts/{bk_host_id}/move" -> List.of(new Variant("bk_biz_id", Map.of("bk_biz_id", 7)),
+                    new Variant("bk_module_ids", Map.of("bk_module_ids", List.of(71))));
+            case "post /service-instances", "put /service-instances/{id}" -> {
+                Map<String, Object> svc = Map.of("id", p.equals("/service-instances") ? 101 : 100, "name", "x", "bk_module_id", 20,
+                        "bk_host_id", 1);
+                yield List.of(new Variant("bk_module_id", with(svc, "bk_module_id", 71)), new Variant("bk_host_id", with(svc, "bk_host_id", 7001)),
+                        new Variant("bk_biz_id", with(svc, "bk_biz_id", 7)));
+            }
+            case "post /inventory/import" -> List.of(
+                    new Variant("businesses[].bk_biz_id", Map.of("businesses", List.of(Map.of("bk_biz_id", 7, "bk_biz_name", "renamed")))),
+                    new Variant("sets[].bk_set_id", Map.of("sets", List.of(Map.of("bk_set_id", 70, "bk_biz_id", 2, "bk_set_name", "x")))),
+                    new Variant("sets[].bk_biz_id", Map.of("sets", List.of(Map.of("bk_set_id", 11, "bk_biz_id", 7, "bk_set_name", "x")))),
+                    new Variant("modules[].bk_module_id", Map.of("modules", List.of(Map.of("bk_module_id", 71, "bk_set_id", 10,
+                            "bk_module_name", "x")))),
+                    new Variant("modules[].bk_set_id", Map.of("modules", List.of(Map.of("bk_module_id", 21, "bk_set_id", 70,
+                            "bk_module_name", "x")))),
+                    new Variant("modules[].bk_biz_id", Map.of("modules", List.of(Map.of("bk_module_id", 21, "bk_set_id", 10,
+                            "bk_biz_id", 7, "bk_module_name", "x")))),
+                    new Variant("hosts[].bk_host_id", Map.of("hosts", List.of(with(host1, "bk_host_id", 7001)))),
+                    new Variant("hosts[].bk_biz_id", Map.of("hosts", List.of(with(with(with(host1, "bk_host_id", 9), "bk_biz_id", 7),
+                            "bk_host_innerip", "10.9.0.9")))),
+                    new Variant("hosts[].bk_module_ids", Map.of("hosts", List.of(with(host1, "bk_module_ids", List.of(71))))),
+                    new Variant("service_instances[].bk_biz_id", Map.of("service_instances", List.of(Map.of("id", 100, "name", "in-svc",
+                            "bk_module_id", 20, "bk_host_id", 1, "bk_biz_id", 7)))),
+                    new Variant("service_instances[].bk_module_id", Map.of("service_instances", List.of(Map.of("id", 100, "name", "in-svc",
+                            "bk_module_id", 71, "bk_host_id", 1)))),
+                    new Variant("service_instances[].bk_host_id", Map.of("service_instances", List.of(Map.of("id", 100, "name", "in-svc",
+                            "bk_module_id", 20, "bk_host_id", 7001)))));
+            case "post /jobs" -> List.of(new Variant("tgt", Map.of("tgt", "out-1", "tgt_type", "list", "fun", "test.ping")));
+            case "post /plans" -> List.of(new Variant("tgt", Map.of("tgt", "out-1", "tgt_type", "list", "plan", planDocument())));
+            case "post /diagnoses" -> List.of(new Variant("spec.hosts", diagnosisDocument(7001)));
+            // The alert webhook answers a batch naming outside hosts with what it skipped: checked by the route matrix.
+            case "post /alerts" -> List.of();
+            // Instance ids are looked up among the subscription's own instances only.
+            case "post /subscriptions/{id}/run", "post /subscriptions/{id}/retry" -> List.of();
+            case "post /subscriptions", "put /subscriptions/{id}", "post /subscriptions/{id}/plan" -> subscriptionVariants();
+            default -> null;
+        };
+    }
+
+    private static Map<String, Object> with(Map<String, Object> body, String key, Object value) {
+        Map<String, Object> out = new LinkedHashMap<>(body);
+        out.put(key, value);
+        return out;
+    }
+
+    /** The inside subscription's body (business 2, host 1) with one field naming business 7 or one of its objects. */
+    List<Variant> subscriptionVariants() {
+        Map<String, Object> inside = subscriptionSpec(2, 1);
+        java.util.function.BiFunction<String, List<Map<String, Object>>, Map<String, Object>> nodes = (type, list) ->
+                with(inside, "scope", Map.of("bk_biz_id", 2, "object_type", type.startsWith("SERVICE") ? "SERVICE" : "HOST",
+                        "node_type", type.endsWith("TOPO") ? "TOPO" : "INSTANCE", "nodes", list));
+        List<Map<String, Object>> host1 = List.of(Map.of("bk_host_id", 1));
+        return List.of(
+                new Variant("scope.bk_biz_id", with(inside, "scope", Map.of("bk_biz_id", 7, "object_type", "HOST", "node_type", "INSTANCE",
+                        "nodes", List.of(Map.of("bk_host_id", 7001))))),
+                new Variant("scope.nodes[].bk_biz_id", nodes.apply("HOST TOPO", List.of(Map.of("bk_obj_id", "module", "bk_inst_id", 20,
+                        "bk_biz_id", 7)))),
+                new Variant("scope.nodes[].bk_inst_id", nodes.apply("HOST TOPO", List.of(Map.of("bk_obj_id", "module", "bk_inst_id", 71)))),
+                new Variant("scope.nodes[].bk_inst_id", nodes.apply("HOST TOPO", List.of(Map.of("bk_obj_id", "set", "bk_inst_id", 70)))),
+                new Variant("scope.nodes[].bk_inst_id", nodes.apply("HOST TOPO", List.of(Map.of("bk_obj_id", "biz", "bk_inst_id", 7)))),
+                new Variant("scope.nodes[].bk_host_id", nodes.apply("HOST INSTANCE", List.of(Map.of("bk_host_id", 7001)))),
+                new Variant("scope.nodes[].ip", nodes.apply("HOST INSTANCE", List.of(Map.of("ip", "10.9.7.1", "bk_cloud_id", 0)))),
+                new Variant("scope.nodes[].id", nodes.apply("SERVICE INSTANCE", List.of(Map.of("id", 700)))),
+                new Variant("scope.instance_selector", with(inside, "scope", Map.of("bk_biz_id", 2, "object_type", "HOST",
+                        "node_type", "INSTANCE", "nodes", host1, "instance_selector", Map.of("host.bk_host_id", 7001)))),
+                new Variant("target_hosts[].bk_host_id", with(inside, "target_hosts", List.of(Map.of("bk_host_id", 7001)))),
+                new Variant("target_hosts[].ip", with(inside, "target_hosts", List.of(Map.of("ip", "10.9.7.1", "bk_cloud_id", 0)))),
+                new Variant("target_hosts[].bk_biz_id", with(inside, "target_hosts", List.of(Map.of("bk_host_id", 1, "bk_biz_id", 7)))),
+                new Variant("target_hosts[].bk_inst_id", with(inside, "target_hosts", List.of(Map.of("bk_host_id", 1, "bk_obj_id", "module",
+                        "bk_inst_id", 71)))));
+    }
+
     Response call(Operation op, String path, String token, Object body) {
         return switch (op.method()) {
             case "get" -> fleet.server.get(path, token);

@@ -188,12 +188,14 @@ public final class DroverServer implements AutoCloseable {
 
             DeploymentStore deployments = new DeploymentStore(database.jdbi(), clock);
             this.leases = new WorkLeaseStore(database.jdbi(), clock, joined == null);
+            // Subscription tasks and diagnoses limit these system principals to the business they act for, per task.
             this.tasks = new TaskScheduler(new TaskRepository(database.jdbi(), events, clock), new io.drover.server.jobs.JobAgentCalls(jobs,
                     java.time.Duration.ofSeconds(config.jobTimeoutSeconds()), io.drover.server.auth.Principal.system("subscriptions")),
                     deployments, config.taskConcurrency(), leases, clock);
             this.subscriptions = new SubscriptionService(subscriptionStore,
                     new PlanBuilder(database.jdbi(), new InventoryRepository(), packages, deployments,
-                            new AgentDirectory(agents), pluginSecrets), tasks, deployments);
+                            new AgentDirectory(agents), pluginSecrets), tasks, deployments,
+                    new io.drover.server.subscriptions.ScopeObjects(database.jdbi(), new InventoryRepository()));
             new SubscriptionRoutes(subscriptions, inventory).register(api);
             this.triggers = new Triggers(subscriptionStore, subscriptions,
                     new io.drover.core.subscriptions.ReplanDebounce(java.time.Duration.ofSeconds(config.inventoryDebounceSeconds()),

@@ -37,22 +37,35 @@ public final class ScopeResolver {
     public static Resolution resolve(long subscriptionId, SubscriptionSpec spec, InventorySnapshot inventory,
                                      Function<String, ScopeInstance> known) {
         SubscriptionSpec.Scope scope = spec.scope();
+        // The subscription's business is the wall: a node or target host of another business is reported and
+        // resolves to nothing, whatever business the node names and wherever its object moved since.
+        long biz = scope.bkBizId();
         boolean service = "SERVICE".equals(scope.objectType());
         List<Long> targets = new ArrayList<>();
         List<String> missing = new ArrayList<>();
-        if (spec.targetHosts() != null) {
+        boolean fixedTargets = spec.targetHosts() != null && !spec.targetHosts().isEmpty();
+        if (fixedTargets) {
             for (Node n : spec.targetHosts()) {
                 Host h = hostOf(n, inventory);
                 if (h == null) {
-                    missing.add("target host " + describe(n));
+                    missing.add("target " + describe(n));
+                } else if (!Objects.equals(h.bkBizId(), biz)) {
+                    missing.add("target " + describe(n) + outside(h.bkBizId(), biz));
                 } else if (!targets.contains(h.bkHostId())) {
                     targets.add(h.bkHostId());
                 }
             }
+            if (targets.isEmpty()) {
+                missing.add("no target host is in business " + biz + ": no instance is planned");
+                return new Resolution(List.of(), missing);
+            }
         }
-        Builder instances = new Builder(subscriptionId, List.copyOf(targets), known);
+        Builder instances = new Builder(subscriptionId, biz, List.copyOf(targets), known);
         for (Node node : scope.nodes()) {
-            long biz = node.bkBizId() != null ? node.bkBizId() : scope.bkBizId();
+            if (node.bkBizId() != null && node.bkBizId() != biz) {
+                missing.add(describe(node) + outside(node.bkBizId(), biz));
+                continue;
+            }
             int before = instances.size();
             if ("TOPO".equals(scope.nodeType())) {
                 for (TopoModule m : inventory.modules()) {
@@ -60,8 +73,7 @@ public final class ScopeResolver {
                         if (service) {
                             inventory.servicesOfModule(m.bkModuleId()).forEach(s -> instances.addService(s, inventory));
                         } else {
-                            inventory.hostsOfModule(m.bkModuleId()).stream().filter(h -> Objects.equals(h.bkBizId(), biz))
-                                    .forEach(instances::addHost);
+                            inventory.hostsOfModule(m.bkModuleId()).forEach(instances::addHost);
                         }
                     }
                 }
@@ -89,9 +101,13 @@ public final class ScopeResolver {
         return new Resolution(selected, missing);
     }
 
+    private static String outside(Long objectBiz, long biz) {
+        return " in business " + objectBiz + ": outside the subscription's business " + biz;
+    }
+
     private static boolean inNode(TopoModule m, Node node) {
         return switch (String.valueOf(node.bkObjId())) {
-            case "biz" -> true;
+            case "biz" -> Objects.equals(m.bkBizId(), node.bkInstId());
             case "set" -> Objects.equals(m.bkSetId(), node.bkInstId());
             case "module" -> Objects.equals(m.bkModuleId(), node.bkInstId());
             default -> false;
@@ -120,12 +136,14 @@ public final class ScopeResolver {
     /** The instances found so far by id, the first kept when an object is found twice. */
     private static final class Builder {
         private final long subscriptionId;
+        private final long biz;
         private final List<Long> fixedTargets;
         private final Function<String, ScopeInstance> known;
         private final Map<String, ScopeInstance> byId = new LinkedHashMap<>();
 
-        Builder(long subscriptionId, List<Long> fixedTargets, Function<String, ScopeInstance> known) {
+        Builder(long subscriptionId, long biz, List<Long> fixedTargets, Function<String, ScopeInstance> known) {
             this.subscriptionId = subscriptionId;
+            this.biz = biz;
             this.fixedTargets = fixedTargets;
             this.known = known;
         }
@@ -134,7 +152,11 @@ public final class ScopeResolver {
             return byId.size();
         }
 
+        /** A host, or a service instance's host, of another business is never an instance. */
         void addHost(Host h) {
+            if (!Objects.equals(h.bkBizId(), biz)) {
+                return;
+            }
             String id = ScopeInstance.hostInstanceId(h.bkHostId());
             if (!byId.containsKey(id)) {
                 add(id, ScopeInstance.hostGroupId(subscriptionId, h.bkHostId()), h, null);
@@ -143,7 +165,7 @@ public final class ScopeResolver {
 
         void addService(ServiceInstance s, InventorySnapshot inv) {
             Host h = inv.host(s.bkHostId());
-            if (h == null) {
+            if (h == null || !Objects.equals(h.bkBizId(), biz) || !Objects.equals(s.bkBizId(), biz)) {
                 return;
             }
             String id = ScopeInstance.serviceInstanceId(s.id());

@@ -55,11 +55,48 @@ class ScopeAndRenderTest {
                 .containsExactly("host|instance|host|1", "host|instance|host|2");
         assertThat(ids(ScopeResolver.resolve(1, spec("HOST", "TOPO", List.of(topo("set", 20), topo("module", 22)), null, Map.of()), INVENTORY)))
                 .containsExactly("host|instance|host|1", "host|instance|host|2", "host|instance|host|3");
-        assertThat(ids(ScopeResolver.resolve(1, spec("HOST", "TOPO", List.of(topo("biz", 2),
-                new Node("module", 31L, 3L, null, null, null, null)), null, Map.of()), INVENTORY))).hasSize(4);
+        assertThat(ids(ScopeResolver.resolve(1, spec("HOST", "TOPO", List.of(topo("biz", 2)), null, Map.of()), INVENTORY)))
+                .hasSize(3);
         ScopeResolver.Resolution missing = ScopeResolver.resolve(1, spec("HOST", "TOPO", List.of(topo("module", 99)), null, Map.of()), INVENTORY);
         assertThat(missing.instances()).isEmpty();
         assertThat(missing.missing()).containsExactly("module 99 in business 2");
+    }
+
+    @Test
+    void nodesAndTargetHostsOfAnotherBusinessAreNeverPlannedWhateverTheyClaim() {
+        // a node naming its own business 3, a business node for 3, a host of 3 listed by id and by address:
+        // the subscription's business (2) is the wall, the nodes are reported and resolve to nothing
+        ScopeResolver.Resolution topo = ScopeResolver.resolve(1, spec("HOST", "TOPO", List.of(
+                new Node("module", 31L, 3L, null, null, null, null), topo("biz", 3), topo("module", 31)), null, Map.of()), INVENTORY);
+        assertThat(topo.instances()).isEmpty();
+        assertThat(topo.missing()).containsExactly("module 31 in business 3: outside the subscription's business 2",
+                "biz 3 in business 2", "module 31 in business 2");
+        ScopeResolver.Resolution listed = ScopeResolver.resolve(1, spec("HOST", "INSTANCE", List.of(
+                new Node(null, null, 3L, 4L, null, null, null), new Node(null, null, null, null, "10.0.0.4", 0L, null)), null, Map.of()),
+                INVENTORY);
+        assertThat(listed.instances()).isEmpty();
+        assertThat(listed.missing()).containsExactly("host 4 in business 3: outside the subscription's business 2",
+                "host 10.0.0.4 (cloud 0) in business 2");
+        ScopeResolver.Resolution services = ScopeResolver.resolve(1, spec("SERVICE", "INSTANCE", List.of(
+                new Node(null, null, 3L, null, null, null, 7L)), null, Map.of()), INVENTORY);
+        assertThat(services.instances()).isEmpty();
+    }
+
+    @Test
+    void aTargetHostThatIsNotInTheSubscriptionsBusinessIsNotATarget() {
+        // host 4 is of business 3 (it moved there, or was named so): never deployed to; with no target host left in
+        // business 2, no instance is planned (its copies depart as out of business, they are not followed)
+        ScopeResolver.Resolution mixed = ScopeResolver.resolve(1, spec("HOST", "INSTANCE", List.of(
+                new Node(null, null, null, 1L, null, null, null)), List.of(new Node(null, null, null, 4L, null, null, null),
+                new Node(null, null, null, 3L, null, null, null)), Map.of()), INVENTORY);
+        assertThat(mixed.instances()).singleElement().satisfies(i -> assertThat(i.targetHosts()).containsExactly(3L));
+        assertThat(mixed.missing()).containsExactly("target host 4 in business 3: outside the subscription's business 2");
+        ScopeResolver.Resolution none = ScopeResolver.resolve(1, spec("HOST", "INSTANCE", List.of(
+                new Node(null, null, null, 1L, null, null, null)), List.of(new Node(null, null, null, null, "10.0.0.4", 0L, null)),
+                Map.of()), INVENTORY);
+        assertThat(none.instances()).isEmpty();
+        assertThat(none.missing()).containsExactly("target host 10.0.0.4 (cloud 0) in business 3: outside the subscription's business 2",
+                "no target host is in business 2: no instance is planned");
     }
 
     @Test

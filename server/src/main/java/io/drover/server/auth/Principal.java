@@ -20,6 +20,18 @@ public record Principal(long tokenId, String name, Role role, Set<Long> bizIds) 
         bizIds = Set.copyOf(bizIds);
     }
 
+    /**
+     * This caller limited to some of its businesses: the server acting for work one business owns (a subscription's
+     * task, a diagnosis of one host) so that the checks on every job it starts refuse agents of any other.
+     */
+    public Principal limitedTo(Collection<Long> businesses) {
+        if (businesses.isEmpty() || !businesses.stream().allMatch(this::mayTouch)) {
+            // an empty set would mean every business
+            throw new IllegalArgumentException(name + " cannot be limited to " + businesses + " (it covers " + bizIds + ")");
+        }
+        return new Principal(tokenId, name, role, Set.copyOf(businesses));
+    }
+
     public boolean allBusinesses() {
         return bizIds.isEmpty();
     }

@@ -180,7 +180,7 @@ public final class DiagnosisRunner implements AutoCloseable {
                 int node = next.getAsInt();
                 String sentJid = jdbi.withHandle(h -> repository.sent(h, row.id())).filter(sent -> sent.node() == node)
                         .map(DiagnosisRepository.SentCall::jid).orElse(null);
-                result = executor.run(agent, row.hostId(), operation.get(), DiagnosisProgress.data(row.parameters(), state, context(row)),
+                result = executor.run(agent, row.bizId(), row.hostId(), operation.get(), DiagnosisProgress.data(row.parameters(), state, context(row)),
                         new OperationExecutor.Sending(sentJid, jid -> jdbi.useHandle(h -> repository.markSent(h, row.id(), node, jid))));
             } finally {
                 slots.release();

@@ -28,9 +28,12 @@ final class OperationExecutor {
         }
     }
 
-    /** Re-runs the subscriptions that deploy to a host and waits for them (the {@code rerunSubscriptions} action). */
+    /**
+     * Re-runs the subscriptions of business {@code bizId} that deploy to a host and waits for them (the
+     * {@code rerunSubscriptions} action).
+     */
     interface SubscriptionReruns {
-        Result.Done rerun(long hostId, Duration timeout);
+        Result.Done rerun(long bizId, long hostId, Duration timeout);
     }
 
     private final AgentCalls agents;
@@ -50,12 +53,14 @@ final class OperationExecutor {
         static final Sending NEW = new Sending(null, jid -> { });
     }
 
-    Result run(String agentId, long hostId, Operation operation, Map<String, String> data, Sending how) {
+    /** Runs one operation of a diagnosis of business {@code bizId}: its calls reach only agents of that business. */
+    Result run(String agentId, long bizId, long hostId, Operation operation, Map<String, String> data, Sending how) {
         Duration timeout = Duration.ofSeconds(operation.timeoutSeconds());
+        AgentCalls agents = this.agents.forBusinesses(java.util.Set.of(bizId));
         if (operation.droverAction() != null) {
-            return action(agentId, hostId, operation, data, timeout, how);
+            return action(agents, agentId, bizId, hostId, operation, data, timeout, how);
         }
-        AgentCalls.Outcome<AgentResult.OperationOutcome> outcome = send(agentId, new AgentCall.RunOperation(run(operation, data)),
+        AgentCalls.Outcome<AgentResult.OperationOutcome> outcome = send(agents, agentId, new AgentCall.RunOperation(run(operation, data)),
                 timeout.plus(CALL_MARGIN), how);
         if (!outcome.answered()) {
             return new Result.Unreachable(outcome.text());
@@ -79,15 +84,17 @@ final class OperationExecutor {
         };
     }
 
-    private <R extends AgentResult> AgentCalls.Outcome<R> send(String agentId, AgentCall<R> call, Duration timeout, Sending how) {
+    private static <R extends AgentResult> AgentCalls.Outcome<R> send(AgentCalls agents, String agentId, AgentCall<R> call,
+                                                                      Duration timeout, Sending how) {
         return how.sentJid() != null ? agents.resume(agentId, how.sentJid(), call, timeout)
                 : agents.call(agentId, call, timeout, how.sending());
     }
 
-    private Result action(String agentId, long hostId, Operation operation, Map<String, String> data, Duration timeout, Sending how) {
+    private Result action(AgentCalls agents, String agentId, long bizId, long hostId, Operation operation, Map<String, String> data,
+                          Duration timeout, Sending how) {
         Operation.DroverAction action = operation.droverAction();
         if (action.action() == Operation.Action.RERUN_SUBSCRIPTIONS) {
-            return reruns.rerun(hostId, timeout);
+            return reruns.rerun(bizId, hostId, timeout);
         }
         String plugin = data.get(action.pluginKey());
         if (plugin == null || plugin.isBlank()) {
@@ -95,7 +102,7 @@ final class OperationExecutor {
                     + action.pluginKey() + "' naming the plugin (give it as a parameter or a trigger's injected label)");
         }
         ProcessOp op = action.action() == Operation.Action.RESTART_PLUGIN ? ProcessOp.RESTART : ProcessOp.QUERY;
-        AgentCalls.Outcome<AgentResult.ProcessState> outcome = send(agentId, new AgentCall.OperateProcess(plugin, op),
+        AgentCalls.Outcome<AgentResult.ProcessState> outcome = send(agents, agentId, new AgentCall.OperateProcess(plugin, op),
                 timeout.plus(CALL_MARGIN), how);
         if (!outcome.answered()) {
             return new Result.Unreachable(outcome.text());

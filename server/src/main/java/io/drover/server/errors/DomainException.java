@@ -35,6 +35,11 @@ public final class DomainException extends RuntimeException {
         return new DomainException(Kind.FORBIDDEN, "forbidden", detail, List.of());
     }
 
+    /** Refused fields of a body that name what the caller may not touch, every one named. */
+    public static DomainException forbidden(String detail, List<FieldError> errors) {
+        return new DomainException(Kind.FORBIDDEN, "forbidden", detail, errors);
+    }
+
     public static DomainException notFound(String what, Object id) {
         return new DomainException(Kind.NOT_FOUND, "not_found", what + " " + id + " does not exist", List.of());
     }

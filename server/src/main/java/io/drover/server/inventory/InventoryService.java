@@ -764,8 +764,14 @@ public final class InventoryService {
     private ServiceInstance placeService(Handle h, Principal p, ServiceInstance s, String at) {
         TopoModule module = requireModule(h, s.bkModuleId(), at + "bk_module_id");
         p.requireBiz(module.bkBizId());
-        Host host = repo.host(h, s.bkHostId()).orElseThrow(() -> DomainException.invalid(at + "bk_host_id",
-                "host " + s.bkHostId() + " does not exist"));
+        if (s.bkBizId() != null && !s.bkBizId().equals(module.bkBizId())) { // the module's business, never another's
+            p.requireBiz(s.bkBizId());
+            throw DomainException.invalid(at + "bk_biz_id", "is " + s.bkBizId() + " but module " + module.bkModuleId()
+                    + " is in business " + module.bkBizId());
+        }
+        // A host of a business the token does not cover is answered as one that does not exist.
+        Host host = repo.host(h, s.bkHostId()).filter(found -> p.covers(found.bkBizId())).orElseThrow(() -> DomainException.invalid(
+                at + "bk_host_id", "host " + s.bkHostId() + " does not exist"));
         if (!host.bkModuleIds().contains(module.bkModuleId())) {
             throw DomainException.invalid(at + "bk_host_id", "host " + host.bkHostId() + " is not in module "
                     + module.bkModuleId() + "; move the host there first");

@@ -29,6 +29,12 @@ public interface AgentCalls {
 
     <R extends AgentResult> Outcome<R> call(String agentId, AgentCall<R> call);
 
+    /**
+     * These calls limited to agents of these businesses (as they are when a call is sent): work one business owns
+     * (a subscription's task, a diagnosis of one of its hosts) can reach no agent of another.
+     */
+    AgentCalls forBusinesses(java.util.Set<Long> bizIds);
+
     /** As {@link #call(String, AgentCall)}, waiting up to {@code timeout} for this call (a diagnosis operation's own). */
     default <R extends AgentResult> Outcome<R> call(String agentId, AgentCall<R> call, java.time.Duration timeout) {
         return call(agentId, call);

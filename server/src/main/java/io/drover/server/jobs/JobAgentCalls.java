@@ -11,7 +11,8 @@ import java.time.Duration;
 import java.util.function.Consumer;
 
 /**
- * {@link AgentCalls} over jobs: each call is a job on one agent, recorded with a system principal, awaited. A call
+ * {@link AgentCalls} over jobs: each call is a job on one agent, recorded with a system principal (limited to the
+ * businesses of the work, whose job checks then refuse any agent outside them), awaited. A call
  * not answered within {@link #RESEND} is sent again under the same job id until it is answered or times out: an agent
  * that was moving between servers of a cluster when it was first sent gets it, and runs it once.
  */
@@ -26,6 +27,11 @@ public final class JobAgentCalls implements AgentCalls {
         this.jobs = jobs;
         this.timeout = timeout;
         this.caller = caller;
+    }
+
+    @Override
+    public AgentCalls forBusinesses(java.util.Set<Long> bizIds) {
+        return new JobAgentCalls(jobs, timeout, caller.limitedTo(bizIds));
     }
 
     @Override
@@ -51,6 +57,7 @@ public final class JobAgentCalls implements AgentCalls {
     @Override
     public <R extends AgentResult> Outcome<R> resume(String agentId, String jid, AgentCall<R> call, Duration timeout) {
         try {
+            jobs.await(caller, jid, Duration.ZERO); // refused when its agent is no longer in the caller's businesses
             jobs.redeliver(jid, agentId);
         } catch (RuntimeException e) {
             return Outcome.failed("job " + jid + " cannot be resumed on agent " + agentId + ": " + e.getMessage());

@@ -40,17 +40,28 @@ public final class SubscriptionService {
     private final PlanBuilder planner;
     private final TaskScheduler runner;
     private final DeploymentStore deployments;
+    private final ScopeObjects objects;
 
-    public SubscriptionService(SubscriptionStore store, PlanBuilder planner, TaskScheduler runner, DeploymentStore deployments) {
+    public SubscriptionService(SubscriptionStore store, PlanBuilder planner, TaskScheduler runner, DeploymentStore deployments,
+                               ScopeObjects objects) {
         this.store = store;
+        this.objects = objects;
         this.planner = planner;
         this.runner = runner;
         this.deployments = deployments;
     }
 
-    public Started create(Principal p, SubscriptionSpec spec) {
+    /**
+     * A body from a caller: well formed, and every business, node, host, service instance and target it names is in
+     * a business the token covers and in the subscription's own business.
+     */
+    private void check(Principal p, SubscriptionSpec spec) {
         SubscriptionStore.validate(spec);
-        p.requireBiz(spec.scope().bkBizId());
+        objects.check(p, spec);
+    }
+
+    public Started create(Principal p, SubscriptionSpec spec) {
+        check(p, spec);
         Map<String, PlanBuilder.StepPackage> steps = planner.stepPackages(spec); // checked before anything is stored
         SubscriptionInfo created = store.create(spec);
         if (Boolean.FALSE.equals(spec.runImmediately())) {
@@ -73,8 +84,7 @@ public final class SubscriptionService {
 
     public Started update(Principal p, long id, SubscriptionSpec spec) {
         get(p, id);
-        SubscriptionStore.validate(spec);
-        p.requireBiz(spec.scope().bkBizId());
+        check(p, spec);
         Map<String, PlanBuilder.StepPackage> steps = planner.stepPackages(spec);
         SubscriptionInfo updated = store.update(id, spec);
         return new Started(updated, runner.start(planner.prepare(updated, steps), "update", p.name(),
@@ -137,8 +147,7 @@ public final class SubscriptionService {
     /** The plan an update to {@code spec} would run, without saving it (checked like an update). */
     public PlanView planProposed(Principal p, long id, SubscriptionSpec spec) {
         SubscriptionInfo s = get(p, id);
-        SubscriptionStore.validate(spec);
-        p.requireBiz(spec.scope().bkBizId());
+        check(p, spec);
         SubscriptionStore.checkFixedFields(s, spec);
         return view(id, planner.prepare(new SubscriptionInfo(s.id(), spec.name(), spec.scope().bkBizId(), s.objectType(),
                 spec.scope().nodeType(), s.enabled(), spec, s.createdAt(), s.updatedAt())));

@@ -103,8 +103,7 @@ public final class Triggers implements AutoCloseable {
             debounce.fired();
         }
         for (SubscriptionInfo s : store.list(null, null)) {
-            boolean affected = all || businesses.contains(s.bkBizId()) || s.spec().scope().nodes().stream()
-                    .anyMatch(n -> n.bkBizId() != null && businesses.contains(n.bkBizId()));
+            boolean affected = all || businesses.contains(s.bkBizId()); // a subscription plans nothing outside its business
             if (s.enabled() && affected && (all || "TOPO".equals(s.nodeType()))) {
                 runQuietly(s, all ? "agent" : "inventory");
             }

@@ -54,6 +54,14 @@ class DiagnosisModuleTest {
         final Map<String, Function<Map<String, String>, AgentResult.OperationOutcome>> operations = new ConcurrentHashMap<>();
         volatile ProcessStatus plugin = ProcessStatus.TERMINATED;
         volatile CountDownLatch hold;
+        /** The businesses each operation's calls were limited to. */
+        final List<Set<Long>> businesses = new CopyOnWriteArrayList<>();
+
+        @Override
+        public AgentCalls forBusinesses(Set<Long> bizIds) {
+            businesses.add(bizIds);
+            return this;
+        }
 
         @Override
         @SuppressWarnings("unchecked")

@@ -47,7 +47,7 @@ final class InstanceRunner {
             return true;
         }
         StepJournal journal = new StepJournal(recorded == null ? planned(ip) : recorded,
-                records -> tasks.saveSteps(taskId, ip.instanceId(), records), agents, clock);
+                records -> tasks.saveSteps(taskId, ip.instanceId(), records), agents.forBusinesses(p.businesses()), clock);
         if (recorded == null) {
             tasks.instanceStarted(taskId, ip.instanceId());
         }

@@ -78,12 +78,13 @@ public final class PlanBuilder {
 
     /**
      * A plan with everything execution needs: instances, their files (rendered again when a step needs them; the plan
-     * keeps their md5s only), packages, agents, deployed rows.
+     * keeps their md5s only), packages, agents, deployed rows, and the businesses its task may act in: the
+     * subscription's, and for a deletion also those its copies' hosts have moved to (it removes its own copies there).
      */
     public record Prepared(SubscriptionInfo subscription, Planner.Plan plan, Map<String, ScopeInstance> instances,
                            InstanceFiles files, Map<String, StepPackage> packages,
                            Map<Long, String> agents, List<DeploymentStore.Row> deployed, List<String> missing,
-                           Map<Long, Host> hosts) {
+                           Map<Long, Host> hosts, Set<Long> businesses) {
     }
 
     /** Renders what one step of an instance pushes, as planning rendered it (same inputs and ports). */
@@ -164,9 +165,14 @@ public final class PlanBuilder {
         });
         List<Departed> departed = new ArrayList<>();
         Set<String> seen = new HashSet<>();
+        Set<Long> businesses = new TreeSet<>(Set.of(sub.bkBizId()));
         for (DeploymentStore.Row r : deployed) {
             if (!instances.containsKey(r.instanceId()) && seen.add(r.instanceId())) {
-                departed.add(departed(r, deployed, agentsByHost, deleting));
+                Host host = jdbi.withHandle(h -> repository.host(h, r.hostId())).orElse(null);
+                departed.add(departed(r, host, deployed, agentsByHost, deleting));
+                if (deleting && host != null && host.bkBizId() != null) {
+                    businesses.add(host.bkBizId());
+                }
             }
         }
         List<Planner.StepSpec> stepSpecs = steps.values().stream()
@@ -177,7 +183,8 @@ public final class PlanBuilder {
         for (ScopeInstance i : instances.values()) {
             hosts.put(i.host().bkHostId(), i.host());
         }
-        return new Prepared(sub, plan, instances, files(rendering, steps), steps, agentsByHost, deployed, resolution.missing(), hosts);
+        return new Prepared(sub, plan, instances, files(rendering, steps), steps, agentsByHost, deployed, resolution.missing(), hosts,
+                Set.copyOf(businesses));
     }
 
     private static InstanceFiles files(PlanRendering rendering, Map<String, StepPackage> steps) {
@@ -195,10 +202,9 @@ public final class PlanBuilder {
         };
     }
 
-    /** A departed instance left the business when its host now belongs to another one. */
-    private Departed departed(DeploymentStore.Row row, List<DeploymentStore.Row> deployed, Map<Long, String> agentsByHost,
+    /** A departed instance left the business when its host ({@code host}, null when gone) now belongs to another one. */
+    private Departed departed(DeploymentStore.Row row, Host host, List<DeploymentStore.Row> deployed, Map<Long, String> agentsByHost,
                               boolean deleting) {
-        Host host = jdbi.withHandle(h -> repository.host(h, row.hostId())).orElse(null);
         boolean outOfBusiness = host != null && host.bkBizId() != null && host.bkBizId() != row.bizId();
         Departure why = deleting ? Departure.SUBSCRIPTION_DELETED : outOfBusiness ? Departure.LEFT_BUSINESS : Departure.LEFT_SCOPE;
         Set<Long> offline = new TreeSet<>();
@@ -337,20 +343,18 @@ public final class PlanBuilder {
         }
     }
 
+    /**
+     * The scope's business (and no other: {@link ScopeResolver} plans nothing outside it), and the target hosts
+     * wherever they are, so that one that moved away is reported as outside it.
+     */
     private InventorySnapshot snapshot(SubscriptionSpec spec) {
-        Set<Long> businesses = new TreeSet<>();
-        businesses.add(spec.scope().bkBizId());
-        spec.scope().nodes().stream().map(SubscriptionSpec.Node::bkBizId).filter(java.util.Objects::nonNull).forEach(businesses::add);
+        long biz = spec.scope().bkBizId();
         return jdbi.inTransaction(h -> {
-            List<Host> hosts = new ArrayList<>();
-            List<TopoModule> modules = new ArrayList<>();
+            List<Host> hosts = new ArrayList<>(repository.allHosts(h, TopoFilter.business(biz)));
+            List<TopoModule> modules = new ArrayList<>(repository.modules(h, biz, null, null));
             List<ServiceInstance> services = new ArrayList<>();
-            for (long biz : businesses) {
-                hosts.addAll(repository.allHosts(h, TopoFilter.business(biz)));
-                modules.addAll(repository.modules(h, biz, null, null));
-                if ("SERVICE".equals(spec.scope().objectType())) {
-                    services.addAll(repository.serviceInstances(h, TopoFilter.business(biz), 0, 1_000_000).items());
-                }
+            if ("SERVICE".equals(spec.scope().objectType())) {
+                services.addAll(repository.serviceInstances(h, TopoFilter.business(biz), 0, 1_000_000).items());
             }
             if (spec.targetHosts() != null) {
                 for (SubscriptionSpec.Node n : spec.targetHosts()) {

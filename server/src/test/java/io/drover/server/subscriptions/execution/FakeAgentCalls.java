@@ -31,6 +31,15 @@ final class FakeAgentCalls implements AgentCalls {
     private final java.util.concurrent.atomic.AtomicInteger jobs = new java.util.concurrent.atomic.AtomicInteger();
     private final Map<String, BiFunction<String, AgentCall<?>, Outcome<?>>> rules = new ConcurrentHashMap<>();
 
+    /** The businesses the calls were limited to, each time they were. */
+    final List<java.util.Set<Long>> businesses = new CopyOnWriteArrayList<>();
+
+    @Override
+    public AgentCalls forBusinesses(java.util.Set<Long> bizIds) {
+        businesses.add(bizIds);
+        return this;
+    }
+
     /** From now on, {@code fun} on {@code agentId} answers with what {@code rule} gives. */
     void when(String agentId, String fun, BiFunction<String, AgentCall<?>, Outcome<?>> rule) {
         rules.put(agentId + " " + fun, rule);

@@ -120,7 +120,7 @@ abstract class TaskSchedulerContract {
         return new PlanBuilder.Prepared(sub, new Planner.Plan(plans, Map.of(Action.INSTALL, hosts)), instances,
                 (instance, stepId) -> io.drover.core.subscriptions.StepFiles.plain(rendered.get(instance.instanceId())),
                 Map.of("exporter", new PlanBuilder.StepPackage(spec.steps().getFirst(), pkg, Map.of())), agentIds, List.of(),
-                List.of(), hostMap);
+                List.of(), hostMap, java.util.Set.of(2L));
     }
 
     TaskInfo finished(long task) {
@@ -148,6 +148,15 @@ abstract class TaskSchedulerContract {
                 "register process", "query process", "restart process");
         assertThat(step.subSteps()).allSatisfy(s -> assertThat(s.status()).isEqualTo(RunStatus.SUCCESS));
         assertThat(deployments.of(subscriptionId)).hasSize(3).allSatisfy(r -> assertThat(r.status().name()).isEqualTo("RUNNING"));
+    }
+
+    @Test
+    void aTasksAgentCallsAreLimitedToTheBusinessesItsPlanActsIn() throws Exception {
+        // the calls go out as a principal of business 2 only: JobService then refuses any agent outside it
+        long task = scheduler.start(install(2, spec(null, null)), "create", "alice", TaskScheduler.Selection.ALL).orElseThrow();
+        assertThat(finished(task).status()).isEqualTo(RunStatus.SUCCESS);
+        assertThat(agents.calls).isNotEmpty();
+        assertThat(agents.businesses).hasSize(2).containsOnly(java.util.Set.of(2L));
     }
 
     @Test
@@ -315,7 +324,7 @@ abstract class TaskSchedulerContract {
         PlanBuilder.Prepared failing = new PlanBuilder.Prepared(p.subscription(), new Planner.Plan(List.of(new InstancePlan(
                 ScopeInstance.hostInstanceId(1), List.of(new StepAction("exporter", Action.FAIL, Reason.RENDER_FAILED,
                 "template etc/exporter.yaml, line 2: 'port' is undefined")))), Map.of()), p.instances(), p.files(),
-                p.packages(), p.agents(), p.deployed(), p.missing(), p.hosts());
+                p.packages(), p.agents(), p.deployed(), p.missing(), p.hosts(), p.businesses());
         TaskInfo done = finished(scheduler.start(failing, "run", "alice", TaskScheduler.Selection.ALL).orElseThrow());
         assertThat(instance(done, 1).status()).isEqualTo(RunStatus.FAILED);
         assertThat(instance(done, 1).error()).contains("'port' is undefined");
