@@ -242,9 +242,12 @@ public final class AgentRegistry {
                     text(a.grains.get("cpuarch")));
             long hostId = host.bkHostId();
             LinkOutcome outcome = jdbi.inTransaction(h -> {
-                Long linked = repository.lockAgent(h, a.id).map(AgentRepository.Linked::hostId).orElse(null);
-                if (linked != null) {
-                    return new LinkOutcome(linked, null); // linked meanwhile (by an admin, or by another server)
+                Optional<AgentRepository.Linked> row = repository.lockAgent(h, a.id);
+                if (row.isEmpty()) {
+                    return new LinkOutcome(null, null); // its key was deleted meanwhile
+                }
+                if (row.get().hostId() != null) {
+                    return new LinkOutcome(row.get().hostId(), null); // linked meanwhile (by an admin, or by another server)
                 }
                 Long hostBiz = repository.lockHostBusiness(h, hostId).orElse(null);
                 if (hostBiz == null) {
