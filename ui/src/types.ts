@@ -9,6 +9,16 @@ export interface Agent {
   online: boolean;
   version?: string;
   last_seen?: string;
+  link_conflict?: LinkConflict;
+}
+
+/** Why an agent is not linked to the host at the address it claims (bk_host_id only when the token may see it). */
+export interface LinkConflict {
+  reason: 'other_business' | 'host_has_agent';
+  claimed_ip: string;
+  bk_cloud_id: number;
+  bk_host_id?: number;
+  since?: string;
 }
 
 export interface Business {

@@ -62,6 +62,7 @@ describe('permissions from openapi', () => {
     expect(o.can('POST', '/api/v1/jobs')).toBe(true);
     expect(o.can('POST', '/api/v1/subscriptions/1/revoke')).toBe(true);
     expect(o.can('DELETE', '/api/v1/keys/host-1')).toBe(false);
+    expect(o.can('POST', '/api/v1/agents/host-1/link')).toBe(false);
     // every operation with a role is decided by it
     const a = buildPermissions(real as never, 'admin');
     for (const r of a.rules) expect(a.can(r.method, r.template)).toBe(true);

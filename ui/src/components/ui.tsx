@@ -67,6 +67,8 @@ const STATUS_CLASS: Record<string, string> = {
   ACCEPTED: 'ok',
   REJECTED: 'bad',
   DENIED: 'bad',
+  OTHER_BUSINESS: 'warn',
+  HOST_HAS_AGENT: 'warn',
   ENABLED: 'ok',
   DISABLED: 'muted',
   AVAILABLE: 'muted',

@@ -4,7 +4,8 @@ import { ActionButton, Badge, ErrorBanner, Loading, PageHead, Section, Tabs } fr
 import { fmtTime, pretty } from '../lib/format';
 import { useLoad } from '../lib/hooks';
 import { useSession } from '../session';
-import type { JobResult, MinionKey } from '../types';
+import { linkConflictText } from '../lib/agents';
+import type { Agent, JobResult, MinionKey } from '../types';
 
 const TGT_TYPES = ['glob', 'list', 'pcre', 'grain', 'grain_pcre', 'compound', 'nodegroup', 'ipcidr'];
 
@@ -209,6 +210,75 @@ function Keys({ onError }: { onError: (e: unknown) => void }) {
   );
 }
 
+/** An admin's link of an unlinked agent to a host: the host id, and whether to force or move the business. */
+function LinkForm({ agent, onError, onDone }: { agent: Agent; onError: (e: unknown) => void; onDone: () => void }) {
+  const [host, setHost] = useState(agent.link_conflict?.bk_host_id ? String(agent.link_conflict.bk_host_id) : '');
+  const [force, setForce] = useState(false);
+  const [move, setMove] = useState(false);
+  return (
+    <div className="actions nowrap">
+      <input aria-label={`host for ${agent.id}`} data-testid="link-host" size={8} placeholder="host id" value={host} onChange={(e) => setHost(e.target.value)} />
+      <label className="small">
+        <input type="checkbox" checked={force} onChange={(e) => setForce(e.target.checked)} /> unlink its agent
+      </label>
+      <label className="small">
+        <input type="checkbox" checked={move} onChange={(e) => setMove(e.target.checked)} /> move business
+      </label>
+      <ActionButton
+        label="Link"
+        kind="primary"
+        testid="link-agent"
+        run={() => api.post(`/api/v1/agents/${encodeURIComponent(agent.id)}/link`, { bk_host_id: Number(host), force, move_business: move })}
+        onError={onError}
+        onDone={onDone}
+      />
+    </div>
+  );
+}
+
+/** Agents left unlinked because the address they claim is another business's host, or a host with an agent. */
+function LinkConflicts({ onError }: { onError: (e: unknown) => void }) {
+  const { can } = useSession();
+  const agents = useLoad((signal) => api.get<Agent[]>('/api/v1/agents', { signal }), []);
+  const unlinked = (agents.data ?? []).filter((a) => a.link_conflict);
+  return (
+    <>
+      <ErrorBanner error={agents.error} />
+      <table className="table" data-testid="link-conflict-table">
+        <thead>
+          <tr>
+            <th>Agent id</th>
+            <th>Link conflict</th>
+            <th>Why</th>
+            <th>Since</th>
+            <th />
+          </tr>
+        </thead>
+        <tbody>
+          {unlinked.map((a) => (
+            <tr key={a.id} data-testid="link-conflict-row">
+              <td>{a.id}</td>
+              <td>
+                <Badge status={a.link_conflict!.reason} testid="link-conflict-reason" />
+              </td>
+              <td className="small">{linkConflictText(a.link_conflict!)}</td>
+              <td className="small">{fmtTime(a.link_conflict!.since)}</td>
+              <td>{can('POST', '/api/v1/agents/{id}/link') && <LinkForm agent={a} onError={onError} onDone={agents.reload} />}</td>
+            </tr>
+          ))}
+          {agents.data && unlinked.length === 0 && (
+            <tr>
+              <td colSpan={5} className="muted">
+                No agent is kept unlinked by a link conflict.
+              </td>
+            </tr>
+          )}
+        </tbody>
+      </table>
+    </>
+  );
+}
+
 export function RunPage() {
   const { can } = useSession();
   const [error, setError] = useState<unknown>(null);
@@ -224,6 +294,11 @@ export function RunPage() {
       <Section title="Agent keys">
         <Keys onError={setError} />
       </Section>
+      {can('GET', '/api/v1/agents') && (
+        <Section title="Link conflicts">
+          <LinkConflicts onError={setError} />
+        </Section>
+      )}
     </div>
   );
 }

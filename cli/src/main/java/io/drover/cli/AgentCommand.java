@@ -6,21 +6,33 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * {@code drover agent list|show|grains}: the agents the server knows. ({@code drover agent --master …} runs an
+ * {@code drover agent list|show|grains|link}: the agents the server knows, and an admin's link of an agent to a host. ({@code drover agent --master …} runs an
  * agent; the launcher routes that form before this command tree is built.)
  */
-@Command(name = "agent", description = "Agents: list, show, grains. To run one: drover agent --master HOST --id ID.",
-        subcommands = {AgentCommand.ListAgents.class, AgentCommand.Show.class, AgentCommand.Grains.class})
+@Command(name = "agent", description = "Agents: list, show, grains, link. To run one: drover agent --master HOST --id ID.",
+        subcommands = {AgentCommand.ListAgents.class, AgentCommand.Show.class, AgentCommand.Grains.class, AgentCommand.Link.class})
 public final class AgentCommand {
     static final List<Column> COLUMNS = List.of(Column.of("ID", "id"), Column.of("HOST", "bk_host_id"),
             Column.of("BIZ", "bk_biz_id"), Column.of("IP", "inner_ip"), Column.of("KEY", "key_state"),
             new Column("ONLINE", row -> row.path("online").asBoolean() ? "yes" : "no"),
-            Column.of("VERSION", "version"), Column.of("LAST SEEN", "last_seen"));
+            Column.of("VERSION", "version"), Column.of("LAST SEEN", "last_seen"), new Column("LINK", AgentCommand::link));
 
-    @Command(name = "list", description = "List agents: id, host id, key state, online, version, last seen.")
+    /** Why an unlinked agent is not linked: {@code other_business}, or {@code host_has_agent (host N)}. */
+    static String link(JsonNode row) {
+        JsonNode conflict = row.path("link_conflict");
+        if (conflict.isMissingNode() || conflict.isNull()) {
+            return "";
+        }
+        return conflict.path("reason").asText() + (conflict.path("bk_host_id").isNumber()
+                ? " (host " + conflict.path("bk_host_id").asLong() + ")" : "");
+    }
+
+    @Command(name = "list", description = "List agents: id, host id, key state, online, version, last seen, and why an "
+            + "agent is not linked to the host at its address (other_business, host_has_agent).")
     static final class ListAgents implements Callable<Integer> {
         @Mixin ClientOptions client;
 
@@ -52,6 +64,24 @@ public final class AgentCommand {
         @Override
         public Integer call() {
             client.output().printObject(client.client().get("/api/v1/agents/" + java.net.URLEncoder.encode(id, java.nio.charset.StandardCharsets.UTF_8) + "/grains"));
+            return 0;
+        }
+    }
+
+    @Command(name = "link", description = "Link an agent to a host (admin): for an agent left unlinked by a link conflict.")
+    static final class Link implements Callable<Integer> {
+        @Mixin ClientOptions client;
+        @Parameters(index = "0", paramLabel = "ID") String id;
+        @Parameters(index = "1", paramLabel = "HOST", description = "bk_host_id of the host.") long host;
+        @Option(names = "--force", description = "Unlink the agent the host has now.") boolean force;
+        @Option(names = "--move-business", description = "Move the agent to the host's business when it is another one.")
+        boolean moveBusiness;
+
+        @Override
+        public Integer call() {
+            JsonNode agent = client.client().post("/api/v1/agents/" + java.net.URLEncoder.encode(id, java.nio.charset.StandardCharsets.UTF_8)
+                    + "/link", java.util.Map.of("bk_host_id", host, "force", force, "move_business", moveBusiness));
+            client.output().printRow(agent, COLUMNS);
             return 0;
         }
     }

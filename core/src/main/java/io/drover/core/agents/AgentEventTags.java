@@ -36,7 +36,8 @@ public final class AgentEventTags {
     public static final int MAX_PLAN_RUN_LENGTH = 128;
 
     /** The events the server writes about an agent (AgentRegistry): an agent firing one would forge its own presence. */
-    private static final Set<String> SERVER_WRITTEN = Set.of("online", "lost", "linked", "link-conflict", "unlinked");
+    private static final Set<String> SERVER_WRITTEN = Set.of("online", "lost", "linked", "link-conflict", "unlinked",
+            "address-changed");
     private static final String AGENT_PREFIX = "drover/agent/";
     private static final String PLAN_PREFIX = "drover/plan/";
 

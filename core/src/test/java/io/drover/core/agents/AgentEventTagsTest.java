@@ -21,6 +21,8 @@ class AgentEventTagsTest {
             "web-1, drover/agent/web-1/lost, RESERVED",
             "web-1, drover/agent/web-1/linked, RESERVED",
             "web-1, drover/agent/web-1/link-conflict, RESERVED",
+            "web-1, drover/agent/web-1/unlinked, RESERVED",
+            "web-1, drover/agent/web-1/address-changed, RESERVED",
             "web-1, drover/agent/web-1/online/again, RESERVED",
             "web-1, drover/agent/web-1/, RESERVED",
             // another agent's namespace, or none

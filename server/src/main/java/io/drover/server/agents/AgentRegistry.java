@@ -1,6 +1,10 @@
 package io.drover.server.agents;
 
+import io.drover.core.agents.AgentLinkRule;
 import io.drover.model.agents.AgentInfo;
+import io.drover.model.agents.AgentLinkRequest;
+import io.drover.model.agents.LinkConflict;
+import io.drover.model.agents.LinkConflictReason;
 import io.drover.model.inventory.Host;
 import io.drover.server.auth.Principal;
 import io.drover.server.events.EventStore;
@@ -20,6 +24,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jdbi.v3.core.Handle;
@@ -154,7 +159,8 @@ public final class AgentRegistry {
 
     /**
      * A heartbeat event ({@code drover/agent/<id>/heartbeat}): version, interval and grains. Grains are written only
-     * when they changed; the first time an agent with a business and an address reports, it is linked to its host.
+     * when they changed. An unlinked agent with a business and an address is linked to its host when
+     * {@link AgentLinkRule} allows it; a linked agent whose address changed keeps its host (the change is recorded).
      */
     @SuppressWarnings("unchecked")
     public void heartbeat(String id, Map<?, ?> data) {
@@ -169,40 +175,209 @@ public final class AgentRegistry {
         boolean changed = !digest.equals(a.grainsDigest) || !java.util.Objects.equals(version, a.version)
                 || interval != a.heartbeatSeconds;
         if (changed) {
+            Map<String, Object> before = a.grains;
             persist(a);
             jdbi.useHandle(h -> repository.updateFacts(h, id, version, json, digest, interval));
             a.version = version;
             a.grains = grains;
             a.grainsDigest = digest;
             a.heartbeatSeconds = interval;
+            Long host = a.hostId;
+            if (host != null && AgentLinkRule.addressChanged(claimedIp(before), claimedCloud(before), claimedIp(grains),
+                    claimedCloud(grains))) {
+                addressChanged(a, host, before);
+            }
         }
         if (a.hostId == null) {
             link(a);
         }
     }
 
+    /** A linked agent claims another address: recorded with the host's business; the link stays as it is. */
+    private void addressChanged(Agent a, long host, Map<String, Object> before) {
+        Map<String, Object> data = new LinkedHashMap<>();
+        data.put("id", a.id);
+        data.put("bk_host_id", host);
+        data.put("bk_biz_id", inventory.hostBusinesses(Set.of(host)).get(host));
+        data.put("previous_ip", claimedIp(before));
+        data.put("claimed_ip", claimedIp(a.grains));
+        data.put("bk_cloud_id", claimedCloud(a.grains));
+        log.warn("agent {} linked to host {} now claims address {} (was {}): the link is kept", a.id, host,
+                claimedIp(a.grains), claimedIp(before));
+        jdbi.useTransaction(h -> events.append(h, "drover/agent/" + a.id + "/address-changed", data));
+        events.publishPending();
+    }
+
+    /** The business an agent's admission gave it: its enrollment token's (or its last link's), else {@code agent-biz}. */
+    private Long admittedBusiness(Agent a) {
+        return a.bizId != null ? a.bizId : defaultBizId;
+    }
+
+    private static String claimedIp(Map<String, Object> grains) {
+        return text(grains.get("drover_innerip"));
+    }
+
+    private static long claimedCloud(Map<String, Object> grains) {
+        return grains.get("drover_cloud_id") instanceof Number n ? n.longValue() : 0L;
+    }
+
+    /** What linking by the claimed address came to: the host and business linked (nulls: not linked). */
+    private record LinkOutcome(Long hostId, Long bizId) {
+    }
+
+    /**
+     * Links an agent to the host at the address it claims (created in its business when there is none) if that host
+     * is of the agent's business and has no other agent; else records the conflict, once for as long as it lasts.
+     */
     private void link(Agent a) {
-        Long bizId = a.bizId != null ? a.bizId : defaultBizId;
-        String ip = a.grains.get("drover_innerip") instanceof String s && !s.isBlank() ? s : null;
+        Long bizId = admittedBusiness(a);
+        String ip = claimedIp(a.grains);
         if (bizId == null || ip == null) {
             return;
         }
-        long cloudId = a.grains.get("drover_cloud_id") instanceof Number n ? n.longValue() : 0L;
+        long cloudId = claimedCloud(a.grains);
         try {
             Host host = inventory.agentHost(bizId, cloudId, ip, text(a.grains.get("host")),
                     text(a.grains.get("kernel")) == null ? null : text(a.grains.get("kernel")).toLowerCase(Locale.ROOT),
                     text(a.grains.get("cpuarch")));
-            jdbi.useTransaction(h -> {
-                repository.link(h, a.id, host.bkHostId(), bizId);
-                events.append(h, "drover/agent/" + a.id + "/linked", Map.of("id", a.id, "bk_host_id", host.bkHostId(),
-                        "bk_biz_id", host.bkBizId(), "bk_host_innerip", ip));
+            long hostId = host.bkHostId();
+            LinkOutcome outcome = jdbi.inTransaction(h -> {
+                Optional<AgentRepository.Linked> row = repository.lockAgent(h, a.id);
+                if (row.isEmpty()) {
+                    return new LinkOutcome(null, null); // its key was deleted meanwhile
+                }
+                if (row.get().hostId() != null) {
+                    return new LinkOutcome(row.get().hostId(), null); // linked meanwhile (by an admin, or by another server)
+                }
+                Long hostBiz = repository.lockHostBusiness(h, hostId).orElse(null);
+                if (hostBiz == null) {
+                    return new LinkOutcome(null, null); // the host was deleted meanwhile: the next heartbeat tries again
+                }
+                Optional<LinkConflictReason> refused = AgentLinkRule.automatic(bizId, hostBiz,
+                        repository.otherAgentOnHost(h, hostId, a.id).isPresent());
+                if (refused.isEmpty()) {
+                    repository.link(h, a.id, hostId, bizId);
+                    events.append(h, "drover/agent/" + a.id + "/linked", Map.of("id", a.id, "bk_host_id", hostId,
+                            "bk_biz_id", hostBiz, "bk_host_innerip", ip));
+                    return new LinkOutcome(hostId, bizId);
+                }
+                LinkConflict conflict = new LinkConflict(refused.get(), ip, cloudId, hostId, OffsetDateTime.now(clock));
+                if (!repository.conflict(h, a.id).map(c -> sameConflict(c, conflict)).orElse(false)) {
+                    repository.saveConflict(h, a.id, conflict);
+                    events.append(h, "drover/agent/" + a.id + "/link-conflict", conflictEvent(a.id, bizId, conflict));
+                    log.warn("agent {} of business {} claims address {} (cloud {}) of host {}: not linked ({})", a.id, bizId,
+                            ip, cloudId, hostId, conflict.reason().wireName());
+                }
+                return new LinkOutcome(null, null);
             });
             events.publishPending();
-            a.hostId = host.bkHostId();
-            a.bizId = bizId;
+            if (outcome.hostId() != null) {
+                a.hostId = outcome.hostId();
+                if (outcome.bizId() != null) {
+                    a.bizId = outcome.bizId();
+                }
+            }
         } catch (DomainException e) {
             log.warn("agent {} cannot be linked to a host in business {} at {}: {}", a.id, bizId, ip, e.getMessage());
         }
+    }
+
+    private static boolean sameConflict(LinkConflict a, LinkConflict b) {
+        return a.reason() == b.reason() && a.claimedIp().equals(b.claimedIp()) && a.bkCloudId() == b.bkCloudId()
+                && java.util.Objects.equals(a.bkHostId(), b.bkHostId());
+    }
+
+    /**
+     * The {@code link-conflict} event, of the agent's business: scoped tokens of that business see it, so it names
+     * the host only when the host is of that business too ({@code host_has_agent}); for {@code other_business} it
+     * says that the address is taken elsewhere, never by which host or business.
+     */
+    private static Map<String, Object> conflictEvent(String id, long bizId, LinkConflict conflict) {
+        Map<String, Object> data = new LinkedHashMap<>();
+        data.put("id", id);
+        data.put("bk_biz_id", bizId);
+        data.put("reason", conflict.reason().wireName());
+        data.put("claimed_ip", conflict.claimedIp());
+        data.put("bk_cloud_id", conflict.bkCloudId());
+        if (conflict.reason() == LinkConflictReason.HOST_HAS_AGENT) {
+            data.put("conflict_host_id", conflict.bkHostId());
+        }
+        return data;
+    }
+
+    /**
+     * An admin links an agent to a host ({@code POST /agents/{id}/link}): refused (409) over another agent unless
+     * forced, which unlinks that agent (recorded), and to a host of another business than the agent's unless the
+     * admin moves the agent there. The agent takes the host's business; its link conflict is over.
+     */
+    public AgentInfo linkByAdmin(Principal p, String id, AgentLinkRequest request) {
+        if (request.bkHostId() == null) {
+            throw DomainException.invalid("bk_host_id", "is required: the host to link the agent to");
+        }
+        if (request.bkHostId() <= 0) {
+            throw DomainException.invalid("bk_host_id", "'" + request.bkHostId() + "' is not a positive id");
+        }
+        long hostId = request.bkHostId();
+        Agent a = agents.get(id);
+        if (a == null) {
+            throw DomainException.notFound("agent", id);
+        }
+        Long agentBiz = a.bizId;
+        if (agentBiz != null) {
+            p.requireBiz(agentBiz);
+        }
+        boolean force = Boolean.TRUE.equals(request.force());
+        String[] unlinked = new String[1];
+        long hostBiz = jdbi.inTransaction(h -> {
+            Long before = repository.lockAgent(h, id).orElseThrow(() -> DomainException.notFound("agent", id)).hostId();
+            long biz = repository.lockHostBusiness(h, hostId)
+                    .orElseThrow(() -> DomainException.invalid("bk_host_id", "host " + hostId + " does not exist"));
+            p.requireBiz(biz);
+            String other = repository.otherAgentOnHost(h, hostId, id).orElse(null);
+            Optional<LinkConflictReason> refused = AgentLinkRule.byAdmin(agentBiz, biz, other != null, force,
+                    Boolean.TRUE.equals(request.moveBusiness()));
+            if (refused.isPresent()) {
+                throw switch (refused.get()) {
+                    case HOST_HAS_AGENT -> DomainException.conflict("host_has_agent", "host " + hostId + " already has agent "
+                            + other + "; send force: true (drover agent link --force) to unlink it and link " + id);
+                    case OTHER_BUSINESS -> DomainException.conflict("other_business", "host " + hostId + " is in business "
+                            + biz + " and agent " + id + " in business " + agentBiz + "; send move_business: true "
+                            + "(drover agent link --move-business) to move the agent to business " + biz);
+                };
+            }
+            if (other != null) {
+                repository.unlink(h, other);
+                Map<String, Object> data = new LinkedHashMap<>();
+                data.put("id", other);
+                data.put("previous_host_id", hostId);
+                data.put("bk_biz_id", biz);
+                data.put("reason", "host " + hostId + " linked to agent " + id + " by " + p.name());
+                events.append(h, "drover/agent/" + other + "/unlinked", data);
+                unlinked[0] = other;
+            }
+            repository.link(h, id, hostId, biz);
+            Map<String, Object> data = new LinkedHashMap<>();
+            data.put("id", id);
+            data.put("bk_host_id", hostId);
+            data.put("bk_biz_id", biz);
+            data.put("by", p.name());
+            data.put("previous_host_id", before);
+            data.put("previous_biz_id", agentBiz);
+            events.append(h, "drover/agent/" + id + "/linked", data);
+            return biz;
+        });
+        events.publishPending();
+        if (unlinked[0] != null) {
+            Agent o = agents.get(unlinked[0]);
+            if (o != null) {
+                o.hostId = null;
+            }
+        }
+        a.hostId = hostId;
+        a.bizId = hostBiz;
+        log.info("agent {} linked to host {} of business {} by {}{}", id, hostId, hostBiz, p.name(),
+                unlinked[0] == null ? "" : " (agent " + unlinked[0] + " unlinked from it)");
+        return get(p, id);
     }
 
     private static String text(Object value) {
@@ -367,8 +542,8 @@ public final class AgentRegistry {
     }
 
     /**
-     * Presence another server of the cluster reported ({@code drover/agent/<id>/online|lost|linked}): an agent online
-     * there is online here too, with its host; a lost one is lost unless it is connected here now.
+     * Presence another server of the cluster reported ({@code drover/agent/<id>/online|lost|linked|unlinked}): an
+     * agent online there is online here too, with its host; a lost one is lost unless it is connected here now.
      */
     public void peerReported(io.drover.model.events.Event event) {
         String[] parts = event.tag().split("/");
@@ -376,11 +551,15 @@ public final class AgentRegistry {
             return;
         }
         Agent a = agents.computeIfAbsent(parts[2], Agent::new);
-        if (event.data().get("bk_host_id") instanceof Number host) {
+        if (List.of("online", "lost", "linked").contains(parts[3]) && event.data().get("bk_host_id") instanceof Number host) {
             a.hostId = host.longValue();
+        }
+        if (parts[3].equals("linked") && event.data().get("bk_biz_id") instanceof Number biz) {
+            a.bizId = biz.longValue();
         }
         synchronized (a) {
             switch (parts[3]) {
+                case "unlinked" -> a.hostId = null;
                 case "online" -> {
                     a.remote = true;
                     a.online = true;
@@ -401,20 +580,42 @@ public final class AgentRegistry {
         return a != null && a.online;
     }
 
-    /** Every key with its agent, as {@code drover agent list} shows them; business-scoped tokens see their hosts. */
+    /**
+     * Every key with its agent, as {@code drover agent list} shows them. A business-scoped token sees the agents of
+     * its hosts and the unlinked agents its businesses admitted; the host of a link conflict only when it may see
+     * that host's business.
+     */
     public List<AgentInfo> list(Principal p) {
-        List<AgentInfo> out = new ArrayList<>();
-        jdbi.withHandle(repository::keyStates).forEach((id, state) -> {
-            Agent a = agents.get(id);
-            out.add(a == null ? new AgentInfo(id, state, null, null, null, false, null, null)
-                    : new AgentInfo(id, state, a.hostId, a.bizId, text(a.grains.get("drover_innerip")),
-                    a.online, a.version, a.lastSeen == null ? null : a.lastSeen.atOffset(ZoneOffset.UTC)));
+        Map<String, String> states = new LinkedHashMap<>();
+        Map<String, LinkConflict> conflicts = new HashMap<>();
+        jdbi.useHandle(h -> {
+            states.putAll(repository.keyStates(h));
+            conflicts.putAll(repository.conflicts(h));
         });
-        if (p.allBusinesses()) {
-            return out;
-        }
-        Map<String, Long> current = businesses(out.stream().map(AgentInfo::id).toList());
-        return out.stream().filter(a -> p.covers(current.get(a.id()))).toList();
+        Map<Long, Long> conflictHostBiz = inventory.hostBusinesses(conflicts.values().stream().map(LinkConflict::bkHostId)
+                .filter(java.util.Objects::nonNull).collect(java.util.stream.Collectors.toSet()));
+        Map<String, Long> current = p.allBusinesses() ? Map.of() : businesses(states.keySet());
+        List<AgentInfo> out = new ArrayList<>();
+        states.forEach((id, state) -> {
+            Agent a = agents.get(id);
+            if (a == null) {
+                if (p.allBusinesses()) {
+                    out.add(new AgentInfo(id, state, null, null, null, false, null, null, null));
+                }
+                return;
+            }
+            Long hostId = a.hostId;
+            if (!p.allBusinesses() && !(hostId != null ? p.covers(current.get(id)) : p.covers(admittedBusiness(a)))) {
+                return;
+            }
+            LinkConflict conflict = hostId != null ? null : conflicts.get(id);
+            if (conflict != null && conflict.bkHostId() != null && !p.covers(conflictHostBiz.get(conflict.bkHostId()))) {
+                conflict = new LinkConflict(conflict.reason(), conflict.claimedIp(), conflict.bkCloudId(), null, conflict.since());
+            }
+            out.add(new AgentInfo(id, state, hostId, a.bizId, text(a.grains.get("drover_innerip")),
+                    a.online, a.version, a.lastSeen == null ? null : a.lastSeen.atOffset(ZoneOffset.UTC), conflict));
+        });
+        return out;
     }
 
     public AgentInfo get(Principal p, String id) {

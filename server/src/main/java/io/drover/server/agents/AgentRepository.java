@@ -1,11 +1,14 @@
 package io.drover.server.agents;
 
 import com.fasterxml.jackson.core.type.TypeReference;
+import io.drover.model.agents.LinkConflict;
+import io.drover.model.agents.LinkConflictReason;
 import io.drover.server.store.Sql;
 import java.time.OffsetDateTime;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.jdbi.v3.core.Handle;
 
@@ -72,9 +75,72 @@ final class AgentRepository {
                 .bind("id", id).execute();
     }
 
+    /** Links an agent to a host in a business; a link conflict it had is over. */
     void link(Handle h, String id, long hostId, long bizId) {
-        h.createUpdate("UPDATE agent SET bk_host_id = :host, bk_biz_id = :biz WHERE id = :id")
+        h.createUpdate("""
+                        UPDATE agent SET bk_host_id = :host, bk_biz_id = :biz, link_conflict = NULL, link_conflict_ip = NULL,
+                        link_conflict_cloud = NULL, link_conflict_host = NULL, link_conflict_at = NULL WHERE id = :id""")
                 .bind("host", hostId).bind("biz", bizId).bind("id", id).execute();
+    }
+
+    void unlink(Handle h, String id) {
+        h.createUpdate("UPDATE agent SET bk_host_id = NULL WHERE id = :id").bind("id", id).execute();
+    }
+
+    /**
+     * Locks an agent's row for the rest of the transaction (links of one agent are made one at a time, on any
+     * server of a cluster) and returns the host it is linked to; empty when there is no row.
+     */
+    Optional<Linked> lockAgent(Handle h, String id) {
+        return h.createQuery("SELECT bk_host_id FROM agent WHERE id = :id FOR UPDATE").bind("id", id)
+                .map((rs, ctx) -> new Linked(rs.getObject(1, Long.class))).findOne();
+    }
+
+    /** The host an agent's row links it to (null: none). */
+    record Linked(Long hostId) {
+    }
+
+    /**
+     * Locks a host's row for the rest of the transaction (two agents claiming it are linked one at a time) and
+     * returns its business; empty when there is no such host.
+     */
+    Optional<Long> lockHostBusiness(Handle h, long hostId) {
+        return h.createQuery("SELECT bk_biz_id FROM host WHERE bk_host_id = :host FOR UPDATE").bind("host", hostId)
+                .mapTo(Long.class).findOne();
+    }
+
+    /** Another agent linked to this host (empty: none). */
+    Optional<String> otherAgentOnHost(Handle h, long hostId, String id) {
+        return h.createQuery("SELECT id FROM agent WHERE bk_host_id = :host AND id <> :id ORDER BY id").bind("host", hostId)
+                .bind("id", id).mapTo(String.class).findFirst();
+    }
+
+    void saveConflict(Handle h, String id, LinkConflict c) {
+        h.createUpdate("""
+                        UPDATE agent SET link_conflict = :reason, link_conflict_ip = :ip, link_conflict_cloud = :cloud,
+                        link_conflict_host = :host, link_conflict_at = :at WHERE id = :id""")
+                .bind("reason", c.reason().wireName()).bind("ip", c.claimedIp()).bind("cloud", c.bkCloudId())
+                .bind("host", c.bkHostId()).bind("at", c.since()).bind("id", id).execute();
+    }
+
+    /** The link conflict of one agent (empty: none). */
+    Optional<LinkConflict> conflict(Handle h, String id) {
+        return h.createQuery("SELECT * FROM agent WHERE id = :id AND link_conflict IS NOT NULL").bind("id", id)
+                .map((rs, ctx) -> conflict(rs)).findOne();
+    }
+
+    /** Agent id → link conflict, for the agents that have one. */
+    Map<String, LinkConflict> conflicts(Handle h) {
+        Map<String, LinkConflict> out = new java.util.HashMap<>();
+        h.createQuery("SELECT * FROM agent WHERE link_conflict IS NOT NULL")
+                .map((rs, ctx) -> Map.entry(rs.getString("id"), conflict(rs))).forEach(e -> out.put(e.getKey(), e.getValue()));
+        return out;
+    }
+
+    private static LinkConflict conflict(java.sql.ResultSet rs) throws java.sql.SQLException {
+        return new LinkConflict(LinkConflictReason.parse(rs.getString("link_conflict")), rs.getString("link_conflict_ip"),
+                rs.getLong("link_conflict_cloud"), rs.getObject("link_conflict_host", Long.class),
+                rs.getObject("link_conflict_at", OffsetDateTime.class));
     }
 
     void updatePresence(Handle h, List<Presence> changes) {

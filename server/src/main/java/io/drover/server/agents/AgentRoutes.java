@@ -4,6 +4,7 @@ import static io.drover.server.http.HttpApi.API;
 import static io.drover.server.http.HttpApi.principal;
 
 import io.drover.model.agents.AgentInfo;
+import io.drover.model.agents.AgentLinkRequest;
 import io.drover.model.agents.CreatedEnrollmentToken;
 import io.drover.model.agents.EnrollmentTokenInfo;
 import io.drover.model.agents.EnrollmentTokenRequest;
@@ -30,6 +31,11 @@ public final class AgentRoutes {
                 AgentInfo.class, Shape.LIST, ctx -> ctx.json(agents.list(principal(ctx))));
         api.get(API + "/agents/{id}", Role.VIEWER, Scope.BUSINESS, "One agent", AgentInfo.class, Shape.ONE,
                 ctx -> ctx.json(agents.get(principal(ctx), ctx.pathParam("id"))));
+        api.post(API + "/agents/{id}/link", Role.ADMIN, Scope.BUSINESS,
+                "Link an agent to a host (one left unlinked by a link conflict, say): 409 when the host has another agent "
+                        + "unless force (that agent is unlinked), or is of another business than the agent's unless move_business",
+                AgentLinkRequest.class, AgentInfo.class, 200,
+                ctx -> ctx.json(agents.linkByAdmin(principal(ctx), ctx.pathParam("id"), Bodies.read(ctx, AgentLinkRequest.class))));
         api.get(API + "/agents/{id}/grains", Role.VIEWER, Scope.BUSINESS, "The facts (grains) an agent last reported", Map.class,
                 Shape.ONE, ctx -> {
                     agents.get(principal(ctx), ctx.pathParam("id"));
