@@ -352,6 +352,8 @@ final class TwoBusinesses implements AutoCloseable {
             case "post /diagnoses" -> List.of(new Variant("spec.hosts", diagnosisDocument(7001)));
             // The alert webhook answers a batch naming outside hosts with what it skipped: checked by the route matrix.
             case "post /alerts" -> List.of();
+            // A secret's body holds only its value: its business is the path's, which the route matrix checks.
+            case "put /businesses/{bk_biz_id}/secrets/{name}" -> List.of();
             // Instance ids are looked up among the subscription's own instances only.
             case "post /subscriptions/{id}/run", "post /subscriptions/{id}/retry" -> List.of();
             case "post /subscriptions", "put /subscriptions/{id}", "post /subscriptions/{id}/plan" -> subscriptionVariants();
