@@ -35,6 +35,7 @@ class MasterMinionTest {
         final Map<String, String> accepted = new ConcurrentHashMap<>();
         final List<Map<?, ?>> returns = new CopyOnWriteArrayList<>();
         final List<Map<?, ?>> events = new CopyOnWriteArrayList<>();
+        final List<Map<?, ?>> pillars = new CopyOnWriteArrayList<>();
 
         @Override
         public KeyDecision decideKey(String id, String pem, Map<?, ?> load) {
@@ -60,6 +61,12 @@ class MasterMinionTest {
         public Object onEvent(String id, Map<?, ?> load) {
             events.add(load);
             return true;
+        }
+
+        @Override
+        public Map<String, Object> onPillar(String id, Map<?, ?> load) {
+            pillars.add(load);
+            return Map.of();
         }
 
         @Override
