@@ -300,7 +300,7 @@ public final class SaltMaster implements AutoCloseable {
         }
         List<String> saltMinions = new java.util.ArrayList<>();
         for (String id : publish.minions()) {
-            if (mode(id) == AgentMode.DROVER) {
+            if (isAgent(id)) {
                 sendToAgent(current, id, plain);
             } else {
                 saltMinions.add(id);
@@ -344,14 +344,19 @@ public final class SaltMaster implements AutoCloseable {
         agentFrames.incrementAndGet();
     }
 
-    /** The mode of an accepted minion: as heard here, else as the handler recorded it, else a salt-minion's. */
-    private AgentMode mode(String id) {
+    /** Whether {@code id} is a Drover agent with a key of its own (an id never recorded is a salt-minion's). */
+    private boolean isAgent(String id) {
+        return recorded(id) == AgentMode.DROVER;
+    }
+
+    /** The mode of an accepted minion: as heard here, else as the handler recorded it; null when never recorded. */
+    private AgentMode recorded(String id) {
         AgentMode known = modes.get(id);
         if (known != null) {
             return known;
         }
         AgentMode recorded = handler.agentMode(id);
-        return recorded == null ? AgentMode.SALT : remember(id, recorded);
+        return recorded == null ? null : remember(id, recorded);
     }
 
     private AgentMode remember(String id, AgentMode mode) {
@@ -364,7 +369,7 @@ public final class SaltMaster implements AutoCloseable {
 
     /** Records a minion's mode here and, when it changed, with the handler. */
     private void recordMode(String id, AgentMode mode) {
-        if (mode(id) != mode) {
+        if (recorded(id) != mode) {
             remember(id, mode);
             handler.onMode(id, mode);
         }
@@ -500,7 +505,7 @@ public final class SaltMaster implements AutoCloseable {
             peerWarnings.warn("not-accepted", "AES request from {} which is not accepted", Messages.validId(id) ? id : "an invalid id");
             return SaltPack.pack("bad load");
         }
-        if (mode(id) == AgentMode.DROVER) {
+        if (isAgent(id)) {
             return refuse(RequestRefusal.SHARED_KEY, "a request under the shared key claimed the id of Drover agent {}", id);
         }
         if (cmd.equals("_pillar")) {
@@ -648,8 +653,8 @@ public final class SaltMaster implements AutoCloseable {
                 if (agentKey) {
                     inner.put(Messages.AGENT_KEY_FLAG, true);
                     recordMode((String) id, AgentMode.DROVER);
-                } else if (mode((String) id) == AgentMode.DROVER) {
-                    recordMode((String) id, AgentMode.SALT); // the same key, now on the shared key: a salt-minion's
+                } else if (recorded((String) id) != AgentMode.SALT_SIGNED) {
+                    recordMode((String) id, AgentMode.SALT); // (whether it signs shows in its returns and events)
                 }
                 inner.put("enc", "pub");
                 inner.put("pub_key", masterPubPem);

@@ -136,6 +136,31 @@ class AgentIdentityTest {
         assertThat(keys.returns).isEmpty();
         assertThat(keys.events).isEmpty();
         assertThat(keys.pillars).isEmpty();
+        assertThat(master.refusedRequests(RequestRefusal.ID_MISMATCH)).isEqualTo(4);
+        assertThat(keys.modes).containsEntry("victim", AgentMode.DROVER).containsEntry("mallory", AgentMode.DROVER);
+    }
+
+    @Test
+    void aSaltMinionHoldingTheSharedKeyCannotSpeakForADroverAgent() {
+        agent("victim", RsaKeys.generate());
+        keys.returns.clear();
+        keys.events.clear();
+        KeyPair minion = RsaKeys.generate();
+        keys.decisions.put("old-minion", KeyDecision.ACCEPTED);
+        SignIn shared = signIn("old-minion", minion, false);
+        assertThat(shared.reply().get("drover_agent_key")).isNull();
+        Map<String, Object> event = new LinkedHashMap<>(Map.of("cmd", "_minion_event", "id", "victim",
+                "tag", "drover/agent/victim/online", "data", Map.of()));
+        assertThat(sendBothWays(shared.key(), "old-minion", returnOf("victim", "20260101000000000005")).getFirst())
+                .isEqualTo("bad load");
+        assertThat(sendBothWays(shared.key(), "old-minion", event).getFirst()).isEqualTo("bad load");
+        assertThat(keys.returns).isEmpty();
+        assertThat(keys.events).isEmpty();
+        assertThat(master.refusedRequests(RequestRefusal.SHARED_KEY)).isEqualTo(2);
+        // its own return under the shared key is a salt-minion's, as before
+        assertThat(sendBothWays(shared.key(), "old-minion", returnOf("old-minion", "20260101000000000006")).getFirst())
+                .isNotEqualTo("bad load");
+        assertThat(keys.modes).containsEntry("old-minion", AgentMode.SALT);
     }
 
     @Test
@@ -153,6 +178,7 @@ class AgentIdentityTest {
         List<Object> underVictimsName = sendBothWays(malloryKey, "victim", returnOf("victim", "20260101000000000003"));
         assertThat(replayed.get(1)).isEqualTo("bad load");
         assertThat(underVictimsName.get(1)).isEqualTo("bad load");
+        assertThat(master.refusedRequests(RequestRefusal.WRONG_KEY)).isEqualTo(2);
         assertThat(keys.returns).noneMatch(r -> r.get("jid").equals("20260101000000000003"));
         // her own return under her own key is fine
         assertThat(sendBothWays(malloryKey, "mallory", returnOf("mallory", "20260101000000000004")).get(1))

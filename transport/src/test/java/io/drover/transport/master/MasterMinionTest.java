@@ -36,6 +36,23 @@ class MasterMinionTest {
         final List<Map<?, ?>> returns = new CopyOnWriteArrayList<>();
         final List<Map<?, ?>> events = new CopyOnWriteArrayList<>();
         final List<Map<?, ?>> pillars = new CopyOnWriteArrayList<>();
+        final Map<String, AgentMode> modes = new ConcurrentHashMap<>();
+        volatile boolean requireSigned;
+
+        @Override
+        public void onMode(String id, AgentMode mode) {
+            modes.put(id, mode);
+        }
+
+        @Override
+        public AgentMode agentMode(String id) {
+            return modes.get(id);
+        }
+
+        @Override
+        public boolean requireSignedMessages() {
+            return requireSigned;
+        }
 
         @Override
         public KeyDecision decideKey(String id, String pem, Map<?, ?> load) {
