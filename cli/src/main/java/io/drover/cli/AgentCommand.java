@@ -18,9 +18,10 @@ public final class AgentCommand {
     static final List<Column> COLUMNS = List.of(Column.of("ID", "id"), Column.of("HOST", "bk_host_id"),
             Column.of("BIZ", "bk_biz_id"), Column.of("IP", "inner_ip"), Column.of("KEY", "key_state"),
             new Column("ONLINE", row -> row.path("online").asBoolean() ? "yes" : "no"),
-            Column.of("VERSION", "version"), Column.of("LAST SEEN", "last_seen"));
+            Column.of("MODE", "mode"), Column.of("VERSION", "version"), Column.of("LAST SEEN", "last_seen"));
 
-    @Command(name = "list", description = "List agents: id, host id, key state, online, version, last seen.")
+    @Command(name = "list", description = "List agents: id, host id, key state, online, transport mode (drover: a key of "
+            + "its own; salt: the shared key; salt-signed: the shared key, signed returns and events), version, last seen.")
     static final class ListAgents implements Callable<Integer> {
         @Mixin ClientOptions client;
 

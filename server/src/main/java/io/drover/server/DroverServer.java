@@ -210,7 +210,8 @@ public final class DroverServer implements AutoCloseable {
                     .name("drover-housekeeping").factory());
             // Binds the agent ports: last, so that a port in use leaves nothing else running.
             bound = new SaltMaster(MasterKeyFile.loadOrCreate(config.dataDir()),
-                    new SaltBridge(keys, jobs, agents, files, database.jdbi(), events, plans), config.saltHost(),
+                    new SaltBridge(keys, jobs, agents, files, database.jdbi(), events, plans,
+                            config.requireMinionSignMessages()), config.saltHost(),
                     config.saltPublishPort(), config.saltRequestPort(),
                     SaltMaster.PublishMode.valueOf(config.saltPublishMode().toUpperCase(java.util.Locale.ROOT)),
                     new SaltMaster.Limits(config.saltMaxMessageBytes(), config.saltMaxConnections(),
@@ -264,6 +265,14 @@ public final class DroverServer implements AutoCloseable {
                 .tag("topic", "broadcast").description("Job frames sent on the publish port").register(metrics);
         io.micrometer.core.instrument.FunctionCounter.builder("drover.salt.publish.frames", master, SaltMaster::targetedFrames)
                 .tag("topic", "minion").description("Job frames sent on the publish port").register(metrics);
+        io.micrometer.core.instrument.FunctionCounter.builder("drover.salt.publish.frames", master, SaltMaster::agentFrames)
+                .tag("topic", "agent").description("Job frames sent on the publish port").register(metrics);
+        for (io.drover.transport.master.RequestRefusal reason : io.drover.transport.master.RequestRefusal.values()) {
+            io.micrometer.core.instrument.FunctionCounter.builder("drover.salt.requests.refused", master, m -> m.refusedRequests(reason))
+                    .tag("reason", reason.label())
+                    .description("Agent requests refused on identity grounds: another id claimed, the wrong key, a missing or bad signature")
+                    .register(metrics);
+        }
     }
 
     /** Opens the database, migrates it, binds the agent transport and serves the API. */

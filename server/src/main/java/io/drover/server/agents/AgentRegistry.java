@@ -404,11 +404,11 @@ public final class AgentRegistry {
     /** Every key with its agent, as {@code drover agent list} shows them; business-scoped tokens see their hosts. */
     public List<AgentInfo> list(Principal p) {
         List<AgentInfo> out = new ArrayList<>();
-        jdbi.withHandle(repository::keyStates).forEach((id, state) -> {
+        jdbi.withHandle(repository::keyStates).forEach((id, key) -> {
             Agent a = agents.get(id);
-            out.add(a == null ? new AgentInfo(id, state, null, null, null, false, null, null)
-                    : new AgentInfo(id, state, a.hostId, a.bizId, text(a.grains.get("drover_innerip")),
-                    a.online, a.version, a.lastSeen == null ? null : a.lastSeen.atOffset(ZoneOffset.UTC)));
+            out.add(a == null ? new AgentInfo(id, key.state(), null, null, null, false, null, null, key.mode())
+                    : new AgentInfo(id, key.state(), a.hostId, a.bizId, text(a.grains.get("drover_innerip")),
+                    a.online, a.version, a.lastSeen == null ? null : a.lastSeen.atOffset(ZoneOffset.UTC), key.mode()));
         });
         if (p.allBusinesses()) {
             return out;

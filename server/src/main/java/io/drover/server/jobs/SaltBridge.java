@@ -5,6 +5,7 @@ import io.drover.server.events.EventStore;
 import io.drover.server.files.FileServer;
 import io.drover.server.keys.KeyStore;
 import io.drover.server.plans.ExecutionPlans;
+import io.drover.transport.master.AgentMode;
 import io.drover.transport.master.KeyDecision;
 import io.drover.transport.master.MasterHandler;
 import java.util.LinkedHashMap;
@@ -25,9 +26,12 @@ public final class SaltBridge implements MasterHandler {
     private final EventStore events;
     private final ExecutionPlans plans;
     private static final String PLAN_LOG_PREFIX = "drover/plan/";
+    private final boolean requireSignedMessages;
 
+    /** @param requireSignedMessages the {@code require-minion-sign-messages} setting */
     public SaltBridge(KeyStore keys, JobService jobs, AgentRegistry agents, FileServer files, Jdbi jdbi, EventStore events,
-                      ExecutionPlans plans) {
+                      ExecutionPlans plans, boolean requireSignedMessages) {
+        this.requireSignedMessages = requireSignedMessages;
         this.plans = plans;
         this.keys = keys;
         this.jobs = jobs;
@@ -45,6 +49,21 @@ public final class SaltBridge implements MasterHandler {
     @Override
     public String acceptedKey(String id) {
         return keys.acceptedKey(id);
+    }
+
+    @Override
+    public void onMode(String id, AgentMode mode) {
+        keys.recordMode(id, mode);
+    }
+
+    @Override
+    public AgentMode agentMode(String id) {
+        return keys.mode(id);
+    }
+
+    @Override
+    public boolean requireSignedMessages() {
+        return requireSignedMessages;
     }
 
     @Override
