@@ -19,7 +19,8 @@ public final class AgentCommand {
     static final List<Column> COLUMNS = List.of(Column.of("ID", "id"), Column.of("HOST", "bk_host_id"),
             Column.of("BIZ", "bk_biz_id"), Column.of("IP", "inner_ip"), Column.of("KEY", "key_state"),
             new Column("ONLINE", row -> row.path("online").asBoolean() ? "yes" : "no"),
-            Column.of("VERSION", "version"), Column.of("LAST SEEN", "last_seen"), new Column("LINK", AgentCommand::link));
+            Column.of("MODE", "mode"), Column.of("VERSION", "version"), Column.of("LAST SEEN", "last_seen"),
+            new Column("LINK", AgentCommand::link));
 
     /** Why an unlinked agent is not linked: {@code other_business}, or {@code host_has_agent (host N)}. */
     static String link(JsonNode row) {
@@ -31,8 +32,9 @@ public final class AgentCommand {
                 ? " (host " + conflict.path("bk_host_id").asLong() + ")" : "");
     }
 
-    @Command(name = "list", description = "List agents: id, host id, key state, online, version, last seen, and why an "
-            + "agent is not linked to the host at its address (other_business, host_has_agent).")
+    @Command(name = "list", description = "List agents: id, host id, key state, online, transport mode (drover: a key of "
+            + "its own; salt: the shared key; salt-signed: the shared key, signed returns and events), version, last seen, "
+            + "and why an agent is not linked to the host at its address (other_business, host_has_agent).")
     static final class ListAgents implements Callable<Integer> {
         @Mixin ClientOptions client;
 

@@ -80,7 +80,8 @@ class AgentRegistrationTest {
         assertThat(row.path("online").asBoolean()).isTrue();
         assertThat(row.path("version").asText()).isEqualTo("test");
         assertThat(row.path("bk_biz_id").asLong()).isEqualTo(2);
-        assertThat(fleet.drover("agent", "list").out()).containsPattern("agent-web-1\\s+1\\s+2\\s+10\\.0\\.1\\.1\\s+accepted\\s+yes\\s+test");
+        assertThat(row.path("mode").asText()).isEqualTo("drover");
+        assertThat(fleet.drover("agent", "list").out()).containsPattern("agent-web-1\\s+1\\s+2\\s+10\\.0\\.1\\.1\\s+accepted\\s+yes\\s+drover\\s+test");
         assertThat(fleet.drover("agent", "grains", "agent-web-1", "-o", "json").out()).contains("\"drover_innerip\" : \"10.0.1.1\"");
         assertThat(tags).contains("drover/agent/agent-web-1/linked", "salt/minion/agent-web-1/start");
         JsonNode listed = json(fleet.drover("enroll", "list", "-o", "json").out());

@@ -216,7 +216,8 @@ public final class DroverServer implements AutoCloseable {
             this.housekeeping = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon()
                     .name("drover-housekeeping").factory());
             // Binds the agent ports: last, so that a port in use leaves nothing else running.
-            SaltBridge bridge = new SaltBridge(keys, jobs, agents, files, database.jdbi(), events, plans);
+            SaltBridge bridge = new SaltBridge(keys, jobs, agents, files, database.jdbi(), events, plans,
+                    config.requireMinionSignMessages());
             bound = new SaltMaster(MasterKeyFile.loadOrCreate(config.dataDir()), bridge, config.saltHost(),
                     config.saltPublishPort(), config.saltRequestPort(),
                     SaltMaster.PublishMode.valueOf(config.saltPublishMode().toUpperCase(java.util.Locale.ROOT)),
@@ -274,6 +275,14 @@ public final class DroverServer implements AutoCloseable {
         io.micrometer.core.instrument.FunctionCounter.builder("drover.agent.events.refused", bridge, SaltBridge::refusedEvents)
                 .description("Events from agents dropped: a tag outside the sender's own namespace, or a log of a plan not sent to it")
                 .register(metrics);
+        io.micrometer.core.instrument.FunctionCounter.builder("drover.salt.publish.frames", master, SaltMaster::agentFrames)
+                .tag("topic", "agent").description("Job frames sent on the publish port").register(metrics);
+        for (io.drover.transport.master.RequestRefusal reason : io.drover.transport.master.RequestRefusal.values()) {
+            io.micrometer.core.instrument.FunctionCounter.builder("drover.salt.requests.refused", master, m -> m.refusedRequests(reason))
+                    .tag("reason", reason.label())
+                    .description("Agent requests refused on identity grounds: another id claimed, the wrong key, a missing or bad signature")
+                    .register(metrics);
+        }
     }
 
     /** Opens the database, migrates it, binds the agent transport and serves the API. */

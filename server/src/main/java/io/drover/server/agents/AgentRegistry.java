@@ -586,7 +586,7 @@ public final class AgentRegistry {
      * that host's business.
      */
     public List<AgentInfo> list(Principal p) {
-        Map<String, String> states = new LinkedHashMap<>();
+        Map<String, AgentRepository.KeyRow> states = new LinkedHashMap<>();
         Map<String, LinkConflict> conflicts = new HashMap<>();
         jdbi.useHandle(h -> {
             states.putAll(repository.keyStates(h));
@@ -596,11 +596,11 @@ public final class AgentRegistry {
                 .filter(java.util.Objects::nonNull).collect(java.util.stream.Collectors.toSet()));
         Map<String, Long> current = p.allBusinesses() ? Map.of() : businesses(states.keySet());
         List<AgentInfo> out = new ArrayList<>();
-        states.forEach((id, state) -> {
+        states.forEach((id, key) -> {
             Agent a = agents.get(id);
             if (a == null) {
                 if (p.allBusinesses()) {
-                    out.add(new AgentInfo(id, state, null, null, null, false, null, null, null));
+                    out.add(new AgentInfo(id, key.state(), null, null, null, false, null, null, null, key.mode()));
                 }
                 return;
             }
@@ -612,8 +612,8 @@ public final class AgentRegistry {
             if (conflict != null && conflict.bkHostId() != null && !p.covers(conflictHostBiz.get(conflict.bkHostId()))) {
                 conflict = new LinkConflict(conflict.reason(), conflict.claimedIp(), conflict.bkCloudId(), null, conflict.since());
             }
-            out.add(new AgentInfo(id, state, hostId, a.bizId, text(a.grains.get("drover_innerip")),
-                    a.online, a.version, a.lastSeen == null ? null : a.lastSeen.atOffset(ZoneOffset.UTC), conflict));
+            out.add(new AgentInfo(id, key.state(), hostId, a.bizId, text(a.grains.get("drover_innerip")),
+                    a.online, a.version, a.lastSeen == null ? null : a.lastSeen.atOffset(ZoneOffset.UTC), conflict, key.mode()));
         });
         return out;
     }

@@ -179,9 +179,14 @@ final class AgentRepository {
     }
 
     /** Every key id with its state (accepted, pending, …), in id order. */
-    Map<String, String> keyStates(Handle h) {
-        Map<String, String> out = new java.util.LinkedHashMap<>();
-        h.createQuery("SELECT id, state FROM minion_key ORDER BY id").map((rs, ctx) -> Map.entry(rs.getString(1), rs.getString(2)))
+    /** A key's state and the transport mode its minion last signed in with (null before that). */
+    record KeyRow(String state, String mode) {
+    }
+
+    Map<String, KeyRow> keyStates(Handle h) {
+        Map<String, KeyRow> out = new java.util.LinkedHashMap<>();
+        h.createQuery("SELECT id, state, transport_mode FROM minion_key ORDER BY id")
+                .map((rs, ctx) -> Map.entry(rs.getString(1), new KeyRow(rs.getString(2), rs.getString(3))))
                 .forEach(e -> out.put(e.getKey(), e.getValue()));
         return out;
     }

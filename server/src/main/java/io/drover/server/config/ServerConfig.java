@@ -134,6 +134,9 @@ public final class ServerConfig {
                 throw invalid(Setting.NODEGROUPS, e.getMessage());
             }
         }
+        if (!java.util.List.of("true", "false").contains(get(Setting.REQUIRE_MINION_SIGN_MESSAGES))) {
+            throw invalid(Setting.REQUIRE_MINION_SIGN_MESSAGES, "must be true or false");
+        }
         if (!java.util.List.of("filtered", "broadcast").contains(get(Setting.SALT_PUBLISH_MODE))) {
             throw invalid(Setting.SALT_PUBLISH_MODE, "must be filtered or broadcast");
         }
@@ -364,6 +367,11 @@ public final class ServerConfig {
             groups.put(pair.substring(0, eq).strip(), pair.substring(eq + 1).strip());
         }
         return groups;
+    }
+
+    /** Whether salt-minions' returns and events must be signed (Salt's {@code require_minion_sign_messages}). */
+    public boolean requireMinionSignMessages() {
+        return get(Setting.REQUIRE_MINION_SIGN_MESSAGES).equals("true");
     }
 
     public String saltPublishMode() {

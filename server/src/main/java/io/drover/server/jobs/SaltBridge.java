@@ -6,6 +6,7 @@ import io.drover.server.events.EventStore;
 import io.drover.server.files.FileServer;
 import io.drover.server.keys.KeyStore;
 import io.drover.server.plans.ExecutionPlans;
+import io.drover.transport.master.AgentMode;
 import io.drover.transport.master.KeyDecision;
 import io.drover.transport.master.MasterHandler;
 import io.drover.transport.logging.RateLimitedLog;
@@ -29,9 +30,12 @@ public final class SaltBridge implements MasterHandler {
     private final ExecutionPlans plans;
     private final java.util.concurrent.atomic.LongAdder refusedEvents = new java.util.concurrent.atomic.LongAdder();
     private final RateLimitedLog refusals = new RateLimitedLog(LoggerFactory.getLogger(SaltBridge.class));
+    private final boolean requireSignedMessages;
 
+    /** @param requireSignedMessages the {@code require-minion-sign-messages} setting */
     public SaltBridge(KeyStore keys, JobService jobs, AgentRegistry agents, FileServer files, Jdbi jdbi, EventStore events,
-                      ExecutionPlans plans) {
+                      ExecutionPlans plans, boolean requireSignedMessages) {
+        this.requireSignedMessages = requireSignedMessages;
         this.plans = plans;
         this.keys = keys;
         this.jobs = jobs;
@@ -49,6 +53,21 @@ public final class SaltBridge implements MasterHandler {
     @Override
     public String acceptedKey(String id) {
         return keys.acceptedKey(id);
+    }
+
+    @Override
+    public void onMode(String id, AgentMode mode) {
+        keys.recordMode(id, mode);
+    }
+
+    @Override
+    public AgentMode agentMode(String id) {
+        return keys.mode(id);
+    }
+
+    @Override
+    public boolean requireSignedMessages() {
+        return requireSignedMessages;
     }
 
     @Override

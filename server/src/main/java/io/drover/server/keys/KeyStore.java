@@ -7,6 +7,7 @@ import io.drover.server.agents.EnrollmentTokenStore;
 import io.drover.server.events.EventStore;
 import io.drover.server.errors.DomainException;
 import io.drover.transport.crypto.RsaKeys;
+import io.drover.transport.master.AgentMode;
 import io.drover.transport.master.KeyDecision;
 import java.time.Clock;
 import java.time.OffsetDateTime;
@@ -34,6 +35,8 @@ public final class KeyStore {
     private final AgentRegistry agents;
     private final Runnable onRevoked;
     private final java.util.concurrent.ConcurrentHashMap<String, String> acceptedCache = new java.util.concurrent.ConcurrentHashMap<>();
+    /** Transport modes recorded (not the absence of one: another server of a cluster may record it meanwhile). */
+    private final java.util.concurrent.ConcurrentHashMap<String, AgentMode> modeCache = new java.util.concurrent.ConcurrentHashMap<>();
     private final Clock clock;
 
     /**
@@ -128,6 +131,27 @@ public final class KeyStore {
         return pem;
     }
 
+    /** Records the transport mode an accepted minion signed in with or was heard in (called when it changes). */
+    public void recordMode(String id, AgentMode mode) {
+        jdbi.useHandle(h -> h.createUpdate("UPDATE minion_key SET transport_mode = :mode WHERE id = :id")
+                .bind("mode", mode.label()).bind("id", id).execute());
+        modeCache.put(id, mode);
+    }
+
+    /** The transport mode recorded for a minion, or null. */
+    public AgentMode mode(String id) {
+        AgentMode cached = modeCache.get(id);
+        if (cached != null) {
+            return cached;
+        }
+        AgentMode mode = AgentMode.ofLabel(jdbi.withHandle(h -> h.createQuery("SELECT transport_mode FROM minion_key WHERE id = :id")
+                .bind("id", id).mapTo(String.class).findOne().orElse(null)));
+        if (mode != null) {
+            modeCache.put(id, mode);
+        }
+        return mode;
+    }
+
     public List<MinionKey> list(String state) {
         return jdbi.withHandle(h -> h.createQuery("SELECT * FROM minion_key" + (state == null ? "" : " WHERE state = :state")
                         + " ORDER BY id").bindMap(state == null ? Map.of() : Map.of("state", state))
@@ -141,6 +165,7 @@ public final class KeyStore {
 
     public MinionKey setState(String id, String state) {
         acceptedCache.remove(id);
+        modeCache.remove(id);
         MinionKey key = jdbi.inTransaction(h -> {
             StoredKey stored = find(h, id).orElseThrow(() -> DomainException.notFound("key", id));
             if (!stored.state.equals(state)) {
@@ -159,6 +184,7 @@ public final class KeyStore {
 
     public void delete(String id) {
         acceptedCache.remove(id);
+        modeCache.remove(id);
         jdbi.useTransaction(h -> {
             find(h, id).orElseThrow(() -> DomainException.notFound("key", id));
             h.createUpdate("DELETE FROM minion_key WHERE id = :id").bind("id", id).execute();

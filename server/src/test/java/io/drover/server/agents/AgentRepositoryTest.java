@@ -52,7 +52,8 @@ class AgentRepositoryTest {
             assertThat(rows.get("web-3").bizId()).as("inserted first without business, then left alone").isNull();
             assertThat(rows.get("enrolled-1").bizId()).isEqualTo(2L);
 
-            assertThat(repository.keyStates(h)).containsExactly(Map.entry("new-1", "pending"), Map.entry("web-1", "accepted"));
+            assertThat(repository.keyStates(h)).containsExactly(Map.entry("new-1", new AgentRepository.KeyRow("pending", null)),
+                    Map.entry("web-1", new AgentRepository.KeyRow("accepted", null)));
             repository.delete(h, "web-2");
             assertThat(repository.all(h)).extracting(AgentRepository.Row::id).doesNotContain("web-2");
         }));

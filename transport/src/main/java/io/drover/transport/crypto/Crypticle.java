@@ -106,7 +106,11 @@ public final class Crypticle {
         return encrypt(frame(obj, nonce));
     }
 
-    static byte[] frame(Object obj, String nonce) {
+    /**
+     * The plaintext {@link #dumps} encrypts; a value sent to many keys (a job for many agents) is framed once and
+     * given to {@link #encrypt(byte[])} for each.
+     */
+    public static byte[] frame(Object obj, String nonce) {
         byte[] prefix = (PREFIX + (nonce == null ? "" : nonce)).getBytes(StandardCharsets.UTF_8);
         byte[] body = SaltPack.pack(obj);
         byte[] plain = new byte[prefix.length + body.length];

@@ -14,7 +14,10 @@ public interface MasterHandler {
     /** A job return from an accepted minion ({@code _return} load, nonce removed). Returns the reply value. */
     Object onReturn(String id, Map<?, ?> load);
 
-    /** An event from an accepted minion whose token was verified ({@code _minion_event}). */
+    /**
+     * An event from an accepted minion ({@code _minion_event}): under the agent's own key, or with a verified token
+     * under the shared key; {@code id} is the authenticated sender.
+     */
     Object onEvent(String id, Map<?, ?> load);
 
     /**
@@ -31,6 +34,26 @@ public interface MasterHandler {
      */
     default Object onCommand(String id, String cmd, Map<?, ?> load) {
         return null;
+    }
+
+    /**
+     * An accepted minion's mode changed: it signed in as a Drover agent or a salt-minion, or a salt-minion's messages
+     * started or stopped carrying signatures. Kept for listings and for the other servers of a cluster.
+     */
+    default void onMode(String id, AgentMode mode) {
+    }
+
+    /** The mode last recorded for a minion (by any server of a cluster); null when none is. */
+    default AgentMode agentMode(String id) {
+        return null;
+    }
+
+    /**
+     * Whether a salt-minion's returns and events must carry a signature by its key (Salt's
+     * {@code require_minion_sign_messages}); unsigned ones are then refused.
+     */
+    default boolean requireSignedMessages() {
+        return false;
     }
 
     /** The transport rebuilt one of its endpoints after it stopped (what: which one). */

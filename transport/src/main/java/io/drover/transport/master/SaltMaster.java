@@ -92,6 +92,12 @@ public final class SaltMaster implements AutoCloseable {
     private final PublishQueue publishes;
     private final AtomicLong broadcastFrames = new AtomicLong();
     private final AtomicLong targetedFrames = new AtomicLong();
+    private final AtomicLong agentFrames = new AtomicLong();
+    private final Map<RequestRefusal, AtomicLong> refusals = new java.util.EnumMap<>(RequestRefusal.class);
+    /** Each accepted minion's mode as signed in or heard here (or as recorded by the handler); bounded. */
+    private final java.util.concurrent.ConcurrentHashMap<String, AgentMode> modes = new java.util.concurrent.ConcurrentHashMap<>();
+    private static final int MAX_MODES = AgentKeys.MAX_CACHED;
+    private final AgentKeys agentKeys;
     private final AtomicLong restarts = new AtomicLong();
     private final SessionKey session;
     private volatile boolean running = true;
@@ -132,6 +138,10 @@ public final class SaltMaster implements AutoCloseable {
                       PublishMode publishMode, Limits limits, PublishQueue publishes, SessionKey session) {
         this.publishes = publishes;
         this.session = session;
+        this.agentKeys = new AgentKeys(masterKey, session);
+        for (RequestRefusal r : RequestRefusal.values()) {
+            refusals.put(r, new AtomicLong());
+        }
         this.masterKey = masterKey;
         this.masterPubPem = RsaKeys.publicPem(RsaKeys.publicOf(masterKey));
         this.handler = handler;
@@ -233,9 +243,19 @@ public final class SaltMaster implements AutoCloseable {
         return broadcastFrames.get();
     }
 
-    /** Publishes sent with one minion's topic since start. */
+    /** Publishes sent with one salt-minion's topic, under the shared key, since start. */
     public long targetedFrames() {
         return targetedFrames.get();
+    }
+
+    /** Publishes sent to one Drover agent under its own key since start. */
+    public long agentFrames() {
+        return agentFrames.get();
+    }
+
+    /** Requests refused since start for {@code reason} (claimed another id, unsigned, ...). */
+    public long refusedRequests(RequestRefusal reason) {
+        return refusals.get(reason).get();
     }
 
     private void publishLoop() {
@@ -257,25 +277,101 @@ public final class SaltMaster implements AutoCloseable {
         }
     }
 
-    /** Publisher thread: numbers, encrypts, signs and sends one publish. */
+    /**
+     * Publisher thread: numbers, encrypts and sends one publish. A Drover agent gets a frame of its own under its own
+     * key on its topic (authenticated by the key's HMAC; an RSA signature per agent would cost seconds at thousands of
+     * agents); salt-minions get the frame Salt sends, under the shared key and signed, per topic (FILTERED) or as one
+     * broadcast (BROADCAST, or a job for every minion).
+     */
     private void send(PublishQueue.Publish publish) {
         Map<String, Object> withSerial = new LinkedHashMap<>(publish.load());
         withSerial.put("serial", serial.incrementAndGet());
-        byte[] ct = session.current().dumps(withSerial, null);
+        ZmtpPublisher current = pub;
+        byte[] plain = Crypticle.frame(withSerial, null);
+        if (publish.minions() == null) {
+            current.publish(BROADCAST, sharedFrame(plain));
+            broadcastFrames.incrementAndGet();
+            modes.forEach((id, mode) -> {
+                if (mode == AgentMode.DROVER) {
+                    sendToAgent(current, id, plain);
+                }
+            });
+            return;
+        }
+        List<String> saltMinions = new java.util.ArrayList<>();
+        for (String id : publish.minions()) {
+            if (isAgent(id)) {
+                sendToAgent(current, id, plain);
+            } else {
+                saltMinions.add(id);
+            }
+        }
+        if (saltMinions.isEmpty()) {
+            return;
+        }
+        byte[] frame = sharedFrame(plain);
+        if (publishMode == PublishMode.BROADCAST) {
+            current.publish(BROADCAST, frame);
+            broadcastFrames.incrementAndGet();
+        } else {
+            for (String id : saltMinions) {
+                current.publish(Messages.topic(id).getBytes(StandardCharsets.US_ASCII), frame);
+            }
+            targetedFrames.addAndGet(saltMinions.size());
+        }
+    }
+
+    /** Salt's publish: under the shared key, signed by the master. */
+    private byte[] sharedFrame(byte[] plain) {
+        byte[] ct = session.current().encrypt(plain);
         Map<String, Object> envelope = new LinkedHashMap<>();
         envelope.put("enc", "aes");
         envelope.put("load", ct);
         envelope.put("sig", Rsa.signSha1(masterKey, ct));
-        byte[] frame = SaltPack.pack(envelope);
-        ZmtpPublisher current = pub;
-        if (publishMode == PublishMode.BROADCAST || publish.minions() == null) {
-            current.publish(BROADCAST, frame);
-            broadcastFrames.incrementAndGet();
-        } else {
-            for (String id : publish.minions()) {
-                current.publish(Messages.topic(id).getBytes(StandardCharsets.US_ASCII), frame);
-            }
-            targetedFrames.addAndGet(publish.minions().size());
+        return SaltPack.pack(envelope);
+    }
+
+    /** One agent's frame, made only when the agent is subscribed here (another server may serve it). */
+    private void sendToAgent(ZmtpPublisher current, String id, byte[] plain) {
+        String topic = Messages.topic(id);
+        if (!current.subscribed(topic)) {
+            return;
+        }
+        Map<String, Object> envelope = new LinkedHashMap<>();
+        envelope.put("enc", Messages.AGENT_ENC);
+        envelope.put("load", agentKeys.of(id).encrypt(plain));
+        current.publishExact(topic, SaltPack.pack(envelope));
+        agentFrames.incrementAndGet();
+    }
+
+    /** Whether {@code id} is a Drover agent with a key of its own (an id never recorded is a salt-minion's). */
+    private boolean isAgent(String id) {
+        return recorded(id) == AgentMode.DROVER;
+    }
+
+    /** The mode of an accepted minion: as heard here, else as the handler recorded it; null when never recorded. */
+    private AgentMode recorded(String id) {
+        AgentMode known = modes.get(id);
+        if (known != null) {
+            return known;
+        }
+        AgentMode recorded = handler.agentMode(id);
+        return recorded == null ? null : remember(id, recorded);
+    }
+
+    private AgentMode remember(String id, AgentMode mode) {
+        if (modes.size() >= MAX_MODES) {
+            modes.clear();
+        }
+        modes.put(id, mode);
+        return mode;
+    }
+
+    /** Records a minion's mode here and, when it changed, with the handler. */
+    private void recordMode(String id, AgentMode mode) {
+        if (recorded(id) != mode) {
+            remember(id, mode);
+            handler.onMode(id, mode);
         }
     }
 
@@ -351,6 +447,11 @@ public final class SaltMaster implements AutoCloseable {
         return session.current();
     }
 
+    /** For tests: an agent's own session key, to make its frames. */
+    Crypticle agentKeyForTest(String id) {
+        return agentKeys.of(id);
+    }
+
     /** For tests: ends the loop behind a port as a fatal error would, so that the watchdog must rebuild it. */
     void killLoopForTest(boolean requestSide) {
         (requestSide ? requestLoop : publishLoop).execute(() -> {
@@ -374,6 +475,9 @@ public final class SaltMaster implements AutoCloseable {
             if ("aes".equals(enc)) {
                 return aes(SaltPack.bytes(envelope.get("load")));
             }
+            if (Messages.AGENT_ENC.equals(enc)) {
+                return agentRequest(envelope.get("id"), SaltPack.bytes(envelope.get("load")));
+            }
             return SaltPack.pack("bad load");
         } catch (MalformedFrameException | InvalidMessageException e) {
             log.debug("bad request: {}", e.getMessage());
@@ -384,6 +488,7 @@ public final class SaltMaster implements AutoCloseable {
         }
     }
 
+    /** A request under the shared key: a salt-minion's (a Drover agent uses its own key). */
     private byte[] aes(byte[] ciphertext) {
         Crypticle current = session.current();
         Map<Object, Object> load = new LinkedHashMap<>(Messages.map(current.loads(ciphertext, null), "load"));
@@ -400,8 +505,17 @@ public final class SaltMaster implements AutoCloseable {
             peerWarnings.warn("not-accepted", "AES request from {} which is not accepted", Messages.validId(id) ? id : "an invalid id");
             return SaltPack.pack("bad load");
         }
+        if (isAgent(id)) {
+            return refuse(RequestRefusal.SHARED_KEY, "a request under the shared key claimed the id of Drover agent {}", id);
+        }
         if (cmd.equals("_pillar")) {
             return SaltPack.pack(privateReply(RsaKeys.parsePublic(pubPem), "pillar", handler.onPillar(id, load), replyNonce));
+        }
+        if (cmd.equals("_return") || cmd.equals("_minion_event")) {
+            RequestRefusal unsigned = checkSignature(id, pubPem, load);
+            if (unsigned != null) {
+                return refuse(unsigned, "{} from {}: signature missing or wrong", cmd, id);
+            }
         }
         Object result = switch (cmd) {
             case "_return" -> handler.onReturn(id, load);
@@ -415,6 +529,75 @@ public final class SaltMaster implements AutoCloseable {
             default -> handler.onCommand(id, cmd, load);
         };
         return SaltPack.pack(current.dumps(result, replyNonce));
+    }
+
+    /**
+     * Salt's {@code minion_sign_messages}: a salt-minion that signs puts {@code sig} = PKCS#1 v1.5 SHA-1 by its key
+     * over {@code salt.serializers.msgpack.serialize(load)} (msgpack-python's defaults, before the channel adds the
+     * nonce) into its returns and events. A present signature must verify (Salt only logs a bad one unless
+     * {@code drop_messages_signature_fail}; Drover refuses it); a missing one is refused when the handler requires
+     * signatures. Records the minion's mode from what it sends.
+     */
+    private RequestRefusal checkSignature(String id, String pubPem, Map<Object, Object> load) {
+        Object sig = load.get("sig");
+        if (sig == null) {
+            if (handler.requireSignedMessages()) {
+                return RequestRefusal.UNSIGNED;
+            }
+            recordMode(id, AgentMode.SALT);
+            return null;
+        }
+        Map<Object, Object> signed = new LinkedHashMap<>(load);
+        signed.remove("sig");
+        if (!Rsa.verifySha1(RsaKeys.parsePublic(pubPem), SaltPack.packBinType(signed), SaltPack.bytes(sig))) {
+            return RequestRefusal.BAD_SIGNATURE;
+        }
+        recordMode(id, AgentMode.SALT_SIGNED);
+        return null;
+    }
+
+    /**
+     * A Drover agent's request under its own key: the envelope names the agent, whose key must decrypt it, and the
+     * load must name the same agent. The reply goes back under that key. No event token is needed: the key is the
+     * agent's alone.
+     */
+    private byte[] agentRequest(Object envelopeId, byte[] ciphertext) {
+        String pubPem = Messages.validId(envelopeId) ? handler.acceptedKey((String) envelopeId) : null;
+        if (pubPem == null) {
+            peerWarnings.warn("not-accepted", "agent request from {} which is not accepted",
+                    Messages.validId(envelopeId) ? envelopeId : "an invalid id");
+            return SaltPack.pack("bad load");
+        }
+        String id = (String) envelopeId;
+        Crypticle key = agentKeys.of(id);
+        Map<Object, Object> load;
+        try {
+            load = new LinkedHashMap<>(Messages.map(key.loads(ciphertext, null), "load"));
+        } catch (InvalidMessageException e) {
+            // also what every agent sends once after a restart of a single server, before it signs in again
+            refusals.get(RequestRefusal.WRONG_KEY).incrementAndGet();
+            log.debug("a request named {} is not under its key: {}", id, e.getMessage());
+            return SaltPack.pack("bad load");
+        }
+        if (!id.equals(load.get("id"))) {
+            return refuse(RequestRefusal.ID_MISMATCH, "agent {} sent a request claiming another id", id);
+        }
+        recordMode(id, AgentMode.DROVER);
+        String replyNonce = load.remove("nonce") instanceof String s ? s : null;
+        String cmd = Messages.string(load, "cmd");
+        Object result = switch (cmd) {
+            case "_return" -> handler.onReturn(id, load);
+            case "_minion_event" -> handler.onEvent(id, load);
+            case "_pillar" -> handler.onPillar(id, load);
+            default -> handler.onCommand(id, cmd, load);
+        };
+        return SaltPack.pack(key.dumps(result, replyNonce));
+    }
+
+    private byte[] refuse(RequestRefusal reason, String message, Object... args) {
+        refusals.get(reason).incrementAndGet();
+        peerWarnings.warn(reason.label(), "refused (" + reason.label() + "): " + message, args);
+        return SaltPack.pack("bad load");
     }
 
     /**
@@ -464,7 +647,15 @@ public final class SaltMaster implements AutoCloseable {
             case REJECTED, DENIED -> inner.put("ret", false);
             case FULL -> inner.put("ret", "full");
             case ACCEPTED -> {
-                String aes = session.current().keyString();
+                // A Drover agent gets a key of its own instead of the shared one; a salt-minion the shared one.
+                boolean agentKey = Boolean.TRUE.equals(load.get(Messages.AGENT_KEY_FLAG));
+                String aes = agentKey ? agentKeys.of((String) id).keyString() : session.current().keyString();
+                if (agentKey) {
+                    inner.put(Messages.AGENT_KEY_FLAG, true);
+                    recordMode((String) id, AgentMode.DROVER);
+                } else if (recorded((String) id) != AgentMode.SALT_SIGNED) {
+                    recordMode((String) id, AgentMode.SALT); // (whether it signs shows in its returns and events)
+                }
                 inner.put("enc", "pub");
                 inner.put("pub_key", masterPubPem);
                 inner.put("publish_port", publishPort);

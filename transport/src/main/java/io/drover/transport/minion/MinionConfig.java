@@ -6,11 +6,12 @@ import java.util.List;
 /**
  * Where the master is and how patient to be. Defaults follow Salt: 60 s per request with 3 tries, 10 s between
  * tries while the key is pending (doubling up to 60 s), reconnects jittered over 1–10 s. The enrollment token
- * travels in the clear sign-in request, like Salt's autosign grains: use short-lived tokens.
+ * travels in the clear sign-in request, like Salt's autosign grains: use short-lived tokens. {@code agentKey}: ask a
+ * Drover server for a session key of this minion's own (on by default; a salt-master ignores the request).
  */
 public record MinionConfig(String id, List<Master> masters, Duration requestTimeout,
                            int tries, Duration acceptanceWait, Duration acceptanceWaitMax, Duration reconnectJitter,
-                           String enrollToken, Duration failback) {
+                           String enrollToken, Duration failback, boolean agentKey) {
 
     /** One master: where its request and publish ports are. */
     public record Master(String host, int publishPort, int requestPort) {
@@ -42,7 +43,7 @@ public record MinionConfig(String id, List<Master> masters, Duration requestTime
 
     public static MinionConfig of(String id, String masterHost, int publishPort, int requestPort) {
         return new MinionConfig(id, List.of(new Master(masterHost, publishPort, requestPort)), Duration.ofSeconds(60), 3,
-                Duration.ofSeconds(10), Duration.ofSeconds(60), Duration.ofSeconds(9), null, null);
+                Duration.ofSeconds(10), Duration.ofSeconds(60), Duration.ofSeconds(9), null, null, true);
     }
 
     /**
@@ -51,7 +52,7 @@ public record MinionConfig(String id, List<Master> masters, Duration requestTime
      */
     public MinionConfig withMasters(List<Master> list) {
         return new MinionConfig(id, list, requestTimeout, tries, acceptanceWait, acceptanceWaitMax, reconnectJitter,
-                enrollToken, failback);
+                enrollToken, failback, agentKey);
     }
 
     /** The first master: the one a minion with a single master uses. */
@@ -69,13 +70,19 @@ public record MinionConfig(String id, List<Master> masters, Duration requestTime
 
     public MinionConfig withTimeouts(Duration requestTimeout, Duration acceptanceWait, Duration reconnectJitter) {
         return new MinionConfig(id, masters, requestTimeout, tries, acceptanceWait,
-                acceptanceWait.multipliedBy(4), reconnectJitter, enrollToken, failback);
+                acceptanceWait.multipliedBy(4), reconnectJitter, enrollToken, failback, agentKey);
     }
 
     /** An enrollment token sent with the sign-in ({@code drover_enroll}): a Drover server accepts the key with it. */
     public MinionConfig withEnrollToken(String token) {
         return new MinionConfig(id, masters, requestTimeout, tries, acceptanceWait,
-                acceptanceWaitMax, reconnectJitter, token, failback);
+                acceptanceWaitMax, reconnectJitter, token, failback, agentKey);
+    }
+
+    /** Signs in on the shared session key as a salt-minion does (for tests of what a salt-minion gets). */
+    public MinionConfig withSharedKeyOnly() {
+        return new MinionConfig(id, masters, requestTimeout, tries, acceptanceWait, acceptanceWaitMax, reconnectJitter,
+                enrollToken, failback, false);
     }
 
     /**
@@ -84,6 +91,6 @@ public record MinionConfig(String id, List<Master> masters, Duration requestTime
      */
     public MinionConfig withFailback(Duration interval) {
         return new MinionConfig(id, masters, requestTimeout, tries, acceptanceWait, acceptanceWaitMax, reconnectJitter,
-                enrollToken, interval);
+                enrollToken, interval, agentKey);
     }
 }

@@ -59,10 +59,16 @@ public final class SaltMinion implements AutoCloseable {
     private volatile boolean preferredAnswers;
     private volatile long lastProbe = System.nanoTime();
     private final java.util.concurrent.atomic.AtomicBoolean probing = new java.util.concurrent.atomic.AtomicBoolean();
+    private final java.util.concurrent.atomic.AtomicBoolean checkingKey = new java.util.concurrent.atomic.AtomicBoolean();
     /** Set by a failover: the next connection first tries the session key it has. */
     private volatile boolean moved;
     /** The master frames publishes with topics (a Drover server says so when signing in); false for a salt-master. */
     private volatile boolean topics;
+    /**
+     * The session key is this minion's own (a Drover server gave it one): requests name the minion in the clear
+     * envelope, jobs arrive under that key on its topic only, unsigned, and events need no token.
+     */
+    private volatile boolean ownKey;
     private volatile boolean running = true;
     private long lastSerial;
     /** Which of the configured masters is in use (index into {@code config.masters()}). */
@@ -252,6 +258,9 @@ public final class SaltMinion implements AutoCloseable {
         if (config.enrollToken() != null) {
             load.put("drover_enroll", config.enrollToken());
         }
+        if (config.agentKey()) {
+            load.put(Messages.AGENT_KEY_FLAG, true);
+        }
         Object reply;
         try {
             reply = request(SaltPack.pack(Messages.envelope("clear", load)));
@@ -300,9 +309,11 @@ public final class SaltMinion implements AutoCloseable {
             if (inner.get("publish_port") instanceof Long port && port > 0 && port < 65536) {
                 publishPort = port.intValue();
             }
+            ownKey = config.agentKey() && Boolean.TRUE.equals(inner.get(Messages.AGENT_KEY_FLAG));
             session = new Crypticle(aes);
             signIns.incrementAndGet();
-            tok = Rsa.signX931(key, "salt".getBytes(StandardCharsets.US_ASCII));
+            // the event token only matters on the shared key, where it is what tells minions apart
+            tok = ownKey ? null : Rsa.signX931(key, "salt".getBytes(StandardCharsets.US_ASCII));
             synchronized (this) {
                 lastSerial = 0;
             }
@@ -325,8 +336,11 @@ public final class SaltMinion implements AutoCloseable {
     }
 
     private void subscribe() {
-        List<byte[]> prefixes = topics
-                ? List.of(Messages.topic(config.id()).getBytes(StandardCharsets.US_ASCII), "broadcast".getBytes(StandardCharsets.US_ASCII))
+        byte[] own = Messages.topic(config.id()).getBytes(StandardCharsets.US_ASCII);
+        // With a key of its own every job for this minion comes on its topic, and "broadcast" carries only what is
+        // under the shared key, which it does not hold.
+        List<byte[]> prefixes = ownKey ? List.of(own)
+                : topics ? List.of(own, "broadcast".getBytes(StandardCharsets.US_ASCII))
                 // A salt-master publishes one untagged frame by default (zmq_filtering off): take every publish
                 // and let the target check decide, as a salt-minion does.
                 : List.of(new byte[0]);
@@ -364,13 +378,24 @@ public final class SaltMinion implements AutoCloseable {
         try {
             Map<?, ?> envelope = Messages.map(SaltPack.unpack(payload), "publish");
             byte[] ct = SaltPack.bytes(envelope.get("load"));
-            // Salt masters sign publishes (sign_pub_messages, on by default); an unsigned one is not the master's.
-            if (envelope.get("sig") == null || !Rsa.verifySha1(masterKey(), ct, SaltPack.bytes(envelope.get("sig")))) {
+            boolean ownFrame = Messages.AGENT_ENC.equals(envelope.get("enc"));
+            if (ownFrame != ownKey) {
+                dropped.warn("enc", "{}: dropped a publish that is not under this minion's session key", config.id());
+                return;
+            }
+            // Salt masters sign publishes (sign_pub_messages, on by default); an unsigned one is not the master's. A
+            // frame under this minion's own key is authenticated by that key's HMAC, which only the master shares.
+            if (!ownFrame && (envelope.get("sig") == null
+                    || !Rsa.verifySha1(masterKey(), ct, SaltPack.bytes(envelope.get("sig"))))) {
                 dropped.warn("signature", "{}: dropped a publish with a missing or bad signature", config.id());
                 return;
             }
             load = Messages.map(session.loads(ct, null), "publish load");
         } catch (InvalidMessageException e) {
+            if (ownKey) {
+                checkKey(e.getMessage());
+                return;
+            }
             log.info("{}: cannot decrypt a publish ({}); re-authenticating", config.id(), e.getMessage());
             reauth = true;
             return;
@@ -397,6 +422,26 @@ public final class SaltMinion implements AutoCloseable {
                 listener.onJob(this, load);
             } catch (RuntimeException e) {
                 log.warn("{}: job {} failed in the listener", config.id(), load.get("jid"), e);
+            }
+        });
+    }
+
+    /**
+     * A frame that fails the HMAC of this minion's own key: the key changed (the master rotated it) or someone on the
+     * path sent it. Rather than signing in at once, which would restart the serial count and let captured frames be
+     * replayed, one request under the key (at a time, on a thread of its own) asks the master: a "bad load" answer
+     * makes the minion sign in again.
+     */
+    private void checkKey(String why) {
+        if (!checkingKey.compareAndSet(false, true)) {
+            return;
+        }
+        dropped.warn("own-key", "{}: a publish is not under this minion's key ({}); asking the master", config.id(), why);
+        Thread.ofVirtual().name("key-check-" + config.id()).start(() -> {
+            try {
+                aesRequest(new LinkedHashMap<>(Map.of("cmd", "_key_check", "id", config.id())));
+            } finally {
+                checkingKey.set(false);
             }
         });
     }
@@ -428,7 +473,9 @@ public final class SaltMinion implements AutoCloseable {
         Map<String, Object> load = new LinkedHashMap<>();
         load.put("cmd", "_minion_event");
         load.put("id", config.id());
-        load.put("tok", tok);
+        if (!ownKey) {
+            load.put("tok", tok);
+        }
         load.put("tag", tag);
         load.put("data", data);
         load.put("pretag", null);
@@ -471,7 +518,8 @@ public final class SaltMinion implements AutoCloseable {
         Map<String, Object> withNonce = new LinkedHashMap<>(load);
         withNonce.put("nonce", nonce);
         try {
-            byte[] frame = SaltPack.pack(Messages.envelope("aes", current.dumps(withNonce, null)));
+            byte[] ct = current.dumps(withNonce, null);
+            byte[] frame = SaltPack.pack(ownKey ? Messages.agentEnvelope(config.id(), ct) : Messages.envelope("aes", ct));
             Object reply = to == null ? request(frame) : SaltPack.unpack(transport.request(to, frame));
             if (reply instanceof String s) {
                 if (to == null) { // the master in use no longer reads this session key

@@ -14,6 +14,20 @@ public final class Messages {
      */
     public static final String TOPICS_FLAG = "drover_topics";
 
+    /**
+     * Key in a Drover agent's sign-in request (it asks for a session key of its own) and in the master's reply (the
+     * {@code aes} it seals is that key). A salt-master ignores it and a salt-minion never sends it.
+     */
+    public static final String AGENT_KEY_FLAG = "drover_agent_key";
+
+    /**
+     * The {@code enc} of what travels under an agent's own key: its requests ({@code {"enc": "drover", "id": <its id>,
+     * "load": <ciphertext>}}, the id telling the master which key to use) and its jobs ({@code {"enc": "drover",
+     * "load": <ciphertext>}}, authenticated by the key's HMAC, not signed). A salt-minion ignores publishes whose
+     * {@code enc} is not {@code aes}, and never sends this form.
+     */
+    public static final String AGENT_ENC = "drover";
+
     public static final int VERSION = 2;
     private static final Pattern VALID_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._@-]{0,254}");
 
@@ -25,6 +39,13 @@ public final class Messages {
         m.put("enc", enc);
         m.put("load", load);
         m.put("version", VERSION);
+        return m;
+    }
+
+    /** A request envelope under an agent's own key: the id in the clear names the key. */
+    public static Map<String, Object> agentEnvelope(String id, byte[] ciphertext) {
+        Map<String, Object> m = envelope(AGENT_ENC, ciphertext);
+        m.put("id", id);
         return m;
     }
 

@@ -31,6 +31,9 @@ public final class SaltPack {
     private static final MessagePack.PackerConfig PACKER = new MessagePack.PackerConfig().withStr8FormatSupport(false)
             .withBufferSize(1024);
 
+    /** msgpack-python 1.0's defaults ({@code use_bin_type=True}): str8 for text, bin for byte strings. */
+    private static final MessagePack.PackerConfig BIN_TYPE_PACKER = new MessagePack.PackerConfig().withBufferSize(1024);
+
     private SaltPack() {
     }
 
@@ -40,6 +43,50 @@ public final class SaltPack {
             return packer.toByteArray();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * The bytes a salt-minion signs with {@code minion_sign_messages}: Salt's {@code salt.serializers.msgpack.serialize}
+     * packs with msgpack-python's defaults, where text is str (with str8) and byte strings are bin, unlike the wire.
+     */
+    public static byte[] packBinType(Object value) {
+        try (MessageBufferPacker packer = BIN_TYPE_PACKER.newBufferPacker()) {
+            writeBinType(packer, value, 0);
+            return packer.toByteArray();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static void writeBinType(MessageBufferPacker p, Object value, int depth) throws IOException {
+        if (depth > MAX_DEPTH) {
+            throw new IllegalArgumentException("value nested deeper than " + MAX_DEPTH);
+        }
+        switch (value) {
+            case String s -> {
+                byte[] bytes = s.getBytes(StandardCharsets.UTF_8);
+                p.packRawStringHeader(bytes.length);
+                p.writePayload(bytes);
+            }
+            case byte[] bytes -> {
+                p.packBinaryHeader(bytes.length);
+                p.writePayload(bytes);
+            }
+            case List<?> list -> {
+                p.packArrayHeader(list.size());
+                for (Object item : list) {
+                    writeBinType(p, item, depth + 1);
+                }
+            }
+            case Map<?, ?> map -> {
+                p.packMapHeader(map.size());
+                for (Map.Entry<?, ?> e : map.entrySet()) {
+                    writeBinType(p, e.getKey(), depth + 1);
+                    writeBinType(p, e.getValue(), depth + 1);
+                }
+            }
+            case null, default -> write(p, value, depth);
         }
     }
 

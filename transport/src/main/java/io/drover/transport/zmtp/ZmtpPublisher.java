@@ -113,6 +113,30 @@ public final class ZmtpPublisher implements ZmtpConnection.Handler, AutoCloseabl
         return count;
     }
 
+    /** Whether a connection subscribed to exactly {@code topic}. */
+    public boolean subscribed(String topic) {
+        return subscribers.containsKey(topic);
+    }
+
+    /**
+     * Sends {@code [topic, payload]} to the connections subscribed to exactly {@code topic}, not to shorter prefixes:
+     * for a frame only the holder of one agent's key can read, which nobody else needs. Returns how many it went to.
+     */
+    public int publishExact(String topic, byte[] payload) {
+        Set<ZmtpConnection> matching = subscribers.get(topic);
+        if (matching == null) {
+            return 0;
+        }
+        ByteBuffer message = Zmtp.message(topic.getBytes(StandardCharsets.ISO_8859_1), payload);
+        int count = 0;
+        for (ZmtpConnection c : matching) {
+            if (c.send(message.duplicate())) {
+                count++;
+            }
+        }
+        return count;
+    }
+
     /** Stops listening and closes every connection. */
     @Override
     public void close() {

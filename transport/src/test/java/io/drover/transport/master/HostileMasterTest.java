@@ -48,7 +48,8 @@ class HostileMasterTest {
         master = new SaltMaster(MasterMinionTest.MASTER_KEY, keys, "127.0.0.1", 0, 0, SaltMaster.PublishMode.BROADCAST);
         keys.decisions.put("web-1", KeyDecision.ACCEPTED);
         MinionConfig config = MinionConfig.of("web-1", "127.0.0.1", master.publishPort(), master.requestPort())
-                .withTimeouts(Duration.ofSeconds(3), Duration.ofMillis(200), Duration.ofMillis(100));
+                .withTimeouts(Duration.ofSeconds(3), Duration.ofMillis(200), Duration.ofMillis(100))
+                .withSharedKeyOnly(); // the checks of what comes under the shared key, signed (MasterFuzzTest covers both)
         minion = new SaltMinion(config, MINION_KEY, null, Targets.byId("web-1"), (m, load) -> {
             ran.add((String) load.get("jid"));
             m.sendReturn(Map.of("jid", load.get("jid"), "fun", "test.ping", "return", true, "retcode", 0));

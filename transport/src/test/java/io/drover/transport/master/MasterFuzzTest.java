@@ -62,14 +62,16 @@ class MasterFuzzTest {
         }
     }
 
-    @Test
-    void aMinionDropsEveryMutatedPublishAndRunsNone() {
+    @org.junit.jupiter.params.ParameterizedTest(name = "own key: {0}")
+    @org.junit.jupiter.params.provider.ValueSource(booleans = {true, false})
+    void aMinionDropsEveryMutatedPublishAndRunsNone(boolean ownKey) {
         MasterMinionTest.Keys keys = new MasterMinionTest.Keys();
         keys.decisions.put("web-1", KeyDecision.ACCEPTED);
         List<Object> ran = new CopyOnWriteArrayList<>();
         try (SaltMaster master = new SaltMaster(MasterMinionTest.MASTER_KEY, keys, "127.0.0.1", 0, 0, SaltMaster.PublishMode.BROADCAST)) {
-            MinionConfig config = MinionConfig.of("web-1", "127.0.0.1", master.publishPort(), master.requestPort())
+            MinionConfig both = MinionConfig.of("web-1", "127.0.0.1", master.publishPort(), master.requestPort())
                     .withTimeouts(Duration.ofSeconds(3), Duration.ofMillis(200), Duration.ofMillis(100));
+            MinionConfig config = ownKey ? both : both.withSharedKeyOnly();
             SaltMinion minion = new SaltMinion(config, MINION_KEY, null, Targets.byId("web-1"), (m, load) -> ran.add(load.get("jid")),
                     pem -> { });
             try {
@@ -78,13 +80,17 @@ class MasterFuzzTest {
                 for (long serial : new long[] {1, 2, 1L << 40}) {
                     Map<String, Object> load = new LinkedHashMap<>(Map.of("fun", "test.ping", "arg", List.of(), "tgt", "web-1",
                             "tgt_type", "glob", "jid", "seed-" + serial, "serial", serial));
+                    if (ownKey) { // an agent's frame: under its own key, no signature
+                        seeds.add(SaltPack.pack(Map.of("enc", "drover", "load", master.agentKeyForTest("web-1").dumps(load, null))));
+                        continue;
+                    }
                     byte[] ct = master.sessionForTest().dumps(load, null);
                     seeds.add(SaltPack.pack(Map.of("enc", "aes", "load", ct, "sig", Rsa.signSha1(MasterMinionTest.MASTER_KEY, ct))));
                 }
                 // The seeds themselves run once each (accepted in serial order), then never again.
                 seeds.forEach(minion::onPublish);
                 await().atMost(Duration.ofSeconds(5)).until(() -> ran.size() == 3);
-                Mutator mutator = new Mutator(Mutator.SEED + 3, seeds);
+                Mutator mutator = new Mutator(Mutator.SEED + (ownKey ? 4 : 3), seeds);
                 for (int i = 0; i < Mutator.ITERATIONS; i++) {
                     byte[] input = mutator.next();
                     try {

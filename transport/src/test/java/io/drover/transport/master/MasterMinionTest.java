@@ -35,6 +35,24 @@ class MasterMinionTest {
         final Map<String, String> accepted = new ConcurrentHashMap<>();
         final List<Map<?, ?>> returns = new CopyOnWriteArrayList<>();
         final List<Map<?, ?>> events = new CopyOnWriteArrayList<>();
+        final List<Map<?, ?>> pillars = new CopyOnWriteArrayList<>();
+        final Map<String, AgentMode> modes = new ConcurrentHashMap<>();
+        volatile boolean requireSigned;
+
+        @Override
+        public void onMode(String id, AgentMode mode) {
+            modes.put(id, mode);
+        }
+
+        @Override
+        public AgentMode agentMode(String id) {
+            return modes.get(id);
+        }
+
+        @Override
+        public boolean requireSignedMessages() {
+            return requireSigned;
+        }
 
         @Override
         public KeyDecision decideKey(String id, String pem, Map<?, ?> load) {
@@ -60,6 +78,12 @@ class MasterMinionTest {
         public Object onEvent(String id, Map<?, ?> load) {
             events.add(load);
             return true;
+        }
+
+        @Override
+        public Map<String, Object> onPillar(String id, Map<?, ?> load) {
+            pillars.add(load);
+            return Map.of();
         }
 
         @Override

@@ -1,0 +1,234 @@
+package io.drover.transport.master;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.drover.transport.crypto.Crypticle;
+import io.drover.transport.crypto.InvalidMessageException;
+import io.drover.transport.crypto.Rsa;
+import io.drover.transport.crypto.RsaKeys;
+import io.drover.transport.minion.MinionConfig;
+import io.drover.transport.minion.SaltMinion;
+import io.drover.transport.minion.Targets;
+import io.drover.transport.protocol.Messages;
+import io.drover.transport.wire.MalformedFrameException;
+import io.drover.transport.wire.SaltPack;
+import java.nio.charset.StandardCharsets;
+import java.security.KeyPair;
+import java.security.interfaces.RSAPrivateCrtKey;
+import java.security.interfaces.RSAPublicKey;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.zeromq.SocketType;
+import org.zeromq.ZContext;
+import org.zeromq.ZMQ;
+
+/**
+ * Agent identity on the wire, tried as an accepted agent that turned hostile would: it holds its own RSA key and
+ * whatever key it got at sign-in, and talks the protocol directly (the master and the victim agents are real, on
+ * loopback). Forged returns, grains and events in another agent's name are refused and counted; a job for another
+ * agent cannot be read even with an empty-prefix subscription; another agent's request replayed under one's own
+ * name fails.
+ */
+class AgentIdentityTest {
+    final MasterMinionTest.Keys keys = new MasterMinionTest.Keys();
+    SaltMaster master;
+    final List<SaltMinion> minions = new CopyOnWriteArrayList<>();
+    final Map<String, List<Map<?, ?>>> jobs = new ConcurrentHashMap<>();
+
+    @BeforeEach
+    void start() {
+        master = new SaltMaster(MasterMinionTest.MASTER_KEY, keys, "127.0.0.1", 0, 0, SaltMaster.PublishMode.FILTERED);
+    }
+
+    @AfterEach
+    void stop() {
+        minions.forEach(SaltMinion::close);
+        master.close();
+    }
+
+    /** A real Drover agent's transport, answering every job it gets. */
+    SaltMinion agent(String id, KeyPair pair) {
+        keys.decisions.put(id, KeyDecision.ACCEPTED);
+        jobs.put(id, new CopyOnWriteArrayList<>());
+        MinionConfig config = MinionConfig.of(id, "127.0.0.1", master.publishPort(), master.requestPort())
+                .withTimeouts(Duration.ofSeconds(2), Duration.ofMillis(200), Duration.ofMillis(100));
+        SaltMinion m = new SaltMinion(config, (RSAPrivateCrtKey) pair.getPrivate(), null, Targets.byId(id), (minion, load) -> {
+            jobs.get(id).add(load);
+            minion.sendReturn(Map.of("jid", load.get("jid"), "fun", load.get("fun"), "return", true, "retcode", 0));
+        }, pem -> { });
+        minions.add(m);
+        await().atMost(Duration.ofSeconds(10)).until(() -> m.state() == SaltMinion.State.CONNECTED);
+        return m;
+    }
+
+    /** What a sign-in gives: the session key the master sealed to this key pair. */
+    record SignIn(String key, Map<?, ?> reply) {
+    }
+
+    /** Signs in over the protocol as a Drover agent does (asking for a key of its own). */
+    SignIn signIn(String id, KeyPair pair, boolean asAgent) {
+        Map<String, Object> load = new LinkedHashMap<>();
+        load.put("cmd", "_auth");
+        load.put("id", id);
+        load.put("nonce", "n" + System.nanoTime());
+        load.put("pub", RsaKeys.publicPem((RSAPublicKey) pair.getPublic()));
+        if (asAgent) {
+            load.put("drover_agent_key", true);
+        }
+        Map<?, ?> reply = (Map<?, ?>) SaltPack.unpack(master.handle(SaltPack.pack(Messages.envelope("clear", load))));
+        Map<?, ?> inner = (Map<?, ?>) SaltPack.unpack(SaltPack.bytes(reply.get("load")));
+        String key = new String(Rsa.decryptOaep((RSAPrivateCrtKey) pair.getPrivate(), SaltPack.bytes(inner.get("aes"))),
+                StandardCharsets.UTF_8);
+        return new SignIn(key, inner);
+    }
+
+    /**
+     * Sends {@code load} under {@code key} in both request forms a hostile agent could try: Salt's envelope, and
+     * Drover's agent envelope naming {@code envelopeId}. Returns the master's two answers.
+     */
+    List<Object> sendBothWays(String key, String envelopeId, Map<String, Object> load) {
+        Crypticle crypticle = new Crypticle(key);
+        Map<String, Object> withNonce = new LinkedHashMap<>(load);
+        withNonce.put("nonce", "0123456789abcdef0123456789abcdef");
+        byte[] ct = crypticle.dumps(withNonce, null);
+        Object salt = SaltPack.unpack(master.handle(SaltPack.pack(Messages.envelope("aes", ct))));
+        Map<String, Object> agentEnvelope = new LinkedHashMap<>(Messages.envelope("drover", ct));
+        agentEnvelope.put("id", envelopeId);
+        Object agent = SaltPack.unpack(master.handle(SaltPack.pack(agentEnvelope)));
+        return List.of(salt, agent);
+    }
+
+    static Map<String, Object> returnOf(String id, String jid) {
+        return new LinkedHashMap<>(Map.of("cmd", "_return", "id", id, "jid", jid, "fun", "test.ping", "return", "forged",
+                "retcode", 0));
+    }
+
+    @Test
+    void anAcceptedAgentCannotReturnFireEventsOrReportGrainsInAnotherAgentsName() {
+        agent("victim", RsaKeys.generate());
+        KeyPair mallory = RsaKeys.generate();
+        agent("mallory", mallory);
+        keys.returns.clear();
+        keys.events.clear();
+        String key = signIn("mallory", mallory, true).key();
+
+        List<Object> answers = new java.util.ArrayList<>();
+        answers.addAll(sendBothWays(key, "mallory", returnOf("victim", "20260101000000000001")));
+        Map<String, Object> heartbeat = new LinkedHashMap<>(Map.of("cmd", "_minion_event", "id", "victim",
+                "tag", "drover/agent/victim/heartbeat", "data", Map.of("grains", Map.of("drover_innerip", "10.0.0.66"))));
+        heartbeat.put("tok", Rsa.signX931((RSAPrivateCrtKey) mallory.getPrivate(), "salt".getBytes(StandardCharsets.US_ASCII)));
+        answers.addAll(sendBothWays(key, "mallory", heartbeat));
+        Map<String, Object> online = new LinkedHashMap<>(heartbeat);
+        online.put("tag", "drover/agent/victim/online");
+        answers.addAll(sendBothWays(key, "mallory", online));
+        answers.addAll(sendBothWays(key, "mallory", new LinkedHashMap<>(Map.of("cmd", "_pillar", "id", "victim",
+                "grains", Map.of("os", "Forged")))));
+
+        assertThat(answers).allMatch("bad load"::equals);
+        assertThat(keys.returns).isEmpty();
+        assertThat(keys.events).isEmpty();
+        assertThat(keys.pillars).isEmpty();
+        assertThat(master.refusedRequests(RequestRefusal.ID_MISMATCH)).isEqualTo(4);
+        assertThat(keys.modes).containsEntry("victim", AgentMode.DROVER).containsEntry("mallory", AgentMode.DROVER);
+    }
+
+    @Test
+    void aSaltMinionHoldingTheSharedKeyCannotSpeakForADroverAgent() {
+        agent("victim", RsaKeys.generate());
+        keys.returns.clear();
+        keys.events.clear();
+        KeyPair minion = RsaKeys.generate();
+        keys.decisions.put("old-minion", KeyDecision.ACCEPTED);
+        SignIn shared = signIn("old-minion", minion, false);
+        assertThat(shared.reply().get("drover_agent_key")).isNull();
+        Map<String, Object> event = new LinkedHashMap<>(Map.of("cmd", "_minion_event", "id", "victim",
+                "tag", "drover/agent/victim/online", "data", Map.of()));
+        assertThat(sendBothWays(shared.key(), "old-minion", returnOf("victim", "20260101000000000005")).getFirst())
+                .isEqualTo("bad load");
+        assertThat(sendBothWays(shared.key(), "old-minion", event).getFirst()).isEqualTo("bad load");
+        assertThat(keys.returns).isEmpty();
+        assertThat(keys.events).isEmpty();
+        assertThat(master.refusedRequests(RequestRefusal.SHARED_KEY)).isEqualTo(2);
+        // its own return under the shared key is a salt-minion's, as before
+        assertThat(sendBothWays(shared.key(), "old-minion", returnOf("old-minion", "20260101000000000006")).getFirst())
+                .isNotEqualTo("bad load");
+        assertThat(keys.modes).containsEntry("old-minion", AgentMode.SALT);
+    }
+
+    @Test
+    void anotherAgentsRequestReplayedUnderOnesOwnNameFails() {
+        KeyPair victim = RsaKeys.generate();
+        agent("victim", victim);
+        KeyPair mallory = RsaKeys.generate();
+        agent("mallory", mallory);
+        keys.returns.clear();
+        // A request the victim really made (here made with its key, as mallory would capture it on the wire),
+        // sent again by mallory naming herself in the envelope, and naming the victim with her own key.
+        String victimKey = signIn("victim", victim, true).key();
+        List<Object> replayed = sendBothWays(victimKey, "mallory", returnOf("mallory", "20260101000000000002"));
+        String malloryKey = signIn("mallory", mallory, true).key();
+        List<Object> underVictimsName = sendBothWays(malloryKey, "victim", returnOf("victim", "20260101000000000003"));
+        assertThat(replayed.get(1)).isEqualTo("bad load");
+        assertThat(underVictimsName.get(1)).isEqualTo("bad load");
+        assertThat(master.refusedRequests(RequestRefusal.WRONG_KEY)).isEqualTo(2);
+        assertThat(keys.returns).noneMatch(r -> r.get("jid").equals("20260101000000000003"));
+        // her own return under her own key is fine
+        assertThat(sendBothWays(malloryKey, "mallory", returnOf("mallory", "20260101000000000004")).get(1))
+                .isNotEqualTo("bad load");
+        assertThat(keys.returns).anyMatch(r -> r.get("jid").equals("20260101000000000004"));
+    }
+
+    @Test
+    void anEmptyPrefixSubscriberCannotReadAJobForAnotherAgent() {
+        SaltMinion victim = agent("victim", RsaKeys.generate());
+        KeyPair mallory = RsaKeys.generate();
+        agent("mallory", mallory);
+        String key = signIn("mallory", mallory, true).key();
+        Crypticle malloryKey = new Crypticle(key);
+        List<byte[]> seen = new CopyOnWriteArrayList<>();
+        try (ZContext ctx = new ZContext(); ZMQ.Socket sub = ctx.createSocket(SocketType.SUB)) {
+            sub.connect("tcp://127.0.0.1:" + master.publishPort());
+            sub.subscribe(new byte[0]);
+            sub.subscribe(Messages.topic("victim").getBytes(StandardCharsets.US_ASCII)); // topics are sha1(id): no secret
+            sub.setReceiveTimeOut(100);
+            await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(200)).until(() -> {
+                master.publish(job("20260101" + System.nanoTime() % 1_000_000_000_000L, "victim"), List.of("victim"));
+                for (byte[] frame = sub.recv(); frame != null; frame = sub.recv()) {
+                    seen.add(frame);
+                }
+                return !jobs.get("victim").isEmpty() && seen.size() >= 2;
+            });
+        }
+        assertThat(victim.state()).isEqualTo(SaltMinion.State.CONNECTED);
+        for (byte[] frame : seen) {
+            if (frame.length == 40 && new String(frame, StandardCharsets.US_ASCII).matches("[0-9a-f]{40}")) {
+                continue; // the topic frame
+            }
+            Map<?, ?> envelope = (Map<?, ?>) SaltPack.unpack(frame);
+            byte[] ct = SaltPack.bytes(envelope.get("load"));
+            assertThat(decrypts(malloryKey, ct)).as("mallory read the victim's job").isFalse();
+        }
+    }
+
+    static boolean decrypts(Crypticle key, byte[] ct) {
+        try {
+            key.loads(ct, null);
+            return true;
+        } catch (InvalidMessageException | MalformedFrameException e) {
+            return false;
+        }
+    }
+
+    static Map<String, Object> job(String jid, String target) {
+        return new LinkedHashMap<>(Map.of("fun", "cmd.run", "arg", List.of("echo the password is hunter2"), "tgt", target,
+                "tgt_type", "glob", "jid", jid, "ret", "", "user", "drover"));
+    }
+}
