@@ -149,6 +149,20 @@ public final class JobService implements AutoCloseable {
         return start(principal, request, null, started -> { });
     }
 
+    /**
+     * A secret goes out only inside a Drover agent's own encrypted frame: a salt-minion's jobs travel under the session
+     * key every accepted minion holds, and an agent that has not signed in since has no mode yet.
+     */
+    private void refuseSecretsOnTheSharedKey(List<String> minions) {
+        List<String> shared = minions.stream().filter(id -> keys.mode(id) != io.drover.transport.master.AgentMode.DROVER).toList();
+        if (!shared.isEmpty()) {
+            throw DomainException.conflict("secret_on_shared_key", "the job carries a secret, which is sent only to Drover agents"
+                    + " under their own session key; " + shared.size() + " of the " + minions.size() + " agents it names are"
+                    + " salt-minions on the shared key or have not signed in (first: "
+                    + String.join(", ", shared.subList(0, Math.min(5, shared.size()))) + ")");
+        }
+    }
+
     /** {@code shownArg}: the arguments as they may be stored and shown (null: as sent). */
     private JobStarted start(Principal principal, JobRequest request, List<Object> shownArg,
                              java.util.function.Consumer<JobStarted> beforePublish) {
@@ -188,6 +202,9 @@ public final class JobService implements AutoCloseable {
         List<Object> arg = new SaltArgs(request.arg() == null ? List.of() : request.arg(),
                 request.kwarg() == null ? Map.of() : request.kwarg()).toList();
         List<Object> shownArgs = shownArg == null ? arg : shownArg;
+        if (!shownArgs.equals(arg)) {
+            refuseSecretsOnTheSharedKey(minions);
+        }
         String sealedArg = shownArgs.equals(arg) ? null : box.seal(Sql.toJson(arg));
         String jid = ids.next();
         jdbi.useTransaction(h -> {

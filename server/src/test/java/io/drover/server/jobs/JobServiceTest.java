@@ -80,6 +80,9 @@ class JobServiceTest {
             KeyStore keys = new KeyStore(db.jdbi(), events, List.of(Glob.compile("auto-*")), new EnrollmentTokenStore(db.jdbi(), clock),
                     agents, () -> { }, clock);
             assertThat(keys.decide("auto-1", KEY, null)).isEqualTo(KeyDecision.ACCEPTED);
+            assertThat(keys.decide("auto-2", KEY, null)).isEqualTo(KeyDecision.ACCEPTED);
+            keys.recordMode("auto-1", io.drover.transport.master.AgentMode.DROVER);
+            keys.recordMode("auto-2", io.drover.transport.master.AgentMode.SALT);
             List<Map<String, Object>> published = new java.util.concurrent.CopyOnWriteArrayList<>();
             JobService jobs = new JobService(db.jdbi(), events, keys, id -> Map.of(), agents::businesses, Map.of(),
                     (load, minions) -> published.add(load), () -> () -> { }, 1 << 20,
@@ -99,6 +102,22 @@ class JobServiceTest {
                 assertThat(stored).contains("«redacted»").contains("bytes").doesNotContain("hunter2")
                         .doesNotContainIgnoringCase(io.drover.core.Hashing.md5(content));
                 assertThat(jobs.get(started.jid()).arg().toString()).contains("«redacted»").doesNotContain("hunter2");
+
+                // A salt-minion's jobs travel under the shared session key: a secret is not sent to it, nor anything stored.
+                long jobsBefore = db.jdbi().<Long, RuntimeException>withHandle(h -> h.createQuery("SELECT COUNT(*) FROM job").mapTo(Long.class).one());
+                assertThatThrownBy(() -> jobs.start(Principal.system("test"), "auto-2", "list", sent, shown, 30, s -> { }))
+                        .isInstanceOfSatisfying(io.drover.server.errors.DomainException.class, e -> {
+                            assertThat(e.code()).isEqualTo("secret_on_shared_key");
+                            assertThat(e.getMessage()).contains("auto-2").doesNotContain("hunter2");
+                        });
+                assertThat(published).hasSize(1);
+                long jobsAfter = db.jdbi().<Long, RuntimeException>withHandle(h -> h.createQuery("SELECT COUNT(*) FROM job").mapTo(Long.class).one());
+                assertThat(jobsAfter).isEqualTo(jobsBefore);
+                // A job without a secret still goes to it.
+                jobs.start(Principal.system("test"), "auto-2", "list", new io.drover.model.agentapi.AgentCall.WriteFile("etc/plain.conf",
+                        "x = 1\n", "0644"), new io.drover.model.agentapi.AgentCall.WriteFile("etc/plain.conf", "x = 1\n", "0644"), 30, s -> { });
+                assertThat(published).hasSize(2);
+                published.removeLast();
 
                 // Sent again (a resumed step): the agent gets the secret, not its redaction.
                 db.jdbi().useHandle(h -> h.execute("DELETE FROM job_return"));
