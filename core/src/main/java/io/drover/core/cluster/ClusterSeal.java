@@ -65,7 +65,8 @@ public final class ClusterSeal {
 
     static final byte[] MAGIC = "DRC1".getBytes(StandardCharsets.US_ASCII);
     static final int MAC_BYTES = 32;
-    static final int HEADER = MAGIC.length + 8 + 16 + 8 + MAC_BYTES;
+    /** The bytes a seal adds to a payload. */
+    public static final int HEADER = MAGIC.length + 8 + 16 + 8 + MAC_BYTES;
     static final int REPLAY_SPAN = 1024;
 
     private final SecretKeySpec key;

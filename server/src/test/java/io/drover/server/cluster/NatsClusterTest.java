@@ -3,6 +3,7 @@ package io.drover.server.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.drover.core.cluster.ClusterSeal;
 import io.drover.model.Json;
 import io.drover.model.events.Event;
 import io.drover.server.events.EventBus;
@@ -10,6 +11,7 @@ import io.drover.server.testing.TestNats;
 import io.nats.client.Connection;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
@@ -33,6 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
 class NatsClusterTest {
     static final OffsetDateTime AT = OffsetDateTime.of(2026, 11, 27, 1, 2, 3, 456_000_000, ZoneOffset.UTC);
     static final AtomicLong IDS = new AtomicLong(System.nanoTime());
+    static final byte[] KEY = new java.security.SecureRandom().generateSeed(32);
 
     @TempDir
     Path dir;
@@ -47,13 +50,10 @@ class NatsClusterTest {
     @BeforeEach
     void join() {
         natsServer = TestNats.withPassword(dir);
-        a = NatsCluster.join(url(), (load, minions) -> { }, busA);
-        b = NatsCluster.join(url(), (load, minions) -> publishedOnB.add(load), busB);
+        a = NatsCluster.join(natsServer.url(), natsServer.credentials(), KEY, Clock.systemUTC(), (load, minions) -> { }, busA);
+        b = NatsCluster.join(natsServer.url(), natsServer.credentials(), KEY, Clock.systemUTC(),
+                (load, minions) -> publishedOnB.add(load), busB);
         busB.subscribe(e -> true, heardOnB::add);
-    }
-
-    String url() {
-        return natsServer.urlWithPassword();
     }
 
     @AfterEach
@@ -151,12 +151,22 @@ class NatsClusterTest {
                     "returns", List.of(List.of(forgedReturn.id(), "20261127010203000001", "web-1", "test.ping", 0, true, true)))));
             nats.flush(Duration.ofSeconds(5));
         }
+        byte[] otherKey = KEY.clone();
+        otherKey[0] ^= 1;
+        EventBus busC = new EventBus();
+        try (NatsCluster c = NatsCluster.join(natsServer.url(), natsServer.credentials(), otherKey, Clock.systemUTC(),
+                (load, minions) -> { }, busC)) {
+            busC.publish(event("drover/agent/web-1/online", Map.of("id", "web-1")));
+            c.publish(Map.of("fun", "cmd.run", "arg", List.of("touch /tmp/pwned"), "jid", "4"), null);
+        }
         Event marker = event("drover/test/marker-forged", Map.of("n", 1));
         busA.publish(marker);
         a.publish(Map.of("fun", "test.ping", "jid", "2"), List.of("web-2"));
         await().atMost(Duration.ofSeconds(10)).until(() -> heardOnB.contains(marker) && !publishedOnB.isEmpty());
         assertThat(heardOnB).as("only the genuine event crossed").containsExactly(marker);
         assertThat(publishedOnB).as("only the genuine job reached B's agents").containsExactly(Map.of("fun", "test.ping", "jid", "2"));
+        assertThat(b.refused(ClusterSeal.Refusal.UNSEALED)).as("the plain client's three messages").isEqualTo(3);
+        assertThat(b.refused(ClusterSeal.Refusal.FORGED)).as("the two of a server with another key").isEqualTo(2);
         wanted.close();
     }
 
@@ -181,12 +191,16 @@ class NatsClusterTest {
             await().atMost(Duration.ofSeconds(10)).until(() -> heardOnB.contains(marker));
             assertThat(heardOnB).as("the replayed event was not delivered again").containsExactly(genuine, marker);
             assertThat(publishedOnB).as("the replayed job was not sent again").hasSize(1);
+            assertThat(b.refused(ClusterSeal.Refusal.REPLAYED)).as("each sent again on its subject").isEqualTo(2);
+            assertThat(b.refused(ClusterSeal.Refusal.FORGED)).as("each sent again on the other subject").isEqualTo(2);
         }
     }
 
     @Test
     void aNatsThatDoesNotAnswerIsNamedWithoutThePasswordOfItsUrl() {
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> NatsCluster.join("nats://drover:s3cret@127.0.0.1:1,nats://127.0.0.1:2", (load, minions) -> { }, new EventBus()))
+        NatsCredentials none = new NatsCredentials(null, null, null, null, null, null, null, true, false);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> NatsCluster.join("nats://drover:s3cret@127.0.0.1:1,nats://127.0.0.1:2",
+                        none, KEY, Clock.systemUTC(), (load, minions) -> { }, new EventBus()))
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("nats://…@127.0.0.1:1,nats://127.0.0.1:2").hasNoCause()
                 .hasMessageNotContaining("s3cret");
     }

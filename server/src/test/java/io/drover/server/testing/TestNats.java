@@ -119,6 +119,11 @@ public final class TestNats implements AutoCloseable {
         return "nats://" + USER + ":" + password + "@127.0.0.1:" + port;
     }
 
+    /** The credentials of {@value #USER} as a server is given them ({@link #withPassword} only). */
+    public io.drover.server.cluster.NatsCredentials credentials() {
+        return new io.drover.server.cluster.NatsCredentials(USER, passwordFile, null, null, null, null, null, false, false);
+    }
+
     /** The settings that join a server to this NATS as {@value #USER} ({@link #withPassword} only). */
     public Map<Setting, String> clusterSettings() {
         return Map.of(Setting.CLUSTER, url(), Setting.CLUSTER_USER, USER, Setting.CLUSTER_PASSWORD_FILE, passwordFile.toString());
