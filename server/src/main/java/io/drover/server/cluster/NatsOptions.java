@@ -27,7 +27,10 @@ final class NatsOptions {
         }
         boolean tls = url.contains("tls://") || credentials.tlsCa() != null || credentials.tlsCert() != null;
         if (tls) {
-            options.sslContext(ClientTls.context(credentials.tlsCa(), credentials.tlsCert(), credentials.tlsKey()));
+            // the certificate is checked against the host name of the URL, which the client would otherwise replace
+            // with the addresses it resolves to
+            options.sslContext(ClientTls.context(credentials.tlsCa(), credentials.tlsCert(), credentials.tlsKey()))
+                    .noResolveHostnames();
         }
         return options;
     }
