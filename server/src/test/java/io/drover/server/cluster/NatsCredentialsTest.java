@@ -120,6 +120,19 @@ class NatsCredentialsTest {
             assertThatThrownBy(() -> join("tls://localhost:" + port, credentials(null, null, null, null, ca, cert, rsaKey)))
                     .hasMessageContaining("no PKCS#8 key").hasMessageContaining("openssl pkcs8");
         }
+        // the certificate as the user, as docs/operations.md configures it
+        try (TestNats nats = TestNats.start(dir, "tls {\n  cert_file: \"" + dir.resolve("server.pem") + "\"\n  key_file: \""
+                + dir.resolve("server.key") + "\"\n  ca_file: \"" + ca + "\"\n  verify_and_map: true\n  timeout: 5\n}\n"
+                + "authorization { users = [ { user: \"CN=drover-server\" } ] }\n")) {
+            String port = nats.url().substring(nats.url().lastIndexOf(':') + 1);
+            try (NatsCluster joined = join("tls://localhost:" + port, credentials(null, null, null, null, ca, cert, key))) {
+                assertThat(joined.connected()).isTrue();
+            }
+            signed("stranger", "someone-else", "extendedKeyUsage=clientAuth\n");
+            assertThatThrownBy(() -> join("tls://localhost:" + port, credentials(null, null, null, null, ca,
+                    dir.resolve("stranger.pem"), dir.resolve("stranger.key"))))
+                    .as("a certificate of the same CA for another name").hasMessageContaining("cannot reach the cluster's NATS");
+        }
     }
 
     /** A certificate for {@code name} signed by the test CA, with its key, as {@code <base>.pem} and {@code <base>.key}. */

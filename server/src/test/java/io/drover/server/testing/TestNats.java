@@ -44,14 +44,15 @@ public final class TestNats implements AutoCloseable {
 
     /**
      * A NATS that admits only user {@value #USER} with a fresh random password, written to a file in {@code dir}
-     * (what a cluster's servers are given as cluster-user and cluster-password-file).
+     * (what a cluster's servers are given as cluster-user and cluster-password-file), on Drover's subjects only, as
+     * docs/operations.md configures it.
      */
     public static TestNats withPassword(Path dir) {
         String password = HexFormat.of().formatHex(new SecureRandom().generateSeed(16));
         Path file = dir.resolve("nats.password");
         write(file, password + "\n");
-        return start(dir, "authorization {\n  users = [ { user: " + USER + ", password: \"" + password + "\" } ]\n}\n",
-                file, password);
+        return start(dir, "authorization {\n  users = [ { user: " + USER + ", password: \"" + password + "\",\n"
+                + "    permissions: { publish: \"drover.>\", subscribe: \"drover.>\" } } ]\n}\n", file, password);
     }
 
     /** A NATS with the given configuration (besides its listening address), e.g. an {@code authorization} block. */
