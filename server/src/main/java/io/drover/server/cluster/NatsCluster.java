@@ -129,6 +129,7 @@ public final class NatsCluster implements AutoCloseable {
      */
     public static NatsCluster join(String url, NatsCredentials credentials, byte[] key, Clock clock,
                                    BiConsumer<Map<String, Object>, Collection<String>> localPublish, EventBus bus) {
+        java.util.concurrent.atomic.AtomicReference<String> problem = new java.util.concurrent.atomic.AtomicReference<>();
         Options options = NatsOptions.of(url, credentials).connectionName("drover-server")
                 .connectionTimeout(Duration.ofSeconds(5)).maxReconnects(-1).reconnectWait(Duration.ofSeconds(1))
                 .noEcho()
@@ -136,7 +137,16 @@ public final class NatsCluster implements AutoCloseable {
                 .errorListener(new io.nats.client.ErrorListener() {
                     @Override
                     public void errorOccurred(Connection connection, String error) {
-                        peers.warn("nats-error", "cluster: NATS says: {}", RateLimitedLog.shown(error, 200));
+                        problem.set(RateLimitedLog.shown(error, 200));
+                        peers.warn("nats-error", "cluster: NATS says: {}", problem.get());
+                    }
+
+                    @Override
+                    public void exceptionOccurred(Connection connection, Exception exception) {
+                        // the client's messages may name the URL with its password
+                        Throwable cause = exception.getCause() == null ? exception : exception.getCause();
+                        problem.set(RateLimitedLog.shown(withoutSecrets(cause.toString()), 300));
+                        peers.warn("nats-exception", "cluster: NATS connection: {}", problem.get());
                     }
                 })
                 .build();
@@ -144,7 +154,8 @@ public final class NatsCluster implements AutoCloseable {
             return new NatsCluster(Nats.connect(options), credentials, key, clock, localPublish, bus);
         } catch (IOException e) {
             // not chained: the client's own message and trace name the URL with its password
-            throw new IllegalStateException(withoutSecrets("cannot reach the cluster's NATS at " + url + ": " + e.getMessage()));
+            throw new IllegalStateException(withoutSecrets("cannot reach the cluster's NATS at " + url + ": " + e.getMessage())
+                    + (problem.get() == null ? "" : " (last: " + problem.get() + ")"));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while joining the cluster at " + withoutSecrets(url), e);
