@@ -1,18 +1,18 @@
 #!/bin/sh
 # Times test.ping to a fleet of simulated agents spread over a cluster: SERVERS server processes (-Xmx1g each) on
-# the real PostgreSQL (schema drover_bench of database test at 127.0.0.1:5432) and NATS (nats://127.0.0.1:4222), and
+# the real PostgreSQL (schema drover_bench of database test at 127.0.0.1:5432) and a nats-server of its own that requires a
+# token (127.0.0.1:14222; the servers get it with --cluster-token-file), and
 # one FleetLoad process of PER agents connected to each server. The job is started on the first server, reaches the
 # others through NATS, and a round ends when the first server's GET /jobs/{jid} shows every return.
 # Then prints, per server, the measured cost: CPU per round per 1,000 of its agents, heap per agent after a full
 # collection, and the rows PostgreSQL took per round.
 # Usage: bench/cluster-ping.sh [SERVERS PER ROUNDS [WARMUP]]   (default 4 7500 5 3: 30,000 agents)
-# BENCH_SERVER_OPTS adds JVM options to every server. Needs ports 18091.., 14531.. and 14541.. free. Figures go to docs/benchmarks.md.
+# BENCH_SERVER_OPTS adds JVM options to every server. Needs ports 14222, 18091.., 14531.. and 14541.. free. Figures go to docs/benchmarks.md.
 set -e
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 servers=${1:-4}; per=${2:-7500}; rounds=${3:-5}; warmup=${4:-3}
 work=${WORK:-/tmp/drover-cluster-bench}
-nats=${NATS_URL:-nats://127.0.0.1:4222}
 schema=drover_bench
 psql="psql -q -h 127.0.0.1 -U ${PGUSER:-postgres} -d test"
 . bench/build.sh
@@ -20,13 +20,19 @@ java="$JAVA_HOME/bin/java"
 pids=""
 trap 'kill $pids 2>/dev/null' EXIT
 $psql -c "DROP SCHEMA IF EXISTS $schema CASCADE" -c "CREATE SCHEMA $schema"
+mkdir -p "$work"
+(umask 077; od -An -N24 -tx1 /dev/urandom | tr -d ' \n' > "$work/nats.token")
+printf 'listen: 127.0.0.1:14222\nauthorization { token: "%s" }\n' "$(cat "$work/nats.token")" > "$work/nats.conf"
+nats-server -c "$work/nats.conf" > "$work/nats.log" 2>&1 &
+natspid=$!
+pids="$pids $natspid"
 
 start_node() { # index
   mkdir -p "$work/s$1"
   DROVER_SERVER_OPTS="-Xmx1g ${BENCH_SERVER_OPTS:-}" dist/target/drover/bin/drover server --port $((18090 + $1)) --data-dir "$work/s$1" \
     --salt-publish-port $((14530 + $1)) --salt-request-port $((14540 + $1)) \
     --db-url "jdbc:postgresql://127.0.0.1:5432/test?currentSchema=$schema" --db-user "${PGUSER:-postgres}" \
-    --cluster "$nats" --auto-accept 'f*' > "$work/s$1.log" 2>&1 &
+    --cluster nats://127.0.0.1:14222 --cluster-token-file "$work/nats.token" --auto-accept 'f*' > "$work/s$1.log" 2>&1 &
   eval "server$1=$!"
   pids="$pids $!"
   until curl -sf "http://127.0.0.1:$((18090 + $1))/readyz" >/dev/null; do
@@ -72,7 +78,7 @@ ticks() { for i in $(seq 1 "$servers"); do awk -v n="$i" '{printf "s%d %d\n", n,
           for p in $loads; do awk -v p="$p" '{printf "load%d %d\n", p, $14 + $15}' "/proc/$p/stat" 2>/dev/null || true; done
           # PostgreSQL (all its processes) and NATS share the machine: their CPU is part of a round's cost
           for p in $(pgrep -x postgres; pgrep -f '^postgres:'); do awk '{printf "postgresql %d\n", $14 + $15}' "/proc/$p/stat" 2>/dev/null || true; done
-          for p in $(pgrep -x nats-server); do awk '{printf "nats %d\n", $14 + $15}' "/proc/$p/stat" 2>/dev/null || true; done; }
+          awk '{printf "nats %d\n", $14 + $15}' "/proc/$natspid/stat" 2>/dev/null || true; }
 inserted() { $psql -At -c "SELECT COALESCE(SUM(n_tup_ins), 0) FROM pg_stat_user_tables WHERE schemaname = '$schema'"; }
 until grep -q "^round $((warmup - 1)):" "$work/ping.log"; do
   kill -0 $pinger 2>/dev/null || { echo "the pinger stopped:"; tail -5 "$work/ping.log"; exit 1; }

@@ -28,7 +28,11 @@ final class ServerCommand implements Callable<Integer> {
                 "Settings come from, highest first: flags, DROVER_* environment variables, the config file "
                         + "(--config, $DROVER_CONFIG, else ./drover.yaml if present; keys as the flag names), defaults.");
         for (Setting s : Setting.values()) {
-            spec.addOption(OptionSpec.builder(s.flag()).paramLabel("VALUE").type(String.class)
+            OptionSpec.Builder option = OptionSpec.builder(s.flag()).paramLabel("VALUE").type(String.class);
+            if (s.isSwitch()) {
+                option.arity("0..1").fallbackValue("true");
+            }
+            spec.addOption(option
                     .description(s.description() + " [env " + s.envVar() + ", yaml '" + s.key() + "', default '"
                             + s.defaultValue() + "']").build());
         }

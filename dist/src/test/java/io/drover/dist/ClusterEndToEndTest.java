@@ -8,6 +8,7 @@ import io.drover.agent.DroverAgent;
 import io.drover.agent.Grains;
 import io.drover.server.config.Setting;
 import io.drover.server.testing.TestDatabases;
+import io.drover.server.testing.TestNats;
 import io.drover.server.testing.TestServer;
 import io.drover.transport.minion.MinionConfig;
 import java.io.BufferedReader;
@@ -29,22 +30,23 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Two servers in one cluster over the real PostgreSQL and NATS (127.0.0.1:4222), agents on each: a job started on
- * one server reaches the agents of both, the caller waiting on it hears every return, and either server's event
- * stream shows what the other stored. Fails, not skips, under CI when NATS or PostgreSQL is missing.
+ * Two servers in one cluster over the real PostgreSQL and a nats-server of the test's own that admits only the
+ * servers' account, agents on each: a job started on one server reaches the agents of both, the caller waiting on it
+ * hears every return, and either server's event stream shows what the other stored; whoever holds the servers' NATS
+ * account but not the cluster's secret key cannot have a job run. Fails, not skips, under CI when nats-server or
+ * PostgreSQL is missing.
  */
 class ClusterEndToEndTest {
-    static final String NATS = io.drover.server.testing.TestNats.URL;
-
     @TempDir
     Path roots;
+    TestNats nats;
     TestDatabases.Target db;
     final List<TestServer> servers = new ArrayList<>();
     final List<DroverAgent> agents = new ArrayList<>();
 
     @BeforeEach
     void cluster() {
-        io.drover.server.testing.TestNats.require();
+        nats = TestNats.withPassword(roots);
         db = TestDatabases.postgres();
         for (int i = 0; i < 2; i++) {
             Path dataDir = TestServer.newDataDir();
@@ -55,16 +57,30 @@ class ClusterEndToEndTest {
                     copy(servers.get(0).dataDir().resolve(file), dataDir.resolve(file));
                 }
             }
-            servers.add(TestServer.start(dataDir, Map.of(Setting.DB_URL, db.url(), Setting.DB_USER, db.user(),
-                    Setting.DB_PASSWORD, db.password(), Setting.CLUSTER, NATS, Setting.AUTO_ACCEPT, "c-*")));
+            servers.add(TestServer.start(dataDir, settings(Map.of())));
         }
+    }
+
+    /** A cluster server's settings, with more. */
+    Map<Setting, String> settings(Map<Setting, String> more) {
+        Map<Setting, String> settings = new java.util.EnumMap<>(Setting.class);
+        settings.putAll(Map.of(Setting.DB_URL, db.url(), Setting.DB_USER, db.user(), Setting.DB_PASSWORD, db.password(),
+                Setting.AUTO_ACCEPT, "c-*"));
+        settings.putAll(nats.clusterSettings());
+        settings.putAll(more);
+        return settings;
     }
 
     @AfterEach
     void stop() {
         agents.forEach(DroverAgent::close);
         servers.forEach(server -> server.server().close());
-        db.drop().run();
+        if (db != null) {
+            db.drop().run();
+        }
+        if (nats != null) {
+            nats.close();
+        }
     }
 
     static void copy(Path from, Path to) {
@@ -158,9 +174,8 @@ class ClusterEndToEndTest {
         for (String file : List.of("admin.token", "master.pem", "secret.key")) {
             copy(a.dataDir().resolve(file), dataDir.resolve(file));
         }
-        servers.add(TestServer.start(dataDir, Map.of(Setting.DB_URL, db.url(), Setting.DB_USER, db.user(),
-                Setting.DB_PASSWORD, db.password(), Setting.CLUSTER, NATS, Setting.AUTO_ACCEPT, "c-*",
-                Setting.SALT_PUBLISH_PORT, Integer.toString(publishPort), Setting.SALT_REQUEST_PORT, Integer.toString(requestPort))));
+        servers.add(TestServer.start(dataDir, settings(Map.of(
+                Setting.SALT_PUBLISH_PORT, Integer.toString(publishPort), Setting.SALT_REQUEST_PORT, Integer.toString(requestPort)))));
         await().atMost(Duration.ofSeconds(30)).until(() -> agent.master().equals(first) && pinged(a, token, "c-p1"));
         assertThat(agent.signIns()).as("moved back under the shared session key, without signing in").isEqualTo(1);
     }
@@ -193,7 +208,7 @@ class ClusterEndToEndTest {
         String token = a.adminToken();
         agent("c-b1", b);
         await().atMost(Duration.ofSeconds(30)).until(() -> pinged(a, token, "c-b1"));
-        try (io.nats.client.Connection nats = io.nats.client.Nats.connect(NATS)) {
+        try (io.nats.client.Connection nats = this.nats.connectWithTheServersAccount()) {
             String nested = "{\"a\":".repeat(5_000) + "1" + "}".repeat(5_000);
             for (String subject : List.of("drover.publish", "drover.events", "drover.returns")) {
                 nats.publish(subject, new byte[] {0, (byte) 0xff, 0x7b});
@@ -208,6 +223,73 @@ class ClusterEndToEndTest {
         await().atMost(Duration.ofSeconds(30)).until(() -> pinged(a, token, "c-b1"));
         assertThat(a.get("/readyz", null).status()).isEqualTo(200);
         assertThat(b.get("/readyz", null).status()).isEqualTo(200);
+    }
+
+    @Test
+    void withTheServersNatsAccountButNotTheClusterKeyAJobPublishedOnNatsReachesNoAgent() throws Exception {
+        TestServer a = servers.get(0);
+        TestServer b = servers.get(1);
+        String token = a.adminToken();
+        agent("c-b1", b);
+        await().atMost(Duration.ofSeconds(30)).until(() -> pinged(a, token, "c-b1"));
+        Path pwned = roots.resolve("pwned");
+        Map<String, Object> load = new java.util.LinkedHashMap<>();
+        load.put("fun", "cmd.run");
+        load.put("arg", List.of("touch " + pwned));
+        load.put("tgt", "c-b1");
+        load.put("tgt_type", "glob");
+        load.put("jid", "20261127010203000042");
+        load.put("ret", "");
+        load.put("user", "root");
+        try (io.nats.client.Connection leaked = nats.connectWithTheServersAccount()) {
+            // the message a server sent before the seal, and the same sealed under a key that is not the cluster's
+            byte[] message = io.drover.model.Json.json().writeValueAsBytes(Map.of("origin", "x", "load", load, "minions", List.of("c-b1")));
+            leaked.publish("drover.publish", message);
+            leaked.publish("drover.publish", new io.drover.core.cluster.ClusterSeal(new byte[32], java.util.UUID.randomUUID(),
+                    java.time.Clock.systemUTC(), Duration.ofSeconds(60), 1 << 20).seal("drover.publish", message));
+            leaked.flush(Duration.ofSeconds(5));
+        }
+        // a genuine job through the cluster after them still reaches the agent
+        await().atMost(Duration.ofSeconds(30)).until(() -> pinged(a, token, "c-b1"));
+        assertThat(pwned).as("the agent ran the forged cmd.run").doesNotExist();
+        String metrics = b.get("/metrics", null).text();
+        assertThat(metrics).contains("drover_cluster_messages_refused_total{reason=\"unsealed\"} 1.0")
+                .contains("drover_cluster_messages_refused_total{reason=\"forged\"} 1.0");
+        JsonNode status = b.get("/api/v1/cluster", token).body();
+        assertThat(status.path("nats_credentials").asText()).isEqualTo("user");
+        assertThat(status.path("insecure").asBoolean()).isFalse();
+    }
+
+    @Test
+    void aServerRefusesToJoinAClusterWithoutCredentialsAndNatsRefusesAWrongPassword() throws Exception {
+        Map<Setting, String> none = new java.util.EnumMap<>(settings(Map.of()));
+        none.remove(Setting.CLUSTER_USER);
+        none.remove(Setting.CLUSTER_PASSWORD_FILE);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> TestServer.start(TestServer.newDataDir(), none))
+                .hasMessageContaining("needs credentials that the cluster's NATS checks");
+
+        Path wrong = roots.resolve("wrong.password");
+        java.nio.file.Files.writeString(wrong, "not-the-password\n");
+        Path dataDir = TestServer.newDataDir();
+        for (String file : List.of("admin.token", "master.pem", "secret.key")) {
+            copy(servers.get(0).dataDir().resolve(file), dataDir.resolve(file));
+        }
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> TestServer.start(dataDir,
+                        settings(Map.of(Setting.CLUSTER_PASSWORD_FILE, wrong.toString()))))
+                .hasMessageContaining("cannot reach the cluster's NATS").hasMessageNotContaining("not-the-password");
+
+        // with --cluster-insecure a server joins a NATS without authorization, and says so
+        try (TestNats open = TestNats.start(roots, "")) {
+            Map<Setting, String> insecure = new java.util.EnumMap<>(none);
+            insecure.put(Setting.CLUSTER, open.url());
+            insecure.put(Setting.CLUSTER_INSECURE, "true");
+            TestServer alone = TestServer.start(dataDir, insecure);
+            servers.add(alone);
+            JsonNode status = alone.get("/api/v1/cluster", alone.adminToken()).body();
+            assertThat(status.path("nats_credentials").asText()).isEqualTo("none");
+            assertThat(status.path("insecure").asBoolean()).isTrue();
+            assertThat(status.path("nats_connected").asBoolean()).isTrue();
+        }
     }
 
     /** Whether the agent answers test.ping from that server within 5 s. */

@@ -40,6 +40,7 @@ class ClusterKillTest {
     final List<Node> nodes = new ArrayList<>();
     final List<DroverAgent> agents = new ArrayList<>();
     TestDatabases.Target pg;
+    io.drover.server.testing.TestNats nats;
 
     /** One server process with its ports. */
     final class Node {
@@ -59,7 +60,8 @@ class ClusterKillTest {
                     "--port", Integer.toString(port), "--data-dir", data.toString(),
                     "--salt-publish-port", Integer.toString(publishPort), "--salt-request-port", Integer.toString(requestPort),
                     "--db-url", pg.url(), "--db-user", pg.user(), "--db-password", pg.password(),
-                    "--cluster", ClusterEndToEndTest.NATS, "--auto-accept", "k-*", "--diagnosis-retry-seconds", "2"));
+                    "--auto-accept", "k-*", "--diagnosis-retry-seconds", "2"));
+            command.addAll(nats.clusterFlags());
             Files.createDirectories(data);
             process = new ProcessBuilder(command).redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(data.resolve("server.log").toFile())).start();
@@ -142,7 +144,7 @@ class ClusterKillTest {
 
     @Test
     void killingTheServerThatLeadsMovesItsAgentsItsDutiesAndItsDiagnosisToTheOthers() throws Exception {
-        io.drover.server.testing.TestNats.require();
+        nats = io.drover.server.testing.TestNats.withPassword(dir);
         pg = TestDatabases.postgres();
         try {
             for (int i = 0; i < 3; i++) {
@@ -260,6 +262,7 @@ class ClusterKillTest {
                 }
             }
             pg.drop().run();
+            nats.close();
         }
     }
 }

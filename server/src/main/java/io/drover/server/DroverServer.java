@@ -152,8 +152,11 @@ public final class DroverServer implements AutoCloseable {
                     enrollment, agents, sharedKey == null ? session::rotate : sharedKey::rotate, clock);
             PublishQueue publishes = new PublishQueue();
             // In a cluster a job goes to this server's agents and, through NATS, to every other server's.
+            // Cluster messages are sealed under a key derived from the secret key every server of the cluster holds
+            // (it opens the shared session key), which neither NATS nor the agents know.
             joined = config.cluster() == null ? null
-                    : io.drover.server.cluster.NatsCluster.join(config.cluster(), publishes::publish, bus);
+                    : io.drover.server.cluster.NatsCluster.join(config.cluster(), config.natsCredentials(),
+                    secrets.derive(io.drover.server.cluster.NatsCluster.KEY_LABEL), clock, publishes::publish, bus);
             this.cluster = joined;
             java.util.function.BiConsumer<java.util.Map<String, Object>, java.util.List<String>> publish =
                     cluster == null ? publishes::publish : (load, minions) -> {
@@ -225,7 +228,7 @@ public final class DroverServer implements AutoCloseable {
                             SaltMaster.Limits.defaults().receiveBudgetBytes(), SaltMaster.Limits.defaults().maxQueuedBytes()),
                     publishes, session);
             this.master = bound;
-            publishMetrics(metrics, master, bridge);
+            publishMetrics(metrics, master, bridge, cluster);
             new OpsRoutes(database, metrics, BuildVersion.current(), master::ready, config.metricsToken()).register(api);
             new io.drover.server.console.ConsoleRoutes(io.drover.server.console.ConsoleAssets.fromClassPath()).register(api);
             int republished = events.publishPending();
@@ -248,7 +251,16 @@ public final class DroverServer implements AutoCloseable {
         }
     }
 
-    private static void publishMetrics(PrometheusMeterRegistry metrics, SaltMaster master, SaltBridge bridge) {
+    private static void publishMetrics(PrometheusMeterRegistry metrics, SaltMaster master, SaltBridge bridge,
+                                       io.drover.server.cluster.NatsCluster cluster) {
+        if (cluster != null) {
+            for (io.drover.core.cluster.ClusterSeal.Refusal reason : io.drover.core.cluster.ClusterSeal.Refusal.values()) {
+                io.micrometer.core.instrument.FunctionCounter.builder("drover.cluster.messages.refused", cluster, c -> c.refused(reason))
+                        .tag("reason", reason.name().toLowerCase(java.util.Locale.ROOT))
+                        .description("Cluster messages dropped: not sealed under this cluster's key, too old or new, or seen before")
+                        .register(metrics);
+            }
+        }
         for (var stats : java.util.List.of(master.requestStats(), master.publishStats())) {
             String port = stats == master.requestStats() ? "request" : "publish";
             io.micrometer.core.instrument.Gauge.builder("drover.salt.connections", stats, s -> s.openConnections())
@@ -311,6 +323,16 @@ public final class DroverServer implements AutoCloseable {
             log.warn("the embedded H2 database can lose the last second of acknowledged writes if this process is killed"
                     + " (kill -9, out of memory, power loss); use --db-url jdbc:postgresql://… where that matters"
                     + " (docs/reliability.md)");
+        }
+        if (server.cluster != null) {
+            io.drover.server.cluster.NatsCredentials credentials = server.cluster.credentials();
+            log.info("cluster: joined NATS at {} with credentials: {}", io.drover.server.cluster.NatsCluster.withoutSecrets(config.cluster()),
+                    credentials.kinds());
+            if (credentials.none()) {
+                log.warn("cluster: --cluster-insecure: NATS was given no credentials, so anyone who reaches it reads every job,"
+                        + " event and return of the cluster and can flood it (cluster messages are still sealed, so nobody"
+                        + " without the secret key can forge one); give the servers credentials (docs/operations.md)");
+            }
         }
         return server;
     }

@@ -27,9 +27,10 @@ public final class ClusterRoutes {
     public void register(HttpApi api) {
         api.get(API + "/cluster", Role.ADMIN, Scope.ALL_BUSINESSES,
                 "This server in its cluster: its id, whether NATS is connected, the periodic duties it holds, the shared "
-                        + "session key's generation", ClusterStatus.class,
+                        + "session key's generation, the credentials it gave NATS and whether it runs without (--cluster-insecure)", ClusterStatus.class,
                 Shape.ONE, ctx -> ctx.json(new ClusterStatus(leases.server(), cluster != null, cluster != null && cluster.connected(),
                         leadership.held().stream().map(d -> d.name().toLowerCase(Locale.ROOT)).sorted().toList(),
-                        sessionKey == null ? null : sessionKey.generation())));
+                        sessionKey == null ? null : sessionKey.generation(),
+                        cluster == null ? null : cluster.credentials().kinds(), cluster != null && cluster.credentials().none())));
     }
 }

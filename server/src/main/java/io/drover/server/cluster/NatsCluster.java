@@ -3,23 +3,28 @@ package io.drover.server.cluster;
 import com.fasterxml.jackson.annotation.JsonFormat;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.fasterxml.jackson.core.type.TypeReference;
+import io.drover.core.cluster.ClusterSeal;
 import io.drover.model.Json;
 import io.drover.model.events.Event;
 import io.drover.server.events.EventBus;
+import io.drover.transport.logging.RateLimitedLog;
 import io.nats.client.Connection;
 import io.nats.client.Dispatcher;
 import io.nats.client.Message;
 import io.nats.client.Nats;
 import io.nats.client.Options;
 import java.io.IOException;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,24 +35,33 @@ import org.slf4j.LoggerFactory;
  * ({@value #EVENTS}), in the batches they were stored in. Job returns travel apart ({@value #RETURNS}), compactly, and
  * only to the servers that want them (a job waited on there, a stream of returns): every return of a large fleet
  * decoded by every server would cost more than storing it. State is in the shared PostgreSQL database; these
- * messages only carry what is already stored. Each server drops its own messages.
+ * messages only carry what is already stored.
+ *
+ * <p>Every message is sealed ({@link ClusterSeal}) under a key derived from the cluster's secret key, which only the
+ * servers hold: one that is not sealed by a server of this cluster, is too old or too new, or was seen before, is
+ * dropped and counted by reason ({@link #refused}), whatever NATS let through.
  */
 public final class NatsCluster implements AutoCloseable {
     static final String PUBLISH = "drover.publish";
     static final String EVENTS = "drover.events";
     static final String RETURNS = "drover.returns";
+    /** How far a message's time may be from this server's clock, either way. */
+    static final Duration WINDOW = Duration.ofSeconds(60);
+    /** The label of the key that seals cluster messages, derived from the cluster's secret key. */
+    public static final String KEY_LABEL = "drover cluster messages v1";
     private static final Logger log = LoggerFactory.getLogger(NatsCluster.class);
+    private static final RateLimitedLog peers = new RateLimitedLog(log);
 
-    /** A job load for the given minions (null: every subscriber), from server {@code origin}. */
-    record JobPublish(String origin, Map<String, Object> load, List<String> minions) {
+    /** A job load for the given minions (null: every subscriber). */
+    record JobPublish(Map<String, Object> load, List<String> minions) {
     }
 
-    /** Events server {@code origin} stored, in id order. */
-    record StoredEvents(String origin, List<Event> events) {
+    /** Events a server stored, in id order. */
+    record StoredEvents(List<Event> events) {
     }
 
-    /** Job returns server {@code origin} stored together at {@code time}. */
-    record StoredReturns(String origin, OffsetDateTime time, List<StoredReturn> returns) {
+    /** Job returns a server stored together at {@code time}. */
+    record StoredReturns(OffsetDateTime time, List<StoredReturn> returns) {
     }
 
     /** One return event ({@code salt/job/<jid>/ret/<minion>}), as an array: a return is small and there are many. */
@@ -83,13 +97,21 @@ public final class NatsCluster implements AutoCloseable {
 
     private final Connection nats;
     private final Dispatcher dispatcher;
-    private final String origin = UUID.randomUUID().toString();
+    private final ClusterSeal seal;
+    private final NatsCredentials credentials;
+    private final Map<ClusterSeal.Refusal, LongAdder> refused = new EnumMap<>(ClusterSeal.Refusal.class);
     private final BiConsumer<Map<String, Object>, Collection<String>> localPublish;
     private final EventBus bus;
     private volatile boolean receivingReturns;
 
-    private NatsCluster(Connection nats, BiConsumer<Map<String, Object>, Collection<String>> localPublish, EventBus bus) {
+    private NatsCluster(Connection nats, NatsCredentials credentials, byte[] key, Clock clock,
+                        BiConsumer<Map<String, Object>, Collection<String>> localPublish, EventBus bus) {
         this.nats = nats;
+        this.credentials = credentials;
+        this.seal = new ClusterSeal(key, UUID.randomUUID(), clock, WINDOW, (int) Math.min(Integer.MAX_VALUE, nats.getMaxPayload()));
+        for (ClusterSeal.Refusal reason : ClusterSeal.Refusal.values()) {
+            refused.put(reason, new LongAdder());
+        }
         this.localPublish = localPublish;
         this.bus = bus;
         this.dispatcher = nats.createDispatcher(this::receive);
@@ -100,19 +122,40 @@ public final class NatsCluster implements AutoCloseable {
     }
 
     /**
-     * Joins the cluster at {@code url} (several separated by commas); peers' jobs go to {@code localPublish} (this
-     * server's agents), peers' events to {@code bus}. Fails when no NATS server answers within 5 s.
+     * Joins the cluster at {@code url} (several separated by commas) with the given credentials; messages are sealed
+     * and opened under {@code key} (32 bytes the cluster's servers share); peers' jobs go to {@code localPublish}
+     * (this server's agents), peers' events to {@code bus}. Fails when no NATS server answers within 5 s, or refuses
+     * the credentials.
      */
-    public static NatsCluster join(String url, BiConsumer<Map<String, Object>, Collection<String>> localPublish, EventBus bus) {
-        Options options = Options.builder().servers(url.split(",")).connectionName("drover-server")
+    public static NatsCluster join(String url, NatsCredentials credentials, byte[] key, Clock clock,
+                                   BiConsumer<Map<String, Object>, Collection<String>> localPublish, EventBus bus) {
+        java.util.concurrent.atomic.AtomicReference<String> problem = new java.util.concurrent.atomic.AtomicReference<>();
+        Options options = NatsOptions.of(url, credentials).connectionName("drover-server")
                 .connectionTimeout(Duration.ofSeconds(5)).maxReconnects(-1).reconnectWait(Duration.ofSeconds(1))
+                .noEcho()
                 .connectionListener((connection, type) -> log.info("cluster: NATS {}", type.toString().toLowerCase()))
+                .errorListener(new io.nats.client.ErrorListener() {
+                    @Override
+                    public void errorOccurred(Connection connection, String error) {
+                        problem.set(RateLimitedLog.shown(error, 200));
+                        peers.warn("nats-error", "cluster: NATS says: {}", problem.get());
+                    }
+
+                    @Override
+                    public void exceptionOccurred(Connection connection, Exception exception) {
+                        // the client's messages may name the URL with its password
+                        Throwable cause = exception.getCause() == null ? exception : exception.getCause();
+                        problem.set(RateLimitedLog.shown(withoutSecrets(cause.toString()), 300));
+                        peers.warn("nats-exception", "cluster: NATS connection: {}", problem.get());
+                    }
+                })
                 .build();
         try {
-            return new NatsCluster(Nats.connect(options), localPublish, bus);
+            return new NatsCluster(Nats.connect(options), credentials, key, clock, localPublish, bus);
         } catch (IOException e) {
             // not chained: the client's own message and trace name the URL with its password
-            throw new IllegalStateException(withoutSecrets("cannot reach the cluster's NATS at " + url + ": " + e.getMessage()));
+            throw new IllegalStateException(withoutSecrets("cannot reach the cluster's NATS at " + url + ": " + e.getMessage())
+                    + (problem.get() == null ? "" : " (last: " + problem.get() + ")"));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while joining the cluster at " + withoutSecrets(url), e);
@@ -120,13 +163,13 @@ public final class NatsCluster implements AutoCloseable {
     }
 
     /** The URL as it may be shown: a user and password in it ({@code nats://user:secret@host}) left out. */
-    static String withoutSecrets(String url) {
+    public static String withoutSecrets(String url) {
         return url.replaceAll("//[^@/,\\s\\]]*@", "//…@");
     }
 
     /** Sends a job this server published to the other servers, for their agents. */
     public void publish(Map<String, Object> load, Collection<String> minions) {
-        sendSplit(PUBLISH, List.of(new JobPublish(origin, load, minions == null ? null : List.copyOf(minions))), List::getFirst);
+        sendSplit(PUBLISH, List.of(new JobPublish(load, minions == null ? null : List.copyOf(minions))), List::getFirst);
     }
 
     /**
@@ -167,10 +210,10 @@ public final class NatsCluster implements AutoCloseable {
         }
         if (!stored.isEmpty()) {
             OffsetDateTime time = events.getFirst().time();
-            sendSplit(RETURNS, stored, part -> new StoredReturns(origin, time, part));
+            sendSplit(RETURNS, stored, part -> new StoredReturns(time, part));
         }
         if (!others.isEmpty()) {
-            sendSplit(EVENTS, others, part -> new StoredEvents(origin, part));
+            sendSplit(EVENTS, others, StoredEvents::new);
         }
     }
 
@@ -180,8 +223,8 @@ public final class NatsCluster implements AutoCloseable {
         if (bytes == null) {
             return;
         }
-        if (bytes.length <= nats.getMaxPayload()) {
-            nats.publish(subject, bytes);
+        if (bytes.length + ClusterSeal.HEADER <= nats.getMaxPayload()) {
+            nats.publish(subject, seal.seal(subject, bytes));
         } else if (items.size() > 1) {
             sendSplit(subject, items.subList(0, items.size() / 2), message);
             sendSplit(subject, items.subList(items.size() / 2, items.size()), message);
@@ -200,17 +243,30 @@ public final class NatsCluster implements AutoCloseable {
         }
     }
 
-    /** A peer's message; anything malformed is logged and dropped, the dispatcher keeps going. */
+    /**
+     * A peer's message: opened (one that is not sealed by a server of this cluster, lately and once, is dropped,
+     * counted and logged at most once every ten seconds per reason), then read; anything malformed is logged and
+     * dropped, the dispatcher keeps going.
+     */
     private void receive(Message message) {
+        byte[] payload;
+        try {
+            payload = seal.open(message.getSubject(), message.getData()).payload();
+        } catch (ClusterSeal.Refused e) {
+            refused.get(e.reason()).increment();
+            peers.warn("refused-" + e.reason(), "cluster: dropped a message of {} bytes on {}: {}", message.getData().length,
+                    RateLimitedLog.shown(message.getSubject(), 40), e.getMessage());
+            return;
+        }
         try {
             if (PUBLISH.equals(message.getSubject())) {
-                JobPublish publish = Json.json().readValue(message.getData(), new TypeReference<>() { });
-                if (!origin.equals(publish.origin()) && publish.load() != null) {
+                JobPublish publish = Json.json().readValue(payload, new TypeReference<>() { });
+                if (publish.load() != null) {
                     localPublish.accept(publish.load(), publish.minions());
                 }
             } else if (EVENTS.equals(message.getSubject())) {
-                StoredEvents stored = Json.json().readValue(message.getData(), StoredEvents.class);
-                if (!origin.equals(stored.origin()) && stored.events() != null) {
+                StoredEvents stored = Json.json().readValue(payload, StoredEvents.class);
+                if (stored.events() != null) {
                     for (Event event : stored.events()) {
                         if (event != null && event.tag() != null && event.data() != null) {
                             bus.publishFromPeer(event);
@@ -218,11 +274,11 @@ public final class NatsCluster implements AutoCloseable {
                     }
                 }
             } else if (RETURNS.equals(message.getSubject())) {
-                StoredReturns stored = Json.json().readValue(message.getData(), StoredReturns.class);
+                StoredReturns stored = Json.json().readValue(payload, StoredReturns.class);
                 if (stored.time() == null || stored.returns() == null) {
                     throw new IllegalArgumentException("returns without their time or list");
                 }
-                if (!origin.equals(stored.origin()) && receivesReturns()) {
+                if (receivesReturns()) {
                     // all of a message is checked before any of it is delivered: a malformed one is dropped whole
                     List<Event> events = new ArrayList<>(stored.returns().size());
                     for (StoredReturn ret : stored.returns()) {
@@ -237,6 +293,16 @@ public final class NatsCluster implements AutoCloseable {
             log.warn("cluster: dropped a malformed message of {} bytes on {}: {}", message.getData().length,
                     message.getSubject(), why.length() > 300 ? why.substring(0, 300) + "…" : why);
         }
+    }
+
+    /** Messages dropped because they were not sealed by a server of this cluster, lately and once, by reason. */
+    public long refused(ClusterSeal.Refusal reason) {
+        return refused.get(reason).sum();
+    }
+
+    /** The credentials this server gave NATS. */
+    public NatsCredentials credentials() {
+        return credentials;
     }
 
     public boolean connected() {

@@ -148,6 +148,7 @@ public final class ServerConfig {
         if (!url.isEmpty() && !url.startsWith("jdbc:postgresql:") && !url.startsWith("jdbc:h2:")) {
             throw invalid(Setting.DB_URL, "must be a jdbc:postgresql: or jdbc:h2: URL");
         }
+        switchOn(Setting.CLUSTER_INSECURE);
         String cluster = get(Setting.CLUSTER);
         if (!cluster.isEmpty()) {
             if (!cluster.matches("(nats|tls)://[^\\s/]+(,(nats|tls)://[^\\s/]+)*")) {
@@ -156,7 +157,59 @@ public final class ServerConfig {
             if (!url.startsWith("jdbc:postgresql:")) {
                 throw invalid(Setting.CLUSTER, "needs a PostgreSQL database shared by the cluster's servers (--db-url jdbc:postgresql:…)");
             }
+            natsCredentials();
         }
+    }
+
+    /**
+     * The cluster's NATS credentials (their files must be readable; what is in them is read when the server connects).
+     * Refused when the cluster is given none, unless cluster-insecure allows it.
+     */
+    public io.drover.server.cluster.NatsCredentials natsCredentials() {
+        String user = get(Setting.CLUSTER_USER).strip();
+        Path password = readableFile(Setting.CLUSTER_PASSWORD_FILE);
+        if (user.isEmpty() != (password == null)) {
+            throw invalid(user.isEmpty() ? Setting.CLUSTER_PASSWORD_FILE : Setting.CLUSTER_USER,
+                    "needs cluster-user and cluster-password-file together");
+        }
+        Path cert = readableFile(Setting.CLUSTER_TLS_CERT);
+        Path key = readableFile(Setting.CLUSTER_TLS_KEY);
+        if ((cert == null) != (key == null)) {
+            throw invalid(cert == null ? Setting.CLUSTER_TLS_KEY : Setting.CLUSTER_TLS_CERT,
+                    "needs cluster-tls-cert and cluster-tls-key together");
+        }
+        boolean urlHasUser = get(Setting.CLUSTER).matches("(?s).*//[^@/,]*@.*");
+        io.drover.server.cluster.NatsCredentials credentials = new io.drover.server.cluster.NatsCredentials(
+                user.isEmpty() ? null : user, password, readableFile(Setting.CLUSTER_TOKEN_FILE),
+                readableFile(Setting.CLUSTER_NKEY_FILE), readableFile(Setting.CLUSTER_TLS_CA), cert, key, urlHasUser,
+                switchOn(Setting.CLUSTER_INSECURE));
+        if (credentials.none() && !credentials.insecure()) {
+            throw invalid(Setting.CLUSTER, "needs credentials that the cluster's NATS checks: cluster-user with "
+                    + "cluster-password-file, cluster-token-file, cluster-nkey-file, or cluster-tls-cert with cluster-tls-key "
+                    + "(docs/operations.md, \"The cluster's credentials\"); --cluster-insecure joins without any");
+        }
+        return credentials;
+    }
+
+    /** The file a setting names, checked readable; null when the setting is empty. */
+    private Path readableFile(Setting s) {
+        String value = get(s).strip();
+        if (value.isEmpty()) {
+            return null;
+        }
+        Path file = Path.of(value);
+        if (!Files.isRegularFile(file) || !Files.isReadable(file)) {
+            throw invalid(s, "names " + file + ", which is not a readable file");
+        }
+        return file;
+    }
+
+    private boolean switchOn(Setting s) {
+        String value = get(s).strip();
+        if (!value.equals("true") && !value.equals("false")) {
+            throw invalid(s, "must be true or false");
+        }
+        return value.equals("true");
     }
 
     private void port(Setting s) {

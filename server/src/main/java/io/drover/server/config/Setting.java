@@ -14,6 +14,14 @@ public enum Setting {
             + "Example: jdbc:postgresql://127.0.0.1:5432/drover"),
     CLUSTER("cluster", "", "NATS URL (nats://host:4222) shared by the servers of a cluster: jobs, returns and events reach "
             + "every server's agents and streams; needs a PostgreSQL --db-url shared by them too. Empty: one server."),
+    CLUSTER_USER("cluster-user", "", "User name this server gives the cluster's NATS, with cluster-password-file."),
+    CLUSTER_PASSWORD_FILE("cluster-password-file", "", "File holding the password of cluster-user."),
+    CLUSTER_TOKEN_FILE("cluster-token-file", "", "File holding the token the cluster's NATS requires (its authorization token)."),
+    CLUSTER_NKEY_FILE("cluster-nkey-file", "", "File holding the NKey seed (SU…, as nk -gen user writes it) of this server's NATS user; the public key is in the NATS configuration."),
+    CLUSTER_TLS_CA("cluster-tls-ca", "", "PEM file of the CA certificates that sign the NATS servers' certificates; empty: the system's CAs. The server's certificate must name the host of the URL."),
+    CLUSTER_TLS_CERT("cluster-tls-cert", "", "PEM file of the client certificate (chain allowed) this server presents to NATS (verify/verify_and_map), with cluster-tls-key."),
+    CLUSTER_TLS_KEY("cluster-tls-key", "", "PEM file of the private key (PKCS#8: BEGIN PRIVATE KEY) of cluster-tls-cert."),
+    CLUSTER_INSECURE("cluster-insecure", "false", "Join the cluster's NATS without credentials (a warning at every start and in GET /api/v1/cluster). Without it a server refuses to start in a cluster with none of cluster-user, cluster-token-file, cluster-nkey-file, cluster-tls-cert."),
     DB_USER("db-user", "", "Database user (PostgreSQL)."),
     DB_PASSWORD("db-password", "", "Database password (PostgreSQL). Prefer the environment variable to the flag."),
     DB_PASSWORD_FILE("db-password-file", "", "File holding the database password (its first line): keeps it out of the process list and the environment. Not together with db-password."),
@@ -73,6 +81,11 @@ public enum Setting {
 
     public String description() {
         return description;
+    }
+
+    /** A setting that is on or off: its flag may be given without a value ({@code --cluster-insecure}). */
+    public boolean isSwitch() {
+        return defaultValue.equals("false");
     }
 
     public static Setting byKey(String key) {

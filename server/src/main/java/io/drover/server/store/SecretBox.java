@@ -66,6 +66,20 @@ public final class SecretBox {
         }
     }
 
+    /**
+     * A key for another use, derived from this one under a label (HMAC-SHA256 of the label): whoever holds the secret
+     * key holds it, and it tells nothing of the secret key or of keys under other labels.
+     */
+    public byte[] derive(String label) {
+        try {
+            javax.crypto.Mac hmac = javax.crypto.Mac.getInstance("HmacSHA256");
+            hmac.init(new SecretKeySpec(key.getEncoded(), "HmacSHA256"));
+            return hmac.doFinal(label.getBytes(StandardCharsets.UTF_8));
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("HmacSHA256 is unavailable", e);
+        }
+    }
+
     public String seal(String plain) {
         try {
             byte[] nonce = new byte[NONCE];

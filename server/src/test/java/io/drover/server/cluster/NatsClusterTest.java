@@ -3,11 +3,15 @@ package io.drover.server.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.drover.core.cluster.ClusterSeal;
+import io.drover.model.Json;
 import io.drover.model.events.Event;
 import io.drover.server.events.EventBus;
+import io.drover.server.testing.TestNats;
 import io.nats.client.Connection;
-import io.nats.client.Nats;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
@@ -20,28 +24,35 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Two servers' cluster links over the real NATS (127.0.0.1:4222): stored events cross in batches; job returns cross
- * compactly and only to a server that wants them; hostile messages are dropped. Fails, not skips, under CI when NATS
- * is missing.
+ * Two servers' cluster links over a real nats-server of the test's own, which admits only the servers' account:
+ * stored events cross in batches; job returns cross compactly and only to a server that wants them; hostile messages
+ * are dropped, and so are messages forged or replayed by someone holding the servers' NATS account. Fails, not skips,
+ * under CI when nats-server is missing.
  */
 class NatsClusterTest {
-    static final String NATS = io.drover.server.testing.TestNats.URL;
     static final OffsetDateTime AT = OffsetDateTime.of(2026, 11, 27, 1, 2, 3, 456_000_000, ZoneOffset.UTC);
     static final AtomicLong IDS = new AtomicLong(System.nanoTime());
+    static final byte[] KEY = new java.security.SecureRandom().generateSeed(32);
 
+    @TempDir
+    Path dir;
+    TestNats natsServer;
     final EventBus busA = new EventBus();
     final EventBus busB = new EventBus();
     final List<Event> heardOnB = new CopyOnWriteArrayList<>();
+    final List<Map<String, Object>> publishedOnB = new CopyOnWriteArrayList<>();
     NatsCluster a;
     NatsCluster b;
 
     @BeforeEach
     void join() {
-        io.drover.server.testing.TestNats.require();
-        a = NatsCluster.join(NATS, (load, minions) -> { }, busA);
-        b = NatsCluster.join(NATS, (load, minions) -> { }, busB);
+        natsServer = TestNats.withPassword(dir);
+        a = NatsCluster.join(natsServer.url(), natsServer.credentials(), KEY, Clock.systemUTC(), (load, minions) -> { }, busA);
+        b = NatsCluster.join(natsServer.url(), natsServer.credentials(), KEY, Clock.systemUTC(),
+                (load, minions) -> publishedOnB.add(load), busB);
         busB.subscribe(e -> true, heardOnB::add);
     }
 
@@ -50,6 +61,9 @@ class NatsClusterTest {
         if (a != null) {
             a.close();
             b.close();
+        }
+        if (natsServer != null) {
+            natsServer.close();
         }
     }
 
@@ -104,7 +118,7 @@ class NatsClusterTest {
     @Test
     void malformedReturnMessagesAreDroppedAndTheLinkKeepsWorking() throws Exception {
         AutoCloseable wanted = busB.wantPeerReturns();
-        try (Connection nats = Nats.connect(NATS)) {
+        try (Connection nats = natsServer.connectWithTheServersAccount()) {
             String nested = "[".repeat(5_000) + "]".repeat(5_000);
             for (String bad : List.of("not json", nested, "{\"origin\":\"x\",\"time\":\"yesterday\",\"returns\":[]}",
                     "{\"origin\":\"x\",\"returns\":[null]}", "{\"origin\":\"x\",\"returns\":[[1,null,null,\"f\",0,true,1]]}",
@@ -125,8 +139,68 @@ class NatsClusterTest {
     }
 
     @Test
+    void withTheServersNatsAccountButNotTheClusterKeyForgedJobsEventsAndReturnsAreDropped() throws Exception {
+        AutoCloseable wanted = busB.wantPeerReturns();
+        Event forgedReturn = returnEvent("20261127010203000001", "web-1", true);
+        try (Connection nats = natsServer.connectWithTheServersAccount()) {
+            nats.publish(NatsCluster.PUBLISH, Json.json().writeValueAsBytes(Map.of("origin", "x", "load",
+                    Map.of("fun", "cmd.run", "arg", List.of("touch /tmp/pwned"), "tgt", "*", "tgt_type", "glob", "jid", "1"))));
+            nats.publish(NatsCluster.EVENTS, Json.json().writeValueAsBytes(Map.of("origin", "x", "events",
+                    List.of(event("drover/agent/web-1/online", Map.of("id", "web-1"))))));
+            nats.publish(NatsCluster.RETURNS, Json.json().writeValueAsBytes(Map.of("origin", "x", "time", AT.toString(),
+                    "returns", List.of(List.of(forgedReturn.id(), "20261127010203000001", "web-1", "test.ping", 0, true, true)))));
+            nats.flush(Duration.ofSeconds(5));
+        }
+        byte[] otherKey = KEY.clone();
+        otherKey[0] ^= 1;
+        EventBus busC = new EventBus();
+        try (NatsCluster c = NatsCluster.join(natsServer.url(), natsServer.credentials(), otherKey, Clock.systemUTC(),
+                (load, minions) -> { }, busC)) {
+            busC.publish(event("drover/agent/web-1/online", Map.of("id", "web-1")));
+            c.publish(Map.of("fun", "cmd.run", "arg", List.of("touch /tmp/pwned"), "jid", "4"), null);
+        }
+        Event marker = event("drover/test/marker-forged", Map.of("n", 1));
+        busA.publish(marker);
+        a.publish(Map.of("fun", "test.ping", "jid", "2"), List.of("web-2"));
+        await().atMost(Duration.ofSeconds(10)).until(() -> heardOnB.contains(marker) && !publishedOnB.isEmpty());
+        assertThat(heardOnB).as("only the genuine event crossed").containsExactly(marker);
+        assertThat(publishedOnB).as("only the genuine job reached B's agents").containsExactly(Map.of("fun", "test.ping", "jid", "2"));
+        assertThat(b.refused(ClusterSeal.Refusal.UNSEALED)).as("the plain client's three messages").isEqualTo(3);
+        assertThat(b.refused(ClusterSeal.Refusal.FORGED)).as("the two of a server with another key").isEqualTo(2);
+        wanted.close();
+    }
+
+    @Test
+    void aGenuineMessageReplayedByAnotherClientIsDropped() throws Exception {
+        List<byte[]> captured = new CopyOnWriteArrayList<>();
+        try (Connection nats = natsServer.connectWithTheServersAccount()) {
+            nats.createDispatcher(m -> captured.add(m.getData())).subscribe(NatsCluster.EVENTS).subscribe(NatsCluster.PUBLISH);
+            nats.flush(Duration.ofSeconds(5));
+            Event genuine = event("drover/test/genuine", Map.of("n", 1));
+            busA.publish(genuine);
+            a.publish(Map.of("fun", "test.ping", "jid", "3"), List.of("web-3"));
+            await().atMost(Duration.ofSeconds(10)).until(() -> captured.size() == 2 && heardOnB.contains(genuine)
+                    && publishedOnB.size() == 1);
+            for (byte[] bytes : captured) {
+                nats.publish(NatsCluster.EVENTS, bytes);
+                nats.publish(NatsCluster.PUBLISH, bytes);
+            }
+            nats.flush(Duration.ofSeconds(5));
+            Event marker = event("drover/test/marker-replayed", Map.of("n", 2));
+            busA.publish(marker);
+            await().atMost(Duration.ofSeconds(10)).until(() -> heardOnB.contains(marker));
+            assertThat(heardOnB).as("the replayed event was not delivered again").containsExactly(genuine, marker);
+            assertThat(publishedOnB).as("the replayed job was not sent again").hasSize(1);
+            assertThat(b.refused(ClusterSeal.Refusal.REPLAYED)).as("each sent again on its subject").isEqualTo(2);
+            assertThat(b.refused(ClusterSeal.Refusal.FORGED)).as("each sent again on the other subject").isEqualTo(2);
+        }
+    }
+
+    @Test
     void aNatsThatDoesNotAnswerIsNamedWithoutThePasswordOfItsUrl() {
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> NatsCluster.join("nats://drover:s3cret@127.0.0.1:1,nats://127.0.0.1:2", (load, minions) -> { }, new EventBus()))
+        NatsCredentials none = new NatsCredentials(null, null, null, null, null, null, null, true, false);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> NatsCluster.join("nats://drover:s3cret@127.0.0.1:1,nats://127.0.0.1:2",
+                        none, KEY, Clock.systemUTC(), (load, minions) -> { }, new EventBus()))
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("nats://…@127.0.0.1:1,nats://127.0.0.1:2").hasNoCause()
                 .hasMessageNotContaining("s3cret");
     }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.EnumMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -55,7 +56,8 @@ class ServerConfigTest {
         assertThatThrownBy(() -> ServerConfig.resolve(Map.of(Setting.CLUSTER, "nats://127.0.0.1:4222"), Map.of(), Map.of(), ""))
                 .hasMessageContaining("needs a PostgreSQL database");
         assertThat(ServerConfig.resolve(Map.of(Setting.CLUSTER, "nats://a:4222,tls://b:4222",
-                Setting.DB_URL, "jdbc:postgresql://db/drover"), Map.of(), Map.of(), "").cluster()).isEqualTo("nats://a:4222,tls://b:4222");
+                Setting.DB_URL, "jdbc:postgresql://db/drover", Setting.CLUSTER_INSECURE, "true"), Map.of(), Map.of(), "").cluster())
+                .isEqualTo("nats://a:4222,tls://b:4222");
         assertThatThrownBy(() -> ServerConfig.resolve(Map.of(Setting.TRUSTED_PROXIES, "10.0.0.0/8, proxy.local"), Map.of(), Map.of(), ""))
                 .hasMessageContaining("setting trusted-proxies").hasMessageContaining("'proxy.local' is not an IP address");
         assertThat(ServerConfig.resolve(Map.of(Setting.TRUSTED_PROXIES, " 10.0.0.0/8 ,::1"), Map.of(), Map.of(), "").trustedProxies())
@@ -76,6 +78,63 @@ class ServerConfigTest {
         Files.writeString(file, "prot: 80\n");
         assertThatThrownBy(() -> ServerConfig.load(Map.of(), Map.of(), file))
                 .hasMessageContaining("unknown setting 'prot'");
+    }
+
+    @Test
+    void aClusterNeedsCredentialsThatNatsChecksUnlessInsecureIsGiven() throws Exception {
+        Map<Setting, String> cluster = Map.of(Setting.CLUSTER, "nats://nats:4222", Setting.DB_URL, "jdbc:postgresql://db/drover");
+        assertThatThrownBy(() -> ServerConfig.resolve(cluster, Map.of(), Map.of(), ""))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("setting cluster (from flag --cluster) needs credentials")
+                .hasMessageContaining("cluster-password-file").hasMessageContaining("--cluster-insecure");
+        io.drover.server.cluster.NatsCredentials insecure = ServerConfig.resolve(with(cluster, Setting.CLUSTER_INSECURE, "true"),
+                Map.of(), Map.of(), "").natsCredentials();
+        assertThat(insecure.none()).isTrue();
+        assertThat(insecure.insecure()).isTrue();
+        assertThat(insecure.kinds()).isEqualTo("none");
+        assertThatThrownBy(() -> ServerConfig.resolve(with(cluster, Setting.CLUSTER_INSECURE, "yes"), Map.of(), Map.of(), ""))
+                .hasMessageContaining("setting cluster-insecure").hasMessageContaining("must be true or false");
+
+        Path secret = dir.resolve("secret");
+        Files.writeString(secret, "s3cret\n");
+        String file = secret.toString();
+        Map<Map<Setting, String>, String> kinds = Map.of(
+                Map.of(Setting.CLUSTER_USER, "drover", Setting.CLUSTER_PASSWORD_FILE, file), "user",
+                Map.of(Setting.CLUSTER_TOKEN_FILE, file), "token",
+                Map.of(Setting.CLUSTER_NKEY_FILE, file), "nkey",
+                Map.of(Setting.CLUSTER_TLS_CERT, file, Setting.CLUSTER_TLS_KEY, file), "certificate",
+                Map.of(Setting.CLUSTER, "nats://drover:pw@nats:4222"), "user",
+                Map.of(Setting.CLUSTER_TOKEN_FILE, file, Setting.CLUSTER_TLS_CERT, file, Setting.CLUSTER_TLS_KEY, file,
+                        Setting.CLUSTER_TLS_CA, file), "token,certificate");
+        kinds.forEach((settings, kind) -> {
+            Map<Setting, String> all = new EnumMap<>(cluster);
+            all.putAll(settings);
+            io.drover.server.cluster.NatsCredentials credentials = ServerConfig.resolve(all, Map.of(), Map.of(), "").natsCredentials();
+            assertThat(credentials.kinds()).as(settings.toString()).isEqualTo(kind);
+            assertThat(credentials.none()).isFalse();
+        });
+
+        assertThatThrownBy(() -> ServerConfig.resolve(with(cluster, Setting.CLUSTER_USER, "drover"), Map.of(), Map.of(), ""))
+                .hasMessageContaining("setting cluster-user").hasMessageContaining("cluster-user and cluster-password-file together");
+        assertThatThrownBy(() -> ServerConfig.resolve(with(cluster, Setting.CLUSTER_PASSWORD_FILE, file), Map.of(), Map.of(), ""))
+                .hasMessageContaining("setting cluster-password-file").hasMessageContaining("together");
+        assertThatThrownBy(() -> ServerConfig.resolve(with(cluster, Setting.CLUSTER_TLS_CERT, file), Map.of(), Map.of(), ""))
+                .hasMessageContaining("setting cluster-tls-cert").hasMessageContaining("cluster-tls-cert and cluster-tls-key together");
+        for (Setting s : java.util.List.of(Setting.CLUSTER_TOKEN_FILE, Setting.CLUSTER_NKEY_FILE, Setting.CLUSTER_TLS_CA)) {
+            assertThatThrownBy(() -> ServerConfig.resolve(with(cluster, s, dir.resolve("absent").toString()), Map.of(), Map.of(), ""))
+                    .hasMessageContaining("setting " + s.key()).hasMessageContaining("not a readable file");
+            assertThatThrownBy(() -> ServerConfig.resolve(with(cluster, s, dir.toString()), Map.of(), Map.of(), ""))
+                    .as("a directory").hasMessageContaining("not a readable file");
+        }
+        assertThatThrownBy(() -> ServerConfig.resolve(Map.of(Setting.CLUSTER_INSECURE, "1"), Map.of(), Map.of(), ""))
+                .as("checked on a server alone too").hasMessageContaining("setting cluster-insecure");
+        assertThat(ServerConfig.resolve(Map.of(), Map.of("DROVER_CLUSTER_TOKEN_FILE", file), with(cluster, Setting.CLUSTER_INSECURE, "false"),
+                "drover.yaml").natsCredentials().tokenFile()).as("from the environment").isEqualTo(secret);
+    }
+
+    static Map<Setting, String> with(Map<Setting, String> settings, Setting s, String value) {
+        Map<Setting, String> all = new EnumMap<>(settings);
+        all.put(s, value);
+        return all;
     }
 
     @Test

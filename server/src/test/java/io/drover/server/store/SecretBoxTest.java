@@ -33,4 +33,19 @@ class SecretBoxTest {
         assertThatThrownBy(() -> SecretBox.loadOrCreate(dir, null).open(tampered)).isInstanceOf(IllegalStateException.class);
         assertThatThrownBy(() -> SecretBox.of(new byte[16])).hasMessageContaining("must be 32 bytes");
     }
+
+    @Test
+    void aDerivedKeyIsTheSameForTheSameSecretKeyAndLabelOnly() throws Exception {
+        byte[] secret = new byte[32];
+        secret[0] = 7;
+        byte[] derived = SecretBox.of(secret).derive("drover cluster messages v1");
+        // HMAC-SHA256(key, label), as openssl dgst -sha256 -mac HMAC computes it
+        javax.crypto.Mac hmac = javax.crypto.Mac.getInstance("HmacSHA256");
+        hmac.init(new javax.crypto.spec.SecretKeySpec(secret, "HmacSHA256"));
+        assertThat(derived).hasSize(32).isEqualTo(hmac.doFinal("drover cluster messages v1".getBytes(java.nio.charset.StandardCharsets.UTF_8)))
+                .isEqualTo(SecretBox.of(secret.clone()).derive("drover cluster messages v1"))
+                .isNotEqualTo(SecretBox.of(secret).derive("drover cluster messages v2"))
+                .isNotEqualTo(SecretBox.of(new byte[32]).derive("drover cluster messages v1"))
+                .isNotEqualTo(secret);
+    }
 }
