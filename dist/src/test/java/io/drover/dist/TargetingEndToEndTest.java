@@ -64,9 +64,10 @@ class TargetingEndToEndTest {
     }
 
     @Test
-    void aJobForEveryAgentGoesOutAsOneBroadcastFrameAndEachReturnIsAStoredEvent() throws Exception {
+    void aJobForEveryAgentGoesToEachUnderItsOwnKeyAndEachReturnIsAStoredEvent() throws Exception {
         double broadcast = frames("broadcast");
         double targeted = frames("minion");
+        double own = frames("agent");
         String jid;
         try (EventFollower live = new EventFollower(fleet.server.url(), "?tag=salt/job/*/ret/*", fleet.server.adminToken())) {
             await().atMost(Duration.ofSeconds(5)).until(live::connected);
@@ -77,11 +78,15 @@ class TargetingEndToEndTest {
             assertThat(live.events).filteredOn(e -> e.path("tag").asText().startsWith(ret)).hasSize(3)
                     .allSatisfy(e -> assertThat(e.at("/data/return").asBoolean()).isTrue());
         }
+        // Drover agents never hold the shared key: one frame under each agent's own key, and the one signed broadcast
+        // under the shared key that salt-minions would read.
+        assertThat(frames("agent")).isEqualTo(own + 3);
         assertThat(frames("broadcast")).isEqualTo(broadcast + 1);
         assertThat(frames("minion")).isEqualTo(targeted);
 
         assertThat(answered("run", "-L", "web-1,db-1", "test.ping")).isEqualTo("db-1: web-1:");
-        assertThat(frames("minion")).isEqualTo(targeted + 2);
+        assertThat(frames("agent")).isEqualTo(own + 5);
+        assertThat(frames("minion")).isEqualTo(targeted);
         assertThat(frames("broadcast")).isEqualTo(broadcast + 1);
 
         try (EventFollower replay = new EventFollower(fleet.server.url(), "?since=0&tag=salt/job/" + jid + "/ret/*",

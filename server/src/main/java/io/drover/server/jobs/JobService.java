@@ -232,7 +232,9 @@ public final class JobService implements AutoCloseable {
             beforePublish.accept(started);
             // A job for every accepted minion goes out as one broadcast frame instead of one frame per minion: the same
             // agents receive it (minions without an accepted key have no session key), with one send instead of thousands.
-            publisher.accept(load, accepted != null && minions.size() == accepted.size() ? null : minions);
+            // A job for every accepted minion goes out once for all (a broadcast, and each agent's own frame), unless
+            // it carries a secret: that goes only to the agents named, each under its own key.
+            publisher.accept(load, accepted != null && minions.size() == accepted.size() && sealedArg == null ? null : minions);
         } catch (RuntimeException e) {
             if (live.remove(jid, waiting)) { // nobody waits on a job that did not go out
                 waiting.forget();
