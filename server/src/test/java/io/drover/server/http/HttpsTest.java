@@ -200,6 +200,8 @@ class HttpsTest {
                 .hasMessageStartingWith("setting tls-cert (from override) " + garbage + " holds no certificate");
         assertThatThrownBy(() -> config(leaf.cert(), missing)).isInstanceOf(ConfigException.class)
                 .hasMessageStartingWith("setting tls-key (from override) " + missing + " cannot be read");
+        assertThatThrownBy(() -> config(Path.of("/dev/zero"), leaf.key())).isInstanceOf(ConfigException.class)
+                .hasMessage("setting tls-cert (from override) /dev/zero is larger than 1048576 bytes: not a PEM file");
         assertThatThrownBy(() -> config(leaf.cert(), leaf.cert())).isInstanceOf(ConfigException.class)
                 .hasMessageStartingWith("setting tls-key (from override) " + leaf.cert() + " holds no private key");
         assertThatThrownBy(() -> config(leaf.cert(), other.key())).isInstanceOf(ConfigException.class)
