@@ -20,7 +20,10 @@ steps:
 `;
 
 await step('sign-in', async () => {
-  await page.goto(`${url}/ui/`);
+  const answer = await page.goto(`${url}/ui/`);
+  if (url.startsWith('https://')) {
+    check(answer.headers()['strict-transport-security'] === 'max-age=31536000', 'the console is served with HSTS');
+  }
   await page.getByTestId('token-input').fill('not-a-token');
   await page.getByTestId('login-submit').click();
   await page.getByTestId('error-banner').waitFor();

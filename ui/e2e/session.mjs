@@ -1,6 +1,7 @@
 // What the browser scripts share: Chromium through playwright-core, numbered steps with a screenshot after each
 // (and one named FAILED-… when a step fails), and a check that the page logged no error and no CSP violation.
-// Environment: DROVER_URL, DROVER_TOKEN, DROVER_SHOTS (screenshot directory), DROVER_CHROMIUM.
+// Environment: DROVER_URL, DROVER_TOKEN, DROVER_SHOTS (screenshot directory), DROVER_CHROMIUM, DROVER_SPKI (base64 of
+// the SHA-256 of the server certificate's public key: the one key Chromium accepts from a CA it does not know).
 import { mkdirSync } from 'node:fs';
 import { chromium } from 'playwright-core';
 
@@ -12,7 +13,8 @@ mkdirSync(shots, { recursive: true });
 export async function openConsole() {
   const browser = await chromium.launch({
     executablePath: process.env.DROVER_CHROMIUM ?? '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage',
+      ...(process.env.DROVER_SPKI ? [`--ignore-certificate-errors-spki-list=${process.env.DROVER_SPKI}`] : [])],
   });
   const page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
   page.setDefaultTimeout(20_000);

@@ -25,11 +25,24 @@ public final class ApiClient {
 
     private final String baseUrl;
     private final String token;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    /** The file of the CAs trusted for an https:// server, or null for the system's CAs. */
+    private final java.nio.file.Path caFile;
+    private final HttpClient http;
 
     public ApiClient(String baseUrl, String token) {
+        this(baseUrl, token, null);
+    }
+
+    /** @param caFile PEM file of the CAs trusted instead of the system's for an https:// server; null: the system's */
+    public ApiClient(String baseUrl, String token, java.nio.file.Path caFile) {
         this.baseUrl = baseUrl;
         this.token = token;
+        this.caFile = caFile;
+        HttpClient.Builder builder = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5));
+        if (caFile != null) {
+            builder.sslContext(CaCertificates.trusting(caFile));
+        }
+        this.http = builder.build();
     }
 
     public JsonNode get(String path) {
@@ -200,12 +213,28 @@ public final class ApiClient {
         } catch (ConnectException e) {
             throw new CliException("cannot reach the Drover server at " + baseUrl
                     + " (is it running? set --server or DROVER_SERVER)");
+        } catch (javax.net.ssl.SSLHandshakeException e) {
+            throw new CliException("cannot verify the certificate of " + baseUrl + ": " + rootMessage(e) + (caFile == null
+                    ? "; if a CA of your own signed it, pass --cacert FILE or set DROVER_CACERT to that CA's certificate"
+                    : "; is " + caFile + " " + CaCertificates.WHERE + " the CA that signed it?"));
         } catch (IOException e) {
-            throw new CliException("request to " + baseUrl + " failed: " + e.getMessage());
+            throw new CliException("request to " + baseUrl + " failed: " + e.getMessage() + (baseUrl.startsWith("http://")
+                    ? " (if the server serves HTTPS, use an https:// URL)" : ""));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new CliException("interrupted");
         }
+    }
+
+    /** The innermost cause's message: the reason a handshake failed, without the layers of exceptions around it. */
+    private static String rootMessage(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        String message = String.valueOf(root.getMessage());
+        return message.contains("unable to find valid certification path")
+                ? "it is not signed by a CA this client trusts" : message;
     }
 
     private CliException failure(int status, String body) {

@@ -25,11 +25,17 @@ public final class ClientOptions {
             + "token file of a local server: $DROVER_DATA_DIR/admin.token, ./data/admin.token, ./data/quickstart/admin.token).")
     String token;
 
+    @Option(names = "--cacert", paramLabel = "FILE", description = "PEM file of the CA certificate(s) that signed the "
+            + "server's certificate, trusted instead of the system's CAs for an https:// server (default: $DROVER_CACERT).")
+    Path cacert;
+
     @Option(names = {"-o", "--output"}, paramLabel = "FORMAT", description = "Output: table (default), json or yaml.")
     Output.Format output = Output.Format.table;
 
     public ApiClient client() {
-        return new ApiClient(serverUrl(), token());
+        String url = serverUrl();
+        Path ca = caFile();
+        return new ApiClient(url, token(), ca != null && url.regionMatches(true, 0, "https://", 0, 8) ? ca : null);
     }
 
     public Output output() {
@@ -49,6 +55,15 @@ public final class ClientOptions {
     String serverUrl() {
         String url = server != null ? server : System.getenv("DROVER_SERVER");
         return (url == null || url.isBlank() ? DEFAULT_SERVER : url).replaceAll("/+$", "");
+    }
+
+    /** The CA file of --cacert or $DROVER_CACERT, or null for the system's CAs. */
+    Path caFile() {
+        if (cacert != null) {
+            return cacert;
+        }
+        String env = System.getenv("DROVER_CACERT");
+        return env == null || env.isBlank() ? null : Path.of(env.strip());
     }
 
     String token() {

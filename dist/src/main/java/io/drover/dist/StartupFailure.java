@@ -14,6 +14,9 @@ final class StartupFailure {
             if (t instanceof io.drover.transport.zmtp.PortInUseException inUse) {
                 return inUse.getMessage() + " (another Drover server or salt-master?); choose another with --salt-publish-port / --salt-request-port";
             }
+            if (t instanceof io.drover.server.http.ServerCertificate.Unusable unusable) {
+                return "setting " + unusable.part().setting() + " " + unusable.getMessage();
+            }
             if (t instanceof BindException) {
                 return "port " + port + " is in use (another Drover server?); choose another with --port";
             }

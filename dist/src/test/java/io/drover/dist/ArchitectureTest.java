@@ -36,14 +36,15 @@ class ArchitectureTest {
     /**
      * Jinjava (and the EL classes it ships) is allowed because rendering is pure logic that belongs in core
      * (docs/architecture.md); so are MACs (javax.crypto) and byte buffers (java.nio, not its files or channels), which
-     * seal cluster messages; nothing else is.
+     * seal cluster messages, and the JDK's X.500 names because a certificate's subject is one (core.tls); nothing else is.
      */
     @Test
     void coreIsPureLogicThatDependsOnTheModelOnly() {
         classes().that().resideInAPackage("io.drover.core..").should().onlyDependOnClassesThat()
                 .resideInAnyPackage("io.drover.core..", "io.drover.model..", "java.lang..", "java.util..",
                         "java.math..", "java.time..", "java.text..", "java.io..", "java.nio.charset..",
-                        "java.security..", "javax.crypto..", "java.nio", "com.hubspot.jinjava..", "jinjava.javax.el..", "java.beans..")
+                        "java.security..", "javax.crypto..", "java.nio", "javax.security.auth.x500..", "com.hubspot.jinjava..",
+                        "jinjava.javax.el..", "java.beans..")
                 .check(drover);
     }
 

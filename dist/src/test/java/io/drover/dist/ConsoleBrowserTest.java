@@ -7,7 +7,9 @@ import io.drover.model.Json;
 import io.drover.model.agents.EnrollmentTokenRequest;
 import io.drover.model.packages.AddonRequest;
 import io.drover.model.packages.RegistryRequest;
+import io.drover.core.testing.TestCa;
 import io.drover.server.auth.Principal;
+import io.drover.server.config.Setting;
 import io.drover.server.testing.TestServer;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -26,7 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The web console in a real browser: Playwright ({@code playwright-core} from the console's own lockfile) drives
  * Debian's Chromium against a real server with three real agents. The browser scripts live in {@code ui/e2e/}; each
  * saves screenshots under {@code dist/target/console-screenshots/} and exits non-zero naming the step that failed.
- * Without Chromium or the console's node modules the tests are skipped, except under CI, where they fail.
+ * The server serves HTTPS with a certificate of a CA made for the test; Chromium accepts it by the hash of its public
+ * key ({@code --ignore-certificate-errors-spki-list}), which trusts that one key and nothing else. Without Chromium or the console's node modules the tests are skipped, except under CI, where they fail.
  */
 class ConsoleBrowserTest {
     static final Path UI = Path.of("..", "ui").toAbsolutePath().normalize();
@@ -36,6 +39,10 @@ class ConsoleBrowserTest {
 
     @TempDir
     Path roots;
+    @TempDir
+    static Path tls;
+    static TestCa.Leaf certificate;
+    static javax.net.ssl.SSLContext trust;
 
     @BeforeAll
     static void needsABrowser() {
@@ -45,11 +52,22 @@ class ConsoleBrowserTest {
                     + "and ui/node_modules (the server build installs them)");
         }
         Assumptions.assumeTrue(ready, "no Chromium at " + CHROMIUM + " or no ui/node_modules: browser tests skipped");
+        TestCa ca = TestCa.create(tls, "console-test-ca");
+        certificate = ca.server("drover-console", TestCa.KeyKind.EC_SEC1, true);
+        trust = ca.sslContext();
+    }
+
+    /** A server on HTTPS with the test CA's certificate. */
+    static TestServer httpsServer() {
+        TestServer server = TestServer.start(TestServer.newDataDir(), Map.of(Setting.TLS_CERT, certificate.cert().toString(),
+                Setting.TLS_KEY, certificate.key().toString()), trust);
+        assertThat(server.url()).startsWith("https://");
+        return server;
     }
 
     @Test
     void anOperatorWorksThroughTheConsole() throws Exception {
-        try (Fleet fleet = new Fleet(TestServer.start(), roots)) {
+        try (Fleet fleet = new Fleet(httpsServer(), roots)) {
             var server = fleet.server.server();
             Principal admin = Principal.system("test");
             QuickstartCommand.importDemo(server);
@@ -71,7 +89,7 @@ class ConsoleBrowserTest {
 
     @Test
     void theHostListShowsItsFirstPageWithinASecondAt100000Hosts() throws Exception {
-        try (TestServer server = TestServer.start()) {
+        try (TestServer server = httpsServer()) {
             var imported = server.postRaw("/api/v1/inventory/import", server.adminToken(), "application/json",
                     Json.json().writeValueAsString(LargeImportTest.fleet(100_000, -1)));
             assertThat(imported.status()).as(imported.text()).isEqualTo(200);
@@ -101,7 +119,8 @@ class ConsoleBrowserTest {
         ProcessBuilder builder = new ProcessBuilder("node", UI.resolve(script).toString()).directory(UI.toFile())
                 .redirectErrorStream(true).redirectOutput(log.toFile());
         builder.environment().putAll(Map.of("DROVER_URL", server.url(), "DROVER_TOKEN", server.adminToken(),
-                "DROVER_SHOTS", dir.toString(), "DROVER_CHROMIUM", CHROMIUM.toString()));
+                "DROVER_SHOTS", dir.toString(), "DROVER_CHROMIUM", CHROMIUM.toString(),
+                "DROVER_SPKI", TestCa.spkiSha256(certificate.cert())));
         builder.environment().putAll(env);
         Process process = builder.start();
         if (!process.waitFor(5, TimeUnit.MINUTES)) {

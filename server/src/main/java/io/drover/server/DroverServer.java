@@ -99,6 +99,11 @@ public final class DroverServer implements AutoCloseable {
     private final AuditStore audit;
     private final AuthFailures authFailures;
     private final Path adminTokenFile;
+    /** Replaces the HTTPS certificate when its files change; null when the API serves plain HTTP. */
+    private final io.drover.server.http.CertificateWatcher certificates;
+
+    /** How often the files of tls-cert and tls-key are looked at for a renewed certificate. */
+    private static final long CERTIFICATE_CHECK_SECONDS = 2;
 
     private DroverServer(ServerConfig config) {
         this.config = config;
@@ -215,6 +220,7 @@ public final class DroverServer implements AutoCloseable {
             new io.drover.server.diagnosis.DiagnosisRoutes(diagnosis, clock).register(api);
             new io.drover.server.cluster.ClusterRoutes(leases, leadership, joined, sharedKey).register(api);
 
+            this.certificates = config.tls() == null ? null : new io.drover.server.http.CertificateWatcher(config.tls());
             this.adminTokenFile = AdminTokenFile.ensure(tokens, config.dataDir());
             this.housekeeping = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon()
                     .name("drover-housekeeping").factory());
@@ -301,7 +307,7 @@ public final class DroverServer implements AutoCloseable {
     public static DroverServer start(ServerConfig config) {
         DroverServer server = new DroverServer(config);
         try {
-            server.api.start(config.host(), config.port());
+            server.api.start(config.host(), config.port(), server.certificates == null ? null : server.certificates.https());
         } catch (RuntimeException e) {
             server.housekeeping.shutdownNow();
             server.master.close();
@@ -316,9 +322,20 @@ public final class DroverServer implements AutoCloseable {
         server.housekeeping.scheduleWithFixedDelay(server::prune, 1, 60, TimeUnit.MINUTES);
         server.housekeeping.scheduleWithFixedDelay(server::checkPresence, 1, 1, TimeUnit.SECONDS);
         server.housekeeping.scheduleWithFixedDelay(server::auditAuthFailures, 10, 10, TimeUnit.SECONDS);
+        if (server.certificates != null) {
+            server.housekeeping.scheduleWithFixedDelay(server.certificates, CERTIFICATE_CHECK_SECONDS,
+                    CERTIFICATE_CHECK_SECONDS, TimeUnit.SECONDS);
+        }
         log.info("drover server {} listening on {}, agents on {}:{}/{}, database {}", BuildVersion.current(), server.url(),
                 config.saltHost(), server.master.publishPort(), server.master.requestPort(),
                 server.database.isPostgres() ? "PostgreSQL" : "H2 " + config.dataDir());
+        if (server.certificates != null) {
+            log.info("HTTPS presents {} from {}", server.certificates.https().current().describe(), config.tls().cert());
+        } else if (!config.loopbackHost()) {
+            log.warn("the API and the console listen on {} in clear: tokens and everything the API answers can be read and"
+                    + " changed by anyone on the network path; set tls-cert and tls-key (docs/operations.md, Exposing Drover)"
+                    + " or serve it on 127.0.0.1 behind an HTTPS reverse proxy", config.host());
+        }
         if (!server.database.isPostgres()) {
             log.warn("the embedded H2 database can lose the last second of acknowledged writes if this process is killed"
                     + " (kill -9, out of memory, power loss); use --db-url jdbc:postgresql://… where that matters"
@@ -402,7 +419,7 @@ public final class DroverServer implements AutoCloseable {
 
     public String url() {
         String host = config.host().equals("0.0.0.0") ? "127.0.0.1" : config.host();
-        return "http://" + host + ":" + port();
+        return (certificates == null ? "http://" : "https://") + host + ":" + port();
     }
 
     public int port() {

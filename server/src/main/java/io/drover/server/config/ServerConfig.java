@@ -123,6 +123,7 @@ public final class ServerConfig {
         }
         metricsToken();
         dbPassword();
+        tlsCertificate();
         if (!get(Setting.AGENT_BIZ).isBlank()) {
             positive(Setting.AGENT_BIZ);
         }
@@ -327,6 +328,39 @@ public final class ServerConfig {
             return token;
         } catch (java.io.IOException e) {
             throw invalid(Setting.METRICS_TOKEN_FILE, "cannot be read: " + e.getMessage());
+        }
+    }
+
+    /** The PEM files of the API's certificate and key, or null when the API serves plain HTTP. */
+    public io.drover.server.http.ServerCertificate.PemFiles tls() {
+        String cert = get(Setting.TLS_CERT).strip();
+        String key = get(Setting.TLS_KEY).strip();
+        if (cert.isEmpty() != key.isEmpty()) {
+            Setting missing = cert.isEmpty() ? Setting.TLS_CERT : Setting.TLS_KEY;
+            throw invalid(missing, "is empty: tls-cert and tls-key go together (the certificate and its private key)");
+        }
+        return cert.isEmpty() ? null : new io.drover.server.http.ServerCertificate.PemFiles(Path.of(cert), Path.of(key));
+    }
+
+    /** Reads the certificate and key once, so that a file that cannot serve stops the start with one line naming it. */
+    private void tlsCertificate() {
+        io.drover.server.http.ServerCertificate.PemFiles files = tls();
+        if (files == null) {
+            return;
+        }
+        try {
+            io.drover.server.http.ServerCertificate.read(files);
+        } catch (io.drover.server.http.ServerCertificate.Unusable e) {
+            throw invalid(Setting.byKey(e.part().setting()), e.getMessage());
+        }
+    }
+
+    /** True when the API listens on a loopback address only; a name that does not resolve counts as not loopback. */
+    public boolean loopbackHost() {
+        try {
+            return java.net.InetAddress.getByName(host()).isLoopbackAddress();
+        } catch (java.net.UnknownHostException e) {
+            return false;
         }
     }
 

@@ -9,6 +9,11 @@ import java.util.Locale;
 public enum Setting {
     HOST("host", "127.0.0.1", "Interface the HTTP API listens on."),
     PORT("port", "8080", "HTTP API port (0 picks a free port)."),
+    TLS_CERT("tls-cert", "", "PEM file with the API's certificate, then the certificates that issued it; with tls-key the API "
+            + "and the console are served over HTTPS only (with HSTS). Both files are read again when they change, so a "
+            + "renewed certificate needs no restart. Empty: plain HTTP."),
+    TLS_KEY("tls-key", "", "PEM file with the private key of tls-cert (PKCS#8, PKCS#1 or SEC1, unencrypted); let only the "
+            + "server's user read it."),
     DATA_DIR("data-dir", "./data", "Directory for the embedded database, the admin token file and server state."),
     DB_URL("db-url", "", "JDBC URL of the database; empty means the embedded H2 file database in the data directory. "
             + "Example: jdbc:postgresql://127.0.0.1:5432/drover"),

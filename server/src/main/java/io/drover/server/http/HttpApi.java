@@ -103,11 +103,16 @@ public final class HttpApi {
         return principal;
     }
 
-    public Javalin start(String host, int port) {
+    /** Serves the routes on {@code host:port}: over HTTPS only when {@code https} is given, else plain HTTP. */
+    public Javalin start(String host, int port, HttpsConnector https) {
         app = Javalin.create(cfg -> {
             cfg.concurrency.useVirtualThreads = true;
             cfg.jetty.host = host;
             cfg.jetty.port = port;
+            if (https != null) {
+                // Javalin adds its plain HTTP connector only when none was added
+                cfg.jetty.addConnector((server, http) -> https.connector(server, http, host, port));
+            }
             // Errors Jetty answers itself (malformed request line, URI or headers too long, ambiguous paths)
             // are problem documents too.
             cfg.jetty.modifyServer(server -> server.setErrorHandler(new ProblemErrorHandler()));

@@ -18,14 +18,21 @@ public final class EventFollower implements AutoCloseable {
     public final List<JsonNode> events = new CopyOnWriteArrayList<>();
     private final Thread thread;
     private volatile InputStream body;
+    /** The TLS session the stream runs in, once connected over HTTPS. */
+    public volatile javax.net.ssl.SSLSession session;
 
     public EventFollower(String serverUrl, String query, String token) {
+        this(HttpClient.newHttpClient(), serverUrl, query, token);
+    }
+
+    public EventFollower(HttpClient client, String serverUrl, String query, String token) {
         thread = Thread.ofVirtual().start(() -> {
             try {
-                HttpResponse<InputStream> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                HttpResponse<InputStream> r = client.send(HttpRequest.newBuilder(
                                 URI.create(serverUrl + "/api/v1/events" + query))
                         .header("Authorization", "Bearer " + token).header("Accept", "text/event-stream").build(),
                         HttpResponse.BodyHandlers.ofInputStream());
+                session = r.sslSession().orElse(null);
                 body = r.body();
                 BufferedReader reader = new BufferedReader(new InputStreamReader(body, StandardCharsets.UTF_8));
                 String line;

@@ -21,10 +21,15 @@ public final class TestServer implements AutoCloseable {
     private final String adminToken;
     private final Path dataDir;
     private final Runnable dropDatabase;
-    private final HttpClient http = HttpClient.newHttpClient();
+    private final HttpClient http;
 
     private TestServer(DroverServer server, Path dataDir, Runnable dropDatabase) {
+        this(server, dataDir, dropDatabase, HttpClient.newHttpClient());
+    }
+
+    private TestServer(DroverServer server, Path dataDir, Runnable dropDatabase, HttpClient http) {
         this.server = server;
+        this.http = http;
         this.dataDir = dataDir;
         this.dropDatabase = dropDatabase;
         try {
@@ -43,6 +48,15 @@ public final class TestServer implements AutoCloseable {
     /** A server on a given data directory (H2 there) with more settings: to restart a server where it was. */
     public static TestServer start(Path dataDir, Map<Setting, String> more) {
         return new TestServer(DroverServer.start(config(dataDir, more)), dataDir, () -> { });
+    }
+
+    /**
+     * A server on a given data directory with more settings (tls-cert and tls-key among them) whose client trusts
+     * {@code trust}: the CA of the server's certificate.
+     */
+    public static TestServer start(Path dataDir, Map<Setting, String> more, javax.net.ssl.SSLContext trust) {
+        return new TestServer(DroverServer.start(config(dataDir, more)), dataDir, () -> { },
+                HttpClient.newBuilder().sslContext(trust).build());
     }
 
     /** A temporary data directory. */
