@@ -282,7 +282,7 @@ class DiagnosisModuleTest {
         Principal scoped = new Principal(2, "ops-2", Role.OPERATOR, Set.of(2L));
         AlertReceipt receipt = module.alerts().receive(scoped, List.of(alert("Down", "db-1:9100", "firing"), alert("Down", "web-1", "firing")));
         assertThat(receipt.started()).extracting(s -> s.hostName()).containsExactly("web-1");
-        assertThat(receipt.skipped().get(0).reason()).isEqualTo("host db-1 is in business 3, outside the token's businesses");
+        assertThat(receipt.skipped().get(0).reason()).isEqualTo("host db-1 is outside the token's businesses");
         assertThatThrownBy(() -> module.diagnoses().create(scoped, new KubeDocument(null, "Diagnosis", Map.of("name", "d"),
                 Map.of("operationSet", "host-overview", "hosts", List.of("web-1", "db-1"))))).isInstanceOf(DomainException.class)
                 .hasMessageContaining("business 3");
