@@ -16,7 +16,8 @@ import picocli.CommandLine.Parameters;
         subcommands = {EnrollCommand.Create.class, EnrollCommand.ListTokens.class, EnrollCommand.Revoke.class})
 public final class EnrollCommand {
     static final List<Column> COLUMNS = List.of(Column.of("ID", "id"), Column.of("NAME", "name"),
-            Column.of("BIZ", "bk_biz_id"), Column.of("USES", "uses"), Column.of("CREATED", "created_at"),
+            Column.of("BIZ", "bk_biz_id"), Column.of("USES", "uses"), Column.of("MAX USES", "max_uses"), Column.of("IDS", "id_glob"),
+            Column.of("CREATED", "created_at"),
             Column.of("EXPIRES", "expires_at"), Column.of("REVOKED", "revoked_at"));
 
     @Command(name = "create", description = "Create an enrollment token; its secret is printed once.")
@@ -25,8 +26,12 @@ public final class EnrollCommand {
         @Parameters(paramLabel = "NAME") String name;
         @Option(names = "--biz", required = true, paramLabel = "ID", description = "Business the new agents' hosts join.")
         long biz;
-        @Option(names = "--ttl-hours", paramLabel = "H", description = "Lifetime in hours (default: no expiry).")
+        @Option(names = "--ttl-hours", paramLabel = "H", description = "Lifetime in hours (default: 24).")
         Long ttlHours;
+        @Option(names = "--uses", paramLabel = "N", description = "Admit at most N agents (default: any number).")
+        Long maxUses;
+        @Option(names = "--id-glob", paramLabel = "GLOB", description = "Admit only agent ids matching GLOB, e.g. 'web-*' (default: any).")
+        String idGlob;
 
         @Override
         public Integer call() {
@@ -34,6 +39,8 @@ public final class EnrollCommand {
             body.put("name", name);
             body.put("bk_biz_id", biz);
             body.put("ttl_hours", ttlHours);
+            body.put("max_uses", maxUses);
+            body.put("id_glob", idGlob);
             JsonNode created = client.client().post("/api/v1/enrollment-tokens", body);
             if (client.output().format() == Output.Format.table) {
                 client.out().printf("enrollment token %d '%s' for business %d created. Its secret, shown only now:%n%s%n"

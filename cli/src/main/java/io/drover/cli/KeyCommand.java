@@ -69,12 +69,23 @@ public final class KeyCommand {
         }
     }
 
-    @Command(name = "finger", description = "Show the sha256 fingerprints of keys.")
+    @Command(name = "finger", description = "Show the sha256 fingerprints of keys; --master: the server's own, for drover agent --master-finger.")
     static final class Finger implements Callable<Integer> {
         @Mixin ClientOptions client;
+        @picocli.CommandLine.Option(names = "--master", description = "The master key's fingerprint, which agents pin.")
+        boolean master;
 
         @Override
         public Integer call() {
+            if (master) {
+                JsonNode key = client.client().get("/api/v1/master");
+                if (client.output().format() == Output.Format.table) {
+                    client.out().println(key.path("fingerprint").asText());
+                } else {
+                    client.output().printObject(key);
+                }
+                return 0;
+            }
             JsonNode keys = client.client().get("/api/v1/keys");
             client.output().print(keys, keys, List.of(Column.of("ID", "id"), Column.of("FINGERPRINT", "fingerprint")));
             return 0;

@@ -34,6 +34,8 @@ final class AgentOptions {
                     + "left out). Several servers of a cluster, in order of preference: the agent uses the first that answers "
                     + "and moves to the next, after a random pause, when the one it uses stops answering. At most 16.", null},
             {"--id", "ID", "This agent's id (letters, digits, '.', '_', '@', '-').", null},
+            {"--master-finger", "SHA256", "Trust only a master whose key has this sha256 fingerprint (drover key finger --master "
+                    + "shows it; colons optional).", "none: the first master's key is pinned"},
             {"--root", "DIR", "Root of the host's files; state lives in <root>/var/lib/drover-agent.", "/"},
             {"--publish-port", "PORT", "The server's publish port until the server names it.", "4505"},
             {"--ip", "ADDR", "This host's inner IP in the inventory.", "its first non-loopback IPv4 address"},
@@ -73,6 +75,8 @@ final class AgentOptions {
     }
 
     String master;
+    /** Null: trust on first use. */
+    String masterFinger;
     List<MinionConfig.Master> masters;
     String id;
     Path root = Path.of("/");
@@ -212,6 +216,12 @@ final class AgentOptions {
             case "--amqp-password-file" -> amqpPassword = secret(name, path(name, value));
             case "--amqp-cacert" -> amqpCaCert = path(name, value);
             case "--master" -> master = value;
+            case "--master-finger" -> {
+                if (!MinionConfig.normalFinger(value).matches("[0-9a-f]{64}")) {
+                    throw new Invalid("--master-finger " + show(value) + " is not a sha256 fingerprint (64 hex digits, colons optional)");
+                }
+                masterFinger = value;
+            }
             case "--id" -> id = value;
             case "--root" -> root = path(name, value);
             case "--publish-port" -> publishPort = (int) number(name, value, 1, 65535);

@@ -35,7 +35,8 @@ final class AgentRunCommand {
             return 0;
         }
         MinionConfig config = MinionConfig.of(o.id, "localhost", o.publishPort, 4506).withMasters(o.masters)
-                .withEnrollToken(o.enrollToken).withFailback(o.failbackSeconds == 0 ? null : Duration.ofSeconds(o.failbackSeconds));
+                .withEnrollToken(o.enrollToken).withFailback(o.failbackSeconds == 0 ? null : Duration.ofSeconds(o.failbackSeconds))
+                .withMasterFinger(o.masterFinger);
         io.drover.agent.amqp.AmqpSettings amqp = o.amqpUrl == null ? null : new io.drover.agent.amqp.AmqpSettings(o.amqpUrl,
                 o.amqpQueue, o.amqpResultExchange, o.amqpResultRoutingKey, o.amqpReplyTo, o.amqpEngineKey, o.amqpAllowUnsigned,
                 o.amqpPassword, o.amqpCaCert, o.amqpRebootCommand);

@@ -91,6 +91,7 @@ class AgentOptionsTest {
                 option("--amqp-result-routing-key", "results", o -> o.amqpResultRoutingKey, "results"),
                 option("--amqp-reboot-command", "sudo  /sbin/reboot now", o -> o.amqpRebootCommand, List.of("sudo", "/sbin/reboot", "now")),
                 option("--id", "a.b_c@d-1", o -> o.id, "a.b_c@d-1"),
+                option("--master-finger", "AB:" + "cd".repeat(31), o -> o.masterFinger, "AB:" + "cd".repeat(31)),
                 option("--master", "a,b:14506", o -> o.masters, List.of(new Master("a", 4505, 4506), new Master("b", 4505, 14506))));
     }
 
@@ -202,6 +203,7 @@ class AgentOptionsTest {
                 Arguments.of(List.of("--master", "h\u0000st", "--id", "w"), "--master 'h\\u0000st' is not HOST or HOST:PORT"),
                 Arguments.of(List.of("--master", "h\u00e9st", "--id", "w"), "--master 'h\u00e9st' is not HOST or HOST:PORT"),
                 Arguments.of(List.of("--master", "", "--id", "w"), "--master '' is not HOST or HOST:PORT"),
+                Arguments.of(List.of("--master", "m", "--id", "w", "--master-finger", "abc"), "--master-finger 'abc' is not a sha256 fingerprint (64 hex digits, colons optional)"),
                 Arguments.of(List.of("--master", "m", "--id", "w", "--amqp-url", "http://mq"), "--amqp-url must start with amqp:// or amqps://"),
                 Arguments.of(List.of("--master", "m", "--id", "w", "--amqp-url", "amqp://"), "--amqp-url must start with amqp:// or amqps://"),
                 Arguments.of(List.of("--master", "m", "--id", "w", "--amqp-url", "amqp://\nx"), "--amqp-url must start with amqp:// or amqps://"),

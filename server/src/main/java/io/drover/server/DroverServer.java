@@ -235,6 +235,8 @@ public final class DroverServer implements AutoCloseable {
                     publishes, session);
             this.master = bound;
             publishMetrics(metrics, master, bridge, cluster);
+            new io.drover.server.keys.MasterKeyRoutes(new io.drover.model.keys.MasterKeyInfo(
+                    io.drover.transport.crypto.RsaKeys.fingerprint(master.publicKeyPem()), master.publicKeyPem())).register(api);
             new OpsRoutes(database, metrics, BuildVersion.current(), master::ready, config.metricsToken()).register(api);
             new io.drover.server.console.ConsoleRoutes(io.drover.server.console.ConsoleAssets.fromClassPath()).register(api);
             int republished = events.publishPending();
@@ -329,6 +331,8 @@ public final class DroverServer implements AutoCloseable {
         log.info("drover server {} listening on {}, agents on {}:{}/{}, database {}", BuildVersion.current(), server.url(),
                 config.saltHost(), server.master.publishPort(), server.master.requestPort(),
                 server.database.isPostgres() ? "PostgreSQL" : "H2 " + config.dataDir());
+        log.info("the master key's fingerprint (drover agent --master-finger): {}",
+                io.drover.transport.crypto.RsaKeys.fingerprint(server.master.publicKeyPem()));
         if (server.certificates != null) {
             log.info("HTTPS presents {} from {}", server.certificates.https().current().describe(), config.tls().cert());
         } else if (!config.loopbackHost()) {

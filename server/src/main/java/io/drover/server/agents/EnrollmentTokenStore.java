@@ -21,7 +21,8 @@ import org.jdbi.v3.core.Jdbi;
 
 /**
  * Enrollment tokens: an agent started with one is accepted without an operator and its host is placed in the
- * token's business. Stored as SHA-256 like API tokens; a token may expire and may be revoked.
+ * token's business. Stored as SHA-256 like API tokens; a token expires (24 h unless asked otherwise), may be revoked,
+ * may admit a limited number of agents, and only agent ids that match its glob.
  */
 public final class EnrollmentTokenStore {
     static final String PREFIX = "drv_enroll_";
@@ -48,6 +49,13 @@ public final class EnrollmentTokenStore {
         if (request.ttlHours() != null && (request.ttlHours() < 1 || request.ttlHours() > 24 * 3650)) {
             errors.add(new FieldError("ttl_hours", "must be 1 to 87600 hours"));
         }
+        if (request.maxUses() != null && (request.maxUses() < 1 || request.maxUses() > 10_000_000)) {
+            errors.add(new FieldError("max_uses", "must be 1 to 10000000 agents (leave it out for any number)"));
+        }
+        if (request.idGlob() != null && (request.idGlob().isBlank() || request.idGlob().length() > 255
+                || request.idGlob().chars().anyMatch(c -> c < 0x21 || c > 0x7e))) {
+            errors.add(new FieldError("id_glob", "must be 1 to 255 printable ASCII characters, e.g. web-*"));
+        }
         if (!errors.isEmpty()) {
             throw DomainException.invalid(errors);
         }
@@ -56,17 +64,17 @@ public final class EnrollmentTokenStore {
         random.nextBytes(secret);
         String token = PREFIX + Base64.getUrlEncoder().withoutPadding().encodeToString(secret);
         OffsetDateTime now = OffsetDateTime.now(clock);
-        OffsetDateTime expires = request.ttlHours() == null ? null : now.plusHours(request.ttlHours());
+        OffsetDateTime expires = now.plusHours(request.ttlHours() == null ? EnrollmentTokenRequest.DEFAULT_TTL_HOURS : request.ttlHours());
         long id = jdbi.inTransaction(h -> {
             if (h.createQuery("SELECT COUNT(*) FROM business WHERE bk_biz_id = :biz").bind("biz", request.bkBizId())
                     .mapTo(Long.class).one() == 0) {
                 throw DomainException.invalid("bk_biz_id", "business " + request.bkBizId() + " does not exist");
             }
             return h.createUpdate("""
-                            INSERT INTO enrollment_token (name, token_hash, bk_biz_id, created_at, expires_at)
-                            VALUES (:name, :hash, :biz, :now, :expires)""")
+                            INSERT INTO enrollment_token (name, token_hash, bk_biz_id, created_at, expires_at, max_uses, id_glob)
+                            VALUES (:name, :hash, :biz, :now, :expires, :maxUses, :idGlob)""")
                     .bind("name", request.name().strip()).bind("hash", Hashing.sha256(token)).bind("biz", request.bkBizId())
-                    .bind("now", now).bind("expires", expires)
+                    .bind("now", now).bind("expires", expires).bind("maxUses", request.maxUses()).bind("idGlob", request.idGlob())
                     .executeAndReturnGeneratedKeys("id").mapTo(Long.class).one();
         });
         return new CreatedEnrollmentToken(get(id), token);
@@ -90,8 +98,11 @@ public final class EnrollmentTokenStore {
                 .map((rs, ctx) -> info(rs)).findOne()).orElseThrow(() -> DomainException.notFound("enrollment token", id));
     }
 
-    /** The business of a presented token that is known, not expired and not revoked; counts the use. */
-    public Optional<Long> redeem(Handle h, Object presented) {
+    /**
+     * The business of a presented token that is known, not expired, not revoked, not used up and whose id glob admits
+     * {@code agentId}; counts the use (at most its limit, also when two sign-ins race).
+     */
+    public Optional<Long> redeem(Handle h, Object presented, String agentId) {
         if (!(presented instanceof String token) || !token.startsWith(PREFIX) || token.length() > 200) {
             return Optional.empty();
         }
@@ -99,15 +110,17 @@ public final class EnrollmentTokenStore {
                 .bind("hash", Hashing.sha256(token)).map((rs, ctx) -> info(rs)).findOne();
         OffsetDateTime now = OffsetDateTime.now(clock);
         Optional<EnrollmentTokenInfo> valid = found.filter(t -> t.revokedAt() == null)
-                .filter(t -> t.expiresAt() == null || t.expiresAt().isAfter(now));
-        valid.ifPresent(t -> h.createUpdate("UPDATE enrollment_token SET uses = uses + 1 WHERE id = :id")
-                .bind("id", t.id()).execute());
+                .filter(t -> t.expiresAt() == null || t.expiresAt().isAfter(now))
+                .filter(t -> t.idGlob() == null || io.drover.core.match.Glob.compile(t.idGlob()).matches(agentId))
+                .filter(t -> h.createUpdate("UPDATE enrollment_token SET uses = uses + 1 WHERE id = :id"
+                                + " AND (max_uses IS NULL OR uses < max_uses)")
+                        .bind("id", t.id()).execute() == 1);
         return valid.map(EnrollmentTokenInfo::bkBizId);
     }
 
     private static EnrollmentTokenInfo info(ResultSet rs) throws SQLException {
         return new EnrollmentTokenInfo(rs.getLong("id"), rs.getString("name"), rs.getLong("bk_biz_id"), rs.getLong("uses"),
                 rs.getObject("created_at", OffsetDateTime.class), rs.getObject("expires_at", OffsetDateTime.class),
-                rs.getObject("revoked_at", OffsetDateTime.class));
+                rs.getObject("revoked_at", OffsetDateTime.class), (Long) rs.getObject("max_uses", Long.class), rs.getString("id_glob"));
     }
 }

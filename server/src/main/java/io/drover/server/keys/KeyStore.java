@@ -90,7 +90,7 @@ public final class KeyStore {
     private KeyDecision decide(Handle h, String id, String pem, Object enrollToken) {
         Optional<StoredKey> stored = find(h, id);
         if (stored.isEmpty()) {
-            Optional<Long> enrolledBiz = enrollToken == null ? Optional.empty() : enrollment.redeem(h, enrollToken);
+            Optional<Long> enrolledBiz = enrollToken == null ? Optional.empty() : enrollment.redeem(h, enrollToken, id);
             boolean auto = enrolledBiz.isPresent() || autoAccept.stream().anyMatch(g -> g.matches(id));
             insert(h, id, auto ? ACCEPTED : PENDING, pem);
             enrolledBiz.ifPresent(biz -> agents.enrolled(h, id, biz));
@@ -106,7 +106,7 @@ public final class KeyStore {
             return KeyDecision.DENIED;
         }
         if (key.state.equals(PENDING) && enrollToken != null) {
-            Optional<Long> enrolledBiz = enrollment.redeem(h, enrollToken);
+            Optional<Long> enrolledBiz = enrollment.redeem(h, enrollToken, id);
             if (enrolledBiz.isPresent()) {
                 h.createUpdate("UPDATE minion_key SET state = 'accepted', updated_at = :now WHERE id = :id")
                         .bind("now", OffsetDateTime.now(clock)).bind("id", id).execute();

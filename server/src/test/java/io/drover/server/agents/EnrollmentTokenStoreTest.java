@@ -57,7 +57,8 @@ class EnrollmentTokenStoreTest {
             assertThat(info.revokedAt()).isNull();
             assertThat(info.expiresAt().toInstant()).isCloseTo(info.createdAt().toInstant().plus(48, ChronoUnit.HOURS),
                     within(1, ChronoUnit.MILLIS));
-            assertThat(bank.info().expiresAt()).isNull();
+            assertThat(bank.info().expiresAt().toInstant()).as("a day unless told").isCloseTo(
+                    bank.info().createdAt().toInstant().plus(24, ChronoUnit.HOURS), within(1, ChronoUnit.MILLIS));
 
             assertThat(store.list(ADMIN)).containsExactly(shop.info(), bank.info());
             assertThat(store.list(SHOP_ONLY)).containsExactly(shop.info());
@@ -109,16 +110,43 @@ class EnrollmentTokenStoreTest {
             clock.advance(Duration.ofHours(1).plusSeconds(1)); // past the 1-hour token's expiry
 
             db.jdbi().useTransaction(h -> {
-                assertThat(store.redeem(h, live)).contains(2L);
-                assertThat(store.redeem(h, live)).contains(2L);
+                assertThat(store.redeem(h, live, "web-1")).contains(2L);
+                assertThat(store.redeem(h, live, "web-1")).contains(2L);
                 for (Object refused : new Object[] {null, 42, "", "drv_enroll_unknown", live.substring(4), live + "x",
                         EnrollmentTokenStore.PREFIX + "a".repeat(200), expired.token(), revoked.token()}) {
-                    assertThat(store.redeem(h, refused)).as(String.valueOf(refused)).isEmpty();
+                    assertThat(store.redeem(h, refused, "web-1")).as(String.valueOf(refused)).isEmpty();
                 }
             });
             assertThat(store.list(ADMIN)).extracting(EnrollmentTokenInfo::name, EnrollmentTokenInfo::uses).containsExactly(
                     tuple("live", 2L), tuple("expired", 0L),
                     tuple("revoked", 0L));
+        });
+    }
+
+    @OnBothDatabases
+    void aTokenLivesADayUnlessToldAndAdmitsOnlyItsNumberOfAgentsWithMatchingIds(String kind) {
+        TestDatabases.on(kind, db -> {
+            businesses(db);
+            ManualClock clock = new ManualClock(Instant.parse("2026-11-27T10:00:00Z").toEpochMilli());
+            EnrollmentTokenStore store = new EnrollmentTokenStore(db.jdbi(), clock);
+            CreatedEnrollmentToken racks = store.create(ADMIN, new EnrollmentTokenRequest("racks", 2L, null, 2L, "web-*"));
+            assertThat(racks.info().expiresAt().toInstant()).as("a day by default").isEqualTo(Instant.parse("2026-11-28T10:00:00Z"));
+            assertThat(racks.info().maxUses()).isEqualTo(2L);
+            assertThat(racks.info().idGlob()).isEqualTo("web-*");
+            db.jdbi().useTransaction(h -> {
+                assertThat(store.redeem(h, racks.token(), "db-1")).as("an id its glob does not admit").isEmpty();
+                assertThat(store.redeem(h, racks.token(), "web-1")).contains(2L);
+                assertThat(store.redeem(h, racks.token(), "web-2")).contains(2L);
+                assertThat(store.redeem(h, racks.token(), "web-3")).as("used up").isEmpty();
+            });
+            assertThat(store.list(ADMIN)).extracting(EnrollmentTokenInfo::uses).containsExactly(2L);
+            CreatedEnrollmentToken day = store.create(ADMIN, new EnrollmentTokenRequest("day", 2L, null));
+            clock.advance(Duration.ofHours(24));
+            db.jdbi().useTransaction(h -> assertThat(store.redeem(h, day.token(), "web-9")).as("after a day").isEmpty());
+            for (EnrollmentTokenRequest bad : List.of(new EnrollmentTokenRequest("t", 2L, null, 0L, null),
+                    new EnrollmentTokenRequest("t", 2L, null, null, " "), new EnrollmentTokenRequest("t", 2L, null, null, "web\u0000*"))) {
+                assertThat(kindOf(() -> store.create(ADMIN, bad))).as(bad.toString()).isEqualTo(DomainException.Kind.INVALID);
+            }
         });
     }
 }

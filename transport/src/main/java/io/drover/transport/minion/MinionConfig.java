@@ -8,10 +8,12 @@ import java.util.List;
  * tries while the key is pending (doubling up to 60 s), reconnects jittered over 1–10 s. The enrollment token
  * travels in the clear sign-in request, like Salt's autosign grains: use short-lived tokens. {@code agentKey}: ask a
  * Drover server for a session key of this minion's own (on by default; a salt-master ignores the request).
+ * {@code masterFinger}: the sha256 fingerprint the master's key must have (Salt's {@code master_finger}; null: the
+ * key is trusted on first use).
  */
 public record MinionConfig(String id, List<Master> masters, Duration requestTimeout,
                            int tries, Duration acceptanceWait, Duration acceptanceWaitMax, Duration reconnectJitter,
-                           String enrollToken, Duration failback, boolean agentKey) {
+                           String enrollToken, Duration failback, boolean agentKey, String masterFinger) {
 
     /** One master: where its request and publish ports are. */
     public record Master(String host, int publishPort, int requestPort) {
@@ -43,7 +45,7 @@ public record MinionConfig(String id, List<Master> masters, Duration requestTime
 
     public static MinionConfig of(String id, String masterHost, int publishPort, int requestPort) {
         return new MinionConfig(id, List.of(new Master(masterHost, publishPort, requestPort)), Duration.ofSeconds(60), 3,
-                Duration.ofSeconds(10), Duration.ofSeconds(60), Duration.ofSeconds(9), null, null, true);
+                Duration.ofSeconds(10), Duration.ofSeconds(60), Duration.ofSeconds(9), null, null, true, null);
     }
 
     /**
@@ -52,7 +54,7 @@ public record MinionConfig(String id, List<Master> masters, Duration requestTime
      */
     public MinionConfig withMasters(List<Master> list) {
         return new MinionConfig(id, list, requestTimeout, tries, acceptanceWait, acceptanceWaitMax, reconnectJitter,
-                enrollToken, failback, agentKey);
+                enrollToken, failback, agentKey, masterFinger);
     }
 
     /** The first master: the one a minion with a single master uses. */
@@ -70,19 +72,19 @@ public record MinionConfig(String id, List<Master> masters, Duration requestTime
 
     public MinionConfig withTimeouts(Duration requestTimeout, Duration acceptanceWait, Duration reconnectJitter) {
         return new MinionConfig(id, masters, requestTimeout, tries, acceptanceWait,
-                acceptanceWait.multipliedBy(4), reconnectJitter, enrollToken, failback, agentKey);
+                acceptanceWait.multipliedBy(4), reconnectJitter, enrollToken, failback, agentKey, masterFinger);
     }
 
     /** An enrollment token sent with the sign-in ({@code drover_enroll}): a Drover server accepts the key with it. */
     public MinionConfig withEnrollToken(String token) {
         return new MinionConfig(id, masters, requestTimeout, tries, acceptanceWait,
-                acceptanceWaitMax, reconnectJitter, token, failback, agentKey);
+                acceptanceWaitMax, reconnectJitter, token, failback, agentKey, masterFinger);
     }
 
     /** Signs in on the shared session key as a salt-minion does (for tests of what a salt-minion gets). */
     public MinionConfig withSharedKeyOnly() {
         return new MinionConfig(id, masters, requestTimeout, tries, acceptanceWait, acceptanceWaitMax, reconnectJitter,
-                enrollToken, failback, false);
+                enrollToken, failback, false, masterFinger);
     }
 
     /**
@@ -91,6 +93,22 @@ public record MinionConfig(String id, List<Master> masters, Duration requestTime
      */
     public MinionConfig withFailback(Duration interval) {
         return new MinionConfig(id, masters, requestTimeout, tries, acceptanceWait, acceptanceWaitMax, reconnectJitter,
-                enrollToken, interval, agentKey);
+                enrollToken, interval, agentKey, masterFinger);
+    }
+
+    /** Refuses any master whose key does not have this sha256 fingerprint (colons and case do not matter). */
+    public MinionConfig withMasterFinger(String finger) {
+        return new MinionConfig(id, masters, requestTimeout, tries, acceptanceWait, acceptanceWaitMax, reconnectJitter,
+                enrollToken, failback, agentKey, finger);
+    }
+
+    /** Whether a master key's fingerprint is the one asked for (always, when none is). */
+    public boolean trustsMasterFinger(String fingerprint) {
+        return masterFinger == null || normalFinger(masterFinger).equals(normalFinger(fingerprint));
+    }
+
+    /** A fingerprint as lower-case hex without separators. */
+    public static String normalFinger(String finger) {
+        return finger.replace(":", "").strip().toLowerCase(java.util.Locale.ROOT);
     }
 }

@@ -281,6 +281,11 @@ public final class SaltMinion implements AutoCloseable {
             if (trusted == null) {
                 return stateOf(inner.get("ret"));
             }
+            if (!config.trustsMasterFinger(RsaKeys.fingerprint(trusted))) {
+                log.error("{}: the master's key has the fingerprint {}, not the --master-finger given; refusing it",
+                        config.id(), RsaKeys.fingerprint(trusted));
+                return State.CONNECTING;
+            }
             RSAPublicKey masterKey = RsaKeys.parsePublic(trusted);
             if (!Rsa.verifySha1(masterKey, packed, SaltPack.bytes(outer.get("sig")))) {
                 log.error("{}: the sign-in reply is not signed by the trusted master key", config.id());
