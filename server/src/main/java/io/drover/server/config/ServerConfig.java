@@ -135,6 +135,9 @@ public final class ServerConfig {
                 throw invalid(Setting.NODEGROUPS, e.getMessage());
             }
         }
+        if (!java.util.List.of("true", "false").contains(get(Setting.ALLOW_PLAIN_ENROLLMENT_TOKENS))) {
+            throw invalid(Setting.ALLOW_PLAIN_ENROLLMENT_TOKENS, "must be true or false");
+        }
         if (!java.util.List.of("true", "false").contains(get(Setting.REQUIRE_MINION_SIGN_MESSAGES))) {
             throw invalid(Setting.REQUIRE_MINION_SIGN_MESSAGES, "must be true or false");
         }
@@ -302,6 +305,10 @@ public final class ServerConfig {
 
     public int auditRetentionDays() {
         return integer(Setting.AUDIT_RETENTION_DAYS);
+    }
+
+    public boolean allowPlainEnrollmentTokens() {
+        return get(Setting.ALLOW_PLAIN_ENROLLMENT_TOKENS).equals("true");
     }
 
     public int authFailuresPerMinute() {
