@@ -154,7 +154,7 @@ public final class DroverServer implements AutoCloseable {
                     new io.drover.server.cluster.SessionKeyStore(database.jdbi(), secrets, SessionKey::newKeyString, events, clock),
                     session);
             this.keys = new KeyStore(database.jdbi(), events, config.autoAccept().stream().map(Glob::compile).toList(),
-                    enrollment, agents, sharedKey == null ? session::rotate : sharedKey::rotate, clock);
+                    enrollment, agents, sharedKey == null ? session::rotate : sharedKey::rotate, config.maxPendingKeys(), clock);
             PublishQueue publishes = new PublishQueue();
             // In a cluster a job goes to this server's agents and, through NATS, to every other server's.
             // Cluster messages are sealed under a key derived from the secret key every server of the cluster holds

@@ -116,6 +116,7 @@ public final class ServerConfig {
         positive(Setting.EVENT_RETENTION_DAYS);
         positive(Setting.AUDIT_RETENTION_DAYS);
         positive(Setting.AUTH_FAILURES_PER_MINUTE);
+        positive(Setting.MAX_PENDING_KEYS);
         try {
             io.drover.server.http.ClientAddress.trusting(trustedProxies());
         } catch (IllegalArgumentException e) {
@@ -305,6 +306,10 @@ public final class ServerConfig {
 
     public int auditRetentionDays() {
         return integer(Setting.AUDIT_RETENTION_DAYS);
+    }
+
+    public int maxPendingKeys() {
+        return integer(Setting.MAX_PENDING_KEYS);
     }
 
     public boolean allowPlainEnrollmentTokens() {
