@@ -154,7 +154,7 @@ public final class DroverServer implements AutoCloseable {
                     new io.drover.server.cluster.SessionKeyStore(database.jdbi(), secrets, SessionKey::newKeyString, events, clock),
                     session);
             this.keys = new KeyStore(database.jdbi(), events, config.autoAccept().stream().map(Glob::compile).toList(),
-                    enrollment, agents, sharedKey == null ? session::rotate : sharedKey::rotate, clock);
+                    enrollment, agents, sharedKey == null ? session::rotate : sharedKey::rotate, config.maxPendingKeys(), clock);
             PublishQueue publishes = new PublishQueue();
             // In a cluster a job goes to this server's agents and, through NATS, to every other server's.
             // Cluster messages are sealed under a key derived from the secret key every server of the cluster holds
@@ -226,7 +226,7 @@ public final class DroverServer implements AutoCloseable {
                     .name("drover-housekeeping").factory());
             // Binds the agent ports: last, so that a port in use leaves nothing else running.
             SaltBridge bridge = new SaltBridge(keys, jobs, agents, files, database.jdbi(), events, plans,
-                    config.requireMinionSignMessages());
+                    config.requireMinionSignMessages(), config.allowPlainEnrollmentTokens());
             bound = new SaltMaster(MasterKeyFile.loadOrCreate(config.dataDir()), bridge, config.saltHost(),
                     config.saltPublishPort(), config.saltRequestPort(),
                     SaltMaster.PublishMode.valueOf(config.saltPublishMode().toUpperCase(java.util.Locale.ROOT)),
@@ -292,6 +292,10 @@ public final class DroverServer implements AutoCloseable {
                 .tag("topic", "broadcast").description("Job frames sent on the publish port").register(metrics);
         io.micrometer.core.instrument.FunctionCounter.builder("drover.salt.publish.frames", master, SaltMaster::targetedFrames)
                 .tag("topic", "minion").description("Job frames sent on the publish port").register(metrics);
+        io.micrometer.core.instrument.FunctionCounter.builder("drover.agent.enrollment.plain.refused", bridge,
+                        SaltBridge::plainEnrollmentsRefused)
+                .description("Sign-ins whose enrollment token came in clear and was ignored (allow-plain-enrollment-tokens is off)")
+                .register(metrics);
         io.micrometer.core.instrument.FunctionCounter.builder("drover.agent.events.refused", bridge, SaltBridge::refusedEvents)
                 .description("Events from agents dropped: a tag outside the sender's own namespace, or a log of a plan not sent to it")
                 .register(metrics);

@@ -116,6 +116,7 @@ public final class ServerConfig {
         positive(Setting.EVENT_RETENTION_DAYS);
         positive(Setting.AUDIT_RETENTION_DAYS);
         positive(Setting.AUTH_FAILURES_PER_MINUTE);
+        positive(Setting.MAX_PENDING_KEYS);
         try {
             io.drover.server.http.ClientAddress.trusting(trustedProxies());
         } catch (IllegalArgumentException e) {
@@ -134,6 +135,9 @@ public final class ServerConfig {
             } catch (io.drover.core.match.TargetException e) {
                 throw invalid(Setting.NODEGROUPS, e.getMessage());
             }
+        }
+        if (!java.util.List.of("true", "false").contains(get(Setting.ALLOW_PLAIN_ENROLLMENT_TOKENS))) {
+            throw invalid(Setting.ALLOW_PLAIN_ENROLLMENT_TOKENS, "must be true or false");
         }
         if (!java.util.List.of("true", "false").contains(get(Setting.REQUIRE_MINION_SIGN_MESSAGES))) {
             throw invalid(Setting.REQUIRE_MINION_SIGN_MESSAGES, "must be true or false");
@@ -302,6 +306,14 @@ public final class ServerConfig {
 
     public int auditRetentionDays() {
         return integer(Setting.AUDIT_RETENTION_DAYS);
+    }
+
+    public int maxPendingKeys() {
+        return integer(Setting.MAX_PENDING_KEYS);
+    }
+
+    public boolean allowPlainEnrollmentTokens() {
+        return get(Setting.ALLOW_PLAIN_ENROLLMENT_TOKENS).equals("true");
     }
 
     public int authFailuresPerMinute() {

@@ -56,6 +56,8 @@ public enum Setting {
     INSPECTION_INTERVAL_SECONDS("inspection-interval-seconds", "3600", "Every enabled subscription is re-planned once per interval (spread over it); 0 turns inspection off."),
     INVENTORY_DEBOUNCE_SECONDS("inventory-debounce-seconds", "10", "Seconds after the last inventory change before the affected TOPO subscriptions are re-planned."),
     INVENTORY_DEBOUNCE_MAX_SECONDS("inventory-debounce-max-seconds", "60", "Seconds after the first of a burst of inventory or agent changes by which the re-plan runs even if changes keep coming."),
+    ALLOW_PLAIN_ENROLLMENT_TOKENS("allow-plain-enrollment-tokens", "false", "Accept enrollment tokens that agents older than this server send in clear in their sign-in (anyone on the path can read and reuse them); current agents seal them to the master's key."),
+    MAX_PENDING_KEYS("max-pending-keys", "10000", "Pending agent keys kept at most: anyone who reaches the request port can present one; past this the oldest pending key is dropped (with a salt/key event)."),
     AGENT_BIZ("agent-biz", "", "Business whose idle module receives the hosts of agents accepted without an enrollment token; empty: such agents stay unlinked until an operator places them.");
 
     private final String key;

@@ -10,6 +10,7 @@ import io.drover.transport.master.AgentMode;
 import io.drover.transport.master.KeyDecision;
 import io.drover.transport.master.MasterHandler;
 import io.drover.transport.logging.RateLimitedLog;
+import io.drover.transport.protocol.Messages;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.jdbi.v3.core.Jdbi;
@@ -31,11 +32,17 @@ public final class SaltBridge implements MasterHandler {
     private final java.util.concurrent.atomic.LongAdder refusedEvents = new java.util.concurrent.atomic.LongAdder();
     private final RateLimitedLog refusals = new RateLimitedLog(LoggerFactory.getLogger(SaltBridge.class));
     private final boolean requireSignedMessages;
+    private final boolean allowPlainEnrollment;
+    private final java.util.concurrent.atomic.LongAdder plainEnrollments = new java.util.concurrent.atomic.LongAdder();
 
-    /** @param requireSignedMessages the {@code require-minion-sign-messages} setting */
+    /**
+     * @param requireSignedMessages the {@code require-minion-sign-messages} setting
+     * @param allowPlainEnrollment  the {@code allow-plain-enrollment-tokens} setting
+     */
     public SaltBridge(KeyStore keys, JobService jobs, AgentRegistry agents, FileServer files, Jdbi jdbi, EventStore events,
-                      ExecutionPlans plans, boolean requireSignedMessages) {
+                      ExecutionPlans plans, boolean requireSignedMessages, boolean allowPlainEnrollment) {
         this.requireSignedMessages = requireSignedMessages;
+        this.allowPlainEnrollment = allowPlainEnrollment;
         this.plans = plans;
         this.keys = keys;
         this.jobs = jobs;
@@ -45,9 +52,30 @@ public final class SaltBridge implements MasterHandler {
         this.events = events;
     }
 
+    /**
+     * A sealed enrollment token (opened by the master) counts; one in clear only when {@code allow-plain-enrollment-tokens}
+     * is set (older agents), else it is ignored, counted and logged: whoever saw it on the wire could use it too.
+     */
     @Override
     public KeyDecision decideKey(String id, String publicKeyPem, Map<?, ?> authLoad) {
-        return keys.decide(id, publicKeyPem, authLoad.get("drover_enroll"));
+        Object token = enrollmentToken(authLoad, allowPlainEnrollment);
+        if (token == null && authLoad.get(Messages.ENROLL_PLAIN) != null) {
+            plainEnrollments.increment();
+            refusals.warn("plain-enroll", "agent {} sent its enrollment token in clear; it is ignored (the agent is"
+                    + " older than the server, or allow-plain-enrollment-tokens is off)", RateLimitedLog.shown(id, 80));
+        }
+        return keys.decide(id, publicKeyPem, token);
+    }
+
+    /** The enrollment token a sign-in presents: the sealed one the master opened, or one in clear if allowed; or null. */
+    static Object enrollmentToken(Map<?, ?> authLoad, boolean allowPlain) {
+        Object opened = authLoad.get(Messages.ENROLL_OPENED);
+        return opened != null ? opened : allowPlain ? authLoad.get(Messages.ENROLL_PLAIN) : null;
+    }
+
+    /** Sign-ins whose enrollment token came in clear and was ignored. */
+    public long plainEnrollmentsRefused() {
+        return plainEnrollments.sum();
     }
 
     @Override

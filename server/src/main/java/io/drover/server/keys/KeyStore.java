@@ -38,6 +38,8 @@ public final class KeyStore {
     /** Transport modes recorded (not the absence of one: another server of a cluster may record it meanwhile). */
     private final java.util.concurrent.ConcurrentHashMap<String, AgentMode> modeCache = new java.util.concurrent.ConcurrentHashMap<>();
     private final Clock clock;
+    private final int maxPending;
+    public static final int DEFAULT_MAX_PENDING = 10_000;
 
     /**
      * {@code onRevoked} runs after a key is rejected or deleted: the master's session key is rotated so that the minion
@@ -45,6 +47,13 @@ public final class KeyStore {
      */
     public KeyStore(Jdbi jdbi, EventStore events, List<Glob> autoAccept, EnrollmentTokenStore enrollment, AgentRegistry agents,
                     Runnable onRevoked, Clock clock) {
+        this(jdbi, events, autoAccept, enrollment, agents, onRevoked, DEFAULT_MAX_PENDING, clock);
+    }
+
+    /** @param maxPending pending keys kept at most ({@code max-pending-keys}): a new one drops the oldest past it */
+    public KeyStore(Jdbi jdbi, EventStore events, List<Glob> autoAccept, EnrollmentTokenStore enrollment, AgentRegistry agents,
+                    Runnable onRevoked, int maxPending, Clock clock) {
+        this.maxPending = maxPending;
         this.jdbi = jdbi;
         this.events = events;
         this.autoAccept = List.copyOf(autoAccept);
@@ -208,12 +217,34 @@ public final class KeyStore {
 
     private void insert(Handle h, String id, String state, String pem) {
         OffsetDateTime now = OffsetDateTime.now(clock);
+        if (state.equals(PENDING)) {
+            dropOldestPendingBeyond(h, maxPending - 1);
+        }
         h.createUpdate("""
                         INSERT INTO minion_key (id, state, public_key, fingerprint, created_at, updated_at)
                         VALUES (:id, :state, :pem, :finger, :now, :now)""")
                 .bind("id", id).bind("state", state).bind("pem", pem).bind("finger", RsaKeys.fingerprint(pem))
                 .bind("now", now).execute();
         events.append(h, "salt/key", Map.of("id", id, "act", state.equals(ACCEPTED) ? "accept" : "pend"));
+    }
+
+    /**
+     * Anyone who reaches the request port can present keys: pending ones are capped, the oldest dropped first (with a
+     * {@code salt/key} event, act {@code dropped}), so that a flood of made-up ids cannot grow the table without end.
+     */
+    private void dropOldestPendingBeyond(Handle h, int keep) {
+        long pending = h.createQuery("SELECT COUNT(*) FROM minion_key WHERE state = :state").bind("state", PENDING)
+                .mapTo(Long.class).one();
+        if (pending <= keep) {
+            return;
+        }
+        List<String> oldest = h.createQuery("SELECT id FROM minion_key WHERE state = :state ORDER BY created_at, id LIMIT :n")
+                .bind("state", PENDING).bind("n", pending - keep).mapTo(String.class).list();
+        for (String old : oldest) {
+            h.createUpdate("DELETE FROM minion_key WHERE id = :id AND state = :state").bind("id", old).bind("state", PENDING).execute();
+            events.append(h, "salt/key", Map.of("id", old, "act", "dropped", "detail",
+                    "pending keys are capped at " + maxPending + " (setting max-pending-keys); the oldest was dropped"));
+        }
     }
 
     private static Optional<StoredKey> find(Handle h, String id) {

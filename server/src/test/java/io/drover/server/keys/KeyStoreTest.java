@@ -41,13 +41,18 @@ class KeyStoreTest {
     EnrollmentTokenStore enrollment;
 
     KeyStore keys(Database db) {
+        return keys(db, KeyStore.DEFAULT_MAX_PENDING);
+    }
+
+    KeyStore keys(Database db, int maxPending) {
         EventBus bus = new EventBus();
         bus.subscribe(e -> true, events::add);
         EventStore store = new EventStore(db.jdbi(), bus, Clock.systemUTC());
         enrollment = new EnrollmentTokenStore(db.jdbi(), Clock.systemUTC());
         AgentRegistry agents = new AgentRegistry(db.jdbi(), store, new InventoryService(db.jdbi(), new InventoryRepository(), store),
                 null, Clock.systemUTC());
-        return new KeyStore(db.jdbi(), store, List.of(Glob.compile("auto-*")), enrollment, agents, revocations::incrementAndGet, Clock.systemUTC());
+        return new KeyStore(db.jdbi(), store, List.of(Glob.compile("auto-*")), enrollment, agents, revocations::incrementAndGet,
+                maxPending, Clock.systemUTC());
     }
 
     List<Map<String, Object>> eventsTagged(String tag) {
@@ -91,6 +96,23 @@ class KeyStoreTest {
             assertThat(eventsTagged("salt/key")).extracting(d -> d.get("id") + ":" + d.get("act"))
                     .containsExactly("web-1:pend", "auto-1:accept", "web-1:denied", "auto-1:denied");
             assertThat(revocations).hasValue(0);
+        });
+    }
+
+    @OnBothDatabases
+    void pendingKeysAreCappedAndTheOldestIsDropped(String kind) {
+        TestDatabases.on(kind, db -> {
+            KeyStore keys = keys(db, 3);
+            for (String id : List.of("flood-1", "flood-2", "flood-3", "auto-1", "flood-4", "flood-5")) {
+                keys.decide(id, KEY, null);
+            }
+            assertThat(keys.list("pending")).extracting(k -> k.id()).containsExactlyInAnyOrder("flood-3", "flood-4", "flood-5");
+            assertThat(keys.list("accepted")).extracting(k -> k.id()).containsExactly("auto-1");
+            await().atMost(java.time.Duration.ofSeconds(5)).until(() -> eventsTagged("salt/key").stream()
+                    .filter(e -> "dropped".equals(e.get("act"))).count() == 2);
+            assertThat(eventsTagged("salt/key")).filteredOn(e -> "dropped".equals(e.get("act"))).extracting(e -> e.get("id"))
+                    .containsExactly("flood-1", "flood-2");
+            assertThat(keys.decide("flood-1", KEY, null)).as("a dropped key may come back, pending").isEqualTo(KeyDecision.PENDING);
         });
     }
 

@@ -630,6 +630,21 @@ public final class SaltMaster implements AutoCloseable {
         }
     }
 
+    /** The sign-in load with its sealed enrollment token opened ({@link Messages#ENROLL_OPENED}), if it has one. */
+    private Map<?, ?> withOpenedToken(Map<?, ?> load) {
+        Map<Object, Object> out = new LinkedHashMap<>(load);
+        out.remove(Messages.ENROLL_OPENED);
+        if (load.get(Messages.ENROLL_SEALED) != null) {
+            try {
+                out.put(Messages.ENROLL_OPENED, new String(Rsa.decryptOaep(masterKey, SaltPack.bytes(load.get(Messages.ENROLL_SEALED))),
+                        StandardCharsets.UTF_8));
+            } catch (RuntimeException e) {
+                peerWarnings.warn("enroll", "a sealed enrollment token from {} does not open with the master key", load.get("id"));
+            }
+        }
+        return out;
+    }
+
     private Map<String, Object> auth(Map<?, ?> load) {
         Object nonce = load.get("nonce");
         Object id = load.get("id");
@@ -641,9 +656,15 @@ public final class SaltMaster implements AutoCloseable {
             minionPub = null;
         }
         KeyDecision decision = !Messages.validId(id) || minionPub == null ? KeyDecision.REJECTED
-                : handler.decideKey((String) id, (String) load.get("pub"), load);
+                : handler.decideKey((String) id, (String) load.get("pub"), withOpenedToken(load));
         switch (decision) {
-            case PENDING -> inner.put("ret", true);
+            case PENDING -> {
+                inner.put("ret", true);
+                if (Boolean.TRUE.equals(load.get(Messages.AGENT_KEY_FLAG))) {
+                    // A Drover agent with an enrollment token seals it to this key and signs in again.
+                    inner.put("pub_key", masterPubPem);
+                }
+            }
             case REJECTED, DENIED -> inner.put("ret", false);
             case FULL -> inner.put("ret", "full");
             case ACCEPTED -> {

@@ -6,7 +6,7 @@ import java.util.List;
 /**
  * Where the master is and how patient to be. Defaults follow Salt: 60 s per request with 3 tries, 10 s between
  * tries while the key is pending (doubling up to 60 s), reconnects jittered over 1–10 s. The enrollment token
- * travels in the clear sign-in request, like Salt's autosign grains: use short-lived tokens. {@code agentKey}: ask a
+ * travels only encrypted to the master's key (a first sign-in without it learns the key). {@code agentKey}: ask a
  * Drover server for a session key of this minion's own (on by default; a salt-master ignores the request).
  * {@code masterFinger}: the sha256 fingerprint the master's key must have (Salt's {@code master_finger}; null: the
  * key is trusted on first use).
@@ -75,7 +75,7 @@ public record MinionConfig(String id, List<Master> masters, Duration requestTime
                 acceptanceWait.multipliedBy(4), reconnectJitter, enrollToken, failback, agentKey, masterFinger);
     }
 
-    /** An enrollment token sent with the sign-in ({@code drover_enroll}): a Drover server accepts the key with it. */
+    /** An enrollment token sent with the sign-in, sealed to the master's key: a Drover server accepts the key with it. */
     public MinionConfig withEnrollToken(String token) {
         return new MinionConfig(id, masters, requestTimeout, tries, acceptanceWait,
                 acceptanceWaitMax, reconnectJitter, token, failback, agentKey, masterFinger);

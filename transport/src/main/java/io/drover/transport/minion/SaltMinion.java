@@ -247,6 +247,13 @@ public final class SaltMinion implements AutoCloseable {
         return State.CONNECTED;
     }
 
+    private void pin(String master) {
+        masterPem = master;
+        if (onMasterKeyPinned != null) {
+            onMasterKeyPinned.accept(master);
+        }
+    }
+
     /** One sign-in: CONNECTED with a fresh session key, or why not. */
     State authenticate() {
         String nonce = Messages.nonce();
@@ -255,8 +262,11 @@ public final class SaltMinion implements AutoCloseable {
         load.put("id", config.id());
         load.put("nonce", nonce);
         load.put("pub", publicPem);
-        if (config.enrollToken() != null) {
-            load.put("drover_enroll", config.enrollToken());
+        String sealTo = masterPem;
+        if (config.enrollToken() != null && sealTo != null) {
+            // Only inside the part encrypted to the master's key: a token seen on the wire would admit any host.
+            load.put(Messages.ENROLL_SEALED, Rsa.encryptOaep(RsaKeys.parsePublic(sealTo),
+                    config.enrollToken().getBytes(StandardCharsets.UTF_8)));
         }
         if (config.agentKey()) {
             load.put(Messages.AGENT_KEY_FLAG, true);
@@ -292,6 +302,12 @@ public final class SaltMinion implements AutoCloseable {
                 return State.CONNECTING;
             }
             if (!"pub".equals(inner.get("enc"))) {
+                if (masterPem == null && advertised != null && config.enrollToken() != null && Boolean.TRUE.equals(inner.get("ret"))) {
+                    // Pending, and the master named its key (checked against --master-finger and its signature above):
+                    // pin it, then sign in again with the token sealed to it.
+                    pin(advertised);
+                    return authenticate();
+                }
                 return stateOf(inner.get("ret"));
             }
             if (masterPem != null && !RsaKeys.parsePublic(advertised).equals(masterKey)) {
@@ -305,10 +321,7 @@ public final class SaltMinion implements AutoCloseable {
                 return State.CONNECTING;
             }
             if (masterPem == null) {
-                masterPem = advertised;
-                if (onMasterKeyPinned != null) {
-                    onMasterKeyPinned.accept(advertised);
-                }
+                pin(advertised);
             }
             topics = Boolean.TRUE.equals(inner.get(Messages.TOPICS_FLAG));
             if (inner.get("publish_port") instanceof Long port && port > 0 && port < 65536) {

@@ -19,6 +19,12 @@ public final class Messages {
      * {@code aes} it seals is that key). A salt-master ignores it and a salt-minion never sends it.
      */
     public static final String AGENT_KEY_FLAG = "drover_agent_key";
+    /** An enrollment token in clear in {@code _auth} (older agents): refused unless the server allows it. */
+    public static final String ENROLL_PLAIN = "drover_enroll";
+    /** An enrollment token encrypted to the master's key (RSA-OAEP) in {@code _auth}. */
+    public static final String ENROLL_SEALED = "drover_enroll_sealed";
+    /** What the master hands its handler: the sealed token opened (never taken from the wire). */
+    public static final String ENROLL_OPENED = "drover_enroll_opened";
 
     /**
      * The {@code enc} of what travels under an agent's own key: its requests ({@code {"enc": "drover", "id": <its id>,
