@@ -655,7 +655,9 @@ public final class SaltMaster implements AutoCloseable {
         } catch (RuntimeException e) {
             minionPub = null;
         }
+        boolean probe = Boolean.TRUE.equals(load.get(Messages.ENROLL_PROBE)) && Boolean.TRUE.equals(load.get(Messages.AGENT_KEY_FLAG));
         KeyDecision decision = !Messages.validId(id) || minionPub == null ? KeyDecision.REJECTED
+                : probe ? KeyDecision.PENDING // only the master's key is asked for: nothing is decided or stored
                 : handler.decideKey((String) id, (String) load.get("pub"), withOpenedToken(load));
         switch (decision) {
             case PENDING -> {

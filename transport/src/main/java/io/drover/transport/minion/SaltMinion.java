@@ -267,6 +267,8 @@ public final class SaltMinion implements AutoCloseable {
             // Only inside the part encrypted to the master's key: a token seen on the wire would admit any host.
             load.put(Messages.ENROLL_SEALED, Rsa.encryptOaep(RsaKeys.parsePublic(sealTo),
                     config.enrollToken().getBytes(StandardCharsets.UTF_8)));
+        } else if (config.enrollToken() != null) {
+            load.put(Messages.ENROLL_PROBE, true); // first the master's key, then the token sealed to it
         }
         if (config.agentKey()) {
             load.put(Messages.AGENT_KEY_FLAG, true);

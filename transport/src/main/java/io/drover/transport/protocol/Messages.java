@@ -23,6 +23,11 @@ public final class Messages {
     public static final String ENROLL_PLAIN = "drover_enroll";
     /** An enrollment token encrypted to the master's key (RSA-OAEP) in {@code _auth}. */
     public static final String ENROLL_SEALED = "drover_enroll_sealed";
+    /**
+     * In {@code _auth}: the agent holds an enrollment token but not yet the master's key to seal it to; the master
+     * answers with its key and decides nothing (no pending key, no auto-accept without the token's business).
+     */
+    public static final String ENROLL_PROBE = "drover_enroll_probe";
     /** What the master hands its handler: the sealed token opened (never taken from the wire). */
     public static final String ENROLL_OPENED = "drover_enroll_opened";
 
