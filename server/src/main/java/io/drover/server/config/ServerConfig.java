@@ -292,11 +292,20 @@ public final class ServerConfig {
         if (!get(Setting.DB_PASSWORD).isEmpty()) {
             throw invalid(Setting.DB_PASSWORD_FILE, "and db-password are both set; set one");
         }
-        try {
-            String text = java.nio.file.Files.readString(Path.of(file));
-            return text.lines().findFirst().orElse("").strip();
-        } catch (java.io.IOException | java.io.UncheckedIOException e) {
-            throw invalid(Setting.DB_PASSWORD_FILE, "cannot be read: " + e.getMessage());
+        return secretFile(Setting.DB_PASSWORD_FILE).lines().findFirst().orElse("").strip();
+    }
+
+    /** The text of the file a {@code *-file} setting names: at most 64 KiB, so a device or a wrong path cannot stall the start. */
+    private String secretFile(Setting s) {
+        Path file = Path.of(get(s));
+        try (java.io.InputStream in = java.nio.file.Files.newInputStream(file)) {
+            byte[] bytes = in.readNBytes(64 * 1024 + 1);
+            if (bytes.length > 64 * 1024) {
+                throw invalid(s, "names a file larger than 64 KiB");
+            }
+            return new String(bytes, java.nio.charset.StandardCharsets.UTF_8);
+        } catch (java.io.IOException e) {
+            throw invalid(s, "cannot be read: " + e.getMessage());
         }
     }
 
@@ -332,15 +341,11 @@ public final class ServerConfig {
         if (file.isBlank()) {
             return null;
         }
-        try {
-            String token = java.nio.file.Files.readString(Path.of(file)).strip();
-            if (token.length() < 16 || token.length() > 1024 || token.chars().anyMatch(c -> c < 0x21 || c > 0x7e)) {
-                throw invalid(Setting.METRICS_TOKEN_FILE, "must hold one token of 16 to 1,024 printable ASCII characters");
-            }
-            return token;
-        } catch (java.io.IOException e) {
-            throw invalid(Setting.METRICS_TOKEN_FILE, "cannot be read: " + e.getMessage());
+        String token = secretFile(Setting.METRICS_TOKEN_FILE).strip();
+        if (token.length() < 16 || token.length() > 1024 || token.chars().anyMatch(c -> c < 0x21 || c > 0x7e)) {
+            throw invalid(Setting.METRICS_TOKEN_FILE, "must hold one token of 16 to 1,024 printable ASCII characters");
         }
+        return token;
     }
 
     /** The PEM files of the API's certificate and key, or null when the API serves plain HTTP. */

@@ -64,6 +64,8 @@ class ServerConfigTest {
                 .containsExactly("10.0.0.0/8", "::1");
         assertThatThrownBy(() -> ServerConfig.resolve(Map.of(Setting.METRICS_TOKEN_FILE, dir.resolve("absent").toString()),
                 Map.of(), Map.of(), "")).hasMessageContaining("setting metrics-token-file").hasMessageContaining("cannot be read");
+        assertThatThrownBy(() -> ServerConfig.resolve(Map.of(Setting.METRICS_TOKEN_FILE, "/dev/zero"), Map.of(), Map.of(), ""))
+                .hasMessageContaining("setting metrics-token-file").hasMessageContaining("larger than 64 KiB");
         Files.writeString(dir.resolve("short.token"), "abc\n");
         assertThatThrownBy(() -> ServerConfig.resolve(Map.of(Setting.METRICS_TOKEN_FILE, dir.resolve("short.token").toString()),
                 Map.of(), Map.of(), "")).hasMessageContaining("16 to 1,024 printable");
