@@ -9,7 +9,7 @@ if [ -z "${BENCH_NO_BUILD:-}" ] || [ ! -f bench/target/classpath.txt ]; then
 fi
 cp="bench/target/classes:$(cat bench/target/classpath.txt)"
 
-# Starts a server on port $1 (-Xmx1g plus $BENCH_SERVER_OPTS, e.g. -XX:AOTMode=off; embedded H2, agents named f* accepted) with its data in $work, sets $server
+# Starts a server on port $1 (-Xmx1g plus $BENCH_SERVER_OPTS, e.g. -XX:AOTMode=off; embedded SQLite, agents named f* accepted) with its data in $work, sets $server
 # and $server_url, and waits until it answers /readyz.
 start_server() {
   server_url=http://127.0.0.1:$1

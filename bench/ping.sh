@@ -1,5 +1,5 @@
 #!/bin/sh
-# Times test.ping to a fleet of simulated agents: a server (-Xmx1g, embedded H2, auto-accept) and PROCS fleet load
+# Times test.ping to a fleet of simulated agents: a server (-Xmx1g, embedded SQLite, auto-accept) and PROCS fleet load
 # processes of PER agents each, started one after the other; the last one pings the whole fleet ROUNDS times (after
 # WARMUP untimed rounds, default 3) and prints each round and the median. Also prints the server's heap, open files, and how the two
 # cores were shared between the server and the load processes during the rounds.

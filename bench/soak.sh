@@ -1,5 +1,5 @@
 #!/bin/sh
-# Soak run of the transport under hostile clients: a server (-Xmx1g, embedded H2, auto-accept), 1,000 simulated
+# Soak run of the transport under hostile clients: a server (-Xmx1g, embedded SQLite, auto-accept), 1,000 simulated
 # agents in two load processes pinged every 5 s through the REST API, and HostileLoad attacking both transport ports
 # for the same time (random and oversized frames, 10,000 connections opened and dropped, 500 half-open connections,
 # huge and excess SUBSCRIBEs). Prints the rounds that collected every return, the server's largest RSS, its

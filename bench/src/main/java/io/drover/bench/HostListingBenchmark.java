@@ -2,7 +2,6 @@ package io.drover.bench;
 
 import io.drover.model.api.Page;
 import io.drover.model.inventory.Host;
-import io.drover.server.config.ServerConfig;
 import io.drover.server.inventory.InventoryRepository;
 import io.drover.server.inventory.TopoFilter;
 import io.drover.server.store.Database;
@@ -18,18 +17,18 @@ import java.util.function.Supplier;
 import org.jdbi.v3.core.statement.PreparedBatch;
 
 /**
- * How long listing every host under a module of 100,000 hosts (and under its business) takes, on the embedded H2
+ * How long listing every host under a module of 100,000 hosts (and under its business) takes, on the embedded SQLite
  * file database and on PostgreSQL. Seeds: business 1 with module 11 (100,000 hosts) and module 12 (10,000 hosts),
  * business 2 with 50,000 hosts; every host has a few attributes. Prints the median and p90 of the timed runs.
  *
- * <p>Usage: {@code HostListingBenchmark h2|postgres [hostsInModule] [runs]}; PostgreSQL from
+ * <p>Usage: {@code HostListingBenchmark sqlite|postgres [hostsInModule] [runs]}; PostgreSQL from
  * {@code DROVER_BENCH_PG_URL} (default jdbc:postgresql://127.0.0.1:5432/test, user postgres), in a scratch schema.
  */
 public final class HostListingBenchmark {
     private static final int WARMUP = 10;
 
     public static void main(String[] args) throws Exception {
-        String db = args.length > 0 ? args[0] : "h2";
+        String db = args.length > 0 ? args[0] : "sqlite";
         int inModule = args.length > 1 ? Integer.parseInt(args[1]) : 100_000;
         int runs = args.length > 2 ? Integer.parseInt(args[2]) : 31;
         String url;
@@ -45,7 +44,7 @@ public final class HostListingBenchmark {
             cleanup = () -> exec(base, u, "DROP SCHEMA " + schema + " CASCADE");
         } else {
             Path dir = Files.createTempDirectory("drover-bench");
-            url = "jdbc:h2:file:" + dir.resolve("drover") + ";" + ServerConfig.H2_OPTIONS;
+            url = "jdbc:sqlite:" + dir.resolve("drover.db");
             cleanup = () -> { };
         }
         try (Database database = Database.open(url, user, "", 4)) {

@@ -25,7 +25,7 @@ import java.util.Map;
 
 /**
  * The workload the server's ahead-of-time cache is trained on when the distribution is built
- * ({@code java -XX:AOTCacheOutput=lib/server.aot … io.drover.dist.AotTraining}, JDK 25 and newer): a server on H2 in a
+ * ({@code java -XX:AOTCacheOutput=lib/server.aot … io.drover.dist.AotTraining}, JDK 25 and newer): a server on SQLite in a
  * temporary directory, {@value #AGENTS} agents on loopback signing in, {@value #ROUNDS} rounds of {@code test.ping} to
  * all of them through the API, and the API reads an operator makes. The JDK stores the classes it loaded and linked and
  * the profiles of the methods that ran, so a server started with the cache neither loads its classes again nor waits

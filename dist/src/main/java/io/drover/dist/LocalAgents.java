@@ -27,7 +27,7 @@ final class LocalAgents implements AutoCloseable {
      * the launcher's list.
      */
     static final List<String> SERVER_ONLY_JARS = List.of("HdrHistogram-", "HikariCP-", "JavaEWAH-", "annotations-13.",
-            "asm-", "bcprov-", "commons-codec-", "flyway-", "geantyref-", "h2-", "jakarta.", "javalin-", "jdbi3-", "jetty-",
+            "asm-", "bcprov-", "commons-codec-", "flyway-", "geantyref-", "jakarta.", "sqlite-jdbc-", "javalin-", "jdbi3-", "jetty-",
             "jnats-", "kotlin-", "micrometer-", "org.eclipse.jgit", "postgresql-", "prometheus-metrics-");
 
     /** This process's class path without {@link #SERVER_ONLY_JARS} (directories and other jars stay, in order). */

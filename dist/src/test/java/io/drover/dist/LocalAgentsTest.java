@@ -37,7 +37,7 @@ class LocalAgentsTest {
     @Test
     void agentClassPathLeavesOutTheServersJarsOnly() {
         String sep = File.pathSeparator;
-        String cp = String.join(sep, "/d/lib/drover-agent-0.1.0.jar", "/d/lib/h2-2.5.252.jar", "/m2/org/eclipse/jgit/org.eclipse.jgit-7.8.1.jar",
+        String cp = String.join(sep, "/d/lib/drover-agent-0.1.0.jar", "/d/lib/sqlite-jdbc-3.54.1.0.jar", "/m2/org/eclipse/jgit/org.eclipse.jgit-7.8.1.jar",
                 "/w/agent/target/classes", "/d/lib/picocli-4.7.7.jar", "/d/lib/jetty-server-12.1.12.jar", "/d/lib/asm-9.10.1.jar",
                 "/d/lib/annotations-13.0.jar", "/d/lib/annotations-3.0.1.jar", "/d/lib/amqp-client-5.27.1.jar", "/w/h2-dir");
         assertThat(LocalAgents.agentClassPath(cp).split(sep)).containsExactly("/d/lib/drover-agent-0.1.0.jar", "/w/agent/target/classes",

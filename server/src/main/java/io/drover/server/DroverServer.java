@@ -108,7 +108,7 @@ public final class DroverServer implements AutoCloseable {
     private DroverServer(ServerConfig config) {
         this.config = config;
         createDataDir(config.dataDir());
-        this.database = Database.open(config.dbUrl(), config.dbUser(), config.dbPassword(), config.dbPoolSize());
+        this.database = Database.open(config.dbUrl(), config.dbUser(), config.dbPassword(), config.dbPoolSize(), config.sqliteSync());
         SaltMaster bound = null;
         io.drover.server.cluster.NatsCluster joined = null;
         try {
@@ -334,7 +334,8 @@ public final class DroverServer implements AutoCloseable {
         }
         log.info("drover server {} listening on {}, agents on {}:{}/{}, database {}", BuildVersion.current(), server.url(),
                 config.saltHost(), server.master.publishPort(), server.master.requestPort(),
-                server.database.isPostgres() ? "PostgreSQL" : "H2 " + config.dataDir());
+                server.database.dialect() == io.drover.server.store.Dialect.POSTGRESQL ? "PostgreSQL"
+                        : "SQLite " + config.dbUrl().substring("jdbc:sqlite:".length()));
         log.info("the master key's fingerprint (drover agent --master-finger): {}",
                 io.drover.transport.crypto.RsaKeys.fingerprint(server.master.publicKeyPem()));
         if (server.certificates != null) {
@@ -343,11 +344,6 @@ public final class DroverServer implements AutoCloseable {
             log.warn("the API and the console listen on {} in clear: tokens and everything the API answers can be read and"
                     + " changed by anyone on the network path; set tls-cert and tls-key (docs/operations.md, Exposing Drover)"
                     + " or serve it on 127.0.0.1 behind an HTTPS reverse proxy", config.host());
-        }
-        if (!server.database.isPostgres()) {
-            log.warn("the embedded H2 database can lose the last second of acknowledged writes if this process is killed"
-                    + " (kill -9, out of memory, power loss); use --db-url jdbc:postgresql://… where that matters"
-                    + " (docs/reliability.md)");
         }
         if (server.cluster != null) {
             io.drover.server.cluster.NatsCredentials credentials = server.cluster.credentials();
@@ -422,6 +418,18 @@ public final class DroverServer implements AutoCloseable {
             }
         } catch (RuntimeException e) {
             log.warn("event pruning failed", e);
+        }
+        try {
+            int pruned = jobs.prune(config.jobRetentionDays());
+            if (pruned > 0) {
+                log.info("pruned {} job(s) older than {} days with their returns", pruned, config.jobRetentionDays());
+            }
+            long freed = database.reclaimFreePages();
+            if (freed > 0) {
+                log.info("gave {} free database page(s) back to the file system", freed);
+            }
+        } catch (RuntimeException e) {
+            log.warn("job pruning failed", e);
         }
     }
 

@@ -1,5 +1,6 @@
 package io.drover.server.addons;
 
+import io.drover.server.store.SqlTime;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.OffsetDateTime;
@@ -43,6 +44,6 @@ final class AddonRepository {
 
     private static Enabled enabled(ResultSet rs) throws SQLException {
         return new Enabled(rs.getString("name"), rs.getString("version"), rs.getString("registry"), rs.getString("params"),
-                rs.getObject("enabled_at", OffsetDateTime.class), rs.getObject("updated_at", OffsetDateTime.class));
+                SqlTime.read(rs, "enabled_at"), SqlTime.read(rs, "updated_at"));
     }
 }

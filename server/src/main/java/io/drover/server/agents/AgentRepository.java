@@ -3,7 +3,9 @@ package io.drover.server.agents;
 import com.fasterxml.jackson.core.type.TypeReference;
 import io.drover.model.agents.LinkConflict;
 import io.drover.model.agents.LinkConflictReason;
+import io.drover.server.store.Dialect;
 import io.drover.server.store.Sql;
+import io.drover.server.store.SqlTime;
 import java.time.OffsetDateTime;
 import java.util.HashSet;
 import java.util.List;
@@ -28,9 +30,9 @@ final class AgentRepository {
 
     List<Row> all(Handle h) {
         return h.createQuery("SELECT * FROM agent").map((rs, ctx) -> new Row(rs.getString("id"),
-                (Long) rs.getObject("bk_biz_id", Long.class), (Long) rs.getObject("bk_host_id", Long.class),
+                Sql.nullableLong(rs, "bk_biz_id"), Sql.nullableLong(rs, "bk_host_id"),
                 rs.getString("version"), Sql.fromJson(rs.getString("grains"), MAP), rs.getString("grains_digest"),
-                rs.getInt("heartbeat_seconds"), rs.getBoolean("online"), rs.getObject("last_seen", OffsetDateTime.class))).list();
+                rs.getInt("heartbeat_seconds"), rs.getBoolean("online"), SqlTime.read(rs, "last_seen"))).list();
     }
 
     /** Sets the business of an agent's row, inserting the row when there is none. */
@@ -92,8 +94,8 @@ final class AgentRepository {
      * server of a cluster) and returns the host it is linked to; empty when there is no row.
      */
     Optional<Linked> lockAgent(Handle h, String id) {
-        return h.createQuery("SELECT bk_host_id FROM agent WHERE id = :id FOR UPDATE").bind("id", id)
-                .map((rs, ctx) -> new Linked(rs.getObject(1, Long.class))).findOne();
+        return h.createQuery("SELECT bk_host_id FROM agent WHERE id = :id" + Dialect.of(h).forUpdate()).bind("id", id)
+                .map((rs, ctx) -> new Linked(Sql.nullableLong(rs, "bk_host_id"))).findOne();
     }
 
     /** The host an agent's row links it to (null: none). */
@@ -105,7 +107,7 @@ final class AgentRepository {
      * returns its business; empty when there is no such host.
      */
     Optional<Long> lockHostBusiness(Handle h, long hostId) {
-        return h.createQuery("SELECT bk_biz_id FROM host WHERE bk_host_id = :host FOR UPDATE").bind("host", hostId)
+        return h.createQuery("SELECT bk_biz_id FROM host WHERE bk_host_id = :host" + Dialect.of(h).forUpdate()).bind("host", hostId)
                 .mapTo(Long.class).findOne();
     }
 
@@ -139,8 +141,8 @@ final class AgentRepository {
 
     private static LinkConflict conflict(java.sql.ResultSet rs) throws java.sql.SQLException {
         return new LinkConflict(LinkConflictReason.parse(rs.getString("link_conflict")), rs.getString("link_conflict_ip"),
-                rs.getLong("link_conflict_cloud"), rs.getObject("link_conflict_host", Long.class),
-                rs.getObject("link_conflict_at", OffsetDateTime.class));
+                rs.getLong("link_conflict_cloud"), Sql.nullableLong(rs, "link_conflict_host"),
+                SqlTime.read(rs, "link_conflict_at"));
     }
 
     void updatePresence(Handle h, List<Presence> changes) {
@@ -171,7 +173,7 @@ final class AgentRepository {
         }
         return h.createQuery("SELECT id, last_seen, heartbeat_seconds FROM agent WHERE id IN (<ids>)")
                 .bindList("ids", List.copyOf(ids))
-                .map((rs, ctx) -> new Heard(rs.getString(1), rs.getObject(2, OffsetDateTime.class), rs.getInt(3))).list();
+                .map((rs, ctx) -> new Heard(rs.getString(1), SqlTime.read(rs, 2), rs.getInt(3))).list();
     }
 
     void delete(Handle h, String id) {

@@ -7,6 +7,8 @@ import io.drover.model.agents.EnrollmentTokenRequest;
 import io.drover.model.api.Problem.FieldError;
 import io.drover.server.auth.Principal;
 import io.drover.server.errors.DomainException;
+import io.drover.server.store.Sql;
+import io.drover.server.store.SqlTime;
 import java.security.SecureRandom;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -120,7 +122,7 @@ public final class EnrollmentTokenStore {
 
     private static EnrollmentTokenInfo info(ResultSet rs) throws SQLException {
         return new EnrollmentTokenInfo(rs.getLong("id"), rs.getString("name"), rs.getLong("bk_biz_id"), rs.getLong("uses"),
-                rs.getObject("created_at", OffsetDateTime.class), rs.getObject("expires_at", OffsetDateTime.class),
-                rs.getObject("revoked_at", OffsetDateTime.class), (Long) rs.getObject("max_uses", Long.class), rs.getString("id_glob"));
+                SqlTime.read(rs, "created_at"), SqlTime.read(rs, "expires_at"),
+                SqlTime.read(rs, "revoked_at"), Sql.nullableLong(rs, "max_uses"), rs.getString("id_glob"));
     }
 }

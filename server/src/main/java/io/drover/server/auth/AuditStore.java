@@ -2,6 +2,7 @@ package io.drover.server.auth;
 
 import io.drover.model.api.Page;
 import io.drover.model.auth.AuditEntry;
+import io.drover.server.store.SqlTime;
 import java.time.Clock;
 import java.time.OffsetDateTime;
 import java.util.List;
@@ -43,7 +44,7 @@ public final class AuditStore {
             long total = h.createQuery("SELECT COUNT(*) FROM audit_log").mapTo(Long.class).one();
             List<AuditEntry> items = h.createQuery("SELECT * FROM audit_log ORDER BY id DESC LIMIT :limit OFFSET :offset")
                     .bind("limit", limit).bind("offset", offset)
-                    .map((rs, ctx) -> new AuditEntry(rs.getLong("id"), rs.getObject("at", OffsetDateTime.class),
+                    .map((rs, ctx) -> new AuditEntry(rs.getLong("id"), SqlTime.read(rs, "at"),
                             rs.getString("actor"), rs.getString("method"), rs.getString("path"), rs.getInt("status"),
                             rs.getString("detail")))
                     .list();

@@ -9,6 +9,7 @@ import io.drover.model.auth.TokenInfo;
 import io.drover.model.auth.TokenRequest;
 import io.drover.server.errors.DomainException;
 import io.drover.server.store.Sql;
+import io.drover.server.store.SqlTime;
 import java.security.SecureRandom;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -139,8 +140,8 @@ public final class TokenStore {
 
     private static TokenInfo info(ResultSet rs) throws SQLException {
         return new TokenInfo(rs.getLong("id"), rs.getString("name"), Role.parse(rs.getString("role")),
-                Sql.fromJson(rs.getString("biz_ids"), LONGS), rs.getObject("created_at", OffsetDateTime.class),
-                rs.getObject("last_used_at", OffsetDateTime.class), rs.getObject("revoked_at", OffsetDateTime.class),
-                rs.getObject("expires_at", OffsetDateTime.class));
+                Sql.fromJson(rs.getString("biz_ids"), LONGS), SqlTime.read(rs, "created_at"),
+                SqlTime.read(rs, "last_used_at"), SqlTime.read(rs, "revoked_at"),
+                SqlTime.read(rs, "expires_at"));
     }
 }

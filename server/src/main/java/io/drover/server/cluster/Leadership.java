@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
  * one session holds a lock, and when its server dies PostgreSQL ends the session and frees the lock for the next
  * server that asks. Each server asks for every duty it lacks once per {@link #refresh} (the lease period), and before
  * a duty runs the holder checks that its session still answers: a server cut off from the database stops leading at
- * once (fencing), since the lock went with its session. With one server (H2, or no cluster) it leads everything.
+ * once (fencing), since the lock went with its session. With one server (SQLite, or no cluster) it leads everything.
  */
 public final class Leadership implements AutoCloseable {
     /** The periodic work that must run on exactly one server. */

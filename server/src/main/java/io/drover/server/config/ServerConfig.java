@@ -115,6 +115,7 @@ public final class ServerConfig {
         positive(Setting.RETURN_MAX_BYTES);
         positive(Setting.EVENT_RETENTION_DAYS);
         positive(Setting.AUDIT_RETENTION_DAYS);
+        positive(Setting.JOB_RETENTION_DAYS);
         positive(Setting.AUTH_FAILURES_PER_MINUTE);
         positive(Setting.MAX_PENDING_KEYS);
         try {
@@ -150,8 +151,15 @@ public final class ServerConfig {
             throw invalid(Setting.LOG_FORMAT, "must be text or json");
         }
         String url = get(Setting.DB_URL);
-        if (!url.isEmpty() && !url.startsWith("jdbc:postgresql:") && !url.startsWith("jdbc:h2:")) {
-            throw invalid(Setting.DB_URL, "must be a jdbc:postgresql: or jdbc:h2: URL");
+        if (url.startsWith("jdbc:h2:")) {
+            throw invalid(Setting.DB_URL, "H2 is no longer a store: leave db-url empty for the embedded SQLite database"
+                    + " (drover db migrate-h2 DIR copies an H2 data directory into it) or give a jdbc:postgresql: URL");
+        }
+        if (!url.isEmpty() && !url.startsWith("jdbc:postgresql:") && !url.startsWith("jdbc:sqlite:")) {
+            throw invalid(Setting.DB_URL, "must be a jdbc:postgresql: or jdbc:sqlite: URL");
+        }
+        if (!java.util.List.of("normal", "full").contains(get(Setting.SQLITE_SYNCHRONOUS))) {
+            throw invalid(Setting.SQLITE_SYNCHRONOUS, "must be normal or full");
         }
         switchOn(Setting.CLUSTER_INSECURE);
         String cluster = get(Setting.CLUSTER);
@@ -262,16 +270,21 @@ public final class ServerConfig {
         return Path.of(get(Setting.DATA_DIR)).toAbsolutePath().normalize();
     }
 
-    /** The JDBC URL to use: the configured one, or the embedded H2 file database in the data directory. */
+    /** The JDBC URL to use: the configured one, or the embedded SQLite database in the data directory. */
     public String dbUrl() {
         String url = get(Setting.DB_URL);
         if (!url.isEmpty()) {
             return url;
         }
-        return "jdbc:h2:file:" + dataDir().resolve("drover") + ";" + H2_OPTIONS;
+        return "jdbc:sqlite:" + dataDir().resolve(EMBEDDED_DATABASE);
     }
 
-    public static final String H2_OPTIONS = "MODE=PostgreSQL;DATABASE_TO_LOWER=TRUE;DEFAULT_NULL_ORDERING=HIGH";
+    /** The embedded database's file in the data directory. */
+    public static final String EMBEDDED_DATABASE = "drover.db";
+
+    public io.drover.server.store.SqliteSync sqliteSync() {
+        return io.drover.server.store.SqliteSync.valueOf(get(Setting.SQLITE_SYNCHRONOUS).toUpperCase(java.util.Locale.ROOT));
+    }
 
     /** The NATS URL of the cluster, or null for a server on its own. */
     public String cluster() {
@@ -311,6 +324,10 @@ public final class ServerConfig {
 
     public int dbPoolSize() {
         return integer(Setting.DB_POOL_SIZE);
+    }
+
+    public int jobRetentionDays() {
+        return integer(Setting.JOB_RETENTION_DAYS);
     }
 
     public int auditRetentionDays() {

@@ -15,8 +15,11 @@ public enum Setting {
     TLS_KEY("tls-key", "", "PEM file with the private key of tls-cert (PKCS#8, PKCS#1 or SEC1, unencrypted); let only the "
             + "server's user read it."),
     DATA_DIR("data-dir", "./data", "Directory for the embedded database, the admin token file and server state."),
-    DB_URL("db-url", "", "JDBC URL of the database; empty means the embedded H2 file database in the data directory. "
+    DB_URL("db-url", "", "JDBC URL of the database; empty means the embedded SQLite database drover.db in the data directory. "
             + "Example: jdbc:postgresql://127.0.0.1:5432/drover"),
+    SQLITE_SYNCHRONOUS("sqlite-synchronous", "normal", "How the embedded SQLite database syncs: normal keeps every acknowledged "
+            + "write through a killed process, but a power loss or a kernel crash can lose the last commits; full also "
+            + "syncs each commit to the disk, so nothing acknowledged is lost to those either, at the cost of an fsync per commit."),
     CLUSTER("cluster", "", "NATS URL (nats://host:4222) shared by the servers of a cluster: jobs, returns and events reach "
             + "every server's agents and streams; needs a PostgreSQL --db-url shared by them too. Empty: one server."),
     CLUSTER_USER("cluster-user", "", "User name this server gives the cluster's NATS, with cluster-password-file."),
@@ -32,6 +35,7 @@ public enum Setting {
     DB_PASSWORD_FILE("db-password-file", "", "File holding the database password (its first line): keeps it out of the process list and the environment. Not together with db-password."),
     DB_POOL_SIZE("db-pool-size", "16", "Maximum database connections."),
     EVENT_RETENTION_DAYS("event-retention-days", "7", "Days that stored events stay available for replay."),
+    JOB_RETENTION_DAYS("job-retention-days", "7", "Days that jobs and their returns are kept (drover run, and the calls of deployments, plans and diagnoses); older ones are deleted once an hour."),
     AUDIT_RETENTION_DAYS("audit-retention-days", "90", "Days that audit log entries are kept; older ones are deleted once an hour."),
     AUTH_FAILURES_PER_MINUTE("auth-failures-per-minute", "30", "Failed authentications one address may have in a minute; past that its requests without a valid token get 429 until the minute is over (a valid token is always served). The audit log records failures once per address and minute."),
     TRUSTED_PROXIES("trusted-proxies", "", "Comma-separated CIDRs of reverse proxies whose X-Forwarded-For is believed when failed authentications are counted per client address; empty: the TCP peer's address counts."),

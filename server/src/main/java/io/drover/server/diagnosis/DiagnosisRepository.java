@@ -5,6 +5,7 @@ import io.drover.core.diagnosis.DiagnosisProgress;
 import io.drover.model.diagnosis.DiagnosisInfo;
 import io.drover.model.diagnosis.KubeDocument;
 import io.drover.server.store.Sql;
+import io.drover.server.store.SqlTime;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.OffsetDateTime;
@@ -103,7 +104,7 @@ final class DiagnosisRepository {
         String paths = rs.getString("paths");
         return new ObjectRow(rs.getString("kind"), rs.getString("name"), Sql.fromJson(rs.getString("document"), KubeDocument.class),
                 paths == null ? null : Sql.fromJson(paths, PATHS), rs.getBoolean("builtin"),
-                rs.getObject("last_schedule_at", OffsetDateTime.class), rs.getObject("updated_at", OffsetDateTime.class));
+                SqlTime.read(rs, "last_schedule_at"), SqlTime.read(rs, "updated_at"));
     }
 
     // ---- diagnoses
@@ -172,7 +173,7 @@ final class DiagnosisRepository {
                 rs.getLong("host_id"), rs.getString("host_name"), rs.getLong("biz_id"), agent, rs.getString("source"),
                 rs.getString("trigger_name"), Sql.fromJson(rs.getString("parameters"), STRINGS),
                 progress(Sql.fromJson(rs.getString("state"), STORED)), rs.getString("created_by"),
-                rs.getObject("created_at", OffsetDateTime.class), rs.getObject("updated_at", OffsetDateTime.class));
+                SqlTime.read(rs, "created_at"), SqlTime.read(rs, "updated_at"));
     }
 
     static Stored stored(Progress p) {

@@ -3,7 +3,9 @@ package io.drover.server.events;
 import com.fasterxml.jackson.core.type.TypeReference;
 import io.drover.core.match.Glob;
 import io.drover.model.events.Event;
+import io.drover.server.store.Dialect;
 import io.drover.server.store.Sql;
+import io.drover.server.store.SqlTime;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
@@ -68,7 +70,7 @@ public final class EventStore {
         }
         var now = OffsetDateTime.now(clock);
         List<Long> ids;
-        if (isPostgres(handle)) {
+        if (Dialect.of(handle) == Dialect.POSTGRESQL) {
             // One statement for the whole batch: PostgreSQL's driver cannot rewrite a batch that returns generated
             // keys into a multi-row insert, and a thousand executions cost it several times the rows themselves.
             // The rows are inserted in list order, so their ids ascend in that order.
@@ -86,11 +88,21 @@ public final class EventStore {
                     .mapTo(Long.class).list());
             ids.sort(null);
         } else {
+            // SQLite: one writer at a time and ids that only grow (AUTOINCREMENT), so the batch's rows get consecutive
+            // ids ending at the last one inserted, as long as the batch is one transaction.
+            if (!handle.isInTransaction()) {
+                throw new IllegalStateException("events are appended inside the transaction that caused them");
+            }
             var batch = handle.prepareBatch("INSERT INTO event_outbox (tag, data, created_at, published) VALUES (:tag, :data, :at, TRUE)");
             for (Map.Entry<String, Map<String, Object>> e : tagged) {
                 batch.bind("tag", e.getKey()).bind("data", Sql.toJson(e.getValue())).bind("at", now).add();
             }
-            ids = batch.executePreparedBatch("id").mapTo(Long.class).list();
+            batch.execute();
+            long last = handle.createQuery("SELECT last_insert_rowid()").mapTo(Long.class).one();
+            ids = new ArrayList<>(tagged.size());
+            for (long id = last - tagged.size() + 1; id <= last; id++) {
+                ids.add(id);
+            }
         }
         if (ids.size() != tagged.size()) {
             throw new IllegalStateException("the database returned " + ids.size() + " ids for " + tagged.size() + " events");
@@ -100,21 +112,6 @@ public final class EventStore {
             written.add(new Event(ids.get(i), tagged.get(i).getKey(), now, tagged.get(i).getValue()));
         }
         return written;
-    }
-
-    private volatile Boolean postgres;
-
-    private boolean isPostgres(Handle handle) {
-        Boolean known = postgres;
-        if (known == null) {
-            try {
-                known = handle.getConnection().getMetaData().getURL().startsWith("jdbc:postgresql:");
-            } catch (SQLException e) {
-                throw new IllegalStateException("cannot read the database's URL", e);
-            }
-            postgres = known;
-        }
-        return known;
     }
 
     /** Publishes events written by {@link #appendPublished} on the background thread, once their transaction committed. */
@@ -200,7 +197,7 @@ public final class EventStore {
     }
 
     private static Event event(ResultSet rs) throws SQLException {
-        return new Event(rs.getLong("id"), rs.getString("tag"), rs.getObject("created_at", OffsetDateTime.class),
+        return new Event(rs.getLong("id"), rs.getString("tag"), SqlTime.read(rs, "created_at"),
                 Sql.fromJson(rs.getString("data"), MAP));
     }
 }

@@ -152,6 +152,12 @@ public final class HttpApi {
             cfg.routes.exception(HttpResponseException.class, (e, ctx) -> answering(ctx, c -> problem(c, e.getStatus(),
                     codeFor(e.getStatus()), e.getMessage(), List.of())));
             cfg.routes.exception(Exception.class, (e, ctx) -> answering(ctx, c -> {
+                if (io.drover.server.store.Sql.isDiskFull(e)) {
+                    log.error("request {} {} failed: the database's disk is full", c.method(), c.path());
+                    problem(c, 503, "storage_full", "the database cannot write: its disk is full; nothing of this request"
+                            + " was stored. Free space on the database's file system and send it again", List.of());
+                    return;
+                }
                 log.error("request {} {} failed", c.method(), c.path(), e);
                 problem(c, 500, "internal", "the server failed to handle the request; see the server log", List.of());
             }));

@@ -3,6 +3,7 @@ package io.drover.server.jobs;
 import com.fasterxml.jackson.core.type.TypeReference;
 import io.drover.model.jobs.JobResult;
 import io.drover.server.store.Sql;
+import io.drover.server.store.SqlTime;
 import java.time.Clock;
 import java.time.OffsetDateTime;
 import java.util.Collection;
@@ -40,6 +41,12 @@ final class JobRepository {
                 .bind("jid", jid).bind("fun", fun).bind("arg", Sql.toJson(arg)).bind("sealed", sealedArg).bind("tgt", tgt)
                 .bind("type", type).bind("minions", Sql.toJson(minions)).bind("actor", actor)
                 .bind("now", OffsetDateTime.now(clock)).execute();
+    }
+
+    /** Deletes up to {@code limit} jobs created before the cutoff, with their returns; returns how many. */
+    int deleteCreatedBefore(Handle h, OffsetDateTime cutoff, int limit) {
+        return h.createUpdate("DELETE FROM job WHERE jid IN (SELECT jid FROM job WHERE created_at < :cutoff LIMIT :limit)")
+                .bind("cutoff", cutoff).bind("limit", limit).execute();
     }
 
     /** The sealed arguments of a job that carries a secret (empty for any other job). */
@@ -81,7 +88,7 @@ final class JobRepository {
                 .map((rs, ctx) -> new JobResult(rs.getString("jid"), rs.getString("fun"),
                         Sql.fromJson(rs.getString("arg"), LIST), rs.getString("tgt"), rs.getString("tgt_type"),
                         Sql.fromJson(rs.getString("minions"), STRINGS), List.of(),
-                        rs.getObject("created_at", OffsetDateTime.class), Map.of())).findOne();
+                        SqlTime.read(rs, "created_at"), Map.of())).findOne();
         if (job.isEmpty()) {
             return job;
         }
@@ -90,7 +97,7 @@ final class JobRepository {
         h.createQuery("SELECT * FROM job_return WHERE jid = :jid ORDER BY at").bind("jid", jid)
                 .map((rs, ctx) -> returns.put(rs.getString("minion_id"), new JobResult.Return(
                         Sql.fromJson(rs.getString("ret"), new TypeReference<Object>() {
-                        }), rs.getInt("retcode"), rs.getBoolean("success"), rs.getObject("at", OffsetDateTime.class))))
+                        }), rs.getInt("retcode"), rs.getBoolean("success"), SqlTime.read(rs, "at"))))
                 .forEach(ignored -> { });
         List<String> missing = found.minions().stream().filter(id -> !returns.containsKey(id)).toList();
         return Optional.of(new JobResult(found.jid(), found.fun(), found.arg(), found.tgt(), found.tgtType(),

@@ -47,6 +47,7 @@ public final class JobService implements AutoCloseable {
 
     private final Jdbi jdbi;
     private final JobRepository repository;
+    private final Clock clock;
     private final EventStore events;
     private final KeyStore keys;
     private final java.util.function.Function<String, Map<String, Object>> grains;
@@ -100,6 +101,7 @@ public final class JobService implements AutoCloseable {
         this.peerReturns = peerReturns;
         this.box = box;
         this.repository = new JobRepository(clock);
+        this.clock = clock;
         this.ids = new JobIds(clock);
         this.returnMaxBytes = returnMaxBytes;
         this.agentBusinesses = agentBusinesses;
@@ -498,6 +500,21 @@ public final class JobService implements AutoCloseable {
     }
 
     /** Forgets jobs that stayed incomplete for a day (their returns are still stored if they come). */
+    /**
+     * Deletes the jobs (and their returns) older than the retention, a thousand per transaction so that writers
+     * wait little for each; returns how many jobs were deleted.
+     */
+    public int prune(int retentionDays) {
+        java.time.OffsetDateTime cutoff = java.time.OffsetDateTime.now(clock).minusDays(retentionDays);
+        int total = 0;
+        int deleted;
+        do {
+            deleted = jdbi.inTransaction(h -> repository.deleteCreatedBefore(h, cutoff, 1000));
+            total += deleted;
+        } while (deleted > 0);
+        return total;
+    }
+
     public void forgetStaleJobs() {
         long cutoff = System.nanoTime() - TimeUnit.DAYS.toNanos(1);
         live.values().removeIf(job -> {

@@ -6,6 +6,7 @@ import io.drover.server.agents.AgentRegistry;
 import io.drover.server.agents.EnrollmentTokenStore;
 import io.drover.server.events.EventStore;
 import io.drover.server.errors.DomainException;
+import io.drover.server.store.SqlTime;
 import io.drover.transport.crypto.RsaKeys;
 import io.drover.transport.master.AgentMode;
 import io.drover.transport.master.KeyDecision;
@@ -212,7 +213,7 @@ public final class KeyStore {
         // Computed from the key rather than read from the fingerprint column: rows written before the fingerprint
         // followed Salt's form (sha256 over the PEM text, not the DER bytes) still show what the minion shows.
         return new MinionKey(rs.getString("id"), rs.getString("state"), RsaKeys.fingerprint(rs.getString("public_key")),
-                rs.getObject("created_at", OffsetDateTime.class), rs.getObject("updated_at", OffsetDateTime.class));
+                SqlTime.read(rs, "created_at"), SqlTime.read(rs, "updated_at"));
     }
 
     private void insert(Handle h, String id, String state, String pem) {

@@ -9,6 +9,7 @@ import io.drover.model.Json;
 import io.drover.model.packages.PackageInfo;
 import io.drover.model.packages.PackageMetadata;
 import io.drover.server.errors.DomainException;
+import io.drover.server.store.SqlTime;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -374,7 +375,7 @@ public final class PackageStore {
         }
         return new PackageInfo(rs.getString("name"), rs.getString("version"), rs.getString("category"),
                 rs.getString("description"), rs.getString("sha256"), rs.getLong("size_bytes"), rs.getString("source"),
-                rs.getObject("uploaded_at", OffsetDateTime.class),
+                SqlTime.read(rs, "uploaded_at"),
                 relativePath(rs.getString("name"), rs.getString("version")), metadata);
     }
 }

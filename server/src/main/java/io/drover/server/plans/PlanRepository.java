@@ -3,6 +3,7 @@ package io.drover.server.plans;
 import com.fasterxml.jackson.core.type.TypeReference;
 import io.drover.model.plans.PlanRun;
 import io.drover.server.store.Sql;
+import io.drover.server.store.SqlTime;
 import java.time.OffsetDateTime;
 import java.util.List;
 import java.util.Map;
@@ -55,12 +56,12 @@ final class PlanRepository {
     List<PlanRun.LogLine> logs(Handle h, String planId, int limit) {
         return h.createQuery("SELECT * FROM plan_log WHERE plan_id = :plan ORDER BY seq LIMIT :limit").bind("plan", planId)
                 .bind("limit", limit).map((rs, ctx) -> new PlanRun.LogLine(rs.getLong("seq"), rs.getString("agent_id"),
-                        rs.getString("level"), rs.getString("body"), rs.getObject("logged_at", OffsetDateTime.class))).list();
+                        rs.getString("level"), rs.getString("body"), SqlTime.read(rs, "logged_at"))).list();
     }
 
     private static PlanRow row(java.sql.ResultSet rs) throws java.sql.SQLException {
         return new PlanRow(rs.getString("id"), rs.getString("name"), rs.getString("jid"), rs.getString("tgt"),
                 rs.getString("tgt_type"), Sql.fromJson(rs.getString("minions"), STRINGS), Sql.jsonMap(rs.getString("document")),
-                rs.getString("created_by"), rs.getObject("created_at", OffsetDateTime.class));
+                rs.getString("created_by"), SqlTime.read(rs, "created_at"));
     }
 }

@@ -1,6 +1,7 @@
 package io.drover.server.registries;
 
 import io.drover.model.packages.RegistryInfo;
+import io.drover.server.store.SqlTime;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
@@ -41,6 +42,6 @@ final class RegistryRepository {
 
     private static RegistryInfo info(ResultSet rs) throws SQLException {
         return new RegistryInfo(rs.getString("name"), rs.getString("type"), rs.getString("url"), rs.getString("path"),
-                rs.getString("ref"), rs.getInt("position"), rs.getObject("created_at", OffsetDateTime.class));
+                rs.getString("ref"), rs.getInt("position"), SqlTime.read(rs, "created_at"));
     }
 }

@@ -10,6 +10,7 @@ import io.drover.server.auth.Principal;
 import io.drover.server.errors.DomainException;
 import io.drover.server.events.EventStore;
 import io.drover.server.store.SecretBox;
+import io.drover.server.store.SqlTime;
 import io.drover.server.subscriptions.SubscriptionStore;
 import java.time.Clock;
 import java.time.OffsetDateTime;
@@ -139,7 +140,7 @@ public final class SecretStore {
 
     private static SecretInfo info(java.sql.ResultSet rs) throws java.sql.SQLException {
         return new SecretInfo(rs.getLong("bk_biz_id"), rs.getString("name"), rs.getString("updated_by"),
-                rs.getObject("created_at", OffsetDateTime.class), rs.getObject("updated_at", OffsetDateTime.class));
+                SqlTime.read(rs, "created_at"), SqlTime.read(rs, "updated_at"));
     }
 
     private static void checkName(String name, List<FieldError> errors) {

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import io.drover.core.subscriptions.Planner.Copy;
 import io.drover.core.subscriptions.Planner.CopyStatus;
 import io.drover.server.store.Sql;
+import io.drover.server.store.SqlTime;
 import java.time.Clock;
 import java.time.OffsetDateTime;
 import java.util.HashMap;
@@ -44,8 +45,8 @@ public final class DeploymentStore {
                 .bind("sub", subscriptionId).map((rs, ctx) -> new Row(rs.getLong("subscription_id"), rs.getString("instance_id"),
                         rs.getString("step_id"), rs.getLong("bk_host_id"), rs.getLong("bk_biz_id"), rs.getString("plugin"),
                         rs.getString("group_id"), rs.getString("version"), CopyStatus.valueOf(rs.getString("status")),
-                        Sql.fromJson(rs.getString("files"), FILES), (Integer) rs.getObject("port"),
-                        rs.getObject("updated_at", OffsetDateTime.class))).list());
+                        Sql.fromJson(rs.getString("files"), FILES), Sql.nullableInt(rs, "port"),
+                        SqlTime.read(rs, "updated_at"))).list());
     }
 
     public List<Row> ofHost(long hostId) {

@@ -6,6 +6,7 @@ import io.drover.model.subscriptions.SubscriptionInfo;
 import io.drover.model.subscriptions.SubscriptionSpec;
 import io.drover.server.errors.DomainException;
 import io.drover.server.store.Sql;
+import io.drover.server.store.SqlTime;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
@@ -95,7 +96,7 @@ public final class SubscriptionStore {
     private static SubscriptionInfo info(ResultSet rs) throws SQLException {
         return new SubscriptionInfo(rs.getLong("id"), rs.getString("name"), rs.getLong("bk_biz_id"),
                 rs.getString("object_type"), rs.getString("node_type"), rs.getBoolean("enabled"),
-                Sql.fromJson(rs.getString("spec"), SubscriptionSpec.class), rs.getObject("created_at", OffsetDateTime.class),
-                rs.getObject("updated_at", OffsetDateTime.class));
+                Sql.fromJson(rs.getString("spec"), SubscriptionSpec.class), SqlTime.read(rs, "created_at"),
+                SqlTime.read(rs, "updated_at"));
     }
 }

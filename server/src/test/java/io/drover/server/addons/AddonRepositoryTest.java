@@ -7,7 +7,7 @@ import io.drover.server.testing.TestDatabases;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 
-/** The addon repository on H2 and on the real PostgreSQL. */
+/** The addon repository on SQLite and on the real PostgreSQL. */
 class AddonRepositoryTest {
     final AddonRepository repository = new AddonRepository();
 

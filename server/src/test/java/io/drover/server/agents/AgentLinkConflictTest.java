@@ -22,7 +22,7 @@ import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * The link conflicts of the registry on H2 and on PostgreSQL: recorded once per conflict, kept across a restart,
+ * The link conflicts of the registry on SQLite and on PostgreSQL: recorded once per conflict, kept across a restart,
  * over when the agent may be linked, and listed with the host only to callers who may see its business.
  */
 class AgentLinkConflictTest {

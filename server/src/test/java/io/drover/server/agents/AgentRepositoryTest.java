@@ -9,7 +9,7 @@ import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 
-/** The agent repository on H2 and on the real PostgreSQL. */
+/** The agent repository on SQLite and on the real PostgreSQL. */
 class AgentRepositoryTest {
     final AgentRepository repository = new AgentRepository();
 

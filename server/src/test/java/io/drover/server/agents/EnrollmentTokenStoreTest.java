@@ -24,7 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-/** Enrollment tokens on H2 and on the real PostgreSQL. */
+/** Enrollment tokens on SQLite and on the real PostgreSQL. */
 class EnrollmentTokenStoreTest {
     static final Principal ADMIN = Principal.system("test");
     static final Principal SHOP_ONLY = new Principal(5, "shop-operator", Role.OPERATOR, Set.of(2L));

@@ -10,7 +10,7 @@ import io.drover.server.testing.TestDatabases;
 import java.time.Duration;
 import java.time.Instant;
 
-/** The audit log on H2 and on the real PostgreSQL. */
+/** The audit log on SQLite and on the real PostgreSQL. */
 class AuditStoreTest {
 
     @OnBothDatabases

@@ -24,7 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-/** API tokens on H2 and on the real PostgreSQL. */
+/** API tokens on SQLite and on the real PostgreSQL. */
 class TokenStoreTest {
 
     @OnBothDatabases

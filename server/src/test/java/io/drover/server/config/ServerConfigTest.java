@@ -32,9 +32,9 @@ class ServerConfigTest {
     }
 
     @Test
-    void theDefaultDatabaseIsAnH2FileInTheDataDirectory() {
+    void theDefaultDatabaseIsASqliteFileInTheDataDirectory() {
         ServerConfig config = ServerConfig.resolve(Map.of(Setting.DATA_DIR, "/var/lib/drover"), Map.of(), Map.of(), "");
-        assertThat(config.dbUrl()).startsWith("jdbc:h2:file:/var/lib/drover/drover;MODE=PostgreSQL");
+        assertThat(config.dbUrl()).isEqualTo("jdbc:sqlite:/var/lib/drover/drover.db");
         assertThat(config.port()).isEqualTo(8080);
         assertThat(config.host()).isEqualTo("127.0.0.1");
     }

@@ -39,7 +39,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Diagnosis on the server against a fake agent and a real (H2) database: paths tried in order with failed paths
+ * Diagnosis on the server against a fake agent and a real (SQLite) database: paths tried in order with failed paths
  * kept, the data map, an agent that stays offline, a server stop mid-operation resumed by the next start, an
  * operation set changed under a diagnosis, the alert webhook's rules and cron triggers.
  */
@@ -108,7 +108,7 @@ class DiagnosisModuleTest {
 
     @BeforeEach
     void open() {
-        target = TestDatabases.h2();
+        target = TestDatabases.sqlite();
         db = target.open();
         module = start();
     }

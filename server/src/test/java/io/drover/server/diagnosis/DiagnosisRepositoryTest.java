@@ -17,7 +17,7 @@ import java.util.List;
 import java.util.Map;
 import org.jdbi.v3.core.Handle;
 
-/** The diagnosis library, diagnoses with their checkpoints and alert fingerprints, on H2 and on the real PostgreSQL. */
+/** The diagnosis library, diagnoses with their checkpoints and alert fingerprints, on SQLite and on the real PostgreSQL. */
 class DiagnosisRepositoryTest {
     static final OffsetDateTime T0 = OffsetDateTime.of(2026, 11, 25, 3, 0, 0, 123_456_000, ZoneOffset.UTC);
     final DiagnosisRepository repository = new DiagnosisRepository();

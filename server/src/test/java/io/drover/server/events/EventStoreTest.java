@@ -20,7 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-/** The event outbox on H2 and on the real PostgreSQL. */
+/** The event outbox on SQLite and on the real PostgreSQL. */
 class EventStoreTest {
     static final Glob ALL = Glob.compile("*");
     final EventBus bus = new EventBus();

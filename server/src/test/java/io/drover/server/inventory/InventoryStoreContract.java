@@ -35,7 +35,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** The storage suite: runs the same tests on H2 and on the real PostgreSQL (see the two subclasses). */
+/** The storage suite: runs the same tests on SQLite and on the real PostgreSQL (see the two subclasses). */
 abstract class InventoryStoreContract {
     static final Principal ADMIN = new Principal(1, "admin", Role.ADMIN, Set.of());
 

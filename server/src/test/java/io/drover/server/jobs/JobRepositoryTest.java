@@ -10,7 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-/** The job repository on H2 and on the real PostgreSQL. */
+/** The job repository on SQLite and on the real PostgreSQL. */
 class JobRepositoryTest {
     final JobRepository repository = new JobRepository(Clock.systemUTC());
 

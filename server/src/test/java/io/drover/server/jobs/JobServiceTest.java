@@ -26,13 +26,13 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
-/** The job service on H2: while a job waits here for returns, it holds this server's interest in other servers' returns. */
+/** The job service on SQLite: while a job waits here for returns, it holds this server's interest in other servers' returns. */
 class JobServiceTest {
     static final String KEY = RsaKeys.publicPem((RSAPublicKey) RsaKeys.generate().getPublic());
 
     @Test
     void aJobWantsPeersReturnsUntilItsLastReturnAndAJobThatDidNotGoOutNotAtAll() {
-        TestDatabases.on("h2", db -> {
+        TestDatabases.on("sqlite", db -> {
             Clock clock = Clock.systemUTC();
             EventBus bus = new EventBus();
             AtomicBoolean wanted = new AtomicBoolean();
@@ -71,7 +71,7 @@ class JobServiceTest {
 
     @Test
     void aJobThatCarriesASecretIsStoredEventedAndAnsweredRedactedAndSentAgainWhole() {
-        TestDatabases.on("h2", db -> {
+        TestDatabases.on("sqlite", db -> {
             Clock clock = Clock.systemUTC();
             EventBus bus = new EventBus();
             EventStore events = new EventStore(db.jdbi(), bus, clock);

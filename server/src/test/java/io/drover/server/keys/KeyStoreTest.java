@@ -31,7 +31,7 @@ import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** Minion keys with real collaborators (events, enrollment tokens, agents) on H2 and on the real PostgreSQL. */
+/** Minion keys with real collaborators (events, enrollment tokens, agents) on SQLite and on the real PostgreSQL. */
 class KeyStoreTest {
     static final String KEY = RsaKeys.publicPem((RSAPublicKey) RsaKeys.generate().getPublic());
     static final String OTHER_KEY = RsaKeys.publicPem((RSAPublicKey) RsaKeys.generate().getPublic());

@@ -27,7 +27,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The package store (rows on H2 and on the real PostgreSQL, files in a temporary directory). */
+/** The package store (rows on SQLite and on the real PostgreSQL, files in a temporary directory). */
 class PackageStoreTest {
     @TempDir
     Path files;

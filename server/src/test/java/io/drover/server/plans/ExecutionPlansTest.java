@@ -24,13 +24,13 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
-/** Execution plans on the Drover transport, with a real job service on H2 and the publish to agents observed. */
+/** Execution plans on the Drover transport, with a real job service on SQLite and the publish to agents observed. */
 class ExecutionPlansTest {
     static final String KEY = RsaKeys.publicPem((RSAPublicKey) RsaKeys.generate().getPublic());
 
     @Test
     void aPlanIsStoredBeforeAnyAgentIsSentItSoThatItsFirstLogLineIsKept() {
-        TestDatabases.on("h2", db -> {
+        TestDatabases.on("sqlite", db -> {
             Clock clock = Clock.systemUTC();
             EventStore events = new EventStore(db.jdbi(), new EventBus(), clock);
             AgentRegistry agents = new AgentRegistry(db.jdbi(), events, new InventoryService(db.jdbi(), new InventoryRepository(), events),

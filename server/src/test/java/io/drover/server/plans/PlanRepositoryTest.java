@@ -13,7 +13,7 @@ import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 
-/** Execution plans and their log lines on H2 and on the real PostgreSQL. */
+/** Execution plans and their log lines on SQLite and on the real PostgreSQL. */
 class PlanRepositoryTest {
     static final OffsetDateTime T0 = OffsetDateTime.of(2026, 11, 25, 3, 0, 0, 123_456_000, ZoneOffset.ofHours(8));
     final PlanRepository repository = new PlanRepository();

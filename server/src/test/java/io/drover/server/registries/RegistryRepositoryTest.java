@@ -7,7 +7,7 @@ import io.drover.server.testing.OnBothDatabases;
 import io.drover.server.testing.TestDatabases;
 import java.time.Clock;
 
-/** The registry repository on H2 and on the real PostgreSQL: registries keep the order they were added in. */
+/** The registry repository on SQLite and on the real PostgreSQL: registries keep the order they were added in. */
 class RegistryRepositoryTest {
     final RegistryRepository repository = new RegistryRepository(Clock.systemUTC());
 

@@ -20,7 +20,7 @@ import java.util.concurrent.Future;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
-/** What subscriptions deployed and the ports they hold, on H2 and on the real PostgreSQL. */
+/** What subscriptions deployed and the ports they hold, on SQLite and on the real PostgreSQL. */
 class DeploymentStoreTest {
     static Row row(long sub, String instance, String step, long host, CopyStatus status, Integer port) {
         return new Row(sub, instance, step, host, 2, "exporter", "sub_" + sub + "_host_" + host, "1.0.0", status,

@@ -14,7 +14,7 @@ import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.util.List;
 
-/** The subscription store on H2 and on the real PostgreSQL. */
+/** The subscription store on SQLite and on the real PostgreSQL. */
 class SubscriptionStoreTest {
     static SubscriptionSpec spec(String yaml) {
         try {

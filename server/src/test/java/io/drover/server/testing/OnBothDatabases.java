@@ -7,10 +7,10 @@ import java.lang.annotation.Target;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** A test that runs once on H2 and once on the real PostgreSQL; it takes the kind ({@link TestDatabases#on}). */
+/** A test that runs once on SQLite and once on the real PostgreSQL; it takes the kind ({@link TestDatabases#on}). */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)
 @ParameterizedTest(name = "{0}")
-@ValueSource(strings = {"h2", "postgres"})
+@ValueSource(strings = {"sqlite", "postgres"})
 public @interface OnBothDatabases {
 }

@@ -2,8 +2,11 @@ package io.drover.server.testing;
 
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.drover.server.config.ServerConfig;
 import io.drover.server.store.Database;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -11,7 +14,7 @@ import java.sql.Statement;
 import java.util.UUID;
 
 /**
- * Databases for tests: a private in-memory H2, or a private schema in the real PostgreSQL at
+ * Databases for tests: a private SQLite file, or a private schema in the real PostgreSQL at
  * {@code $DROVER_TEST_PG_URL} (default {@code jdbc:postgresql://127.0.0.1:5432/test}, user postgres).
  * Without PostgreSQL the PostgreSQL tests are skipped, except under CI ({@code CI} set), where they fail.
  */
@@ -31,22 +34,29 @@ public final class TestDatabases {
         }
     }
 
-    public static Target h2() {
-        String url = "jdbc:h2:mem:t" + UUID.randomUUID().toString().replace("-", "") + ";DB_CLOSE_DELAY=-1;"
-                + ServerConfig.H2_OPTIONS;
-        return new Target(url, "", "", () -> {
-            try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
-                s.execute("SHUTDOWN");
-            } catch (SQLException ignored) {
-                // already gone
-            }
-        });
+    /** A fresh SQLite database in a temporary file, deleted (with its WAL and lock files) by {@code drop}. */
+    public static Target sqlite() {
+        Path dir;
+        try {
+            dir = Files.createTempDirectory("drover-sqlite");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return new Target("jdbc:sqlite:" + dir.resolve("drover.db"), "", "", () -> deleteTree(dir));
     }
 
-    /** {@code h2} or {@code postgres}: for repository tests that run on both (@ValueSource of the two names). */
+    private static void deleteTree(Path dir) {
+        try (var paths = Files.walk(dir)) {
+            paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException ignored) {
+            // a temporary directory left behind
+        }
+    }
+
+    /** {@code sqlite} or {@code postgres}: for repository tests that run on both (@ValueSource of the two names). */
     public static Target named(String kind) {
         return switch (kind) {
-            case "h2" -> h2();
+            case "sqlite" -> sqlite();
             case "postgres" -> postgres();
             default -> throw new IllegalArgumentException("no test database '" + kind + "'");
         };

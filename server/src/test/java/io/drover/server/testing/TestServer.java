@@ -39,13 +39,13 @@ public final class TestServer implements AutoCloseable {
         }
     }
 
-    /** A server with the embedded H2 file database in a temporary data directory. */
+    /** A server with the embedded SQLite database in a temporary data directory. */
     public static TestServer start() {
         Path dir = tempDir();
         return new TestServer(DroverServer.start(config(dir, Map.of())), dir, () -> { });
     }
 
-    /** A server on a given data directory (H2 there) with more settings: to restart a server where it was. */
+    /** A server on a given data directory (SQLite there) with more settings: to restart a server where it was. */
     public static TestServer start(Path dataDir, Map<Setting, String> more) {
         return new TestServer(DroverServer.start(config(dataDir, more)), dataDir, () -> { });
     }

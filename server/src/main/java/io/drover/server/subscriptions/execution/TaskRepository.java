@@ -7,6 +7,7 @@ import io.drover.model.subscriptions.TaskInfo.StepRecord;
 import io.drover.model.subscriptions.TaskInfo.SubStep;
 import io.drover.server.events.EventStore;
 import io.drover.server.store.Sql;
+import io.drover.server.store.SqlTime;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
@@ -175,9 +176,9 @@ public final class TaskRepository {
         Map<String, Integer> counts = counts(taskId);
         List<TaskInfo.TaskInstance> instances = !withInstances ? null : jdbi.withHandle(h -> h.createQuery(
                         "SELECT * FROM task_instance WHERE task_id = :task ORDER BY instance_id").bind("task", taskId)
-                .map((rs, ctx) -> new TaskInfo.TaskInstance(rs.getString("instance_id"), (Long) rs.getObject("bk_host_id"),
+                .map((rs, ctx) -> new TaskInfo.TaskInstance(rs.getString("instance_id"), Sql.nullableLong(rs, "bk_host_id"),
                         RunStatus.valueOf(rs.getString("status")), rs.getString("error"),
-                        rs.getObject("started_at", OffsetDateTime.class), rs.getObject("finished_at", OffsetDateTime.class),
+                        SqlTime.read(rs, "started_at"), SqlTime.read(rs, "finished_at"),
                         Sql.fromJson(rs.getString("steps"), STEPS))).list());
         TaskInfo t = task.get();
         return Optional.of(new TaskInfo(t.id(), t.subscriptionId(), t.status(), t.trigger(), t.actor(), t.createdAt(),
@@ -215,8 +216,8 @@ public final class TaskRepository {
 
     private static TaskInfo task(ResultSet rs) throws SQLException {
         return new TaskInfo(rs.getLong("id"), rs.getLong("subscription_id"), RunStatus.valueOf(rs.getString("status")),
-                rs.getString("trigger_kind"), rs.getString("actor"), rs.getObject("created_at", OffsetDateTime.class),
-                rs.getObject("started_at", OffsetDateTime.class), rs.getObject("finished_at", OffsetDateTime.class),
+                rs.getString("trigger_kind"), rs.getString("actor"), SqlTime.read(rs, "created_at"),
+                SqlTime.read(rs, "started_at"), SqlTime.read(rs, "finished_at"),
                 rs.getString("error"), Map.of(), null);
     }
 }

@@ -43,7 +43,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The scheduler, instance runner and step executor against fake agents and a real database: what a
  * task records when agents succeed, fail, do not answer or are missing, when batches stop on failures, on revoke,
- * and when the server stops in the middle of a step. Runs on H2 and on the real PostgreSQL (the two subclasses).
+ * and when the server stops in the middle of a step. Runs on SQLite and on the real PostgreSQL (the two subclasses).
  */
 abstract class TaskSchedulerContract {
     static final String SHA = "b".repeat(64);

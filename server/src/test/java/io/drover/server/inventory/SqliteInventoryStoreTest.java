@@ -2,9 +2,9 @@ package io.drover.server.inventory;
 
 import io.drover.server.testing.TestDatabases;
 
-class H2InventoryStoreTest extends InventoryStoreContract {
+class SqliteInventoryStoreTest extends InventoryStoreContract {
     @Override
     TestDatabases.Target target() {
-        return TestDatabases.h2();
+        return TestDatabases.sqlite();
     }
 }

@@ -2,9 +2,9 @@ package io.drover.server.subscriptions.execution;
 
 import io.drover.server.testing.TestDatabases;
 
-class H2TaskSchedulerTest extends TaskSchedulerContract {
+class SqliteTaskSchedulerTest extends TaskSchedulerContract {
     @Override
     TestDatabases.Target target() {
-        return TestDatabases.h2();
+        return TestDatabases.sqlite();
     }
 }
