@@ -35,6 +35,7 @@ public final class Main {
         CommandLine cli = DroverCommand.commandLine();
         cli.addSubcommand("server", ServerCommand.commandLine());
         cli.addSubcommand("quickstart", new QuickstartCommand());
+        cli.addSubcommand("db", new DbCommand());
         return DroverCommand.withHelpOnEveryCommand(cli);
     }
 }
