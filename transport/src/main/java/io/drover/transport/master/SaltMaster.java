@@ -40,7 +40,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The master side of Salt's ZeroMQ transport: a ROUTER on the request port whose requests are handled by a pool of
  * virtual-thread workers, and a PUB on the publish port, both Drover's own ZMTP endpoints with bounded input
- * ({@link Limits}). One publisher thread owns the publish serial: it numbers, encrypts, signs and sends each publish
+ * ({@link Limits}), also per source address: connections on each port, and sign-ins a minute, which past the limit
+ * are answered without RSA work ({@link AddressLimits}). One publisher thread owns the publish serial: it numbers, encrypts, signs and sends each publish
  * in the order they were queued, so an agent never sees serials out of order. A watchdog checks every second that
  * both socket loops and the publisher are alive; a dead one is rebuilt on the same port (agents reconnect by
  * themselves) and {@link MasterHandler#onTransportRestart} is told.
