@@ -231,7 +231,8 @@ public final class DroverServer implements AutoCloseable {
                     config.saltPublishPort(), config.saltRequestPort(),
                     SaltMaster.PublishMode.valueOf(config.saltPublishMode().toUpperCase(java.util.Locale.ROOT)),
                     new SaltMaster.Limits(config.saltMaxMessageBytes(), config.saltMaxConnections(),
-                            SaltMaster.Limits.defaults().receiveBudgetBytes(), SaltMaster.Limits.defaults().maxQueuedBytes()),
+                            SaltMaster.Limits.defaults().receiveBudgetBytes(), SaltMaster.Limits.defaults().maxQueuedBytes(),
+                            config.saltAddressLimits()),
                     publishes, session);
             this.master = bound;
             publishMetrics(metrics, master, bridge, cluster);
@@ -275,6 +276,10 @@ public final class DroverServer implements AutoCloseable {
                     .tag("port", port).description("Open connections on a transport port").register(metrics);
             io.micrometer.core.instrument.FunctionCounter.builder("drover.salt.connections.refused", stats, s -> s.refusedConnections())
                     .tag("port", port).description("Connections closed at once: over salt-max-connections, or accept failed").register(metrics);
+            io.micrometer.core.instrument.FunctionCounter.builder("drover.salt.address.connections.refused", stats,
+                            s -> s.refusedFromAddress())
+                    .tag("port", port).description("Connections closed at accept: their source address already held "
+                            + "salt-max-connections-per-address").register(metrics);
             io.micrometer.core.instrument.FunctionCounter.builder("drover.salt.messages.dropped", stats, s -> s.droppedMessages())
                     .tag("port", port).description("Messages not sent because the peer's queue was full").register(metrics);
             for (String kind : io.drover.transport.zmtp.ZmtpStats.PROTOCOL_ERROR_KINDS) {
@@ -284,6 +289,9 @@ public final class DroverServer implements AutoCloseable {
                         .description("Connections closed for breaking the protocol or a limit, by kind").register(metrics);
             }
         }
+        io.micrometer.core.instrument.FunctionCounter.builder("drover.salt.address.sign.ins.refused", master, SaltMaster::refusedSignIns)
+                .description("Sign-ins answered with a plain refusal, without RSA work or a stored key: their source address "
+                        + "was over salt-sign-ins-per-address-per-minute").register(metrics);
         io.micrometer.core.instrument.FunctionCounter.builder("drover.salt.transport.restarts", master, SaltMaster::restarts)
                 .description("Transport endpoints rebuilt after they stopped").register(metrics);
         io.micrometer.core.instrument.FunctionCounter.builder("drover.salt.publish.dropped", master, SaltMaster::droppedPublishes)

@@ -118,6 +118,13 @@ public final class ServerConfig {
         positive(Setting.JOB_RETENTION_DAYS);
         positive(Setting.AUTH_FAILURES_PER_MINUTE);
         positive(Setting.MAX_PENDING_KEYS);
+        notNegative(Setting.SALT_MAX_CONNECTIONS_PER_ADDRESS);
+        notNegative(Setting.SALT_SIGN_INS_PER_ADDRESS_PER_MINUTE);
+        try {
+            saltAddressLimits();
+        } catch (IllegalArgumentException e) {
+            throw invalid(Setting.SALT_ADDRESS_LIMITS_EXEMPT, e.getMessage());
+        }
         try {
             io.drover.server.http.ClientAddress.trusting(trustedProxies());
         } catch (IllegalArgumentException e) {
@@ -235,6 +242,12 @@ public final class ServerConfig {
     private void positive(Setting s) {
         if (integer(s) < 1) {
             throw invalid(s, "must be 1 or more");
+        }
+    }
+
+    private void notNegative(Setting s) {
+        if (integer(s) < 0) {
+            throw invalid(s, "must be 0 (no limit) or more");
         }
     }
 
@@ -456,6 +469,14 @@ public final class ServerConfig {
 
     public int saltMaxConnections() {
         return integer(Setting.SALT_MAX_CONNECTIONS);
+    }
+
+    /** What one source address may cost on the transport ports, and the blocks exempt from it (checked when loaded). */
+    public io.drover.transport.admission.AddressLimits saltAddressLimits() {
+        return new io.drover.transport.admission.AddressLimits(integer(Setting.SALT_MAX_CONNECTIONS_PER_ADDRESS),
+                integer(Setting.SALT_SIGN_INS_PER_ADDRESS_PER_MINUTE), io.drover.transport.net.AddressBlock.parseAll(
+                java.util.Arrays.stream(get(Setting.SALT_ADDRESS_LIMITS_EXEMPT).split(",")).map(String::strip)
+                        .filter(c -> !c.isEmpty()).toList()));
     }
 
     public int returnMaxBytes() {

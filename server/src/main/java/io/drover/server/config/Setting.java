@@ -1,5 +1,6 @@
 package io.drover.server.config;
 
+import io.drover.transport.admission.AddressLimits;
 import java.util.Locale;
 
 /**
@@ -48,6 +49,18 @@ public enum Setting {
     REQUIRE_MINION_SIGN_MESSAGES("require-minion-sign-messages", "false", "Salt's require_minion_sign_messages: refuse (and count) returns and events from salt-minions that are not signed by their key (salt-minions sign with minion_sign_messages: True). Drover agents are not concerned: their requests are under a key of their own."),
     SALT_MAX_MESSAGE_BYTES("salt-max-message-bytes", "16777216", "Largest request an agent may send on the request port (a job return is the largest); a connection that announces a bigger frame is closed before anything is read."),
     SALT_MAX_CONNECTIONS("salt-max-connections", "50000", "Connections accepted on each transport port; more are closed at once (an agent holds one on each)."),
+    SALT_MAX_CONNECTIONS_PER_ADDRESS("salt-max-connections-per-address", String.valueOf(AddressLimits.DEFAULT_MAX_CONNECTIONS),
+            "Connections one source address may hold on each transport port (an agent holds one on each); more are closed "
+            + "at accept and counted (drover_salt_address_connections_refused_total). 0: no limit. The default only stops "
+            + "floods; a NAT address with more agents behind it needs a higher value or salt-address-limits-exempt."),
+    SALT_SIGN_INS_PER_ADDRESS_PER_MINUTE("salt-sign-ins-per-address-per-minute", String.valueOf(AddressLimits.DEFAULT_SIGN_INS_PER_MINUTE),
+            "Sign-ins (_auth: each costs an RSA signature, a new key a pending-key row) one source address may make in a "
+            + "minute; more are answered with a plain refusal, without RSA work or a stored key, and counted "
+            + "(drover_salt_address_sign_ins_refused_total); agents and salt-minions wait and try again. 0: no limit."),
+    SALT_ADDRESS_LIMITS_EXEMPT("salt-address-limits-exempt", AddressLimits.DEFAULT_EXEMPT, "Comma-separated CIDRs of "
+            + "source addresses that salt-max-connections-per-address and salt-sign-ins-per-address-per-minute do not "
+            + "count (a NAT gateway in front of a large fleet, say). The default exempts loopback: local agents and the "
+            + "load generators, which run thousands of agents from 127.0.0.1. Empty: every address counts."),
     RETURN_MAX_BYTES("return-max-bytes", "1048576", "Largest job return stored (as JSON); a larger one is stored as an error that names this limit."),
     AUTO_ACCEPT("auto-accept", "", "Comma-separated id globs whose new agent keys are accepted without an operator; empty (the default) accepts none."),
     NODEGROUPS("nodegroups", "", "Named targets for tgt_type nodegroup (drover run -N NAME): 'name=compound expression' pairs separated by ';', e.g. web=G@roles:web;edge=L@lb-1,lb-2 or N@web."),

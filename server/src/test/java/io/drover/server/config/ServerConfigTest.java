@@ -152,6 +152,32 @@ class ServerConfigTest {
     }
 
     @Test
+    void thePerAddressLimitsOfTheAgentPortsTakeZeroForNoneAndCidrsForTheExemptOnes() {
+        var defaults = ServerConfig.resolve(Map.of(), Map.of(), Map.of(), "").saltAddressLimits();
+        assertThat(defaults.maxConnections()).isEqualTo(10_000);
+        assertThat(defaults.signInsPerMinute()).isEqualTo(6_000);
+        assertThat(defaults.isExempt(java.net.InetAddress.getLoopbackAddress())).as("load generators on loopback").isTrue();
+        var set = ServerConfig.resolve(Map.of(Setting.SALT_MAX_CONNECTIONS_PER_ADDRESS, "0",
+                Setting.SALT_SIGN_INS_PER_ADDRESS_PER_MINUTE, "60", Setting.SALT_ADDRESS_LIMITS_EXEMPT, " 203.0.113.10 , ,fd00::/8"),
+                Map.of(), Map.of(), "").saltAddressLimits();
+        assertThat(set.maxConnections()).isZero();
+        assertThat(set.signInsPerMinute()).isEqualTo(60);
+        assertThat(set.exempt()).hasToString("[203.0.113.10/32, fd00:0:0:0:0:0:0:0/8]");
+        assertThat(ServerConfig.resolve(Map.of(Setting.SALT_ADDRESS_LIMITS_EXEMPT, ""), Map.of(), Map.of(), "")
+                .saltAddressLimits().exempt()).isEmpty();
+        for (Setting limit : java.util.List.of(Setting.SALT_MAX_CONNECTIONS_PER_ADDRESS, Setting.SALT_SIGN_INS_PER_ADDRESS_PER_MINUTE)) {
+            for (String bad : java.util.List.of("-1", "many", "99999999999999999999", "1.5", "7\u0000")) {
+                assertThatThrownBy(() -> ServerConfig.resolve(Map.of(limit, bad), Map.of(), Map.of(), ""))
+                        .as("%s = %s", limit.key(), bad).isInstanceOf(ConfigException.class)
+                        .hasMessageContaining("setting " + limit.key());
+            }
+        }
+        assertThatThrownBy(() -> ServerConfig.resolve(Map.of(Setting.SALT_ADDRESS_LIMITS_EXEMPT, "10.0.0.0/8, nat.example"),
+                Map.of(), Map.of(), "")).hasMessageContaining("setting salt-address-limits-exempt")
+                .hasMessageContaining("'nat.example' is not an IP address");
+    }
+
+    @Test
     void everySettingHasAFlagAnEnvironmentVariableAndADescription() {
         for (Setting s : Setting.values()) {
             assertThat(s.flag()).startsWith("--");

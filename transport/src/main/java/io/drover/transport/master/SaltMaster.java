@@ -1,5 +1,8 @@
 package io.drover.transport.master;
 
+import io.drover.transport.admission.AddressLimits;
+import io.drover.transport.admission.ConnectionsPerAddress;
+import io.drover.transport.admission.SignInsPerAddress;
 import io.drover.transport.crypto.Crypticle;
 import io.drover.transport.crypto.InvalidMessageException;
 import io.drover.transport.crypto.Rsa;
@@ -15,9 +18,11 @@ import io.drover.transport.zmtp.ZmtpLoop;
 import io.drover.transport.zmtp.ZmtpPublisher;
 import io.drover.transport.zmtp.ZmtpRouter;
 import io.drover.transport.zmtp.ZmtpStats;
+import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.security.interfaces.RSAPrivateCrtKey;
 import java.security.interfaces.RSAPublicKey;
+import java.time.Clock;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -35,7 +40,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The master side of Salt's ZeroMQ transport: a ROUTER on the request port whose requests are handled by a pool of
  * virtual-thread workers, and a PUB on the publish port, both Drover's own ZMTP endpoints with bounded input
- * ({@link Limits}). One publisher thread owns the publish serial: it numbers, encrypts, signs and sends each publish
+ * ({@link Limits}), also per source address: connections on each port, and sign-ins a minute, which past the limit
+ * are answered without RSA work ({@link AddressLimits}). One publisher thread owns the publish serial: it numbers, encrypts, signs and sends each publish
  * in the order they were queued, so an agent never sees serials out of order. A watchdog checks every second that
  * both socket loops and the publisher are alive; a dead one is rebuilt on the same port (agents reconnect by
  * themselves) and {@link MasterHandler#onTransportRestart} is told.
@@ -57,16 +63,18 @@ public final class SaltMaster implements AutoCloseable {
      * What a peer may cost. {@code maxRequestBytes}: the largest request (a job return is the largest a minion
      * sends); {@code maxConnections}: per port; {@code receiveBudgetBytes}: requests still arriving on all
      * connections together; {@code maxQueuedBytes}: bytes waiting to be written to one connection before further
-     * messages to it are dropped.
+     * messages to it are dropped; {@code perAddress}: connections on each port and sign-ins a minute from one source
+     * address.
      */
-    public record Limits(int maxRequestBytes, int maxConnections, long receiveBudgetBytes, int maxQueuedBytes) {
+    public record Limits(int maxRequestBytes, int maxConnections, long receiveBudgetBytes, int maxQueuedBytes,
+                         AddressLimits perAddress) {
         /** Subscriptions a minion needs: its topic and "broadcast" (Drover), or "" (a salt-minion); room to spare. */
         static final int MAX_SUBSCRIPTIONS = 8;
         /** A topic is 40 hex digits or "broadcast". */
         static final int MAX_SUBSCRIPTION_BYTES = 64;
 
         public static Limits defaults() {
-            return new Limits(16 << 20, 50_000, 512L << 20, 16 << 20);
+            return new Limits(16 << 20, 50_000, 512L << 20, 16 << 20, AddressLimits.defaults());
         }
 
         ZmtpLimits router() {
@@ -87,6 +95,10 @@ public final class SaltMaster implements AutoCloseable {
     private final ZmtpStats requestStats = new ZmtpStats("salt request port");
     private final ZmtpStats publishStats = new ZmtpStats("salt publish port");
     private final ReceiveBudget requestBudget;
+    private final ConnectionsPerAddress requestConnections;
+    private final ConnectionsPerAddress publishConnections;
+    private final SignInsPerAddress signIns;
+    private final AtomicLong signInsRefused = new AtomicLong();
     private final ExecutorService workers = Executors.newVirtualThreadPerTaskExecutor();
     private final Semaphore workerSlots = new Semaphore(MAX_WORKERS);
     private final PublishQueue publishes;
@@ -149,6 +161,9 @@ public final class SaltMaster implements AutoCloseable {
         this.limits = limits;
         this.publishMode = publishMode;
         this.requestBudget = new ReceiveBudget(limits.receiveBudgetBytes());
+        this.requestConnections = new ConnectionsPerAddress(limits.perAddress());
+        this.publishConnections = new ConnectionsPerAddress(limits.perAddress());
+        this.signIns = new SignInsPerAddress(limits.perAddress(), Clock.systemUTC());
         this.publishPort = startPublisher(publishPort);
         try {
             this.requestPort = startRouter(requestPort);
@@ -164,7 +179,8 @@ public final class SaltMaster implements AutoCloseable {
     private int startPublisher(int port) {
         ZmtpLoop loop = new ZmtpLoop("salt-publish-io");
         try {
-            pub = new ZmtpPublisher(loop, host, port, limits.publisher(), limits.maxConnections(), publishStats);
+            pub = new ZmtpPublisher(loop, host, port, limits.publisher(), limits.maxConnections(), publishConnections,
+                    publishStats);
         } catch (RuntimeException e) {
             loop.close();
             throw e;
@@ -176,8 +192,8 @@ public final class SaltMaster implements AutoCloseable {
     private int startRouter(int port) {
         ZmtpLoop loop = new ZmtpLoop("salt-request-io");
         try {
-            router = new ZmtpRouter(loop, host, port, limits.router(), limits.maxConnections(), requestBudget, requestStats,
-                    this::onRequest);
+            router = new ZmtpRouter(loop, host, port, limits.router(), limits.maxConnections(), requestConnections,
+                    requestBudget, requestStats, this::onRequest);
         } catch (RuntimeException e) {
             loop.close();
             throw e;
@@ -256,6 +272,14 @@ public final class SaltMaster implements AutoCloseable {
     /** Requests refused since start for {@code reason} (claimed another id, unsigned, ...). */
     public long refusedRequests(RequestRefusal reason) {
         return refusals.get(reason).get();
+    }
+
+    /**
+     * Sign-ins answered without RSA work since start because their source address was over its limit this minute
+     * ({@link AddressLimits#signInsPerMinute()}).
+     */
+    public long refusedSignIns() {
+        return signInsRefused.get();
     }
 
     private void publishLoop() {
@@ -376,7 +400,7 @@ public final class SaltMaster implements AutoCloseable {
     }
 
     /** Request loop thread: hands a request to a worker; the reply goes back through the router from there. */
-    private void onRequest(long peer, List<byte[]> frames) {
+    private void onRequest(long peer, InetAddress source, List<byte[]> frames) {
         if (frames.size() != 2 || frames.get(0).length != 0) {
             log.debug("dropped a request with {} frames", frames.size());
             return;
@@ -389,7 +413,7 @@ public final class SaltMaster implements AutoCloseable {
         ZmtpRouter replyVia = router;
         workers.execute(() -> {
             try {
-                replyVia.send(peer, EMPTY, handle(payload));
+                replyVia.send(peer, EMPTY, handle(payload, source));
             } finally {
                 workerSlots.release();
             }
@@ -459,15 +483,20 @@ public final class SaltMaster implements AutoCloseable {
         });
     }
 
-    /** One request in, one reply out. Never throws: anything malformed gets Salt's "bad load". */
+    /** For tests: a request from loopback. */
     byte[] handle(byte[] payload) {
+        return handle(payload, InetAddress.getLoopbackAddress());
+    }
+
+    /** One request from {@code source} in, one reply out. Never throws: anything malformed gets Salt's "bad load". */
+    byte[] handle(byte[] payload, InetAddress source) {
         try {
             Map<?, ?> envelope = Messages.map(SaltPack.unpack(payload), "request");
             Object enc = envelope.get("enc");
             if ("clear".equals(enc)) {
                 Map<?, ?> load = Messages.map(envelope.get("load"), "load");
                 if ("_auth".equals(load.get("cmd"))) {
-                    return SaltPack.pack(auth(load));
+                    return signIns.tryAcquire(source) ? SaltPack.pack(auth(load)) : signInLimited(source);
                 }
                 peerWarnings.warn("clear", "refused a clear command other than _auth: jobs are published only by the server");
                 return SaltPack.pack("clear commands are not accepted");
@@ -486,6 +515,18 @@ public final class SaltMaster implements AutoCloseable {
             peerWarnings.warn("failed", "a request failed", e);
             return SaltPack.pack("bad load");
         }
+    }
+
+    /**
+     * The answer to a sign-in over its address's limit: a plain string, neither signed nor stored. A salt-minion
+     * takes an answer that is no map as a failed sign-in ("Sign-in attempt failed: …") and tries again after its
+     * acceptance wait, longer each time; a Drover agent likewise.
+     */
+    private byte[] signInLimited(InetAddress source) {
+        signInsRefused.incrementAndGet();
+        peerWarnings.warn("sign-in-limit", "refused a sign-in from {}: over {} this minute from that address "
+                + "(salt-sign-ins-per-address-per-minute); answered without RSA work", source.getHostAddress(), signIns.limit());
+        return SaltPack.pack(Messages.SIGN_IN_LIMITED);
     }
 
     /** A request under the shared key: a salt-minion's (a Drover agent uses its own key). */

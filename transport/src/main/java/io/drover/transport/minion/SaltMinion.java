@@ -280,6 +280,11 @@ public final class SaltMinion implements AutoCloseable {
             log.info("{}: master {} did not answer the sign-in", config.id(), master());
             return State.UNREACHABLE;
         }
+        if (reply instanceof String refused) {
+            // e.g. too many sign-ins from this address: wait (longer each time) and try again
+            log.warn("{}: master {} refused the sign-in: {}", config.id(), master(), RateLimitedLog.shown(refused, 200));
+            return State.CONNECTING;
+        }
         try {
             Map<?, ?> outer = Messages.map(reply, "sign-in reply");
             byte[] packed = SaltPack.bytes(outer.get("load"));

@@ -39,6 +39,12 @@ public final class Messages {
      */
     public static final String AGENT_ENC = "drover";
 
+    /**
+     * The master's answer to a sign-in from an address over its limit for the minute: a plain string, which a
+     * salt-minion logs ("Sign-in attempt failed: …") before it tries again after its acceptance wait.
+     */
+    public static final String SIGN_IN_LIMITED = "too many sign-ins from this address; try again later";
+
     public static final int VERSION = 2;
     private static final Pattern VALID_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._@-]{0,254}");
 

@@ -1,6 +1,7 @@
 package io.drover.transport.zmtp;
 
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
@@ -59,10 +60,18 @@ public final class ZmtpConnection implements ZmtpDecoder.Sink, ZmtpLoop.Selectab
     /** Loop thread only. */
     private SelectionKey key;
     private volatile Object attachment;
+    /** The peer's address, for an accepted connection; null for one this side dialled. */
+    private final InetAddress source;
 
     ZmtpConnection(ZmtpLoop loop, SocketChannel channel, String socketType, ZmtpLimits limits, ReceiveBudget budget,
                    ZmtpStats stats, Handler handler) {
+        this(loop, channel, null, socketType, limits, budget, stats, handler);
+    }
+
+    ZmtpConnection(ZmtpLoop loop, SocketChannel channel, InetAddress source, String socketType, ZmtpLimits limits,
+                   ReceiveBudget budget, ZmtpStats stats, Handler handler) {
         this.loop = loop;
+        this.source = source;
         this.channel = channel;
         this.socketType = socketType;
         this.handler = handler;
@@ -293,6 +302,11 @@ public final class ZmtpConnection implements ZmtpDecoder.Sink, ZmtpLoop.Selectab
         message[0] = (byte) subscribe;
         System.arraycopy(body, nameLength, message, 1, body.length - nameLength);
         handler.onMessage(this, List.of(message));
+    }
+
+    /** The address an accepted connection comes from (kept after it closes); null for a dialled one. */
+    public InetAddress source() {
+        return source;
     }
 
     /** The peer's address, for logs; null once closed. */

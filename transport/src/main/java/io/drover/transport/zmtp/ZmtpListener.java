@@ -2,7 +2,9 @@ package io.drover.transport.zmtp;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import io.drover.transport.admission.ConnectionsPerAddress;
 import java.net.BindException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
@@ -12,8 +14,9 @@ import java.nio.channels.SocketChannel;
 import jdk.net.ExtendedSocketOptions;
 
 /**
- * A listening port on a {@link ZmtpLoop}: accepts connections up to a maximum (beyond it a new connection is closed
- * at once and counted as refused) and gives each to the owner's handler. When accepting fails (out of file descriptors, say), the
+ * A listening port on a {@link ZmtpLoop}: accepts connections up to a maximum, and from each source address up to
+ * its own limit (beyond either a new connection is closed at once, before anything is allocated for it, and counted
+ * as refused) and gives each to the owner's handler. When accepting fails (out of file descriptors, say), the
  * listener stops accepting for a moment instead of spinning. Accepted sockets use TCP keep-alive probes after a
  * minute of silence, so that half-open connections of vanished hosts are found and closed.
  */
@@ -28,6 +31,9 @@ public final class ZmtpListener implements ZmtpLoop.Selectable {
     private final ReceiveBudget budget;
     private final ZmtpStats stats;
     private final ZmtpConnection.Handler handler;
+    private final ConnectionsPerAddress perAddress;
+    /** The owner's handler, and the per-address count released when a connection closes. */
+    private final ZmtpConnection.Handler releasing;
     private final int port;
     private SelectionKey key;
     private long pausedUntil;
@@ -39,8 +45,21 @@ public final class ZmtpListener implements ZmtpLoop.Selectable {
      * @throws PortInUseException when the port is taken
      */
     public ZmtpListener(ZmtpLoop loop, String host, int port, String socketType, ZmtpLimits limits, int maxConnections,
-                        ReceiveBudget budget, ZmtpStats stats, ZmtpConnection.Handler handler) {
+                        ConnectionsPerAddress perAddress, ReceiveBudget budget, ZmtpStats stats, ZmtpConnection.Handler handler) {
         this.loop = loop;
+        this.perAddress = perAddress;
+        this.releasing = new ZmtpConnection.Handler() {
+            @Override
+            public void onMessage(ZmtpConnection connection, java.util.List<byte[]> frames) throws ZmtpException {
+                handler.onMessage(connection, frames);
+            }
+
+            @Override
+            public void onClosed(ZmtpConnection connection) {
+                perAddress.release(connection.source());
+                handler.onClosed(connection);
+            }
+        };
         this.socketType = socketType;
         this.limits = limits;
         this.maxConnections = maxConnections;
@@ -100,6 +119,16 @@ public final class ZmtpListener implements ZmtpLoop.Selectable {
                 closeQuietly(channel);
                 continue;
             }
+            InetAddress source = sourceOf(channel);
+            if (source == null) {
+                closeQuietly(channel); // (reset before it could be looked at)
+                continue;
+            }
+            if (!perAddress.admit(source)) {
+                stats.refusedFromAddress(source, perAddress.limit());
+                closeQuietly(channel);
+                continue;
+            }
             try {
                 channel.setOption(StandardSocketOptions.SO_KEEPALIVE, true);
                 if (channel.supportedOptions().contains(ExtendedSocketOptions.TCP_KEEPIDLE)) {
@@ -108,11 +137,12 @@ public final class ZmtpListener implements ZmtpLoop.Selectable {
                     channel.setOption(ExtendedSocketOptions.TCP_KEEPCOUNT, 3);
                 }
             } catch (IOException e) {
+                perAddress.release(source);
                 closeQuietly(channel);
                 continue;
             }
             stats.opened();
-            ZmtpConnection connection = new ZmtpConnection(loop, channel, socketType, limits, budget, stats, handler);
+            ZmtpConnection connection = new ZmtpConnection(loop, channel, source, socketType, limits, budget, stats, releasing);
             handler.onOpened(connection);
             loop.adopt(connection);
         }
@@ -131,6 +161,14 @@ public final class ZmtpListener implements ZmtpLoop.Selectable {
         if (paused && now - pausedUntil > 0 && key != null && key.isValid()) {
             paused = false;
             key.interestOps(SelectionKey.OP_ACCEPT);
+        }
+    }
+
+    private static InetAddress sourceOf(SocketChannel channel) {
+        try {
+            return channel.getRemoteAddress() instanceof InetSocketAddress a ? a.getAddress() : null;
+        } catch (IOException e) {
+            return null;
         }
     }
 

@@ -1,5 +1,6 @@
 package io.drover.transport.zmtp;
 
+import io.drover.transport.admission.ConnectionsPerAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Collections;
@@ -23,9 +24,10 @@ public final class ZmtpPublisher implements ZmtpConnection.Handler, AutoCloseabl
     private final ZmtpLimits limits;
     private final ZmtpListener listener;
 
-    public ZmtpPublisher(ZmtpLoop loop, String host, int port, ZmtpLimits limits, int maxConnections, ZmtpStats stats) {
+    public ZmtpPublisher(ZmtpLoop loop, String host, int port, ZmtpLimits limits, int maxConnections,
+                         ConnectionsPerAddress perAddress, ZmtpStats stats) {
         this.limits = limits;
-        this.listener = new ZmtpListener(loop, host, port, "PUB", limits, maxConnections,
+        this.listener = new ZmtpListener(loop, host, port, "PUB", limits, maxConnections, perAddress,
                 new ReceiveBudget(64L * maxConnections * ZmtpLimits.MAX_COMMAND_BYTES), stats, this);
     }
 

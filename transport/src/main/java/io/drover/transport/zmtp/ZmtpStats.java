@@ -1,6 +1,7 @@
 package io.drover.transport.zmtp;
 
 import io.drover.transport.logging.RateLimitedLog;
+import java.net.InetAddress;
 import java.nio.channels.SocketChannel;
 import java.util.List;
 import java.util.Map;
@@ -12,7 +13,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What one endpoint has seen: connections open and refused, connections closed for breaking the protocol or a
+ * What one endpoint has seen: connections open and refused (over the port's cap, or over the per-address limit),
+ * connections closed for breaking the protocol or a
  * limit (by kind), messages dropped at a full queue. Protocol errors are logged at most once per kind every ten
  * seconds, with the count of those not logged, so that a flood of bad frames cannot flood the log.
  */
@@ -27,6 +29,7 @@ public final class ZmtpStats {
     private final AtomicLong open = new AtomicLong();
     private final LongAdder accepted = new LongAdder();
     private final LongAdder refused = new LongAdder();
+    private final LongAdder refusedFromAddress = new LongAdder();
     private final LongAdder dropped = new LongAdder();
     private final Map<String, LongAdder> errors = new ConcurrentHashMap<>();
     private final RateLimitedLog warnings = new RateLimitedLog(log);
@@ -51,6 +54,12 @@ public final class ZmtpStats {
     void refused(String why) {
         refused.increment();
         warnings.warn("refused", "{}: refused a connection: {}", endpoint, why);
+    }
+
+    void refusedFromAddress(InetAddress source, int limit) {
+        refusedFromAddress.increment();
+        warnings.warn("refused-address", "{}: refused a connection from {}: it already holds {} (salt-max-connections-per-address)",
+                endpoint, source.getHostAddress(), limit);
     }
 
     void dropped() {
@@ -78,6 +87,11 @@ public final class ZmtpStats {
 
     public long refusedConnections() {
         return refused.sum();
+    }
+
+    /** Connections closed at accept because their source address already held its limit. */
+    public long refusedFromAddress() {
+        return refusedFromAddress.sum();
     }
 
     public long droppedMessages() {
