@@ -20,8 +20,8 @@ final class StartupFailure {
             if (t instanceof BindException) {
                 return "port " + port + " is in use (another Drover server?); choose another with --port";
             }
-            if (message.contains("file is locked")) {
-                return "the database in " + dataDir + " is in use by another Drover server; stop it or use another --data-dir";
+            if (t instanceof io.drover.server.store.SqliteFile.InUse || t instanceof io.drover.server.store.SqliteFile.StrandedH2) {
+                return message;
             }
             if (message.contains("Connection to") && message.contains("refused")) {
                 return "cannot connect to the database: " + message;

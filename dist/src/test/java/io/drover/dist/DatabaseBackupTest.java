@@ -83,4 +83,17 @@ class DatabaseBackupTest {
             assertThat(names).containsAll(beforeBackup);
         }
     }
+
+    @Test
+    void aSecondServerOnTheSameDataDirectoryIsRefusedWithOneLine() throws Exception {
+        Path data = dir.resolve("data");
+        try (TestServer server = TestServer.start(data, Map.of())) {
+            Run second = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(60),
+                    () -> drover("server", "--data-dir", data.toString(), "--port", "0", "--salt-publish-port",
+                            Integer.toString(TestServer.freePort()), "--salt-request-port", Integer.toString(TestServer.freePort())));
+            assertThat(second.exit()).isEqualTo(1);
+            assertThat(second.err()).contains("is in use by another Drover server").doesNotContain("Exception");
+            assertThat(server.get("/readyz", "").status()).isEqualTo(200);
+        }
+    }
 }

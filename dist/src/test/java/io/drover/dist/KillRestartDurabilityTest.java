@@ -96,6 +96,9 @@ class KillRestartDurabilityTest {
                     assertThat(send("POST", port, "/api/v1/businesses", token, "{\"bk_biz_id\": 9, \"bk_biz_name\": \"durable\"}")
                             .statusCode()).isEqualTo(201);
                     agent = startAgent();
+                }
+                if (round % 5 == 0) {
+                    // every fifth round starts once the agent answers again, so that kills also land among its returns
                     await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> answer(port, token) != null);
                 }
                 // Everything acknowledged before this restart is there.
@@ -152,7 +155,7 @@ class KillRestartDurabilityTest {
                 afterKill.run();
             }
             assertThat(acknowledged).as("writes acknowledged over all rounds").hasSizeGreaterThan(rounds * 10);
-            assertThat(answered).as("returns read over all rounds").hasSizeGreaterThan(rounds / 2);
+            assertThat(answered).as("returns read over all rounds").hasSizeGreaterThanOrEqualTo(rounds / 5);
             Process last = start(port, database);
             try {
                 await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> send("GET", port, "/readyz", "", null).statusCode() == 200);
