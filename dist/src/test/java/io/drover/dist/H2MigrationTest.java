@@ -45,8 +45,8 @@ class H2MigrationTest {
             firstJobAt = rs.getObject(2, OffsetDateTime.class);
         }
 
-        assertThatThrownBy(() -> TestServer.start(data, Map.of())).hasRootCauseInstanceOf(SqliteFile.StrandedH2.class)
-                .rootCause().hasMessageContaining("drover db migrate-h2 " + data);
+        assertThatThrownBy(() -> TestServer.start(data, Map.of())).isInstanceOf(SqliteFile.StrandedH2.class)
+                .hasMessageContaining("drover db migrate-h2 " + data);
         assertThat(data.resolve("drover.db")).doesNotExist();
 
         DatabaseBackupTest.Run run = DatabaseBackupTest.drover("db", "migrate-h2", data.toString());
@@ -99,7 +99,7 @@ class H2MigrationTest {
              ZipInputStream zip = new ZipInputStream(in)) {
             for (ZipEntry entry; (entry = zip.getNextEntry()) != null; ) {
                 Path target = data.resolve(entry.getName()).normalize();
-                assertThat(target).startsWith(data);
+                assertThat(target.startsWith(data)).as(entry.getName()).isTrue();
                 if (entry.isDirectory()) {
                     Files.createDirectories(target);
                 } else {

@@ -22,7 +22,7 @@ import java.util.function.Consumer;
 /**
  * Copies the H2 database of an earlier release ({@code drover.mv.db} in a data directory) into a new SQLite
  * {@code drover.db} beside it: every table, in one transaction, with each table's row count checked before the
- * commit. The copy is written as {@code drover.db.partial} and renamed when complete, and the H2 file is then kept as
+ * commit. The copy is written in {@code .migrate-h2/} of the data directory and moved beside the H2 file when complete, and the H2 file is then kept as
  * {@code drover.mv.db.before-sqlite}, so an interrupted copy leaves the directory as it was.
  * <p>
  * The H2 driver is given by the caller: it is not on the server's class path (an H2 JDBC URL can run code), only in
@@ -50,16 +50,20 @@ public final class H2Import {
     public static Copied run(Path dataDir, Driver h2, Consumer<String> progress) {
         Path h2File = dataDir.resolve(SqliteFile.H2_FILE);
         Path target = dataDir.resolve("drover.db");
-        Path partial = dataDir.resolve("drover.db.partial");
+        Path work = dataDir.resolve(".migrate-h2");
+        Path partial = work.resolve("drover.db");
         if (!Files.isRegularFile(h2File)) {
             throw new Refused(dataDir + " holds no H2 database (" + SqliteFile.H2_FILE + ")");
         }
         if (Files.exists(target)) {
             throw new Refused(dataDir + " already holds a SQLite database (drover.db); move it away to copy the H2 one again");
         }
-        deleteIfExists(partial);
-        deleteIfExists(partial.resolveSibling("drover.db.partial-wal"));
-        deleteIfExists(partial.resolveSibling("drover.db.partial-shm"));
+        deleteTree(work);
+        try {
+            Files.createDirectories(work);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create " + work, e);
+        }
         Properties props = new Properties();
         // ACCESS_MODE_DATA=r: the H2 file is read, never written (a server of the earlier release still on it fails the open)
         String url = "jdbc:h2:file:" + dataDir.resolve("drover") + ";MODE=PostgreSQL;DATABASE_TO_LOWER=TRUE;ACCESS_MODE_DATA=r";
@@ -78,15 +82,15 @@ public final class H2Import {
                 copied = copyAll(from, to, progress);
             }
         } catch (SQLException e) {
-            deleteIfExists(partial);
+            deleteTree(work);
             throw new Refused("cannot read the H2 database in " + dataDir + ": " + e.getMessage());
         } catch (RuntimeException e) {
-            deleteIfExists(partial);
+            deleteTree(work);
             throw e;
         }
         try {
             Files.move(partial, target);
-            deleteIfExists(partial.resolveSibling("drover.db.partial.lock"));
+            deleteTree(work);
             Path kept = h2File.resolveSibling(SqliteFile.H2_FILE + KEPT_SUFFIX);
             Files.move(h2File, kept);
             return new Copied(copied, kept);
@@ -210,11 +214,16 @@ public final class H2Import {
         }
     }
 
-    private static void deleteIfExists(Path file) {
-        try {
-            Files.deleteIfExists(file);
+    private static void deleteTree(Path dir) {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (var paths = Files.walk(dir)) {
+            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot delete " + file, e);
+            throw new UncheckedIOException("cannot delete " + dir, e);
         }
     }
 }
