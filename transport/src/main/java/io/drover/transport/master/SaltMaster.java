@@ -389,7 +389,10 @@ public final class SaltMaster implements AutoCloseable {
         ZmtpRouter replyVia = router;
         workers.execute(() -> {
             try {
-                replyVia.send(peer, EMPTY, handle(payload));
+                byte[] reply = handle(payload);
+                if (reply != null) {
+                    replyVia.send(peer, EMPTY, reply);
+                }
             } finally {
                 workerSlots.release();
             }
@@ -459,7 +462,10 @@ public final class SaltMaster implements AutoCloseable {
         });
     }
 
-    /** One request in, one reply out. Never throws: anything malformed gets Salt's "bad load". */
+    /**
+     * One request in, one reply out; null when the handler deferred it ({@link RequestDeferred}): no reply is sent.
+     * Never throws: anything malformed gets Salt's "bad load".
+     */
     byte[] handle(byte[] payload) {
         try {
             Map<?, ?> envelope = Messages.map(SaltPack.unpack(payload), "request");
@@ -482,6 +488,9 @@ public final class SaltMaster implements AutoCloseable {
         } catch (MalformedFrameException | InvalidMessageException e) {
             log.debug("bad request: {}", e.getMessage());
             return SaltPack.pack("bad load");
+        } catch (RequestDeferred e) {
+            peerWarnings.warn("deferred", "a request was not answered, so that the minion sends it again: {}", e.getMessage());
+            return null;
         } catch (RuntimeException e) {
             peerWarnings.warn("failed", "a request failed", e);
             return SaltPack.pack("bad load");
