@@ -95,6 +95,8 @@ class FullDiskTest {
                 consecutiveRefusals++;
             }
             assertThat(acknowledged).as("sets written before the disk was full").hasSizeGreaterThan(10);
+            System.out.printf("full disk: %d sets acknowledged, then %d refused with 503 storage_full; %d bytes free%n",
+                    acknowledged.size(), refused.size(), Files.getFileStore(disk).getUsableSpace());
 
             // /readyz names the full disk; reads still work
             JsonNode ready = ready(fleet);
@@ -113,6 +115,7 @@ class FullDiskTest {
 
             // space returns: the same server takes writes again
             Files.delete(filler);
+            long freed = System.nanoTime();
             await().atMost(Duration.ofSeconds(10)).until(() -> fleet.server.get("/readyz", null).status() == 200);
             assertThat(ready(fleet).path("database").asText()).isEqualTo("ok");
             for (int j = 0; j < 50; j++) {
@@ -126,6 +129,8 @@ class FullDiskTest {
                     .path("returns").path("disk-1").path("ret").asText().equals("stored-after-the-disk-was-full"));
             await().atMost(Duration.ofSeconds(60)).until(() -> second.state() == SaltMinion.State.CONNECTED
                     && fleet.drover("run", "disk-2", "test.ping", "--timeout", "3").exit() == 0);
+            System.out.printf("full disk: space freed; the deferred return stored and the new agent in %d ms%n",
+                    (System.nanoTime() - freed) / 1_000_000);
             assertThat(first.state()).isEqualTo(SaltMinion.State.CONNECTED);
             assertSets(fleet.server, token, acknowledged, refused);
         } finally {
