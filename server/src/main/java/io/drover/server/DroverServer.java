@@ -97,6 +97,7 @@ public final class DroverServer implements AutoCloseable {
     /** The session key shared with the cluster; null on a server alone. */
     private final io.drover.server.cluster.SharedSessionKey sharedKey;
     private final AuditStore audit;
+    private final io.drover.server.ops.Retention retention;
     private final AuthFailures authFailures;
     private final Path adminTokenFile;
     /** Replaces the HTTPS certificate when its files change; null when the API serves plain HTTP. */
@@ -178,6 +179,8 @@ public final class DroverServer implements AutoCloseable {
                 // another server rotated the shared session key
                 bus.subscribeToPeers(e -> e.tag().equals(io.drover.server.cluster.SessionKeyStore.ROTATED), e -> sharedKey.refresh());
             }
+            this.retention = new io.drover.server.ops.Retention(audit, events, jobs, database, new io.drover.server.ops.Retention.Days(
+                    config.auditRetentionDays(), config.eventRetentionDays(), config.jobRetentionDays()));
             new JobRoutes(keys, jobs, agents::businesses).register(api);
             ExecutionPlans plans = new ExecutionPlans(database.jdbi(), jobs, agents::businesses, clock);
             new PlanRoutes(plans).register(api);
@@ -411,34 +414,7 @@ public final class DroverServer implements AutoCloseable {
             return;
         }
         jobs.forgetStaleJobs();
-        try {
-            int pruned = audit.prune(config.auditRetentionDays());
-            if (pruned > 0) {
-                log.info("pruned {} audit entries older than {} days", pruned, config.auditRetentionDays());
-            }
-        } catch (RuntimeException e) {
-            log.warn("audit pruning failed", e);
-        }
-        try {
-            int pruned = events.prune(config.eventRetentionDays());
-            if (pruned > 0) {
-                log.info("pruned {} event(s) older than {} days", pruned, config.eventRetentionDays());
-            }
-        } catch (RuntimeException e) {
-            log.warn("event pruning failed", e);
-        }
-        try {
-            int pruned = jobs.prune(config.jobRetentionDays());
-            if (pruned > 0) {
-                log.info("pruned {} job(s) older than {} days with their returns", pruned, config.jobRetentionDays());
-            }
-            long freed = database.reclaimFreePages();
-            if (freed > 0) {
-                log.info("gave {} free database page(s) back to the file system", freed);
-            }
-        } catch (RuntimeException e) {
-            log.warn("job pruning failed", e);
-        }
+        retention.run();
     }
 
     public String url() {

@@ -161,8 +161,16 @@ public final class EventStore {
             }
             bus.publishAll(batch);
             List<Long> ids = batch.stream().map(Event::id).toList();
-            jdbi.useHandle(h -> h.createUpdate("UPDATE event_outbox SET published = TRUE WHERE id IN (<ids>)")
-                    .bindList("ids", ids).execute());
+            try {
+                jdbi.useHandle(h -> h.createUpdate("UPDATE event_outbox SET published = TRUE WHERE id IN (<ids>)")
+                        .bindList("ids", ids).execute());
+            } catch (RuntimeException e) {
+                // The write that appended these events committed; its caller must not be told otherwise (a full disk
+                // fails this mark). They stay unpublished and are delivered again by the next call: at least once.
+                org.slf4j.LoggerFactory.getLogger(EventStore.class).warn("events {}..{} were published but could not be"
+                        + " marked so; they will be published again: {}", ids.getFirst(), ids.getLast(), e.getMessage());
+                return published + batch.size();
+            }
             published += batch.size();
         }
     }

@@ -293,7 +293,12 @@ public final class HttpApi {
             try {
                 audit.record(actor, ctx.method().name(), ctx.path(), status, detail);
             } catch (RuntimeException e) {
-                log.error("cannot write the audit entry for {} {}", ctx.method(), ctx.path(), e);
+                if (io.drover.server.store.Sql.isDiskFull(e)) {
+                    log.error("cannot write the audit entry for {} {} by {} (status {}): the database's disk is full",
+                            ctx.method(), ctx.path(), actor, status);
+                } else {
+                    log.error("cannot write the audit entry for {} {}", ctx.method(), ctx.path(), e);
+                }
             }
         }
     }

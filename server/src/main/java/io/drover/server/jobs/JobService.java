@@ -302,10 +302,13 @@ public final class JobService implements AutoCloseable {
      * Stores a return once (a second return for the same job and minion, or one from a minion the job did not
      * target, is acknowledged and ignored) and answers
      * only after it is committed. Returns arriving together are written in one transaction (group commit): a
-     * thousand agents answering at once cost a few transactions, not a thousand.
+     * thousand agents answering at once cost a few transactions, not a thousand. False for a load without a job id.
+     *
+     * @throws NotStored when the return could not be stored in time (the database failed, or its disk is full): the
+     *                   agent must send it again, and must not be told it was taken
      */
-    public Object onReturn(String minionId, Map<?, ?> load) {
-        if (!(load.get("jid") instanceof String)) {
+    public boolean onReturn(String minionId, Map<?, ?> load) {
+        if (!(load.get("jid") instanceof String jid)) {
             return false;
         }
         PendingReturn pending = new PendingReturn(minionId, load, new CompletableFuture<>());
@@ -314,9 +317,18 @@ public final class JobService implements AutoCloseable {
             return pending.stored().get(30, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return false;
-        } catch (ExecutionException | TimeoutException e) {
-            return false;
+            throw new NotStored(jid, minionId, e);
+        } catch (ExecutionException e) {
+            throw new NotStored(jid, minionId, e.getCause());
+        } catch (TimeoutException e) {
+            throw new NotStored(jid, minionId, e);
+        }
+    }
+
+    /** A return that was not stored; sent again, it is stored once. */
+    public static final class NotStored extends RuntimeException {
+        NotStored(String jid, String minionId, Throwable cause) {
+            super("the return of job " + jid + " from " + minionId + " was not stored: " + cause, cause);
         }
     }
 
@@ -354,7 +366,11 @@ public final class JobService implements AutoCloseable {
                 batch.forEach(p -> answered((String) p.load().get("jid"), p.minionId()));
                 events.publishCommitted(fired);
             } catch (RuntimeException e) {
-                log.warn("storing {} return(s) failed", batch.size(), e);
+                if (Sql.isDiskFull(e)) {
+                    log.warn("storing {} return(s) failed: the database's disk is full; the agents send them again", batch.size());
+                } else {
+                    log.warn("storing {} return(s) failed", batch.size(), e);
+                }
                 otherJobs.clear();
                 batch.forEach(p -> p.stored().completeExceptionally(e));
             }

@@ -9,6 +9,8 @@ import io.drover.server.plans.ExecutionPlans;
 import io.drover.transport.master.AgentMode;
 import io.drover.transport.master.KeyDecision;
 import io.drover.transport.master.MasterHandler;
+import io.drover.transport.master.RequestDeferred;
+import io.drover.server.store.Sql;
 import io.drover.transport.logging.RateLimitedLog;
 import io.drover.transport.protocol.Messages;
 import java.util.LinkedHashMap;
@@ -64,7 +66,22 @@ public final class SaltBridge implements MasterHandler {
             refusals.warn("plain-enroll", "agent {} sent its enrollment token in clear; it is ignored (the agent is"
                     + " older than the server, or allow-plain-enrollment-tokens is off)", RateLimitedLog.shown(id, 80));
         }
-        return keys.decide(id, publicKeyPem, token);
+        return deferredOnFullDisk(() -> keys.decide(id, publicKeyPem, token));
+    }
+
+    /**
+     * Runs what a request asks of the database; when the disk is full the request is left unanswered
+     * ({@link RequestDeferred}) so that the agent sends it again, instead of being told "bad load" and signing in anew.
+     */
+    private static <T> T deferredOnFullDisk(java.util.function.Supplier<T> call) {
+        try {
+            return call.get();
+        } catch (RuntimeException e) {
+            if (Sql.isDiskFull(e)) {
+                throw new RequestDeferred("the database's disk is full", e);
+            }
+            throw e;
+        }
     }
 
     /** The enrollment token a sign-in presents: the sealed one the master opened, or one in clear if allowed; or null. */
@@ -85,7 +102,10 @@ public final class SaltBridge implements MasterHandler {
 
     @Override
     public void onMode(String id, AgentMode mode) {
-        keys.recordMode(id, mode);
+        deferredOnFullDisk(() -> {
+            keys.recordMode(id, mode);
+            return null;
+        });
     }
 
     @Override
@@ -101,7 +121,11 @@ public final class SaltBridge implements MasterHandler {
     @Override
     public Object onReturn(String id, Map<?, ?> load) {
         agents.seen(id);
-        return jobs.onReturn(id, load);
+        try {
+            return jobs.onReturn(id, load);
+        } catch (JobService.NotStored e) {
+            throw new RequestDeferred(e.getMessage(), e);
+        }
     }
 
     /**
@@ -111,6 +135,10 @@ public final class SaltBridge implements MasterHandler {
      */
     @Override
     public Object onEvent(String id, Map<?, ?> load) {
+        return deferredOnFullDisk(() -> event(id, load));
+    }
+
+    private Object event(String id, Map<?, ?> load) {
         String tag = load.get("tag") instanceof String t ? t : null;
         AgentEventTags.Verdict verdict = AgentEventTags.classify(id, tag);
         if (!verdict.allowed()) {
@@ -156,6 +184,10 @@ public final class SaltBridge implements MasterHandler {
     /** A salt-minion asks for its pillar at start with its grains: they are kept for targeting. */
     @Override
     public Map<String, Object> onPillar(String id, Map<?, ?> load) {
+        return deferredOnFullDisk(() -> pillar(id, load));
+    }
+
+    private Map<String, Object> pillar(String id, Map<?, ?> load) {
         if (load.get("grains") instanceof Map<?, ?> grains) {
             agents.heartbeat(id, Map.of("grains", grains));
         } else {

@@ -40,14 +40,21 @@ public final class OpsRoutes {
         api.add(new Route(HandlerType.GET, "/healthz", null, Scope.NONE, "Liveness: the process answers", null, Route.Shape.ONE,
                 null, 200, ctx -> ctx.json(Map.of("status", "ok"))));
         api.add(new Route(HandlerType.GET, "/readyz", null, Scope.NONE,
-                "Readiness: the database answers and the agent transport serves its ports (503 naming what is not ready)",
+                "Readiness: the database answers and can write, and the agent transport serves its ports (503 naming what"
+                        + " is not ready: database unreachable, database disk full, agent transport down)",
                 null, Route.Shape.ONE, null, 200, ctx -> {
-                    boolean database = this.database.isReachable();
+                    String database = !this.database.isReachable() ? "unreachable" : this.database.diskFull() ? "disk full" : "ok";
                     boolean transport = transportReady.getAsBoolean();
-                    String status = database && transport ? "ready"
-                            : !database ? "database unreachable" : "agent transport down";
-                    ctx.status(database && transport ? 200 : 503).json(Map.of("status", status,
-                            "database", database ? "ok" : "unreachable", "transport", transport ? "ok" : "down"));
+                    boolean ready = database.equals("ok") && transport;
+                    Map<String, Object> body = new java.util.LinkedHashMap<>();
+                    body.put("status", ready ? "ready" : !database.equals("ok") ? "database " + database : "agent transport down");
+                    body.put("database", database);
+                    body.put("transport", transport ? "ok" : "down");
+                    long free = this.database.diskFreeBytes();
+                    if (free >= 0) {
+                        body.put("disk_free_bytes", free);
+                    }
+                    ctx.status(ready ? 200 : 503).json(body);
                 }));
         api.add(new Route(HandlerType.GET, "/metrics", null, Scope.NONE, "Prometheus metrics", null, Route.Shape.TEXT, null, 200,
                 ctx -> {

@@ -2,6 +2,9 @@ package io.drover.server.store;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -19,13 +22,22 @@ public final class Database implements AutoCloseable {
     private final HikariDataSource dataSource;
     private final Jdbi jdbi;
     private final Dialect dialect;
+    /**
+     * Below this much free space on the SQLite file's file system the database is reported full: an ordinary write
+     * may fail there, since the WAL grows to about 4 MiB (1,000 pages) before it is copied into the database file.
+     */
+    public static final long DISK_FULL_BELOW_BYTES = 4L << 20;
+
     /** The claim on the SQLite file; null on PostgreSQL. */
     private final SqliteFile claimed;
+    /** The SQLite file; null on PostgreSQL. */
+    private final Path file;
 
-    private Database(HikariDataSource dataSource, Dialect dialect, SqliteFile claimed) {
+    private Database(HikariDataSource dataSource, Dialect dialect, SqliteFile claimed, Path file) {
         this.dataSource = dataSource;
         this.dialect = dialect;
         this.claimed = claimed;
+        this.file = file;
         this.jdbi = Jdbi.create(dataSource);
         if (dialect == Dialect.SQLITE) {
             jdbi.registerArgument(new SqlTime.AsText());
@@ -91,7 +103,7 @@ public final class Database implements AutoCloseable {
             release(claimed);
             throw e;
         }
-        return new Database(dataSource, dialect, claimed);
+        return new Database(dataSource, dialect, claimed, dialect == Dialect.SQLITE ? SqliteFile.of(url) : null);
     }
 
     /**
@@ -154,6 +166,27 @@ public final class Database implements AutoCloseable {
         } catch (SQLException e) {
             return false;
         }
+    }
+
+    /**
+     * The bytes free for this process on the file system of the SQLite file; -1 on PostgreSQL (whose disk is the
+     * database server's) or when it cannot be read.
+     */
+    public long diskFreeBytes() {
+        if (file == null) {
+            return -1;
+        }
+        try {
+            return Files.getFileStore(file.getParent()).getUsableSpace();
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+
+    /** True when the SQLite file's file system has less than {@link #DISK_FULL_BELOW_BYTES} free. */
+    public boolean diskFull() {
+        long free = diskFreeBytes();
+        return free >= 0 && free < DISK_FULL_BELOW_BYTES;
     }
 
     @Override

@@ -413,7 +413,10 @@ public final class SaltMaster implements AutoCloseable {
         ZmtpRouter replyVia = router;
         workers.execute(() -> {
             try {
-                replyVia.send(peer, EMPTY, handle(payload, source));
+                byte[] reply = handle(payload, source);
+                if (reply != null) {
+                    replyVia.send(peer, EMPTY, reply);
+                }
             } finally {
                 workerSlots.release();
             }
@@ -488,7 +491,10 @@ public final class SaltMaster implements AutoCloseable {
         return handle(payload, InetAddress.getLoopbackAddress());
     }
 
-    /** One request from {@code source} in, one reply out. Never throws: anything malformed gets Salt's "bad load". */
+    /**
+     * One request from {@code source} in, one reply out; null when the handler deferred it ({@link RequestDeferred}): no
+     * reply is sent. Never throws: anything malformed gets Salt's "bad load".
+     */
     byte[] handle(byte[] payload, InetAddress source) {
         try {
             Map<?, ?> envelope = Messages.map(SaltPack.unpack(payload), "request");
@@ -511,6 +517,9 @@ public final class SaltMaster implements AutoCloseable {
         } catch (MalformedFrameException | InvalidMessageException e) {
             log.debug("bad request: {}", e.getMessage());
             return SaltPack.pack("bad load");
+        } catch (RequestDeferred e) {
+            peerWarnings.warn("deferred", "a request was not answered, so that the minion sends it again: {}", e.getMessage());
+            return null;
         } catch (RuntimeException e) {
             peerWarnings.warn("failed", "a request failed", e);
             return SaltPack.pack("bad load");
