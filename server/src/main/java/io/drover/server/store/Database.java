@@ -41,6 +41,9 @@ public final class Database implements AutoCloseable {
         this.jdbi = Jdbi.create(dataSource);
         if (dialect == Dialect.SQLITE) {
             jdbi.registerArgument(new SqlTime.AsText());
+            SqliteWriteLock writes = new SqliteWriteLock(SQLITE_BUSY_TIMEOUT_MILLIS);
+            jdbi.setTransactionHandler(writes.transactions(jdbi.getTransactionHandler()));
+            jdbi.getConfig(org.jdbi.v3.core.statement.SqlStatements.class).addCustomizer(writes.statements());
         }
     }
 
