@@ -156,6 +156,7 @@ class KillRestartDurabilityTest {
             }
             assertThat(acknowledged).as("writes acknowledged over all rounds").hasSizeGreaterThan(rounds * 10);
             assertThat(answered).as("returns read over all rounds").hasSizeGreaterThanOrEqualTo(rounds / 5);
+            System.out.printf("%d kills: %d sets acknowledged, %d returns read, none lost%n", rounds, acknowledged.size(), answered.size());
             Process last = start(port, database);
             try {
                 await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> send("GET", port, "/readyz", "", null).statusCode() == 200);
