@@ -240,8 +240,10 @@ public final class InventoryRepository {
         // Unpaged: let the database stream rows in index order and sort here; an ORDER BY makes H2 materialize
         // and sort every row of a large business first.
         // A fetch size lets PostgreSQL stream the rows (inside a transaction) while they are turned into hosts.
-        List<Host> hosts = new ArrayList<>(bindHostFilter(h.createQuery("SELECT " + HOST_COLUMNS + hostSource(filter) + whereSql), filter)
-                .setFetchSize(2_000).map((rs, ctx) -> host(rs)).list());
+        boolean sqlite = io.drover.server.store.Dialect.of(h) == io.drover.server.store.Dialect.SQLITE;
+        String columns = sqlite ? SqliteHostRows.COLUMNS : HOST_COLUMNS;
+        List<Host> hosts = new ArrayList<>(bindHostFilter(h.createQuery("SELECT " + columns + hostSource(filter) + whereSql), filter)
+                .setFetchSize(2_000).map((rs, ctx) -> sqlite ? SqliteHostRows.host(rs) : host(rs)).list());
         hosts.sort(java.util.Comparator.comparingLong(Host::bkHostId));
         return hosts;
     }

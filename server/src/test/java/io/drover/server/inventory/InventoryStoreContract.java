@@ -128,6 +128,27 @@ abstract class InventoryStoreContract {
     }
 
     @Test
+    void everyHostUnderANodeComesBackExactlyWhateverItsTextHolds() {
+        inventory.importDocument(ADMIN, demo());
+        // what a listing must not confuse: the separators of SQLite's packed rows, control characters, emoji, NUL in
+        // attributes, missing values
+        Host odd = new Host(9L, 2L, "10.0.0.9", 0L, "a\u0001b,1:2\u001f😀", null, "x86_64", List.of(20L, 22L),
+                Map.of("k", "v:,\u0000", "emoji", "😀"));
+        inventory.createHost(ADMIN, odd);
+        List<Host> listed = db.jdbi().inTransaction(h -> new InventoryRepository().allHosts(h, TopoFilter.module(20)));
+        assertThat(listed).extracting(Host::bkHostId).containsExactly(1L, 2L, 9L);
+        Host back = listed.get(2);
+        assertThat(back.bkHostName()).isEqualTo("a\u0001b,1:2\u001f😀");
+        assertThat(back.osType()).isNull();
+        assertThat(back.cpuArch()).isEqualTo("x86_64");
+        assertThat(back.bkHostInnerip()).isEqualTo("10.0.0.9");
+        assertThat(back.bkModuleIds()).containsExactly(20L, 22L);
+        assertThat(back.attributes()).containsEntry("k", "v:,\u0000").containsEntry("emoji", "😀");
+        assertThat(listed.get(0).bkHostName()).isEqualTo("host-1");
+        assertThat(listed.get(0).osType()).isEqualTo("linux");
+    }
+
+    @Test
     void listsHostsUnderEveryKindOfNodeInIdOrderWithPlacements() {
         inventory.importDocument(ADMIN, demo());
         assertThat(inventory.hosts(ADMIN, null, null, 20L, null, 0, 100).items()).extracting(Host::bkHostId).containsExactly(1L, 2L);
