@@ -63,6 +63,7 @@ class DatabaseBackupTest {
             writer.join();
             assertThat(run.exit()).as(run.err()).isZero();
             assertThat(run.out()).contains("integrity ok");
+            assertThat(java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(backup))).isEqualTo("rw-------");
 
             Run again = drover("db", "backup", backup.toString(), "--data-dir", data.toString());
             assertThat(again.exit()).isEqualTo(1);

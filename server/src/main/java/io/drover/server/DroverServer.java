@@ -522,9 +522,15 @@ public final class DroverServer implements AutoCloseable {
         log.info("drover server stopped");
     }
 
+    /** A new data directory is the server user's alone (0700): the database in it holds the inventory and returns. */
     private static void createDataDir(Path dir) {
         try {
-            Files.createDirectories(dir);
+            if (!Files.exists(dir)) {
+                Files.createDirectories(dir);
+                if (dir.getFileSystem().supportedFileAttributeViews().contains("posix")) {
+                    Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+                }
+            }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create the data directory " + dir, e);
         }

@@ -39,6 +39,14 @@ public final class SqliteBackup {
             vacuum.setString(1, target.toAbsolutePath().toString());
             vacuum.execute();
         }
+        // the backup holds what the database holds: readable by its owner only
+        if (target.getFileSystem().supportedFileAttributeViews().contains("posix")) {
+            try {
+                Files.setPosixFilePermissions(target, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException("cannot restrict " + target + " to its owner", e);
+            }
+        }
         try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + target); Statement s = c.createStatement()) {
             String integrity;
             try (ResultSet rs = s.executeQuery("PRAGMA integrity_check")) {
