@@ -21,7 +21,7 @@ import org.jdbi.v3.core.transaction.TransactionIsolationLevel;
  * within the timeout fails as SQLite's own busy timeout would.
  */
 final class SqliteWriteLock {
-    private final ReentrantLock lock = new ReentrantLock(true);
+    private final ReentrantLock lock = new ReentrantLock();
     private final long timeoutMillis;
 
     SqliteWriteLock(long timeoutMillis) {
