@@ -12,7 +12,7 @@ fi
 rm -f "$dist/lib/server.aot"
 log="$dist/../aot-training.log"
 # the same class path string the launcher gives the server: the cache is valid only for it
-if ! "$java" -XX:AOTCacheOutput="$dist/lib/server.aot" -Xlog:aot=error -Xmx1g -cp "$dist/lib/*" io.drover.dist.AotTraining > "$log" 2>&1; then
+if ! "$java" -XX:AOTCacheOutput="$dist/lib/server.aot" -Xlog:aot=error -Xmx1g --enable-native-access=ALL-UNNAMED -cp "$dist/lib/*" io.drover.dist.AotTraining > "$log" 2>&1; then
   echo "drover: training the server's AOT cache failed (the server starts without one); see $log" >&2
   tail -n 5 "$log" >&2
   rm -f "$dist/lib/server.aot"
