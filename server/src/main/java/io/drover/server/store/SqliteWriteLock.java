@@ -16,8 +16,8 @@ import org.jdbi.v3.core.transaction.TransactionIsolationLevel;
 /**
  * SQLite has one write lock per file, and its connections wait for it by sleeping and trying again: under a burst of
  * writers (a thousand agents signing in at once) some lose every try and fail after the busy timeout while others
- * write. So this process's writers queue here first (a waiting writer is woken when the lock is free, never left to poll): every transaction, and every statement outside
- * a transaction that is not a SELECT. Reads outside transactions never wait (WAL). A writer that cannot have the lock
+ * write. So this process's writers queue here first, where a waiting writer is woken when the lock is free instead of
+ * polling: every transaction, and every statement outside a transaction that is not a SELECT. Reads outside transactions never wait (WAL). A writer that cannot have the lock
  * within the timeout fails as SQLite's own busy timeout would.
  */
 final class SqliteWriteLock {
