@@ -86,6 +86,14 @@ class H2MigrationTest {
         assertThat(none.err()).contains("holds no H2 database");
 
         Path data = unzipFixture();
+        Path hostile = Files.createDirectories(dir.resolve("x;INIT=RUNSCRIPT FROM 'evil.sql'"));
+        Files.copy(data.resolve("drover.mv.db"), hostile.resolve("drover.mv.db"),
+                java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        DatabaseBackupTest.Run injected = DatabaseBackupTest.drover("db", "migrate-h2", hostile.toString());
+        assertThat(injected.exit()).isEqualTo(1);
+        assertThat(injected.err()).contains("holds ';'");
+        assertThat(hostile.resolve("drover.db")).doesNotExist();
+
         Files.writeString(data.resolve("drover.db"), "");
         DatabaseBackupTest.Run both = DatabaseBackupTest.drover("db", "migrate-h2", data.toString());
         assertThat(both.exit()).isEqualTo(1);

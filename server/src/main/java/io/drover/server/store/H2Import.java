@@ -52,6 +52,10 @@ public final class H2Import {
         Path target = dataDir.resolve("drover.db");
         Path work = dataDir.resolve(".migrate-h2");
         Path partial = work.resolve("drover.db");
+        if (dataDir.toString().contains(";")) {
+            // the path goes into H2's URL, where ';' starts a setting (INIT=… runs SQL, and SQL can run code)
+            throw new Refused("the data directory's path holds ';', which H2 would read as a setting: move it first");
+        }
         if (!Files.isRegularFile(h2File)) {
             throw new Refused(dataDir + " holds no H2 database (" + SqliteFile.H2_FILE + ")");
         }
@@ -101,13 +105,8 @@ public final class H2Import {
 
     private static String schemaVersion(Connection h2) throws SQLException {
         try (Statement s = h2.createStatement(); ResultSet rs = s.executeQuery(
-                "SELECT \"version\" FROM \"flyway_schema_history\" WHERE \"success\" ORDER BY \"installed_rank\" DESC LIMIT 1")) {
+                "SELECT version FROM flyway_schema_history WHERE success ORDER BY installed_rank DESC LIMIT 1")) {
             return rs.next() ? rs.getString(1) : "none";
-        } catch (SQLException e) {
-            try (Statement s = h2.createStatement(); ResultSet rs = s.executeQuery(
-                    "SELECT version FROM flyway_schema_history WHERE success ORDER BY installed_rank DESC LIMIT 1")) {
-                return rs.next() ? rs.getString(1) : "none";
-            }
         }
     }
 

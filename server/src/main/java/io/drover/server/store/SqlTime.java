@@ -27,11 +27,7 @@ public final class SqlTime {
 
     /** A timestamp column on either database; null when the column is NULL. */
     public static OffsetDateTime read(ResultSet rs, String column) throws SQLException {
-        Object value = rs.getObject(column);
-        if (value == null) {
-            return null;
-        }
-        return value instanceof String text ? OffsetDateTime.parse(text) : rs.getObject(column, OffsetDateTime.class);
+        return read(rs, rs.findColumn(column));
     }
 
     /** The same by position. */
