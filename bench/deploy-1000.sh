@@ -56,9 +56,10 @@ Y
 heap_max=0
 start=$(date +%s.%N)
 "$drover" sub create -f "$work/sub.yaml" > "$work/create.log"
-# polled with curl, not the CLI: a JVM started every second would take a third of a core from the run
+# polled with curl, not the CLI (a JVM started every second would take a third of a core from the run), and as the
+# subscription's task list, whose tasks carry counts, not their 1,000 instances with every step
 auth="Authorization: Bearer $DROVER_TOKEN"
-while curl -sf -H "$auth" "$DROVER_SERVER/api/v1/tasks/1" | grep -q '"status" *: *"RUNNING"'; do
+while curl -sf -H "$auth" "$DROVER_SERVER/api/v1/subscriptions/1/tasks" | grep -q '"status" *: *"RUNNING"'; do
   heap=$(curl -s "$DROVER_SERVER/metrics" | grep '^jvm_memory_used_bytes{area="heap"' | awk '{s += $NF} END {printf "%d", s}')
   [ "$heap" -gt "$heap_max" ] && heap_max=$heap
   sleep 1

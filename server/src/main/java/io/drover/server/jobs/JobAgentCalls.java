@@ -57,7 +57,7 @@ public final class JobAgentCalls implements AgentCalls {
     @Override
     public <R extends AgentResult> Outcome<R> resume(String agentId, String jid, AgentCall<R> call, Duration timeout) {
         try {
-            jobs.await(caller, jid, Duration.ZERO); // refused when its agent is no longer in the caller's businesses
+            jobs.awaitReturn(caller, jid, agentId, Duration.ZERO); // refused when its agent is no longer in the caller's businesses
             jobs.redeliver(jid, agentId);
         } catch (RuntimeException e) {
             return Outcome.failed("job " + jid + " cannot be resumed on agent " + agentId + ": " + e.getMessage());
@@ -93,8 +93,8 @@ public final class JobAgentCalls implements AgentCalls {
         JobResult.Return ret;
         while (true) {
             long left = deadline - System.nanoTime();
-            JobResult result = jobs.await(caller, jid, Duration.ofNanos(Math.max(0, Math.min(left, RESEND.toNanos()))));
-            ret = result.returns().get(agentId);
+            ret = jobs.awaitReturn(caller, jid, agentId, Duration.ofNanos(Math.max(0, Math.min(left, RESEND.toNanos()))))
+                    .orElse(null);
             if (ret != null || left <= RESEND.toNanos() || Thread.currentThread().isInterrupted()) {
                 break;
             }

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import io.drover.model.jobs.JobResult;
 import io.drover.server.store.Sql;
 import io.drover.server.store.SqlTime;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Clock;
 import java.time.OffsetDateTime;
 import java.util.Collection;
@@ -95,12 +97,26 @@ final class JobRepository {
         JobResult found = job.get();
         Map<String, JobResult.Return> returns = new LinkedHashMap<>();
         h.createQuery("SELECT * FROM job_return WHERE jid = :jid ORDER BY at").bind("jid", jid)
-                .map((rs, ctx) -> returns.put(rs.getString("minion_id"), new JobResult.Return(
-                        Sql.fromJson(rs.getString("ret"), new TypeReference<Object>() {
-                        }), rs.getInt("retcode"), rs.getBoolean("success"), SqlTime.read(rs, "at"))))
-                .forEach(ignored -> { });
+                .map((rs, ctx) -> returns.put(rs.getString("minion_id"), storedReturn(rs))).forEach(ignored -> { });
         List<String> missing = found.minions().stream().filter(id -> !returns.containsKey(id)).toList();
         return Optional.of(new JobResult(found.jid(), found.fun(), found.arg(), found.tgt(), found.tgtType(),
                 found.minions(), missing, found.createdAt(), returns));
+    }
+
+    /** The minions a job targeted; empty when there is no such job. */
+    Optional<List<String>> minions(Handle h, String jid) {
+        return h.createQuery("SELECT minions FROM job WHERE jid = :jid").bind("jid", jid)
+                .map((rs, ctx) -> Sql.fromJson(rs.getString(1), STRINGS)).findOne();
+    }
+
+    /** One minion's return to a job, if it is stored. */
+    Optional<JobResult.Return> findReturn(Handle h, String jid, String minionId) {
+        return h.createQuery("SELECT * FROM job_return WHERE jid = :jid AND minion_id = :minion").bind("jid", jid)
+                .bind("minion", minionId).map((rs, ctx) -> storedReturn(rs)).findOne();
+    }
+
+    private static JobResult.Return storedReturn(ResultSet rs) throws SQLException {
+        return new JobResult.Return(Sql.fromJson(rs.getString("ret"), new TypeReference<Object>() {
+        }), rs.getInt("retcode"), rs.getBoolean("success"), SqlTime.read(rs, "at"));
     }
 }

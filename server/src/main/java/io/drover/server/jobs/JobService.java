@@ -14,6 +14,7 @@ import io.drover.server.auth.Principal;
 import io.drover.server.events.EventStore;
 import io.drover.server.errors.DomainException;
 import io.drover.server.keys.KeyStore;
+import io.drover.server.store.GroupCommit;
 import io.drover.server.store.SecretBox;
 import io.drover.server.store.Sql;
 import io.drover.transport.protocol.Messages;
@@ -22,6 +23,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -46,6 +48,8 @@ public final class JobService implements AutoCloseable {
     private static final Pattern FUNCTION = Pattern.compile("[a-z][a-z0-9_]*\\.[a-z][a-z0-9_]*");
 
     private final Jdbi jdbi;
+    /** New jobs: a deployment starts thousands at once, and their rows share transactions. */
+    private final GroupCommit jobStarts;
     private final JobRepository repository;
     private final Clock clock;
     private final EventStore events;
@@ -59,10 +63,17 @@ public final class JobService implements AutoCloseable {
     /** Jobs still waiting for returns: the minions not heard from, and a future completed when none are left. */
     private final Map<String, LiveJob> live = new java.util.concurrent.ConcurrentHashMap<>();
 
-    /** {@code hidden}: what its returns must not show (the secret arguments, and their digests); empty for most jobs. */
-    private record LiveJob(java.util.Set<String> missing, CompletableFuture<Void> done, long startedNanos,
-                           java.util.concurrent.atomic.AtomicLong firstReturnNanos, int expected, AutoCloseable peerReturns,
+    /**
+     * {@code minions}: every minion the job targeted; {@code hidden}: what its returns must not show (the secret
+     * arguments, and their digests), empty for most jobs.
+     */
+    private record LiveJob(List<String> minions, java.util.Set<String> missing, CompletableFuture<Void> done, long startedNanos,
+                           java.util.concurrent.atomic.AtomicLong firstReturnNanos, AutoCloseable peerReturns,
                            java.util.Set<String> hidden) {
+        int expected() {
+            return minions.size();
+        }
+
         void forget() {
             try {
                 peerReturns.close();
@@ -73,9 +84,9 @@ public final class JobService implements AutoCloseable {
     }
 
     /** A job this server waits on: while any is, it wants the returns other servers of a cluster store. */
-    private LiveJob newLiveJob(int expected, java.util.Set<String> hidden) {
-        return new LiveJob(java.util.concurrent.ConcurrentHashMap.newKeySet(), new CompletableFuture<>(), System.nanoTime(),
-                new java.util.concurrent.atomic.AtomicLong(), expected, peerReturns.get(), hidden);
+    private LiveJob newLiveJob(List<String> minions, java.util.Set<String> hidden) {
+        return new LiveJob(List.copyOf(minions), java.util.concurrent.ConcurrentHashMap.newKeySet(), new CompletableFuture<>(),
+                System.nanoTime(), new java.util.concurrent.atomic.AtomicLong(), peerReturns.get(), hidden);
     }
 
     private final java.util.function.Supplier<AutoCloseable> peerReturns;
@@ -108,6 +119,7 @@ public final class JobService implements AutoCloseable {
         this.grains = grains;
         this.nodegroups = Map.copyOf(nodegroups);
         this.jdbi = jdbi;
+        this.jobStarts = new GroupCommit(jdbi, 200);
         this.events = events;
         this.keys = keys;
         this.publisher = publisher;
@@ -212,14 +224,14 @@ public final class JobService implements AutoCloseable {
         // The event is written in the job's transaction and published by the event thread after the commit, in order
         // with the returns' events: no second round trip to mark it published, which on SQLite queued every job start
         // of a deployment behind one lock.
-        List<io.drover.model.events.Event> created = jdbi.inTransaction(h -> {
+        List<io.drover.model.events.Event> created = jobStarts.write(h -> {
             repository.insertJob(h, jid, request.fun(), shownArgs, sealedArg, request.tgt(), type, minions, principal.name());
             return events.appendPublished(h, List.of(Map.entry("salt/job/" + jid + "/new", Map.of("jid", jid,
                     "fun", request.fun(), "arg", shownArgs, "tgt", request.tgt(), "tgt_type", type, "minions", minions,
                     "user", principal.name()))));
         });
         events.publishCommitted(created);
-        LiveJob waiting = newLiveJob(minions.size(), hidden(arg, shownArgs));
+        LiveJob waiting = newLiveJob(minions, hidden(arg, shownArgs));
         waiting.missing().addAll(minions);
         live.put(jid, waiting);
         Map<String, Object> load = new LinkedHashMap<>();
@@ -269,7 +281,7 @@ public final class JobService implements AutoCloseable {
         List<Object> sent = jdbi.withHandle(h -> repository.sealedArg(h, jid))
                 .map(sealed -> Sql.fromJson(box.open(sealed), new com.fasterxml.jackson.core.type.TypeReference<List<Object>>() { }))
                 .orElse(job.arg());
-        LiveJob waiting = live.computeIfAbsent(jid, j -> newLiveJob(job.minions().size(), hidden(sent, job.arg())));
+        LiveJob waiting = live.computeIfAbsent(jid, j -> newLiveJob(job.minions(), hidden(sent, job.arg())));
         waiting.missing().add(minionId);
         if (get(jid).returns().containsKey(minionId)) { // stored while the job was not live here
             answered(jid, minionId);
@@ -575,6 +587,38 @@ public final class JobService implements AutoCloseable {
             job.forget();
         }
         return result;
+    }
+
+    /**
+     * One agent's return to a job, waited for up to {@code wait} (empty when it has not come): what the server's own
+     * calls on agents read, without reading the whole job back. Refused as {@link #await} is for a principal whose
+     * businesses do not hold every agent the job targeted.
+     */
+    public Optional<JobResult.Return> awaitReturn(Principal principal, String jid, String minionId, java.time.Duration wait) {
+        LiveJob job = live.get(jid);
+        if (!principal.allBusinesses()) {
+            List<String> minions = job != null ? job.minions() : jdbi.withHandle(h -> repository.minions(h, jid))
+                    .orElseThrow(() -> DomainException.notFound("job", jid));
+            principal.requireAgents(minions, agentBusinesses, "job " + jid + " targeted");
+        }
+        if (job != null && !wait.isZero()) {
+            try {
+                job.done().get(wait.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (TimeoutException e) {
+                // answer with what is there
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (ExecutionException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        Optional<JobResult.Return> ret = jdbi.withHandle(h -> repository.findReturn(h, jid, minionId));
+        if (ret.isPresent()) {
+            answered(jid, minionId); // stored though perhaps not heard of here (a peer's, sent before this server wanted it)
+        } else if (job == null && jdbi.withHandle(h -> repository.minions(h, jid)).isEmpty()) {
+            throw DomainException.notFound("job", jid);
+        }
+        return ret;
     }
 
     @Override

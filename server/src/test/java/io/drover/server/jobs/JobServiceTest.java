@@ -128,4 +128,44 @@ class JobServiceTest {
             }
         });
     }
+
+    @Test
+    void oneAgentsReturnIsReadAloneAndOnlyByAPrincipalWhoseBusinessesHoldTheJobsAgents() {
+        TestDatabases.on("sqlite", db -> {
+            Clock clock = Clock.systemUTC();
+            EventBus bus = new EventBus();
+            EventStore events = new EventStore(db.jdbi(), bus, clock);
+            AgentRegistry agents = new AgentRegistry(db.jdbi(), events, new InventoryService(db.jdbi(), new InventoryRepository(), events),
+                    null, clock);
+            KeyStore keys = new KeyStore(db.jdbi(), events, List.of(Glob.compile("auto-*")), new EnrollmentTokenStore(db.jdbi(), clock),
+                    agents, () -> { }, clock);
+            assertThat(keys.decide("auto-1", KEY, null)).isEqualTo(KeyDecision.ACCEPTED);
+            assertThat(keys.decide("auto-2", KEY, null)).isEqualTo(KeyDecision.ACCEPTED);
+            JobService jobs = new JobService(db.jdbi(), events, keys, id -> Map.of(), agents::businesses, Map.of(), (load, minions) -> { },
+                    () -> () -> { }, 1 << 20, io.drover.server.store.SecretBox.of(new byte[32]), clock);
+            try {
+                Principal admin = Principal.system("test");
+                Principal otherBusiness = admin.limitedTo(java.util.Set.of(99L)); // the agents are in no business
+                String jid = jobs.start(admin, new JobRequest("auto-*", "glob", "test.ping", List.of(), Map.of(), 30)).jid();
+                assertThat(jobs.awaitReturn(admin, jid, "auto-1", Duration.ZERO)).isEmpty();
+                assertThatThrownBy(() -> jobs.awaitReturn(otherBusiness, jid, "auto-1", Duration.ZERO))
+                        .hasMessageContaining("limited to businesses [99]");
+
+                jobs.onReturn("auto-1", Map.of("jid", jid, "fun", "test.ping", "return", "pong"));
+                assertThat(jobs.awaitReturn(admin, jid, "auto-1", Duration.ofSeconds(1)))
+                        .hasValueSatisfying(ret -> assertThat(ret.ret()).isEqualTo("pong"));
+                assertThat(jobs.awaitReturn(admin, jid, "auto-2", Duration.ofMillis(50))).as("auto-2 has not answered").isEmpty();
+                jobs.onReturn("auto-2", Map.of("jid", jid, "fun", "test.ping", "return", "pong 2"));
+                // the job is done and no longer waited on here: read from the database, and still refused across businesses
+                assertThat(jobs.awaitReturn(admin, jid, "auto-2", Duration.ofSeconds(1)))
+                        .hasValueSatisfying(ret -> assertThat(ret.ret()).isEqualTo("pong 2"));
+                assertThatThrownBy(() -> jobs.awaitReturn(otherBusiness, jid, "auto-2", Duration.ZERO))
+                        .hasMessageContaining("limited to businesses [99]");
+                assertThatThrownBy(() -> jobs.awaitReturn(admin, "20991231000000000000", "auto-1", Duration.ZERO))
+                        .hasMessageContaining("20991231000000000000");
+            } finally {
+                jobs.close();
+            }
+        });
+    }
 }

@@ -99,8 +99,8 @@ final class StepJournal {
                 update(new SubStep(name, RunStatus.RUNNING, started, null, List.of(), earlier.jid()), false);
                 outcome = agents.resume(agentId, earlier.jid(), call);
             } else {
-                // A recorded sub-step without a job id never reached an agent: its job was not sent.
-                update(new SubStep(name, RunStatus.RUNNING, started, null, List.of(), null), false);
+                // Recorded with its job id before the job goes out, so a server that takes the task over resumes the
+                // same job; a sub-step whose job was never sent appears once it ended (FAILED).
                 java.util.function.Consumer<String> sending =
                         jid -> update(new SubStep(name, RunStatus.RUNNING, started, null, List.of(), jid), true);
                 outcome = call.equals(shown) ? agents.call(agentId, call, sending)

@@ -6,6 +6,7 @@ import io.drover.model.subscriptions.TaskInfo;
 import io.drover.model.subscriptions.TaskInfo.StepRecord;
 import io.drover.model.subscriptions.TaskInfo.SubStep;
 import io.drover.server.events.EventStore;
+import io.drover.server.store.GroupCommit;
 import io.drover.server.store.Sql;
 import io.drover.server.store.SqlTime;
 import java.sql.ResultSet;
@@ -31,11 +32,14 @@ public final class TaskRepository {
     private final Jdbi jdbi;
     private final EventStore events;
     private final Clock clock;
+    /** An instance's progress (started, steps, finished): written as it happens by every running instance at once. */
+    private final GroupCommit progress;
 
     public TaskRepository(Jdbi jdbi, EventStore events, Clock clock) {
         this.jdbi = jdbi;
         this.events = events;
         this.clock = clock;
+        this.progress = new GroupCommit(jdbi, 500);
     }
 
     /** Creates a RUNNING task with its PENDING instances and records the start event, in one transaction. */
@@ -70,19 +74,20 @@ public final class TaskRepository {
     }
 
     void instanceStarted(long taskId, String instanceId) {
-        jdbi.useHandle(h -> h.createUpdate("UPDATE task_instance SET status = :status, started_at = :now "
+        progress.write(h -> h.createUpdate("UPDATE task_instance SET status = :status, started_at = :now "
                         + "WHERE task_id = :task AND instance_id = :instance").bind("status", RunStatus.RUNNING.name())
                 .bind("now", OffsetDateTime.now(clock)).bind("task", taskId).bind("instance", instanceId).execute());
     }
 
     void saveSteps(long taskId, String instanceId, List<StepRecord> steps) {
-        jdbi.useHandle(h -> h.createUpdate("UPDATE task_instance SET steps = :steps WHERE task_id = :task AND instance_id = :instance")
-                .bind("steps", Sql.toJson(steps)).bind("task", taskId).bind("instance", instanceId).execute());
+        String json = Sql.toJson(steps);
+        progress.write(h -> h.createUpdate("UPDATE task_instance SET steps = :steps WHERE task_id = :task AND instance_id = :instance")
+                .bind("steps", json).bind("task", taskId).bind("instance", instanceId).execute());
     }
 
     /** Records how an instance ended; a failed one is also the event {@code drover/subscription/task/<id>/instance/failed}. */
     void finishInstance(long taskId, String instanceId, RunStatus status, String error) {
-        jdbi.useTransaction(h -> {
+        progress.write(h -> {
             h.createUpdate("""
                             UPDATE task_instance SET status = :status, error = :error, finished_at = :now,
                                    started_at = COALESCE(started_at, :now)
@@ -104,6 +109,7 @@ public final class TaskRepository {
                 data.put("error", error == null || error.length() <= 4096 ? error : error.substring(0, 4096));
                 events.append(h, "drover/subscription/task/" + taskId + "/instance/failed", data);
             }
+            return null;
         });
         if (status == RunStatus.FAILED) {
             events.publishPending();
