@@ -14,34 +14,12 @@ import java.util.List;
  * (those of {@code bin/drover agent}); stopped with it.
  */
 final class LocalAgents implements AutoCloseable {
-    /** The same flags and malloc setting as {@code bin/drover agent} (LocalAgentsTest compares them). */
-    static final List<String> AGENT_JVM_FLAGS = List.of("-Xms8m", "-Xmx32m", "-Xmn1m", "-XX:+UseSerialGC",
-            "-XX:TieredStopAtLevel=1", "-XX:CompileThresholdScaling=10", "-Xss256k", "-XX:ReservedCodeCacheSize=16m",
-            "-XX:MaxMetaspaceSize=48m", "-Xshare:off", "-XX:+IgnoreUnrecognizedVMOptions", "-XX:+UseCompactObjectHeaders",
-            "-XX:TrimNativeHeapInterval=5000", "-XX:StringTableSize=4096", "-XX:+UnlockExperimentalVMOptions",
-            "-XX:SymbolTableSize=4096", "-XX:-UsePerfData");
-
-    /**
-     * The server-only jars {@code bin/drover agent} leaves off the agent's class path (every open jar keeps its central
-     * directory on the agent's small heap), as the prefixes of their file names; LocalAgentsTest compares them with
-     * the launcher's list.
-     */
-    static final List<String> SERVER_ONLY_JARS = List.of("HdrHistogram-", "HikariCP-", "JavaEWAH-", "annotations-13.",
-            "asm-", "bcprov-", "commons-codec-", "flyway-", "geantyref-", "jakarta.", "sqlite-jdbc-", "javalin-", "jdbi3-", "jetty-",
-            "jnats-", "kotlin-", "micrometer-", "org.eclipse.jgit", "postgresql-", "prometheus-metrics-");
-
-    /** This process's class path without {@link #SERVER_ONLY_JARS} (directories and other jars stay, in order). */
+    /** This process's class path without the server's own libraries (directories and other jars stay, in order). */
     static String agentClassPath(String classPath) {
         List<String> kept = new ArrayList<>();
         for (String entry : classPath.split(File.pathSeparator)) {
             String name = entry.substring(entry.lastIndexOf(File.separatorChar) + 1);
-            boolean serverOnly = false;
-            if (name.endsWith(".jar")) {
-                for (String prefix : SERVER_ONLY_JARS) {
-                    serverOnly |= name.startsWith(prefix);
-                }
-            }
-            if (!serverOnly && !entry.isEmpty()) {
+            if (!AgentLaunch.serverOnly(name) && !entry.isEmpty()) {
                 kept.add(entry);
             }
         }
@@ -60,7 +38,7 @@ final class LocalAgents implements AutoCloseable {
                 Path root = dataDir.resolve("host-" + i).toAbsolutePath();
                 Files.createDirectories(root);
                 List<String> command = new ArrayList<>(List.of(java));
-                command.addAll(AGENT_JVM_FLAGS);
+                command.addAll(AgentLaunch.JVM_OPTIONS);
                 command.addAll(List.of("-cp", classPath, Main.class.getName(), "agent", "--id", "host-" + i,
                         "--master", masterHost + ":" + requestPort, "--publish-port", Integer.toString(publishPort),
                         "--root", root.toString(), "--ip", addresses.get(i - 1)));

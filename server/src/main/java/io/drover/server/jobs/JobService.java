@@ -64,10 +64,12 @@ public final class JobService implements AutoCloseable {
     private final Map<String, LiveJob> live = new java.util.concurrent.ConcurrentHashMap<>();
 
     /**
-     * {@code minions}: every minion the job targeted; {@code hidden}: what its returns must not show (the secret
-     * arguments, and their digests), empty for most jobs.
+     * {@code minions}: every minion the job targeted; {@code startedBy}: the principal that started it here (null for
+     * a job sent again); {@code hidden}: what its returns must not show (the secret arguments, and their digests), empty
+     * for most jobs.
      */
-    private record LiveJob(List<String> minions, java.util.Set<String> missing, CompletableFuture<Void> done, long startedNanos,
+    private record LiveJob(List<String> minions, Principal startedBy, java.util.Set<String> missing,
+                           CompletableFuture<Void> done, long startedNanos,
                            java.util.concurrent.atomic.AtomicLong firstReturnNanos, AutoCloseable peerReturns,
                            java.util.Set<String> hidden) {
         int expected() {
@@ -84,9 +86,9 @@ public final class JobService implements AutoCloseable {
     }
 
     /** A job this server waits on: while any is, it wants the returns other servers of a cluster store. */
-    private LiveJob newLiveJob(List<String> minions, java.util.Set<String> hidden) {
-        return new LiveJob(List.copyOf(minions), java.util.concurrent.ConcurrentHashMap.newKeySet(), new CompletableFuture<>(),
-                System.nanoTime(), new java.util.concurrent.atomic.AtomicLong(), peerReturns.get(), hidden);
+    private LiveJob newLiveJob(List<String> minions, Principal startedBy, java.util.Set<String> hidden) {
+        return new LiveJob(List.copyOf(minions), startedBy, java.util.concurrent.ConcurrentHashMap.newKeySet(),
+                new CompletableFuture<>(), System.nanoTime(), new java.util.concurrent.atomic.AtomicLong(), peerReturns.get(), hidden);
     }
 
     private final java.util.function.Supplier<AutoCloseable> peerReturns;
@@ -231,7 +233,7 @@ public final class JobService implements AutoCloseable {
                     "user", principal.name()))));
         });
         events.publishCommitted(created);
-        LiveJob waiting = newLiveJob(minions, hidden(arg, shownArgs));
+        LiveJob waiting = newLiveJob(minions, principal, hidden(arg, shownArgs));
         waiting.missing().addAll(minions);
         live.put(jid, waiting);
         Map<String, Object> load = new LinkedHashMap<>();
@@ -281,7 +283,7 @@ public final class JobService implements AutoCloseable {
         List<Object> sent = jdbi.withHandle(h -> repository.sealedArg(h, jid))
                 .map(sealed -> Sql.fromJson(box.open(sealed), new com.fasterxml.jackson.core.type.TypeReference<List<Object>>() { }))
                 .orElse(job.arg());
-        LiveJob waiting = live.computeIfAbsent(jid, j -> newLiveJob(job.minions(), hidden(sent, job.arg())));
+        LiveJob waiting = live.computeIfAbsent(jid, j -> newLiveJob(job.minions(), null, hidden(sent, job.arg())));
         waiting.missing().add(minionId);
         if (get(jid).returns().containsKey(minionId)) { // stored while the job was not live here
             answered(jid, minionId);
@@ -596,7 +598,8 @@ public final class JobService implements AutoCloseable {
      */
     public Optional<JobResult.Return> awaitReturn(Principal principal, String jid, String minionId, java.time.Duration wait) {
         LiveJob job = live.get(jid);
-        if (!principal.allBusinesses()) {
+        // The principal that started the job here was checked against its agents then (a deployment's own calls).
+        if (!principal.allBusinesses() && (job == null || job.startedBy() != principal)) {
             List<String> minions = job != null ? job.minions() : jdbi.withHandle(h -> repository.minions(h, jid))
                     .orElseThrow(() -> DomainException.notFound("job", jid));
             principal.requireAgents(minions, agentBusinesses, "job " + jid + " targeted");

@@ -1,0 +1,51 @@
+package io.drover.dist;
+
+import io.drover.server.BuildVersion;
+
+/**
+ * Entry point of the agent package's {@code bin/drover-agent}: {@code run} starts the agent (the options of
+ * {@code drover agent}); the other commands install and manage it on this host. No picocli on this path (an idle agent
+ * keeps every class it loaded).
+ */
+public final class AgentMain {
+    private AgentMain() {
+    }
+
+    public static void main(String[] args) {
+        System.exit(run(args));
+    }
+
+    static int run(String... args) {
+        if (args.length == 0) {
+            System.err.print(usage());
+            return 2;
+        }
+        switch (args[0]) {
+            case "run":
+                try {
+                    return AgentRunCommand.run(args, 1);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return 1;
+                }
+            case "--version", "version":
+                System.out.println("drover-agent " + BuildVersion.current());
+                return 0;
+            case "-h", "--help", "help":
+                System.out.print(usage());
+                return 0;
+            default:
+                System.err.println("drover-agent: unknown command " + AgentOptions.show(args[0]) + "; see drover-agent --help");
+                return 2;
+        }
+    }
+
+    static String usage() {
+        return """
+                Usage: drover-agent COMMAND [OPTIONS]
+                  run          run the agent in the foreground (drover-agent run --help lists its options;
+                               drover-agent run --config /etc/drover/agent.yaml is what the service runs)
+                  --version    print the version
+                """;
+    }
+}

@@ -1,0 +1,127 @@
+package io.drover.dist;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.drover.core.Hashing;
+import io.drover.server.BuildVersion;
+import io.drover.server.testing.TestServer;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The agent package as a host gets it (built by the build's agent-package step before the tests): unpacked, run with no
+ * Java on the PATH and no JAVA_HOME, signed in to a real server, answering jobs.
+ */
+class AgentPackageTest {
+    @TempDir
+    Path tmp;
+
+    static Path packageFile() throws Exception {
+        Path dir = Path.of("target/agent-packages");
+        assertThat(dir).as("the build's agent-package step (dist/src/build/agent-package.sh) writes the package here").isDirectory();
+        try (var files = Files.list(dir)) {
+            return files.filter(f -> f.getFileName().toString().matches("drover-agent-.+-linux-(x86_64|aarch64)\\.tar\\.gz"))
+                    .findFirst().orElseThrow(() -> new AssertionError("no agent package in " + dir.toAbsolutePath()));
+        }
+    }
+
+    /** Unpacks the package under {@code into}; returns its directory. */
+    static Path unpack(Path tarball, Path into) throws Exception {
+        Process tar = new ProcessBuilder("tar", "-xzf", tarball.toAbsolutePath().toString(), "-C", into.toString())
+                .redirectErrorStream(true).start();
+        String out = new String(tar.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(tar.waitFor()).as(out).isZero();
+        return into.resolve(tarball.getFileName().toString().replace(".tar.gz", ""));
+    }
+
+    /** A PATH holding only the tools the launcher uses: no java. */
+    Path pathWithoutJava() throws Exception {
+        Path bin = tmp.resolve("path");
+        if (Files.isDirectory(bin)) {
+            return bin;
+        }
+        Files.createDirectories(bin);
+        for (String tool : List.of("sh", "dirname", "grep", "tr", "cat", "uname")) {
+            Path real = Path.of("/usr/bin", tool);
+            Files.createSymbolicLink(bin.resolve(tool), Files.exists(real) ? real : Path.of("/bin", tool));
+        }
+        return bin;
+    }
+
+    ProcessBuilder packaged(Path home, String... args) throws Exception {
+        List<String> command = new ArrayList<>(List.of(home.resolve("bin/drover-agent").toString()));
+        command.addAll(List.of(args));
+        ProcessBuilder builder = new ProcessBuilder(command);
+        builder.environment().remove("JAVA_HOME");
+        builder.environment().put("PATH", pathWithoutJava().toString());
+        return builder;
+    }
+
+    @Test
+    void thePackageIsSmallCompleteAndRunsWithoutAJdk() throws Exception {
+        Path tarball = packageFile();
+        long size = Files.size(tarball);
+        System.out.printf("agent package %s: %.1f MiB%n", tarball.getFileName(), size / 1048576.0);
+        assertThat(size).as("compressed size").isLessThanOrEqualTo(45L << 20);
+        try (InputStream in = Files.newInputStream(tarball)) {
+            assertThat(Files.readString(tarball.resolveSibling(tarball.getFileName() + ".sha256")))
+                    .startsWith(Hashing.sha256(in) + "  " + tarball.getFileName());
+        }
+        Path home = unpack(tarball, tmp);
+        assertThat(Files.readString(home.resolve("VERSION")).strip()).isEqualTo(BuildVersion.current());
+        assertThat(Files.readString(home.resolve("ARCH")).strip()).isIn("x86_64", "aarch64");
+        assertThat(home.resolve("runtime/bin/java")).isExecutable();
+        try (var jars = Files.list(home.resolve("lib"))) {
+            List<String> names = jars.map(j -> j.getFileName().toString()).filter(n -> n.endsWith(".jar")).toList();
+            assertThat(names).anyMatch(n -> n.startsWith("drover-agent-")).anyMatch(n -> n.startsWith("drover-dist-"))
+                    .noneMatch(AgentLaunch::serverOnly);
+        }
+
+        Process version = packaged(home, "--version").redirectErrorStream(true).start();
+        String out = new String(version.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(version.waitFor()).as(out).isZero();
+        assertThat(out.strip()).isEqualTo("drover-agent " + BuildVersion.current());
+
+        Process unknown = packaged(home, "frobnicate").redirectErrorStream(true).start();
+        String refused = new String(unknown.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(unknown.waitFor()).isEqualTo(2);
+        assertThat(refused).contains("unknown command 'frobnicate'");
+    }
+
+    @Test
+    void thePackagedAgentSignsInAndAnswersJobs() throws Exception {
+        Path home = unpack(packageFile(), tmp);
+        try (Fleet fleet = new Fleet(TestServer.start(), tmp.resolve("roots"))) {
+            var master = fleet.server.server().master();
+            Path log = tmp.resolve("agent.log");
+            Process agent = packaged(home, "run", "--id", "packaged-1", "--master", "127.0.0.1:" + master.requestPort(),
+                    "--publish-port", Integer.toString(master.publishPort()), "--root", tmp.resolve("root").toString())
+                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+            try {
+                await().atMost(Duration.ofSeconds(30)).until(() -> fleet.drover("key", "list").out().contains("packaged-1  pending"));
+                assertThat(fleet.drover("key", "accept", "packaged-1").exit()).isZero();
+                await().atMost(Duration.ofSeconds(30)).until(() -> fleet.drover("run", "packaged-1", "test.ping", "--timeout", "3").exit() == 0);
+                Fleet.Run cmd = fleet.drover("run", "packaged-1", "cmd.run", "echo from the package");
+                assertThat(cmd.exit()).as(cmd.err()).isZero();
+                assertThat(cmd.out()).contains("packaged-1:\n    from the package");
+                String status = Files.readString(Path.of("/proc/" + agent.pid() + "/status"));
+                System.out.println("packaged agent, after two jobs: " + status.lines().filter(l -> l.startsWith("VmRSS")).findFirst().orElse("?"));
+            } catch (AssertionError | RuntimeException e) {
+                AgentProcess.printTail(log);
+                throw e;
+            } finally {
+                agent.destroy();
+                agent.waitFor(10, TimeUnit.SECONDS);
+            }
+        }
+    }
+}
