@@ -80,7 +80,16 @@ final class Installer {
         }
         if (!changed && service.running()) {
             out.println("drover-agent " + pkg.version() + " is already installed and running; nothing changed");
-            SignInWait.read(layout.signIn()).ifPresent(s -> out.println("last sign-in: " + s.line()));
+            if (o.waitSeconds == 0) {
+                return 0;
+            }
+            // not restarted: whatever the running agent last reported counts
+            SignInWait.Outcome signIn = SignInWait.await(layout, service, pkg.version(), Instant.EPOCH,
+                    Duration.ofSeconds(o.waitSeconds), host, id);
+            if (!signIn.signedIn()) {
+                throw new InstallFailed("drover-agent " + pkg.version() + " runs but is not signed in: " + signIn.line());
+            }
+            out.println("the agent " + signIn.line());
             return 0;
         }
         Instant since = host.clock().instant();

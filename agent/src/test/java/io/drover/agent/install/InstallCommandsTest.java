@@ -90,6 +90,8 @@ class InstallCommandsTest {
         // the token is in its file only: not in the configuration, nor the agent's arguments or environment
         ProcessHandle agent = new BackgroundProcess(layout, Duration.ofSeconds(5)).agent().orElseThrow();
         assertThat(Files.readString(layout.pidFile()).strip()).isEqualTo(Long.toString(agent.pid()));
+        String stat = Files.readString(Path.of("/proc/" + agent.pid() + "/stat"));
+        assertThat(stat.substring(stat.lastIndexOf(')') + 2).split(" ")[3]).as("its session").isEqualTo(Long.toString(agent.pid()));
         assertThat(Files.readString(layout.config())).doesNotContain(TOKEN);
         assertThat(new String(Files.readAllBytes(Path.of("/proc/" + agent.pid() + "/cmdline")), StandardCharsets.UTF_8))
                 .contains(layout.config().toString()).doesNotContain(TOKEN);
@@ -109,7 +111,7 @@ class InstallCommandsTest {
         assertThat(runWithInput(TOKEN, install)).as(err).isZero();
 
         assertThat(out).contains("drover-agent 1.0.0 is already installed and running; nothing changed")
-                .contains("last sign-in: SIGNED_IN");
+                .contains("the agent signed in to '127.0.0.1:4506'");
         assertThat(new BackgroundProcess(layout, Duration.ofSeconds(5)).agent().orElseThrow().pid()).isEqualTo(pid);
         assertThat(Files.readAllLines(argsFile)).hasSize(1);
         assertThat(Files.getLastModifiedTime(layout.config()).toMillis()).isEqualTo(configChanged);
@@ -192,6 +194,12 @@ class InstallCommandsTest {
         assertThat(err).isEqualTo("error: drover-agent 1.0.0 is installed but did not sign in: the server '127.0.0.1:4506' "
                 + "holds the agent's key pending: the enrollment token was not accepted (wrong, expired or used up) or none "
                 + "was given; accept it with 'drover key accept web-01'; log: " + layout.logFile() + "\n");
+
+        // installed again unchanged: not restarted, and still not signed in
+        assertThat(install(pending, "--wait-seconds", "1")).isEqualTo(1);
+        assertThat(err).startsWith("error: drover-agent 1.0.0 runs but is not signed in: the server '127.0.0.1:4506' "
+                + "holds the agent's key pending");
+        assertThat(Files.readAllLines(argsFile)).hasSize(1);
     }
 
     @Test
