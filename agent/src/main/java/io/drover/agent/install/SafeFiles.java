@@ -169,8 +169,9 @@ final class SafeFiles {
 
     /**
      * Copies the package tree {@code from} into the new directory {@code to} (created 0700 while it fills, then
-     * 0755): directories, regular files with their times and execute bits, but nothing writable by group or others,
-     * and links only when they are relative and stay inside the package. Any other file type is refused.
+     * 0755), owned by whoever runs the copy: directories, regular files with their modes (less group and others'
+     * write) and times, and links only when they are relative and stay inside the package. Any other file type is
+     * refused.
      */
     static void copyTree(Path from, Path to) throws InstallFailed {
         Path root = from.toAbsolutePath().normalize();
@@ -198,10 +199,13 @@ final class SafeFiles {
                         }
                         Files.createSymbolicLink(target, link);
                     } else if (attrs.isRegularFile()) {
-                        Files.copy(file, target, StandardCopyOption.COPY_ATTRIBUTES, LinkOption.NOFOLLOW_LINKS);
-                        Set<PosixFilePermission> perms = Files.getPosixFilePermissions(target);
+                        // Not COPY_ATTRIBUTES: it would also give the copy the owner of the unpacked package (whoever
+                        // unpacked it could then change what runs as root). Mode and time only.
+                        Files.copy(file, target, LinkOption.NOFOLLOW_LINKS);
+                        Set<PosixFilePermission> perms = Files.getPosixFilePermissions(file, LinkOption.NOFOLLOW_LINKS);
                         perms.removeAll(Set.of(PosixFilePermission.GROUP_WRITE, PosixFilePermission.OTHERS_WRITE));
                         Files.setPosixFilePermissions(target, perms);
+                        Files.setLastModifiedTime(target, attrs.lastModifiedTime());
                     } else {
                         throw new Refused("the package holds " + root.relativize(file) + ", which is neither a file, a directory nor a link");
                     }

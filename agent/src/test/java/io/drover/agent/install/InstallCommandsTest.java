@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -261,6 +262,23 @@ class InstallCommandsTest {
     }
 
     @Test
+    void theInstalledCopyBelongsToTheInstallerNotToWhoeverUnpackedThePackage() throws Exception {
+        Assumptions.assumeTrue(owner(temp) == 0, "needs root to give the package another owner");
+        Path pkg = FakePackage.create(packages, "1.0.0", ARCH, Behaviour.SIGNS_IN, argsFile);
+        Path jar = pkg.resolve("lib/drover-agent-1.0.0.jar");
+        Files.setAttribute(jar, "unix:uid", 4321);
+        Files.setPosixFilePermissions(jar, PosixFilePermissions.fromString("rw-rw-rw-"));
+
+        assertThat(install(pkg)).as(err).isZero();
+
+        Path copy = layout.version("1.0.0").resolve("lib/drover-agent-1.0.0.jar");
+        assertThat(owner(copy)).isZero();
+        assertThat(mode(copy)).isEqualTo("rw-r--r--");
+        assertThat(mode(layout.version("1.0.0").resolve("bin/drover-agent"))).isEqualTo("rwxr-xr-x");
+        assertThat(Files.getLastModifiedTime(copy)).isEqualTo(Files.getLastModifiedTime(jar));
+    }
+
+    @Test
     void aPackageWithALinkLeavingItIsRefused() throws Exception {
         Path pkg = FakePackage.create(packages, "1.0.0", ARCH, Behaviour.SIGNS_IN, argsFile);
         Files.createSymbolicLink(pkg.resolve("lib/escape"), Path.of("../../../etc"));
@@ -404,6 +422,10 @@ class InstallCommandsTest {
         };
         return new Host(new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)), false, false, ARCH, null,
                 systemctl, Clock.systemUTC(), "test-host", Duration.ofSeconds(5));
+    }
+
+    private static int owner(Path path) throws IOException {
+        return (Integer) Files.getAttribute(path, "unix:uid", LinkOption.NOFOLLOW_LINKS);
     }
 
     private static String mode(Path path) throws IOException {
