@@ -28,9 +28,6 @@ interface AgentService {
     /** Makes the agent run (and start at boot, where that applies); nothing when it runs. */
     void start() throws InstallFailed;
 
-    /** Stops the agent if it runs, then starts it. */
-    void restart() throws InstallFailed;
-
     /** Stops the agent; nothing when it does not run. */
     void stop() throws InstallFailed;
 

@@ -76,12 +76,6 @@ final class BackgroundProcess implements AgentService {
     }
 
     @Override
-    public void restart() throws InstallFailed {
-        stop();
-        start();
-    }
-
-    @Override
     public void stop() throws InstallFailed {
         Optional<ProcessHandle> agent = agent();
         if (agent.isPresent()) {

@@ -84,27 +84,20 @@ final class Installer {
                 return 0;
             }
             // not restarted: whatever the running agent last reported counts
-            SignInWait.Outcome signIn = SignInWait.await(layout, service, pkg.version(), Instant.EPOCH,
-                    Duration.ofSeconds(o.waitSeconds), host, id);
+            SignInWait.Outcome signIn = SignInWait.await(layout, service, Instant.EPOCH, Duration.ofSeconds(o.waitSeconds),
+                    host, id);
             if (!signIn.signedIn()) {
                 throw new InstallFailed("drover-agent " + pkg.version() + " runs but is not signed in: " + signIn.line());
             }
             out.println("the agent " + signIn.line());
             return 0;
         }
-        Instant since = host.clock().instant();
-        SafeFiles.delete(layout.signIn());
-        boolean wasRunning = service.running();
-        service.start();
-        if (wasRunning) {
-            service.restart();
-        }
+        SignInWait.Outcome signIn = restartAndWait(layout, service, o.waitSeconds, id);
         if (o.waitSeconds == 0) {
             out.println("drover-agent " + pkg.version() + " installed and started (" + service.describe()
                     + "); not waiting for its sign-in");
             return 0;
         }
-        SignInWait.Outcome signIn = SignInWait.await(layout, service, pkg.version(), since, Duration.ofSeconds(o.waitSeconds), host, id);
         if (!signIn.signedIn()) {
             throw new InstallFailed("drover-agent " + pkg.version() + " is installed but did not sign in: " + signIn.line());
         }
@@ -140,29 +133,34 @@ final class Installer {
                     + String.join(" ", layout.runCommand()));
             return 0;
         }
-        SignInWait.Outcome signIn = restartAndWait(layout, service, to, o.waitSeconds, id);
+        SignInWait.Outcome signIn = restartAndWait(layout, service, o.waitSeconds, id);
         if (signIn.signedIn()) {
             prune(layout, to, from);
             out.println("drover-agent upgraded from " + from + " to " + to + " and " + signIn.line());
             return 0;
         }
         SafeFiles.pointLink(layout.current(), Path.of("versions", from));
-        SignInWait.Outcome back = restartAndWait(layout, service, from, o.waitSeconds, id);
+        SignInWait.Outcome back = restartAndWait(layout, service, o.waitSeconds, id);
         SafeFiles.deleteTree(layout.version(to));
         throw new InstallFailed("the upgrade to " + to + " failed (" + signIn.line() + "); rolled back to " + from
                 + (back.signedIn() ? ", which " + back.line() : ", which did not sign in either: " + back.line()));
     }
 
-    /** Restarts the agent and waits for the sign-in of {@code version} (no wait with {@code --wait-seconds 0}). */
-    private SignInWait.Outcome restartAndWait(Layout layout, AgentService service, String version, int waitSeconds,
-                                              String id) throws InstallFailed {
+    /**
+     * Stops the agent if it runs, starts it, and waits for the new process to sign in (not with {@code --wait-seconds
+     * 0}). Stopped first and only then the status file removed: what the file says after the start is the new
+     * process's word, never the old one's.
+     */
+    private SignInWait.Outcome restartAndWait(Layout layout, AgentService service, int waitSeconds, String id)
+            throws InstallFailed {
+        service.stop();
         Instant since = host.clock().instant();
         SafeFiles.delete(layout.signIn());
-        service.restart();
+        service.start();
         if (waitSeconds == 0) {
             return new SignInWait.Outcome(true, "was started (not waiting for its sign-in)");
         }
-        return SignInWait.await(layout, service, version, since, Duration.ofSeconds(waitSeconds), host, id);
+        return SignInWait.await(layout, service, since, Duration.ofSeconds(waitSeconds), host, id);
     }
 
     /**

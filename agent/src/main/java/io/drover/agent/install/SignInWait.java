@@ -56,17 +56,15 @@ final class SignInWait {
     }
 
     /**
-     * Waits up to {@code max} for the agent of {@code version}, started at {@code since}, to report SIGNED_IN; stops
-     * early when it reports a state only an operator can change, or when it no longer runs.
+     * Waits up to {@code max} for the agent started at {@code since} (the file it wrote since) to report SIGNED_IN;
+     * stops early when it reports a state only an operator can change, or when it no longer runs.
      */
-    static Outcome await(Layout layout, AgentService service, String version, Instant since, Duration max, Host host,
-                         String id) {
+    static Outcome await(Layout layout, AgentService service, Instant since, Duration max, Host host, String id) {
         Instant deadline = host.clock().instant().plus(max);
         Instant notBefore = since.truncatedTo(ChronoUnit.MILLIS);
         Optional<SignIn> last = Optional.empty();
         while (true) {
-            Optional<SignIn> now = read(layout.signIn())
-                    .filter(s -> s.version().equals(version) && !s.time().isBefore(notBefore));
+            Optional<SignIn> now = read(layout.signIn()).filter(s -> !s.time().isBefore(notBefore));
             if (now.isPresent()) {
                 last = now;
                 if (now.get().state().equals("SIGNED_IN")) {

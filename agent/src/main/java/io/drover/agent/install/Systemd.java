@@ -76,11 +76,6 @@ final class Systemd implements AgentService {
     }
 
     @Override
-    public void restart() throws InstallFailed {
-        call("restart", Layout.UNIT_NAME);
-    }
-
-    @Override
     public void stop() throws InstallFailed {
         if (Files.exists(layout.unit(), LinkOption.NOFOLLOW_LINKS)) {
             call("stop", Layout.UNIT_NAME);

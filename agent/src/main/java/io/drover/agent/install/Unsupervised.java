@@ -18,10 +18,6 @@ final class Unsupervised implements AgentService {
     }
 
     @Override
-    public void restart() {
-    }
-
-    @Override
     public void stop() {
     }
 

@@ -295,7 +295,7 @@ class InstallCommandsTest {
 
         assertThat(install(pkg, "--service", "systemd", "--wait-seconds", "0")).as(err).isZero();
 
-        assertThat(systemctlCalls).containsExactly(List.of("daemon-reload"), List.of("is-active", "drover-agent.service"),
+        assertThat(systemctlCalls).containsExactly(List.of("daemon-reload"), List.of("stop", "drover-agent.service"),
                 List.of("enable", "--now", "drover-agent.service"), List.of("is-active", "drover-agent.service"));
         assertThat(Files.readString(layout.unit())).contains("ExecStart=" + prefix
                 + "/opt/drover-agent/current/bin/drover-agent run --config " + prefix + "/etc/drover/agent.yaml\n");

@@ -297,7 +297,8 @@ public final class SaltMinion implements AutoCloseable {
         if (reply instanceof String refused) {
             // e.g. too many sign-ins from this address: wait (longer each time) and try again
             log.warn("{}: master {} refused the sign-in: {}", config.id(), master(), RateLimitedLog.shown(refused, 200));
-            return report(SignInListener.Result.REFUSED, RateLimitedLog.shown(refused, 200), State.CONNECTING);
+            return report(SignInListener.Result.REFUSED, refused.length() > 200 ? refused.substring(0, 200) + "..." : refused,
+                    State.CONNECTING);
         }
         try {
             Map<?, ?> outer = Messages.map(reply, "sign-in reply");
@@ -364,8 +365,7 @@ public final class SaltMinion implements AutoCloseable {
             return report(SignInListener.Result.SIGNED_IN, "signed in", State.CONNECTED);
         } catch (MalformedFrameException | InvalidMessageException | IllegalArgumentException e) {
             log.warn("{}: bad sign-in reply: {}", config.id(), e.getMessage());
-            return report(SignInListener.Result.FAILED, "bad sign-in reply: " + RateLimitedLog.shown(e.getMessage(), 200),
-                    State.CONNECTING);
+            return report(SignInListener.Result.FAILED, "bad sign-in reply: " + e.getMessage(), State.CONNECTING);
         }
     }
 
