@@ -71,7 +71,7 @@ public final class DroverAgent implements AutoCloseable {
                 ListeningPorts::read, this::runPlan);
         this.amqp = amqpSettings == null ? null : new AmqpChannel(amqpSettings, plans.get(), stateDir, java.time.Clock.systemUTC());
         this.minion = new SaltMinion(config, keys.loadOrCreate(), keys.pinnedMaster(), Targets.of(config.id(), () -> grains),
-                this::runJob, keys::pinMaster);
+                this::runJob, keys::pinMaster, new SignInFile(stateDir, version, java.time.Clock.systemUTC()));
         this.resender = Thread.ofPlatform().name("agent-resend").daemon().start(this::resendLoop);
         this.heartbeats = Thread.ofPlatform().name("agent-heartbeat").daemon().start(this::heartbeatLoop);
     }

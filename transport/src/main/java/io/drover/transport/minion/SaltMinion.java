@@ -46,6 +46,7 @@ public final class SaltMinion implements AutoCloseable {
     private final Targets targets;
     private final JobListener listener;
     private final Consumer<String> onMasterKeyPinned;
+    private final SignInListener signInListener;
     private final MinionTransport transport;
     private volatile String masterPem;
     private volatile ParsedKey masterKey;
@@ -84,12 +85,25 @@ public final class SaltMinion implements AutoCloseable {
         this(config, key, pinnedMasterPem, targets, listener, onMasterKeyPinned, new ZmtpMinionTransport(config));
     }
 
+    /** As above, telling {@code signIns} how every sign-in ends. */
+    public SaltMinion(MinionConfig config, RSAPrivateCrtKey key, String pinnedMasterPem, Targets targets,
+                      JobListener listener, Consumer<String> onMasterKeyPinned, SignInListener signIns) {
+        this(config, key, pinnedMasterPem, targets, listener, onMasterKeyPinned, new ZmtpMinionTransport(config), signIns);
+    }
+
     /**
      * @param transport the sockets to use (the fleet load tool runs thousands of minions over one); closed with
      *                  the minion
      */
     public SaltMinion(MinionConfig config, RSAPrivateCrtKey key, String pinnedMasterPem, Targets targets,
                       JobListener listener, Consumer<String> onMasterKeyPinned, MinionTransport transport) {
+        this(config, key, pinnedMasterPem, targets, listener, onMasterKeyPinned, transport, SignInListener.NONE);
+    }
+
+    private SaltMinion(MinionConfig config, RSAPrivateCrtKey key, String pinnedMasterPem, Targets targets,
+                       JobListener listener, Consumer<String> onMasterKeyPinned, MinionTransport transport,
+                       SignInListener signIns) {
+        this.signInListener = signIns;
         this.transport = transport;
         this.config = config;
         this.key = key;
@@ -135,7 +149,7 @@ public final class SaltMinion implements AutoCloseable {
                 moved = false;
             } catch (RuntimeException | StackOverflowError e) {
                 log.error("{}: sign-in failed", config.id(), e);
-                result = State.CONNECTING;
+                result = report(SignInListener.Result.FAILED, "sign-in failed: " + e, State.CONNECTING);
             }
             state = result;
             if (result == State.CONNECTED) {
@@ -244,7 +258,7 @@ public final class SaltMinion implements AutoCloseable {
         }
         reauth = false;
         log.info("{}: kept the session key on {}", config.id(), master());
-        return State.CONNECTED;
+        return report(SignInListener.Result.SIGNED_IN, "kept the session key", State.CONNECTED);
     }
 
     private void pin(String master) {
@@ -278,12 +292,13 @@ public final class SaltMinion implements AutoCloseable {
             reply = request(SaltPack.pack(Messages.envelope("clear", load)));
         } catch (RequestTimeoutException e) {
             log.info("{}: master {} did not answer the sign-in", config.id(), master());
-            return State.UNREACHABLE;
+            return report(SignInListener.Result.UNREACHABLE, "no answer to the sign-in", State.UNREACHABLE);
         }
         if (reply instanceof String refused) {
             // e.g. too many sign-ins from this address: wait (longer each time) and try again
             log.warn("{}: master {} refused the sign-in: {}", config.id(), master(), RateLimitedLog.shown(refused, 200));
-            return State.CONNECTING;
+            return report(SignInListener.Result.REFUSED, refused.length() > 200 ? refused.substring(0, 200) + "..." : refused,
+                    State.CONNECTING);
         }
         try {
             Map<?, ?> outer = Messages.map(reply, "sign-in reply");
@@ -291,22 +306,25 @@ public final class SaltMinion implements AutoCloseable {
             Map<?, ?> inner = Messages.map(SaltPack.unpack(packed), "sign-in load");
             if (!nonce.equals(inner.get("nonce"))) {
                 log.warn("{}: sign-in reply with the wrong nonce", config.id());
-                return State.CONNECTING;
+                return report(SignInListener.Result.FAILED, "sign-in reply with the wrong nonce", State.CONNECTING);
             }
             String advertised = inner.get("pub_key") instanceof String s ? s : null;
             String trusted = masterPem != null ? masterPem : advertised;
             if (trusted == null) {
-                return stateOf(inner.get("ret"));
+                return reportState(stateOf(inner.get("ret")));
             }
             if (!config.trustsMasterFinger(RsaKeys.fingerprint(trusted))) {
                 log.error("{}: the master's key has the fingerprint {}, not the --master-finger given; refusing it",
                         config.id(), RsaKeys.fingerprint(trusted));
-                return State.CONNECTING;
+                return report(SignInListener.Result.FINGERPRINT_MISMATCH, "the master's key has the fingerprint "
+                        + RsaKeys.fingerprint(trusted), State.CONNECTING);
             }
             RSAPublicKey masterKey = RsaKeys.parsePublic(trusted);
             if (!Rsa.verifySha1(masterKey, packed, SaltPack.bytes(outer.get("sig")))) {
                 log.error("{}: the sign-in reply is not signed by the trusted master key", config.id());
-                return State.CONNECTING;
+                return masterPem != null
+                        ? report(SignInListener.Result.MASTER_KEY_CHANGED, "the sign-in reply is not signed by the pinned master key", State.CONNECTING)
+                        : report(SignInListener.Result.FAILED, "the sign-in reply is not signed by the master's own key", State.CONNECTING);
             }
             if (!"pub".equals(inner.get("enc"))) {
                 if (masterPem == null && advertised != null && config.enrollToken() != null && Boolean.TRUE.equals(inner.get("ret"))) {
@@ -315,17 +333,18 @@ public final class SaltMinion implements AutoCloseable {
                     pin(advertised);
                     return authenticate();
                 }
-                return stateOf(inner.get("ret"));
+                return reportState(stateOf(inner.get("ret")));
             }
             if (masterPem != null && !RsaKeys.parsePublic(advertised).equals(masterKey)) {
                 log.error("{}: the master presents a different key than the pinned one; refusing", config.id());
-                return State.CONNECTING;
+                return report(SignInListener.Result.MASTER_KEY_CHANGED, "the master presents the key "
+                        + RsaKeys.fingerprint(advertised) + ", not the pinned one", State.CONNECTING);
             }
             String aes = new String(Rsa.decryptOaep(key, SaltPack.bytes(inner.get("aes"))), StandardCharsets.UTF_8);
             byte[] proof = Rsa.recoverX931(masterKey, SaltPack.bytes(inner.get("sig")));
             if (!new String(proof, StandardCharsets.US_ASCII).equals(io.drover.core.Hashing.sha256(aes))) {
                 log.error("{}: the session key proof does not verify", config.id());
-                return State.CONNECTING;
+                return report(SignInListener.Result.FAILED, "the session key proof does not verify", State.CONNECTING);
             }
             if (masterPem == null) {
                 pin(advertised);
@@ -343,11 +362,29 @@ public final class SaltMinion implements AutoCloseable {
                 lastSerial = 0;
             }
             reauth = false;
-            return State.CONNECTED;
+            return report(SignInListener.Result.SIGNED_IN, "signed in", State.CONNECTED);
         } catch (MalformedFrameException | InvalidMessageException | IllegalArgumentException e) {
             log.warn("{}: bad sign-in reply: {}", config.id(), e.getMessage());
-            return State.CONNECTING;
+            return report(SignInListener.Result.FAILED, "bad sign-in reply: " + e.getMessage(), State.CONNECTING);
         }
+    }
+
+    /** Tells the {@link SignInListener} how this sign-in ended; returns {@code state}. */
+    private State report(SignInListener.Result result, String detail, State state) {
+        try {
+            signInListener.onSignIn(result, master(), detail);
+        } catch (RuntimeException e) {
+            log.warn("{}: the sign-in listener failed", config.id(), e);
+        }
+        return state;
+    }
+
+    private State reportState(State state) {
+        return switch (state) {
+            case PENDING -> report(SignInListener.Result.PENDING_ACCEPTANCE, "the master holds this key pending", state);
+            case FULL -> report(SignInListener.Result.REFUSED, "the master accepts no more minions (full)", state);
+            default -> report(SignInListener.Result.KEY_REJECTED, "the master rejected this key", state);
+        };
     }
 
     private static State stateOf(Object ret) {
