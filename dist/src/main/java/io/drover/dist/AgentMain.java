@@ -28,6 +28,8 @@ public final class AgentMain {
                     Thread.currentThread().interrupt();
                     return 1;
                 }
+            case "install", "upgrade", "uninstall", "status":
+                return io.drover.agent.install.InstallCommands.run(args, 0, System.out, System.err);
             case "--version", "version":
                 System.out.println("drover-agent " + BuildVersion.current());
                 return 0;
@@ -45,7 +47,12 @@ public final class AgentMain {
                 Usage: drover-agent COMMAND [OPTIONS]
                   run          run the agent in the foreground (drover-agent run --help lists its options;
                                drover-agent run --config /etc/drover/agent.yaml is what the service runs)
+                  install      install this package on this host as a service and wait until it signs in
+                  upgrade      install a newer package beside it, switch to it, roll back if it does not sign in
+                  uninstall    stop and remove the service and the package (--purge: its key, journal and config too)
+                  status       the installed versions, the service and the last sign-in
                   --version    print the version
+                Each command's --help has examples, e.g. drover-agent install --help.
                 """;
     }
 }

@@ -43,12 +43,18 @@ class AgentPackageTest {
         return into.resolve(tarball.getFileName().toString().replace(".tar.gz", ""));
     }
 
-    /** A PATH with nothing but a shell: no java, and no other tool (the launcher uses the shell's builtins only). */
+    /**
+     * A PATH with a shell and setsid (the installer's process mode) and nothing else: no java, and no other tool (the
+     * launcher uses the shell's builtins only).
+     */
     Path pathWithoutJava() throws Exception {
         Path bin = tmp.resolve("path");
         if (!Files.isDirectory(bin)) {
             Files.createDirectories(bin);
-            Files.createSymbolicLink(bin.resolve("sh"), Files.exists(Path.of("/usr/bin/sh")) ? Path.of("/usr/bin/sh") : Path.of("/bin/sh"));
+            for (String tool : List.of("sh", "setsid")) {
+                Path real = Path.of("/usr/bin", tool);
+                Files.createSymbolicLink(bin.resolve(tool), Files.exists(real) ? real : Path.of("/bin", tool));
+            }
         }
         return bin;
     }
@@ -118,6 +124,58 @@ class AgentPackageTest {
                 agent.destroy();
                 agent.waitFor(10, TimeUnit.SECONDS);
             }
+        }
+    }
+
+    static String run(ProcessBuilder builder) throws Exception {
+        Process p = builder.redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        return p.waitFor() + "\n" + out;
+    }
+
+    /**
+     * The way an operator puts the agent on a host, minus systemd (not PID 1 here): the package's own installer, under
+     * a prefix, with an enrollment token from a file and the server's fingerprint pinned; it starts the agent, waits for
+     * its sign-in, the agent links to its inventory host by address and answers jobs; uninstall --purge removes it.
+     */
+    @Test
+    void theInstallerPutsTheAgentOnAHostWhereItSignsInLinksAndAnswersJobs() throws Exception {
+        Path home = unpack(packageFile(), tmp);
+        Path prefix = Files.createDirectories(tmp.resolve("host"));
+        try (Fleet fleet = new Fleet(TestServer.start(), tmp.resolve("roots"))) {
+            assertThat(fleet.drover("inventory", "import", "../examples/inventory/demo.yaml").exit()).isZero();
+            String token = io.drover.model.Json.json().readTree(fleet.drover("enroll", "create", "pkg", "--biz", "2", "-o", "json")
+                    .out()).path("token").asText();
+            Path tokenFile = tmp.resolve("enroll.token");
+            Files.writeString(tokenFile, token + "\n");
+            String finger = fleet.drover("key", "finger", "--master").out().strip();
+            var master = fleet.server.server().master();
+            String installed = run(packaged(home, "install", "--prefix", prefix.toString(), "--service", "process",
+                    "--id", "pkg-web", "--ip", "10.0.1.3", "--master", "127.0.0.1:" + master.requestPort(),
+                    "--publish-port", Integer.toString(master.publishPort()), "--master-finger", finger,
+                    "--enroll-token-file", tokenFile.toString(), "--wait-seconds", "60"));
+            try {
+                assertThat(installed).as(installed).startsWith("0\n").contains("installed as pkg-web and signed in");
+                assertThat(Files.readString(prefix.resolve("etc/drover/agent.yaml"))).contains(finger).doesNotContain(token);
+                await().atMost(Duration.ofSeconds(30)).until(() -> fleet.drover("run", "pkg-web", "test.ping", "--timeout", "3").exit() == 0);
+                Fleet.Run cmd = fleet.drover("run", "pkg-web", "cmd.run", "echo installed");
+                assertThat(cmd.out()).as(cmd.err()).contains("pkg-web:\n    installed");
+                await().atMost(Duration.ofSeconds(10)).until(() -> io.drover.model.Json.json().readTree(
+                        fleet.drover("agent", "list", "-o", "json").out()).get(0).path("bk_host_id").asLong() == 3);
+                String status = run(packaged(home, "status", "--prefix", prefix.toString()));
+                assertThat(status).as(status).startsWith("0\n").contains(BuildVersion.current()).contains("SIGNED_IN");
+                String again = run(packaged(home, "install", "--prefix", prefix.toString(), "--service", "process",
+                        "--id", "pkg-web", "--ip", "10.0.1.3", "--master", "127.0.0.1:" + master.requestPort(),
+                        "--publish-port", Integer.toString(master.publishPort()), "--master-finger", finger,
+                        "--enroll-token-file", tokenFile.toString()));
+                assertThat(again).as(again).startsWith("0\n").contains("nothing changed");
+            } finally {
+                String removed = run(packaged(home, "uninstall", "--prefix", prefix.toString(), "--purge"));
+                assertThat(removed).as(removed).startsWith("0\n");
+            }
+            assertThat(prefix.resolve("opt/drover-agent")).doesNotExist();
+            assertThat(prefix.resolve("var/lib/drover-agent")).doesNotExist();
+            await().atMost(Duration.ofSeconds(20)).until(() -> fleet.drover("run", "pkg-web", "test.ping", "--timeout", "2").exit() != 0);
         }
     }
 }
