@@ -1,5 +1,7 @@
 package io.drover.dist;
 
+import io.drover.agent.OptionText;
+
 import io.drover.transport.minion.MinionConfig;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
@@ -302,20 +304,8 @@ final class AgentOptions {
 
     /** A whole number of ASCII digits (optionally negative) between min and max. */
     private static long number(String name, String value, long min, long max) throws Invalid {
-        int start = value.startsWith("-") ? 1 : 0;
-        boolean digits = value.length() > start && value.length() - start <= 19;
-        for (int i = start; digits && i < value.length(); i++) {
-            char c = value.charAt(i);
-            digits = c >= '0' && c <= '9';
-        }
-        long n;
-        try {
-            n = digits ? Long.parseLong(value) : 0;
-        } catch (NumberFormatException e) {
-            digits = false;
-            n = 0;
-        }
-        if (!digits) {
+        Long n = OptionText.wholeNumber(value);
+        if (n == null) {
             throw new Invalid(name + " " + show(value) + " is not a whole number");
         }
         if (n < min || n > max) {
@@ -375,42 +365,9 @@ final class AgentOptions {
         return " (drover agent --help lists the options)";
     }
 
-    /**
-     * A value quoted for a one-line message: control characters, line and paragraph separators, invisible format
-     * characters (bidirectional overrides, zero-width ones) and lone surrogates as {@code \\uXXXX}; at most 100
-     * characters.
-     */
+    /** A value quoted for a one-line message, at most 100 characters ({@link OptionText#show}). */
     static String show(String value) {
-        StringBuilder out = new StringBuilder(Math.min(value.length(), 100) + 8).append('\'');
-        int shown = 0;
-        for (int i = 0; i < value.length(); i++) {
-            if (shown++ == 100) {
-                out.append("...");
-                break;
-            }
-            char c = value.charAt(i);
-            int type = Character.getType(c);
-            boolean pair = Character.isHighSurrogate(c) && i + 1 < value.length() && Character.isLowSurrogate(value.charAt(i + 1));
-            if (pair) {
-                out.append(c).append(value.charAt(++i));
-            } else if (Character.isISOControl(c) || type == Character.FORMAT || type == Character.LINE_SEPARATOR
-                    || type == Character.PARAGRAPH_SEPARATOR || type == Character.SURROGATE || type == Character.UNASSIGNED
-                    || type == Character.PRIVATE_USE || c == '\\') {
-                if (c == '\\') {
-                    out.append("\\\\");
-                } else {
-                    out.append("\\u");
-                    String hex = Integer.toHexString(c);
-                    for (int pad = hex.length(); pad < 4; pad++) {
-                        out.append('0');
-                    }
-                    out.append(hex);
-                }
-            } else {
-                out.append(c);
-            }
-        }
-        return out.append('\'').toString();
+        return OptionText.show(value, 100);
     }
 
     /** {@code drover agent --help}: every option with its description and default. */

@@ -1,5 +1,6 @@
 package io.drover.agent.install;
 
+import io.drover.agent.OptionText;
 import io.drover.transport.minion.MinionConfig;
 import io.drover.transport.protocol.Messages;
 import java.nio.file.Files;
@@ -303,13 +304,8 @@ final class InstallOptions {
     }
 
     private static long number(String name, String value, long min, long max) throws Invalid {
-        if (!value.matches("-?[0-9]{1,19}")) {
-            throw new Invalid(name + " " + show(value) + " is not a whole number");
-        }
-        long n;
-        try {
-            n = Long.parseLong(value);
-        } catch (NumberFormatException e) {
+        Long n = OptionText.wholeNumber(value);
+        if (n == null) {
             throw new Invalid(name + " " + show(value) + " is not a whole number");
         }
         if (n < min || n > max) {
@@ -340,33 +336,8 @@ final class InstallOptions {
         return out;
     }
 
-    /**
-     * A value quoted for a one-line message: control, format (bidirectional, zero-width) and line-separator characters
-     * and lone surrogates as {@code \\uXXXX}; at most 200 characters.
-     */
+    /** A value quoted for a one-line message, at most 200 characters ({@link OptionText#show}). */
     static String show(String value) {
-        if (value == null) {
-            return "(none)";
-        }
-        StringBuilder out = new StringBuilder(Math.min(value.length(), 200) + 8).append('\'');
-        for (int i = 0; i < value.length(); i++) {
-            if (i == 200) {
-                out.append("...");
-                break;
-            }
-            char c = value.charAt(i);
-            int type = Character.getType(c);
-            boolean pair = Character.isHighSurrogate(c) && i + 1 < value.length() && Character.isLowSurrogate(value.charAt(i + 1));
-            if (pair) {
-                out.append(c).append(value.charAt(++i));
-            } else if (Character.isISOControl(c) || type == Character.FORMAT || type == Character.LINE_SEPARATOR
-                    || type == Character.PARAGRAPH_SEPARATOR || type == Character.SURROGATE || c == '\\') {
-                String hex = Integer.toHexString(c);
-                out.append("\\u").append("0000", hex.length(), 4).append(hex);
-            } else {
-                out.append(c);
-            }
-        }
-        return out.append('\'').toString();
+        return OptionText.show(value, 200);
     }
 }

@@ -570,17 +570,7 @@ public final class JobService implements AutoCloseable {
             principal.requireAgents(minions, agentBusinesses, "job " + jid + " targeted");
         }
         LiveJob job = live.get(jid);
-        if (job != null && !wait.isZero()) {
-            try {
-                job.done().get(wait.toMillis(), TimeUnit.MILLISECONDS);
-            } catch (TimeoutException e) {
-                // answer with what is there
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } catch (ExecutionException e) {
-                throw new IllegalStateException(e);
-            }
-        }
+        waitUntilDone(job, wait);
         JobResult result = get(jid);
         if (job != null && result.missing().isEmpty() && live.remove(jid, job)) {
             // every return is stored though not every one was heard of here (a peer's, sent before this server
@@ -604,17 +594,7 @@ public final class JobService implements AutoCloseable {
                     .orElseThrow(() -> DomainException.notFound("job", jid));
             principal.requireAgents(minions, agentBusinesses, "job " + jid + " targeted");
         }
-        if (job != null && !wait.isZero()) {
-            try {
-                job.done().get(wait.toMillis(), TimeUnit.MILLISECONDS);
-            } catch (TimeoutException e) {
-                // answer with what is there
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } catch (ExecutionException e) {
-                throw new IllegalStateException(e);
-            }
-        }
+        waitUntilDone(job, wait);
         Optional<JobResult.Return> ret = jdbi.withHandle(h -> repository.findReturn(h, jid, minionId));
         if (ret.isPresent()) {
             answered(jid, minionId); // stored though perhaps not heard of here (a peer's, sent before this server wanted it)
@@ -622,6 +602,22 @@ public final class JobService implements AutoCloseable {
             throw DomainException.notFound("job", jid);
         }
         return ret;
+    }
+
+    /** Waits up to {@code wait} for every return of a job waited on here (none: returns at once). */
+    private static void waitUntilDone(LiveJob job, java.time.Duration wait) {
+        if (job == null || wait.isZero()) {
+            return;
+        }
+        try {
+            job.done().get(wait.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            // answer with what is there
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     @Override
