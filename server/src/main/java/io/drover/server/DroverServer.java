@@ -145,6 +145,7 @@ public final class DroverServer implements AutoCloseable {
             this.agentPackages = new io.drover.server.agentpackages.AgentPackageService(
                     new io.drover.server.agentpackages.AgentPackageStore(database.jdbi()), config.dataDir().resolve("agent-packages"),
                     config.agentPackageMaxBytes(), clock);
+            agentPackages.removeLeftovers();
             Path distributed = config.agentPackagesDir();
             if (distributed != null) {
                 int registered = agentPackages.registerFrom(distributed);

@@ -67,6 +67,19 @@ public final class AgentPackageService {
         this.clock = clock;
     }
 
+    /** Deletes the temporary files a stop in the middle of an upload or a restore left behind; run at start. */
+    public void removeLeftovers() {
+        Path incoming = dir.resolve(".incoming");
+        if (!Files.isDirectory(incoming, LinkOption.NOFOLLOW_LINKS)) {
+            return;
+        }
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(incoming)) {
+            files.forEach(AgentPackageService::deleteQuietly);
+        } catch (IOException e) {
+            log.warn("cannot clear {}: {}", incoming, e.toString());
+        }
+    }
+
     public long maxUploadBytes() {
         return maxUploadBytes;
     }

@@ -354,12 +354,14 @@ class AgentPackageRoutesTest {
         Files.write(dir.resolve("notes.tar.gz"), x86);
 
         Path data = TestServer.newDataDir();
+        Path leftover = Files.write(Files.createDirectories(data.resolve("agent-packages/.incoming")).resolve("upload-1.tar.gz"), x86);
         Map<Setting, String> settings = Map.of(Setting.AGENT_PACKAGES_DIR, dir.toString());
         try (TestServer started = TestServer.start(data, settings)) {
             JsonNode listed = get(started, "/agent-packages", "Bearer " + started.adminToken()).json();
             assertThat(listed.findValuesAsText("file_name")).containsExactlyInAnyOrder("drover-agent-3.0.0-linux-x86_64.tar.gz",
                     "drover-agent-3.0.0-linux-aarch64.tar.gz");
             assertThat(listed.findValuesAsText("uploaded_by")).containsOnly(AgentPackageService.BUILD);
+            assertThat(leftover).as("an upload cut short by the last stop").doesNotExist();
             assertThat(Hashing.sha256(get(started, "/agent-packages/latest/aarch64", "Bearer " + started.adminToken()).body()))
                     .isEqualTo(Hashing.sha256(arm));
         }
