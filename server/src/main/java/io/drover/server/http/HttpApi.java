@@ -251,10 +251,9 @@ public final class HttpApi {
             ctx.attribute(PRINCIPAL, caller); // the credential is this route's permission: no role to check
             return;
         }
-        String expected = "'Authorization: Bearer <token>'" + (other == null ? ""
-                : " or '" + other.scheme() + " <" + other.what() + ">'");
-        String problem = header == null || header.isBlank() ? "this route needs a token: send " + expected
-                : !header.regionMatches(true, 0, "Bearer ", 0, 7) ? "the Authorization header must be " + expected
+        String or = other == null ? "" : " or '" + other.scheme() + " <" + other.what() + ">'";
+        String problem = header == null || header.isBlank() ? "this route needs a token: send 'Authorization: Bearer <token>'" + or
+                : !header.regionMatches(true, 0, "Bearer ", 0, 7) ? "the Authorization header must be 'Bearer <token>'" + or
                 : null;
         Principal principal = problem == null ? tokens.authenticate(header.substring(7).trim()).orElse(null) : null;
         if (principal == null) {
