@@ -57,6 +57,39 @@ public final class ApiClient {
         return send(request(path).header("Content-Type", contentType).POST(HttpRequest.BodyPublishers.ofByteArray(body)));
     }
 
+    /** Posts a file as the body, streamed from disk (an agent package of some hundred megabytes). */
+    public JsonNode postFile(String path, String contentType, java.nio.file.Path file) {
+        HttpRequest.BodyPublisher body;
+        try {
+            body = HttpRequest.BodyPublishers.ofFile(file);
+        } catch (java.io.FileNotFoundException e) {
+            throw new CliException(file + " cannot be read: " + e.getMessage());
+        }
+        HttpRequest.Builder builder = HttpRequest.newBuilder(uri(path)).timeout(Duration.ofHours(1))
+                .header("Accept", "application/json").header("Content-Type", contentType).POST(body);
+        authorize(builder);
+        return send(builder);
+    }
+
+    /**
+     * The pin (base64 of the SHA-256 of its public key, as curl's {@code --pinnedpubkey sha256//} takes it) of the
+     * certificate this server presented, verified against this client's CAs and the server's name; null for a plain
+     * {@code http://} server.
+     */
+    public String keyPin() {
+        HttpResponse<Void> response = exchange(HttpRequest.newBuilder(uri("/api/v1/openapi.json")).timeout(TIMEOUT).GET(),
+                HttpResponse.BodyHandlers.discarding());
+        javax.net.ssl.SSLSession session = response.sslSession().orElse(null);
+        if (session == null) {
+            return null;
+        }
+        try {
+            return io.drover.core.tls.PublicKeyPin.sha256(session.getPeerCertificates()[0]);
+        } catch (javax.net.ssl.SSLPeerUnverifiedException e) {
+            throw new CliException("the server " + baseUrl + " presented no certificate: " + e.getMessage());
+        }
+    }
+
     public JsonNode put(String path, Object body) {
         return send(request(path).header("Content-Type", "application/json").PUT(jsonBody(body)));
     }

@@ -2,6 +2,7 @@ package io.drover.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.drover.cli.Output.Column;
+import io.drover.core.agents.AgentInstallCommand;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -32,9 +33,26 @@ public final class EnrollCommand {
         Long maxUses;
         @Option(names = "--id-glob", paramLabel = "GLOB", description = "Admit only agent ids matching GLOB, e.g. 'web-*' (default: any).")
         String idGlob;
+        @Option(names = "--install-command", description = "Also print a one-line command that installs an agent on a Linux host "
+                + "(the server's newest agent package, downloaded over HTTPS pinned to the server's certificate key).")
+        boolean installCommand;
+        @Option(names = "--server-url", paramLabel = "URL", description = "The server's URL as hosts reach it, for the install "
+                + "command (default: --server).")
+        String serverUrl;
+        @Option(names = "--master", paramLabel = "HOST[:PORT][,HOST[:PORT]...]", description = "The agent transport as hosts reach "
+                + "it, for the install command (default: the host of the server URL, port 4506).")
+        String master;
+        @Option(names = "--token-file", paramLabel = "PATH", description = "Where hosts keep the token, for the install command "
+                + "(default: " + AgentInstallCommand.DEFAULT_TOKEN_FILE + ").")
+        String tokenFile = AgentInstallCommand.DEFAULT_TOKEN_FILE;
 
         @Override
         public Integer call() {
+            if (!installCommand && (serverUrl != null || master != null || !tokenFile.equals(AgentInstallCommand.DEFAULT_TOKEN_FILE))) {
+                throw new CliException("--server-url, --master and --token-file are for --install-command");
+            }
+            // everything the command needs is gathered first: a failure creates no token
+            InstallCommandLine install = installCommand ? InstallCommandLine.prepare(client, serverUrl, master, tokenFile) : null;
             Map<String, Object> body = new LinkedHashMap<>();
             body.put("name", name);
             body.put("bk_biz_id", biz);
@@ -42,14 +60,39 @@ public final class EnrollCommand {
             body.put("max_uses", maxUses);
             body.put("id_glob", idGlob);
             JsonNode created = client.client().post("/api/v1/enrollment-tokens", body);
-            if (client.output().format() == Output.Format.table) {
-                client.out().printf("enrollment token %d '%s' for business %d created. Its secret, shown only now:%n%s%n"
-                                + "start agents with: drover agent --master HOST --id ID --enroll-token <secret>%n",
-                        created.path("info").path("id").asLong(), name, biz, created.path("token").asText());
-            } else {
+            if (client.output().format() != Output.Format.table) {
+                if (install != null) {
+                    ((com.fasterxml.jackson.databind.node.ObjectNode) created).put("install_command", install.command().line())
+                            .put("token_file", tokenFile).set("warnings", io.drover.model.Json.json().valueToTree(install.warnings()));
+                }
                 client.output().printObject(created);
+                return 0;
             }
+            client.out().printf("enrollment token %d '%s' for business %d created. Its secret, shown only now:%n%s%n",
+                    created.path("info").path("id").asLong(), name, biz, created.path("token").asText());
+            if (install == null) {
+                client.out().printf("start agents with: drover agent --master HOST --id ID --enroll-token-file FILE%n");
+                return 0;
+            }
+            client.out().printf("%nTo install an agent on a Linux host, as root there: put the token in %s, readable by root"
+                            + " only:%n  (umask 077; rm -f %s; cat > %s)   # paste the token, Enter, Ctrl-D%n"
+                            + "then run the command below. It downloads drover-agent %s from %s%s, checks its sha256"
+                            + " and runs its installer (the token stays in the file, out of every command line and URL):%n",
+                    tokenFile, tokenFile, tokenFile, versions(install), install.command().serverUrl(),
+                    install.command().keyPin() == null ? "" : ", accepting only the key of its certificate");
+            install.warnings().forEach(w -> client.out().println(w));
+            client.out().println(install.command().line());
+            client.out().flush();
             return 0;
+        }
+
+        /** "1.2.0 (x86_64, aarch64)", or each version with its architecture when they differ. */
+        private static String versions(InstallCommandLine install) {
+            java.util.Set<String> versions = new java.util.LinkedHashSet<>();
+            install.packages().forEach(p -> versions.add(p.version()));
+            return versions.size() == 1 ? versions.iterator().next() + " (" + String.join(", ",
+                    install.packages().stream().map(p -> p.arch()).toList()) + ")"
+                    : String.join(", ", install.packages().stream().map(p -> p.version() + " for " + p.arch()).toList());
         }
     }
 

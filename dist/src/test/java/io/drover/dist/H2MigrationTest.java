@@ -54,7 +54,10 @@ class H2MigrationTest {
         assertThat(run.out()).contains("job_return: " + h2Rows.get("job_return") + " rows");
         assertThat(data.resolve("drover.mv.db")).doesNotExist();
         assertThat(data.resolve("drover.mv.db.before-sqlite")).exists();
-        assertThat(sqliteRowCounts(data.resolve("drover.db"))).isEqualTo(h2Rows);
+        // tables added after the last H2 release are not in its data (and start empty)
+        Map<String, Long> copiedRows = new java.util.TreeMap<>(sqliteRowCounts(data.resolve("drover.db")));
+        copiedRows.keySet().retainAll(h2Rows.keySet());
+        assertThat(copiedRows).isEqualTo(h2Rows);
 
         DatabaseBackupTest.Run again = DatabaseBackupTest.drover("db", "migrate-h2", data.toString());
         assertThat(again.exit()).isEqualTo(1);

@@ -110,6 +110,7 @@ final class TwoBusinesses implements AutoCloseable {
         ids.put("/registries/{name}", new String[] {"nope", "nope"});
         ids.put("/secrets/{name}", new String[] {"matrix", "matrix"});
         ids.put("/packages/{name}/{version}", new String[] {"bkmonitorbeat/" + version, "bkmonitorbeat/" + version});
+        ids.put("/agent-packages/{version}/{arch}", new String[] {"latest/x86_64", "latest/x86_64"});
     }
 
     @Override

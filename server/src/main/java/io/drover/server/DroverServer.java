@@ -82,6 +82,7 @@ public final class DroverServer implements AutoCloseable {
     private final EnrollmentTokenStore enrollment;
     private final FileServer files;
     private final PackageStore packages;
+    private final io.drover.server.agentpackages.AgentPackageService agentPackages;
     private final Registries registries;
     private final AddonService addons;
     private final TaskScheduler tasks;
@@ -141,6 +142,18 @@ public final class DroverServer implements AutoCloseable {
                     () -> duties.leads(Leadership.Duty.PRUNING));
             this.enrollment = new EnrollmentTokenStore(database.jdbi(), clock);
             new AgentRoutes(agents, enrollment).register(api);
+            this.agentPackages = new io.drover.server.agentpackages.AgentPackageService(
+                    new io.drover.server.agentpackages.AgentPackageStore(database.jdbi()), config.dataDir().resolve("agent-packages"),
+                    config.agentPackageMaxBytes(), clock);
+            agentPackages.removeLeftovers();
+            Path distributed = config.agentPackagesDir();
+            if (distributed != null) {
+                int registered = agentPackages.registerFrom(distributed);
+                if (registered > 0) {
+                    log.info("registered {} agent package(s) from {}", registered, distributed);
+                }
+            }
+            new io.drover.server.agentpackages.AgentPackageRoutes(agentPackages, enrollment::check).register(api);
             this.packages = new PackageStore(database.jdbi(), config.dataDir().resolve("files"), clock);
             int chunked = packages.storeMissingChunks();
             if (chunked > 0) {
@@ -468,6 +481,10 @@ public final class DroverServer implements AutoCloseable {
 
     public PackageStore packages() {
         return packages;
+    }
+
+    public io.drover.server.agentpackages.AgentPackageService agentPackages() {
+        return agentPackages;
     }
 
     public SubscriptionService subscriptions() {

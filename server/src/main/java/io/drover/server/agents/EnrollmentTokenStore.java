@@ -101,6 +101,23 @@ public final class EnrollmentTokenStore {
     }
 
     /**
+     * A presented token that would admit an agent now (known, not expired, not revoked, not used up), without counting a
+     * use: an installer downloading the agent it will enroll shows it first, and a single-use token stays usable for the
+     * agent's sign-in. The id glob is not checked: there is no agent id yet.
+     */
+    public Optional<EnrollmentTokenInfo> check(String presented) {
+        if (presented == null || !presented.startsWith(PREFIX) || presented.length() > 200) {
+            return Optional.empty();
+        }
+        OffsetDateTime now = OffsetDateTime.now(clock);
+        return jdbi.withHandle(h -> h.createQuery("SELECT * FROM enrollment_token WHERE token_hash = :hash")
+                        .bind("hash", Hashing.sha256(presented)).map((rs, ctx) -> info(rs)).findOne())
+                .filter(t -> t.revokedAt() == null)
+                .filter(t -> t.expiresAt() == null || t.expiresAt().isAfter(now))
+                .filter(t -> t.maxUses() == null || t.uses() < t.maxUses());
+    }
+
+    /**
      * The business of a presented token that is known, not expired, not revoked, not used up and whose id glob admits
      * {@code agentId}; counts the use (at most its limit, also when two sign-ins race).
      */

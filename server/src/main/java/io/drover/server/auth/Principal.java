@@ -16,6 +16,15 @@ public record Principal(long tokenId, String name, Role role, Set<Long> bizIds) 
         return new Principal(0, "system:" + part, Role.ADMIN, Set.of());
     }
 
+    /**
+     * An installer on a host presenting an enrollment token ({@code Authorization: Enroll <token>}): only the routes that
+     * take such a token let it in, and it carries the token's business (the least role, never checked against a route's).
+     */
+    public static Principal installer(io.drover.model.agents.EnrollmentTokenInfo token) {
+        return new Principal(0, "enrollment token '" + token.name() + "' (#" + token.id() + ")", Role.VIEWER,
+                Set.of(token.bkBizId()));
+    }
+
     public Principal {
         bizIds = Set.copyOf(bizIds);
     }

@@ -118,6 +118,7 @@ public final class ServerConfig {
         positive(Setting.JOB_RETENTION_DAYS);
         positive(Setting.AUTH_FAILURES_PER_MINUTE);
         positive(Setting.MAX_PENDING_KEYS);
+        positive(Setting.AGENT_PACKAGE_MAX_BYTES);
         notNegative(Setting.SALT_MAX_CONNECTIONS_PER_ADDRESS);
         notNegative(Setting.SALT_SIGN_INS_PER_ADDRESS_PER_MINUTE);
         try {
@@ -487,6 +488,26 @@ public final class ServerConfig {
     public java.util.List<String> autoAccept() {
         return java.util.Arrays.stream(get(Setting.AUTO_ACCEPT).split(",")).map(String::strip).filter(g -> !g.isEmpty())
                 .toList();
+    }
+
+    /** System property the launcher sets to the distribution's directory. */
+    public static final String HOME_PROPERTY = "drover.home";
+
+    /**
+     * The directory whose agent packages are registered at start: agent-packages-dir, else the distribution's
+     * {@code <drover.home>/agent-packages}; null when neither is given (a server run from classes).
+     */
+    public Path agentPackagesDir() {
+        String dir = get(Setting.AGENT_PACKAGES_DIR).strip();
+        if (!dir.isEmpty()) {
+            return Path.of(dir).toAbsolutePath().normalize();
+        }
+        String home = System.getProperty(HOME_PROPERTY);
+        return home == null || home.isBlank() ? null : Path.of(home, "agent-packages").toAbsolutePath().normalize();
+    }
+
+    public long agentPackageMaxBytes() {
+        return integer(Setting.AGENT_PACKAGE_MAX_BYTES);
     }
 
     /** The business of agents accepted without an enrollment token, or null. */

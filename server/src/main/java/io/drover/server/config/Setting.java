@@ -75,6 +75,11 @@ public enum Setting {
     INVENTORY_DEBOUNCE_MAX_SECONDS("inventory-debounce-max-seconds", "60", "Seconds after the first of a burst of inventory or agent changes by which the re-plan runs even if changes keep coming."),
     ALLOW_PLAIN_ENROLLMENT_TOKENS("allow-plain-enrollment-tokens", "false", "Accept enrollment tokens that agents older than this server send in clear in their sign-in (anyone on the path can read and reuse them); current agents seal them to the master's key."),
     MAX_PENDING_KEYS("max-pending-keys", "10000", "Pending agent keys kept at most: anyone who reaches the request port can present one; past this the oldest pending key is dropped (with a salt/key event)."),
+    AGENT_PACKAGES_DIR("agent-packages-dir", "", "Directory whose agent packages (drover-agent-<version>-linux-<arch>.tar.gz, each "
+            + "with its .sha256 beside it) are registered at start when the server does not hold them yet; empty: the "
+            + "distribution's own, <drover home>/agent-packages (none when the server runs from classes)."),
+    AGENT_PACKAGE_MAX_BYTES("agent-package-max-bytes", "536870912", "Largest agent package POST /api/v1/agent-packages accepts, in bytes; "
+            + "a larger one is refused (413) before it is stored."),
     AGENT_BIZ("agent-biz", "", "Business whose idle module receives the hosts of agents accepted without an enrollment token; empty: such agents stay unlinked until an operator places them.");
 
     private final String key;

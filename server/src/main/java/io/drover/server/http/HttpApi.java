@@ -75,6 +75,12 @@ public final class HttpApi {
         add(new Route(HandlerType.GET, path, role, scope, summary, null, shape, response, 200, handler));
     }
 
+    /** GET that also takes {@code other} instead of a token (with any role). */
+    public void get(String path, Role role, Scope scope, String summary, Class<?> response, Route.Shape shape, Handler handler,
+                    OtherCredential other) {
+        add(new Route(HandlerType.GET, path, role, scope, summary, null, shape, response, 200, handler, other));
+    }
+
     public void post(String path, Role role, Scope scope, String summary, Class<?> body, Class<?> response, int status,
                      Handler handler) {
         add(new Route(HandlerType.POST, path, role, scope, summary, body, response == null ? Route.Shape.NONE
@@ -131,6 +137,9 @@ public final class HttpApi {
                 List<RouteRole> rules = new ArrayList<>();
                 if (route.role() != null) {
                     rules.add(new RequiredRole(route.role(), route.scope()));
+                }
+                if (route.otherCredential() != null) {
+                    rules.add(new AlsoTakes(route.otherCredential()));
                 }
                 Long bodyLimit = bodyLimits.get(route.method().name() + " " + route.path());
                 if (bodyLimit != null) {
@@ -194,6 +203,10 @@ public final class HttpApi {
         return served;
     }
 
+    /** Carries a route's other credential through Javalin to {@link #authenticate}. */
+    private record AlsoTakes(OtherCredential credential) implements RouteRole {
+    }
+
     /** Carries a route's body limit through Javalin to {@link #refuseOversizedBody}. */
     private record BodyLimit(long bytes) implements RouteRole {
     }
@@ -224,24 +237,27 @@ public final class HttpApi {
         if (rule == null) {
             return;
         }
+        OtherCredential other = ctx.routeRoles().stream().filter(AlsoTakes.class::isInstance)
+                .map(r -> ((AlsoTakes) r).credential()).findFirst().orElse(null);
         Role required = rule.role();
         // A valid token is served whatever its address did before: only failures count, and only failures are refused
         // past the limit, so a stranger behind the same proxy or NAT cannot lock out a user.
         String header = ctx.header("Authorization");
-        String problem = header == null || header.isBlank() ? "this route needs a token: send 'Authorization: Bearer <token>'"
-                : !header.regionMatches(true, 0, "Bearer ", 0, 7) ? "the Authorization header must be 'Bearer <token>'"
+        if (other != null && other.presentedIn(header)) {
+            Principal caller = other.check().apply(header.substring(other.scheme().length() + 1).trim()).orElse(null);
+            if (caller == null) {
+                refuseAuthentication(ctx, "the " + other.what() + " is unknown, expired, revoked or used up");
+            }
+            ctx.attribute(PRINCIPAL, caller); // the credential is this route's permission: no role to check
+            return;
+        }
+        String or = other == null ? "" : " or '" + other.scheme() + " <" + other.what() + ">'";
+        String problem = header == null || header.isBlank() ? "this route needs a token: send 'Authorization: Bearer <token>'" + or
+                : !header.regionMatches(true, 0, "Bearer ", 0, 7) ? "the Authorization header must be 'Bearer <token>'" + or
                 : null;
         Principal principal = problem == null ? tokens.authenticate(header.substring(7).trim()).orElse(null) : null;
         if (principal == null) {
-            String source = clients.of(ctx.ip(), ctx.header("X-Forwarded-For"));
-            long retryAfter = authFailures.retryAfterSeconds(source);
-            if (retryAfter > 0) {
-                ctx.header("Retry-After", Long.toString(retryAfter));
-                throw new ApiException(429, "too_many_failed_authentications", "too many failed authentications from " + source
-                        + " this minute; retry after " + retryAfter + " s (a valid token is still served)");
-            }
-            authFailures.failed(source);
-            throw ApiException.unauthorized(problem != null ? problem : "the token is unknown, revoked or expired");
+            refuseAuthentication(ctx, problem != null ? problem : "the token is unknown, revoked or expired");
         }
         ctx.attribute(PRINCIPAL, principal);
         if (!principal.role().atLeast(required)) {
@@ -253,6 +269,19 @@ public final class HttpApi {
                     + principal.bizIds().stream().sorted().toList() + "; " + ctx.method() + " " + ctx.endpoint().path
                     + " concerns every business and needs a token for all of them");
         }
+    }
+
+    /** Counts a failed authentication against the client's address and answers 401, or 429 past the address's limit. */
+    private void refuseAuthentication(Context ctx, String why) {
+        String source = clients.of(ctx.ip(), ctx.header("X-Forwarded-For"));
+        long retryAfter = authFailures.retryAfterSeconds(source);
+        if (retryAfter > 0) {
+            ctx.header("Retry-After", Long.toString(retryAfter));
+            throw new ApiException(429, "too_many_failed_authentications", "too many failed authentications from " + source
+                    + " this minute; retry after " + retryAfter + " s (a valid token is still served)");
+        }
+        authFailures.failed(source);
+        throw ApiException.unauthorized(why);
     }
 
     /**

@@ -25,7 +25,13 @@ public final class OpenApiDocument {
         Map<String, Object> schemas = new TreeMap<>();
         schemas.put("Problem", schemaOf(io.drover.model.api.Problem.class, schemas));
         Map<String, Object> paths = new TreeMap<>();
+        Map<String, Object> security = new TreeMap<>(Map.of("bearer", Map.of("type", "http", "scheme", "bearer")));
         for (Route route : routes) {
+            OtherCredential other = route.otherCredential();
+            if (other != null) {
+                security.put(schemeName(other), Map.of("type", "apiKey", "in", "header", "name", "Authorization",
+                        "description", "'" + other.scheme() + " <" + other.what() + ">', instead of a token on the routes that name it"));
+            }
             @SuppressWarnings("unchecked")
             Map<String, Object> item = (Map<String, Object>) paths.computeIfAbsent(route.path(), k -> new LinkedHashMap<>());
             item.put(route.method().name().toLowerCase(java.util.Locale.ROOT), operation(route, schemas));
@@ -35,8 +41,7 @@ public final class OpenApiDocument {
         doc.put("info", Map.of("title", "Drover API", "version", version,
                 "description", "Fleet manager control plane. Authenticate with 'Authorization: Bearer <token>'."));
         doc.put("paths", paths);
-        doc.put("components", Map.of("schemas", schemas,
-                "securitySchemes", Map.of("bearer", Map.of("type", "http", "scheme", "bearer"))));
+        doc.put("components", Map.of("schemas", schemas, "securitySchemes", security));
         return doc;
     }
 
@@ -65,9 +70,13 @@ public final class OpenApiDocument {
             op.put("parameters", parameters);
         }
         if (route.role() != null) {
-            op.put("security", List.of(Map.of("bearer", List.of())));
+            op.put("security", route.otherCredential() == null ? List.of(Map.of("bearer", List.of()))
+                    : List.of(Map.of("bearer", List.of()), Map.of(schemeName(route.otherCredential()), List.of())));
             op.put("x-drover-role", route.role().wireName());
             op.put("x-drover-scope", route.scope().name().toLowerCase(java.util.Locale.ROOT));
+            if (route.otherCredential() != null) {
+                op.put("x-drover-also-accepts", route.otherCredential().what());
+            }
         }
         if (route.body() != null) {
             op.put("requestBody", Map.of("required", true, "content",
@@ -85,6 +94,8 @@ public final class OpenApiDocument {
         return switch (route.shape()) {
             case NONE -> Map.of("description", "Done");
             case TEXT -> Map.of("description", "Text", "content", Map.of("text/plain", Map.of("schema", Map.of("type", "string"))));
+            case FILE -> Map.of("description", "The file's bytes", "content", Map.of("application/octet-stream",
+                    Map.of("schema", Map.of("type", "string", "format", "binary"))));
             case EVENT_STREAM -> Map.of("description", "Server-Sent Events: event = tag, id = event id, data = Event JSON",
                     "content", Map.of("text/event-stream", Map.of("schema", Map.of("type", "string"))));
             case ONE -> json(route.response() == null ? Map.of("type", "object") : ref(route.response(), schemas));
@@ -94,6 +105,10 @@ public final class OpenApiDocument {
                     "total", Map.of("type", "integer"), "offset", Map.of("type", "integer"),
                     "limit", Map.of("type", "integer"))));
         };
+    }
+
+    private static String schemeName(OtherCredential other) {
+        return other.scheme().toLowerCase(java.util.Locale.ROOT);
     }
 
     private static Map<String, Object> json(Map<String, Object> schema) {

@@ -149,4 +149,31 @@ class EnrollmentTokenStoreTest {
             }
         });
     }
+
+    @OnBothDatabases
+    void aCheckFindsOnlyTokensThatWouldAdmitAnAgentNowAndCountsNoUse(String kind) {
+        TestDatabases.on(kind, db -> {
+            businesses(db);
+            ManualClock clock = new ManualClock(Instant.parse("2026-12-01T10:00:00Z").toEpochMilli());
+            EnrollmentTokenStore store = new EnrollmentTokenStore(db.jdbi(), clock);
+            CreatedEnrollmentToken once = store.create(ADMIN, new EnrollmentTokenRequest("once", 2L, 2L, 1L, "web-*"));
+            CreatedEnrollmentToken revoked = store.create(ADMIN, new EnrollmentTokenRequest("revoked", 3L, null));
+            store.revoke(ADMIN, revoked.info().id());
+
+            for (int i = 0; i < 3; i++) {
+                assertThat(store.check(once.token())).map(EnrollmentTokenInfo::name).contains("once");
+            }
+            assertThat(store.list(ADMIN).getFirst().uses()).as("checking uses nothing").isZero();
+            for (String refused : new String[] {null, "", revoked.token(), once.token() + "x", "drv_enroll_unknown",
+                    EnrollmentTokenStore.PREFIX + "a".repeat(200)}) {
+                assertThat(store.check(refused)).as(String.valueOf(refused)).isEmpty();
+            }
+            db.jdbi().useTransaction(h -> assertThat(store.redeem(h, once.token(), "web-1")).contains(2L));
+            assertThat(store.check(once.token())).as("used up").isEmpty();
+            CreatedEnrollmentToken shortLived = store.create(ADMIN, new EnrollmentTokenRequest("short", 2L, 1L));
+            assertThat(store.check(shortLived.token())).isPresent();
+            clock.advance(Duration.ofHours(1));
+            assertThat(store.check(shortLived.token())).as("expired").isEmpty();
+        });
+    }
 }
