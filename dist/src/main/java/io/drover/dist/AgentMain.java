@@ -12,7 +12,15 @@ public final class AgentMain {
     }
 
     public static void main(String[] args) {
-        System.exit(run(args));
+        int code = run(args);
+        if (args.length > 0 && args[0].equals("uninstall")) {
+            // The package just removed may be the one this JVM runs from: a normal exit loads classes from its
+            // runtime, and failed with "no jimage in system library path".
+            System.out.flush();
+            System.err.flush();
+            Runtime.getRuntime().halt(code);
+        }
+        System.exit(code);
     }
 
     static int run(String... args) {
