@@ -60,7 +60,11 @@ class AgentPackageTest {
     }
 
     ProcessBuilder packaged(Path home, String... args) throws Exception {
-        List<String> command = new ArrayList<>(List.of(home.resolve("bin/drover-agent").toString()));
+        return launcher(home.resolve("bin/drover-agent"), args);
+    }
+
+    ProcessBuilder launcher(Path launcher, String... args) throws Exception {
+        List<String> command = new ArrayList<>(List.of(launcher.toString()));
         command.addAll(List.of(args));
         ProcessBuilder builder = new ProcessBuilder(command);
         builder.environment().remove("JAVA_HOME");
@@ -170,8 +174,12 @@ class AgentPackageTest {
                         "--enroll-token-file", tokenFile.toString()));
                 assertThat(again).as(again).startsWith("0\n").contains("nothing changed");
             } finally {
-                String removed = run(packaged(home, "uninstall", "--prefix", prefix.toString(), "--purge"));
-                assertThat(removed).as(removed).startsWith("0\n");
+                // as an operator would: the installed launcher removes the package it runs from
+                Path installedLauncher = prefix.resolve("opt/drover-agent/current/bin/drover-agent");
+                String removed = run(Files.exists(installedLauncher)
+                        ? launcher(installedLauncher, "uninstall", "--prefix", prefix.toString(), "--purge")
+                        : packaged(home, "uninstall", "--prefix", prefix.toString(), "--purge"));
+                assertThat(removed).as(removed).startsWith("0\n").contains("removed").doesNotContain("jimage", "Exception");
             }
             assertThat(prefix.resolve("opt/drover-agent")).doesNotExist();
             assertThat(prefix.resolve("var/lib/drover-agent")).doesNotExist();
