@@ -89,8 +89,15 @@ class KillRestartDurabilityTest {
         try {
             for (int round = 0; round < rounds; round++) {
                 Process server = start(port, database);
-                await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> Files.exists(dir.resolve("data/admin.token"))
-                        && send("GET", port, "/readyz", "", null).statusCode() == 200);
+                try {
+                    await().atMost(Duration.ofSeconds(120)).ignoreExceptions().until(() -> Files.exists(dir.resolve("data/admin.token"))
+                            && send("GET", port, "/readyz", "", null).statusCode() == 200);
+                } catch (org.awaitility.core.ConditionTimeoutException e) {
+                    System.out.println("the server of round " + round + " is not ready after 120 s (alive: " + server.isAlive()
+                            + "); /readyz: " + readyz(port));
+                    AgentProcess.printTail(dir.resolve("server.log"));
+                    throw e;
+                }
                 String token = Files.readString(dir.resolve("data/admin.token")).strip();
                 if (round == 0) {
                     assertThat(send("POST", port, "/api/v1/businesses", token, "{\"bk_biz_id\": 9, \"bk_biz_name\": \"durable\"}")
@@ -191,6 +198,14 @@ class KillRestartDurabilityTest {
             names.add(set.path("bk_set_name").asText());
         }
         return names;
+    }
+
+    private String readyz(int port) {
+        try {
+            return send("GET", port, "/readyz", "", null).body();
+        } catch (Exception e) {
+            return e.toString();
+        }
     }
 
     /** How many set creations the audit log records as 201: one row per acknowledged set, at least. */
