@@ -21,6 +21,7 @@ CREATE TABLE agent_install_host (
     agent_id    VARCHAR(255) NOT NULL,
     inner_ip    VARCHAR(64),
     bk_host_id  BIGINT,
+    prefix      VARCHAR(1024),
     status      VARCHAR(16) NOT NULL,
     error       VARCHAR(2048),
     arch        VARCHAR(16),

@@ -15,7 +15,10 @@ public record AgentInstallRequest(List<Host> hosts, String sshUser, String sshPr
                                   Integer concurrency, String packageVersion, List<String> masters, String masterFinger,
                                   Integer publishPort, String prefix, String service, Integer waitSeconds) {
 
-    /** One host: its SSH address and port (22), its inventory host (bk_host_id or inner IP) and the agent's id. */
-    public record Host(String address, Integer port, Long bkHostId, String innerIp, String id) {
+    /**
+     * One host: its SSH address and port (22), its inventory host (bk_host_id or inner IP), the agent's id (default:
+     * the address) and the installer's --prefix for this host (default: the request's).
+     */
+    public record Host(String address, Integer port, Long bkHostId, String innerIp, String id, String prefix) {
     }
 }

@@ -287,6 +287,10 @@ public final class AgentInstallService implements AutoCloseable {
                 errors.add(new FieldError(field + ".inner_ip", "must be an IP address"));
                 continue;
             }
+            if (h.prefix() != null && (!PREFIX.matcher(h.prefix()).matches() || h.prefix().contains(".."))) {
+                errors.add(new FieldError(field + ".prefix", "must be an absolute path of letters, digits, '.', '_', '/', '+', '-' without '..'"));
+                continue;
+            }
             if (!seen.add(h.address() + ":" + port)) {
                 errors.add(new FieldError(field + ".address", h.address() + ":" + port + " is given twice"));
                 continue;
@@ -295,7 +299,7 @@ public final class AgentInstallService implements AutoCloseable {
                 errors.add(new FieldError(field + ".id", "agent id " + id + " is given twice"));
                 continue;
             }
-            hosts.add(new InstallStore.NewHost(h.address(), port, id, h.innerIp(), h.bkHostId()));
+            hosts.add(new InstallStore.NewHost(h.address(), port, id, h.innerIp(), h.bkHostId(), h.prefix()));
             if (errors.size() > 20) {
                 break;
             }

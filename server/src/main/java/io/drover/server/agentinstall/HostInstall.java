@@ -184,7 +184,7 @@ final class HostInstall {
         add(command, "--ip", host.innerIp());
         add(command, "--master-finger", plan.masterFinger());
         add(command, "--publish-port", plan.publishPort() == null ? null : plan.publishPort().toString());
-        add(command, "--prefix", plan.prefix());
+        add(command, "--prefix", host.prefix() != null ? host.prefix() : plan.prefix());
         add(command, "--service", plan.service());
         String line = String.join(" ", command.stream().map(HostInstall::quote).toList());
         begin("install", line);

@@ -33,7 +33,7 @@ final class InstallStore {
     }
 
     /** A host as the task creates it. */
-    record NewHost(String address, int port, String agentId, String innerIp, Long bkHostId) {
+    record NewHost(String address, int port, String agentId, String innerIp, Long bkHostId, String prefix) {
     }
 
     long create(long bizId, String createdBy, String sshUser, String jump, List<String> masters, int concurrency,
@@ -47,11 +47,11 @@ final class InstallStore {
                     .bind("masters", String.join(",", masters)).bind("concurrency", concurrency).bind("now", now)
                     .executeAndReturnGeneratedKeys("id").mapTo(Long.class).one();
             var batch = h.prepareBatch("""
-                    INSERT INTO agent_install_host (task_id, address, port, agent_id, inner_ip, bk_host_id, status, steps)
-                    VALUES (:task, :address, :port, :agent, :ip, :host, 'pending', '[]')""");
+                    INSERT INTO agent_install_host (task_id, address, port, agent_id, inner_ip, bk_host_id, prefix, status, steps)
+                    VALUES (:task, :address, :port, :agent, :ip, :host, :prefix, 'pending', '[]')""");
             for (NewHost host : hosts) {
                 batch.bind("task", id).bind("address", host.address()).bind("port", host.port()).bind("agent", host.agentId())
-                        .bind("ip", host.innerIp()).bind("host", host.bkHostId()).add();
+                        .bind("ip", host.innerIp()).bind("host", host.bkHostId()).bind("prefix", host.prefix()).add();
             }
             batch.execute();
             return id;
@@ -163,7 +163,7 @@ final class InstallStore {
         long hostId = rs.getLong("bk_host_id");
         Long bkHostId = rs.wasNull() ? null : hostId;
         return new AgentInstallHost(rs.getLong("id"), rs.getString("address"), rs.getInt("port"), rs.getString("agent_id"),
-                rs.getString("inner_ip"), bkHostId, rs.getString("status"), rs.getString("error"),
+                rs.getString("inner_ip"), bkHostId, rs.getString("prefix"), rs.getString("status"), rs.getString("error"),
                 rs.getString("arch"), rs.getString("version"), SqlTime.read(rs, "started_at"), SqlTime.read(rs, "finished_at"), steps);
     }
 }

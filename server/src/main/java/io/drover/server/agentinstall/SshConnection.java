@@ -84,7 +84,8 @@ final class SshConnection implements AutoCloseable {
     /** The verifier every session of {@code client} uses: the check attached to it, else refuse. */
     static void install(SshClient client) {
         client.setServerKeyVerifier((session, remote, key) -> {
-            KeyCheck check = session.getAttribute(CHECK);
+            AttributeRepository context = session.getConnectionContext();
+            KeyCheck check = context == null ? null : context.getAttribute(CHECK);
             return check != null && check.verify(key);
         });
     }
