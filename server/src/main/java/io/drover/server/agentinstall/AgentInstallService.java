@@ -98,6 +98,8 @@ public final class AgentInstallService implements AutoCloseable {
         }
         if (r.bkBizId() == null) {
             errors.add(new FieldError("bk_biz_id", "is required: the business the agents are enrolled in"));
+        } else {
+            p.requireBiz(r.bkBizId());
         }
         List<InstallStore.NewHost> hosts = hosts(r.hosts(), errors);
         Credentials credentials = credentials("ssh", r.sshUser(), r.sshPrivateKey(), r.sshPassword(), errors);
@@ -110,8 +112,8 @@ public final class AgentInstallService implements AutoCloseable {
         if (!errors.isEmpty()) {
             throw DomainException.invalid(errors);
         }
-        p.requireBiz(r.bkBizId());
         inventory.business(p, r.bkBizId());
+        hostsOf(r.bkBizId(), hosts);
         long id = store.create(r.bkBizId(), p.name(), credentials.user(), r.jump(), plan.masters(), concurrency, hosts);
         log.info("agent install {}: {} host(s) in business {} by {}", id, hosts.size(), r.bkBizId(), p.name());
         AgentInstallTask task = store.get(id);
@@ -252,6 +254,25 @@ public final class AgentInstallService implements AutoCloseable {
             return "the agent " + agentId + " was linked to host " + linked + ", not to host " + expected;
         }
         return null;
+    }
+
+    /** Refuses a bk_host_id that is not a host of the task's business (another business's, or none). */
+    private void hostsOf(long bizId, List<InstallStore.NewHost> hosts) {
+        List<Long> ids = hosts.stream().map(InstallStore.NewHost::bkHostId).filter(java.util.Objects::nonNull).toList();
+        if (ids.isEmpty()) {
+            return;
+        }
+        Map<Long, Long> businesses = inventory.hostBusinesses(ids);
+        List<FieldError> errors = new ArrayList<>();
+        for (int i = 0; i < hosts.size(); i++) {
+            Long id = hosts.get(i).bkHostId();
+            if (id != null && !Long.valueOf(bizId).equals(businesses.get(id))) {
+                errors.add(new FieldError("hosts[" + i + "].bk_host_id", "is not a host of business " + bizId));
+            }
+        }
+        if (!errors.isEmpty()) {
+            throw DomainException.forbidden("the hosts must be hosts of business " + bizId, errors);
+        }
     }
 
     private List<InstallStore.NewHost> hosts(List<AgentInstallRequest.Host> given, List<FieldError> errors) {
