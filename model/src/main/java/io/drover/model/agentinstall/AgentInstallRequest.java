@@ -10,7 +10,7 @@ import java.util.List;
  * only and never stored. {@code prefix}, {@code service} and {@code waitSeconds} are the installer's options (tests,
  * images); {@code masterFinger} and {@code publishPort} too.
  */
-public record AgentInstallRequest(List<Host> hosts, String sshUser, String sshPrivateKey, String sshPassword,
+public record AgentInstallRequest(List<InstallHost> hosts, String sshUser, String sshPrivateKey, String sshPassword,
                                   String jump, String jumpPrivateKey, String jumpPassword, Long bkBizId,
                                   Integer concurrency, String packageVersion, List<String> masters, String masterFinger,
                                   Integer publishPort, String prefix, String service, Integer waitSeconds) {
@@ -19,6 +19,6 @@ public record AgentInstallRequest(List<Host> hosts, String sshUser, String sshPr
      * One host: its SSH address and port (22), its inventory host (bk_host_id or inner IP), the agent's id (default:
      * the address) and the installer's --prefix for this host (default: the request's).
      */
-    public record Host(String address, Integer port, Long bkHostId, String innerIp, String id, String prefix) {
+    public record InstallHost(String address, Integer port, Long bkHostId, String innerIp, String id, String prefix) {
     }
 }

@@ -275,7 +275,7 @@ public final class AgentInstallService implements AutoCloseable {
         }
     }
 
-    private List<InstallStore.NewHost> hosts(List<AgentInstallRequest.Host> given, List<FieldError> errors) {
+    private List<InstallStore.NewHost> hosts(List<AgentInstallRequest.InstallHost> given, List<FieldError> errors) {
         List<InstallStore.NewHost> hosts = new ArrayList<>();
         if (given == null || given.isEmpty()) {
             errors.add(new FieldError("hosts", "is required: at least one host"));
@@ -288,7 +288,7 @@ public final class AgentInstallService implements AutoCloseable {
         Set<String> seen = new HashSet<>();
         Set<String> ids = new HashSet<>();
         for (int i = 0; i < given.size(); i++) {
-            AgentInstallRequest.Host h = given.get(i);
+            AgentInstallRequest.InstallHost h = given.get(i);
             String field = "hosts[" + i + "]";
             if (h == null || h.address() == null || !ADDRESS.matcher(h.address()).matches()) {
                 errors.add(new FieldError(field + ".address", "must be a host name or an IP address (letters, digits, '.', ':', '-')"));
