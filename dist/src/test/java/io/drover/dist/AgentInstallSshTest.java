@@ -201,26 +201,33 @@ class AgentInstallSshTest {
             assertThat(steps(host(task, "arm-1"))).containsExactly("connect:succeeded", "detect:failed");
             assertThat(fleet.server.server().agents().hostOf("good-1")).isEqualTo(1L);
 
-            // an agent that never signs in: nobody listens on its master address
+            // an agent that never signs in: nobody listens on its master address (with the CLI, following the install)
             Sshd lonely = sshd("lonely", "");
-            Map<String, Object> nowhere = request(fleet, List.of(host(lonely, "lonely-1", "10.0.2.1")), Integer.toString(TestServer.freePort()));
-            nowhere.put("wait_seconds", 3);
-            JsonNode silent = install(fleet, nowhere);
-            JsonNode lonelyHost = host(silent, "lonely-1");
-            assertThat(lonelyHost.get("status").asText()).isEqualTo("failed");
-            assertThat(steps(lonelyHost)).last().isEqualTo("sign_in:failed");
-            assertThat(lonelyHost.get("error").asText()).startsWith("the agent did not sign in");
+            Map<String, Object> lonelyHost = host(lonely, "lonely-1", "10.0.2.1");
+            Fleet.Run silent = fleet.drover("agent", "install-remote", "127.0.0.1:" + lonely.port, "--ssh-user", "root",
+                    "--ssh-key", clientKey().toString(), "--business", "2", "--master", "127.0.0.1:" + TestServer.freePort(),
+                    "--id", "lonely-1", "--ip", "10.0.2.1", "--prefix", lonelyHost.get("prefix").toString(), "--service", "process",
+                    "--wait-seconds", "3", "--wait");
+            assertThat(silent.exit()).as(silent.out() + silent.err()).isEqualTo(1);
+            assertThat(silent.out()).contains("lonely-1  failed  sign_in (failed)  the agent did not sign in")
+                    .contains("succeeded, 1 failed");
 
             // a retry needs the credentials again and runs the failed hosts only
             TestServer.Response noCredentials = fleet.server.post("/api/v1/agent-installs/" + task.get("id").asLong() + "/retry",
                     fleet.server.adminToken(), Map.of());
             assertThat(noCredentials.status()).isEqualTo(422);
-            TestServer.Response retried = fleet.server.post("/api/v1/agent-installs/" + task.get("id").asLong() + "/retry",
-                    fleet.server.adminToken(), Map.of("ssh_private_key", Files.readString(clientKey())));
-            assertThat(retried.status()).as(retried.text()).isEqualTo(202);
+            Fleet.Run retried = fleet.drover("agent", "install-remote", "--retry", task.get("id").asText(), "--ssh-key",
+                    clientKey().toString(), "--wait");
+            assertThat(retried.exit()).as(retried.out() + retried.err()).isEqualTo(1);
             JsonNode again = awaitEnd(fleet, task.get("id").asLong());
             assertThat(host(again, "good-1").get("steps").size()).isEqualTo(7);
             assertThat(host(again, "rekeyed").get("error").asText()).contains("changed");
+            assertThat(again.get("failed").asInt()).isEqualTo(4);
+
+            Fleet.Run list = fleet.drover("agent", "installs");
+            assertThat(list.out()).containsPattern("(?m)^" + task.get("id").asText() + "\\s+2\\s+failed\\s+5\\s+1\\s+4\\s");
+            Fleet.Run shown = fleet.drover("agent", "installs", task.get("id").asText(), "--steps");
+            assertThat(shown.out()).contains("good-1").contains("link succeeded").contains("host key of 127.0.0.1:" + rekeyed.port + " changed");
         }
     }
 
