@@ -60,7 +60,7 @@ public final class AgentInstallService implements AutoCloseable {
     private static final Duration LINK_WAIT = Duration.ofSeconds(30);
 
     private final InstallStore store;
-    private final HostKeys keys;
+    private final HostKeyStore keys;
     private final AgentPackageFiles packages;
     private final EnrollmentTokenStore enrollment;
     private final AgentRegistry agents;
@@ -75,7 +75,7 @@ public final class AgentInstallService implements AutoCloseable {
     public AgentInstallService(Jdbi jdbi, AgentPackageFiles packages, EnrollmentTokenStore enrollment, AgentRegistry agents,
                                InventoryService inventory, List<String> defaultMasters, Clock clock) {
         this.store = new InstallStore(jdbi, clock);
-        this.keys = new HostKeys(jdbi, clock);
+        this.keys = new HostKeyStore(jdbi, clock);
         this.packages = packages;
         this.enrollment = enrollment;
         this.agents = agents;
@@ -122,7 +122,7 @@ public final class AgentInstallService implements AutoCloseable {
     }
 
     /** Runs the failed hosts of a finished task again with credentials given again. */
-    public AgentInstallTask retry(Principal p, long id, AgentInstallRetry r) {
+    public synchronized AgentInstallTask retry(Principal p, long id, AgentInstallRetry r) {
         AgentInstallTask task = get(p, id);
         if (running.contains(id) || task.status().equals("running")) {
             throw DomainException.conflict("install_running", "agent install " + id + " is still running: retry it when it has ended");
@@ -217,11 +217,17 @@ public final class AgentInstallService implements AutoCloseable {
 
             @Override
             public String awaitLink(String agentId, Long bkHostId, String innerIp) {
-                try {
-                    return link(task.bkBizId(), agentId, bkHostId, innerIp);
-                } finally {
-                    if (tokenId != null) {
+                return link(task.bkBizId(), agentId, bkHostId, innerIp);
+            }
+
+            @Override
+            public void ended() {
+                if (tokenId != null) {
+                    try {
                         enrollment.revoke(p, tokenId);
+                    } catch (RuntimeException e) {
+                        log.warn("agent install {}: revoking the enrollment token of {} failed ({}); it expires within an hour",
+                                task.id(), host.agentId(), e.getClass().getSimpleName());
                     }
                 }
             }

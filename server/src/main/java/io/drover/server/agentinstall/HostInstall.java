@@ -46,10 +46,13 @@ final class HostInstall {
 
         /** Waits for the registry to link the agent; null when linked as expected, else why not. */
         String awaitLink(String agentId, Long bkHostId, String innerIp);
+
+        /** The host's install ended, however: its token is revoked (a host that kept it cannot use it later). */
+        void ended();
     }
 
     private final org.apache.sshd.client.SshClient client;
-    private final HostKeys keys;
+    private final HostKeyStore keys;
     private final InstallStore store;
     private final Clock clock;
     private final AgentInstallHost host;
@@ -60,7 +63,7 @@ final class HostInstall {
     private String arch;
     private String version;
 
-    HostInstall(org.apache.sshd.client.SshClient client, HostKeys keys, InstallStore store, Clock clock, AgentInstallHost host,
+    HostInstall(org.apache.sshd.client.SshClient client, HostKeyStore keys, InstallStore store, Clock clock, AgentInstallHost host,
                 Plan plan, Needs needs) {
         this.client = client;
         this.keys = keys;
@@ -86,6 +89,8 @@ final class HostInstall {
             String message = "internal error: " + e.getClass().getSimpleName();
             failStep("install", message);
             save("failed", message);
+        } finally {
+            needs.ended();
         }
         return false;
     }
@@ -148,11 +153,11 @@ final class HostInstall {
     }
 
     private void keyChecked(SshConnection.KeyCheck check) {
-        HostKeys.Outcome outcome = check.outcome;
+        HostKeyStore.Outcome outcome = check.outcome;
         String who = check.address + ":" + check.port;
-        if (outcome instanceof HostKeys.FirstSeen f) {
+        if (outcome instanceof HostKeyStore.FirstSeen f) {
             log("connect", "host key of " + who + " seen for the first time, recorded: " + f.fingerprint());
-        } else if (outcome instanceof HostKeys.Known k) {
+        } else if (outcome instanceof HostKeyStore.Known k) {
             log("connect", "host key of " + who + " matches the recorded one: " + k.fingerprint());
         }
     }

@@ -27,7 +27,7 @@ import org.apache.sshd.common.util.security.SecurityUtils;
 
 /**
  * One SSH connection to a host (through a jump host when given) with the Apache MINA SSHD client: its host key
- * checked against {@link HostKeys} during the key exchange, then commands run on exec channels with bounded output.
+ * checked against {@link HostKeyStore} during the key exchange, then commands run on exec channels with bounded output.
  * Every failure is an {@link SshFailure} with one line that never holds a credential.
  */
 final class SshConnection implements AutoCloseable {
@@ -50,10 +50,10 @@ final class SshConnection implements AutoCloseable {
     static final class KeyCheck {
         final String address;
         final int port;
-        private final HostKeys keys;
-        volatile HostKeys.Outcome outcome;
+        private final HostKeyStore keys;
+        volatile HostKeyStore.Outcome outcome;
 
-        KeyCheck(String address, int port, HostKeys keys) {
+        KeyCheck(String address, int port, HostKeyStore keys) {
             this.address = address;
             this.port = port;
             this.keys = keys;
@@ -61,7 +61,7 @@ final class SshConnection implements AutoCloseable {
 
         boolean verify(PublicKey key) {
             outcome = keys.check(address, port, KeyUtils.getKeyType(key), KeyUtils.getFingerPrint(BuiltinDigests.sha256, key));
-            return !(outcome instanceof HostKeys.Changed);
+            return !(outcome instanceof HostKeyStore.Changed);
         }
     }
 
@@ -98,7 +98,7 @@ final class SshConnection implements AutoCloseable {
      * Connects and authenticates. {@code onKey} gets each host-key outcome (the jump host's first) before
      * authentication, so the row shows it also when authentication fails.
      */
-    static SshConnection open(SshClient client, String address, int port, Credentials credentials, Jump jump, HostKeys keys,
+    static SshConnection open(SshClient client, String address, int port, Credentials credentials, Jump jump, HostKeyStore keys,
                               java.util.function.BiConsumer<KeyCheck, Boolean> onKey) throws SshFailure {
         ClientSession jumpSession = null;
         KeyCheck jumpCheck = null;
@@ -152,8 +152,8 @@ final class SshConnection implements AutoCloseable {
                 // the outcome of the key exchange, known now (also when it refused the key)
                 onKey.accept(check, check.outcome != null);
             }
-            if (check.outcome instanceof HostKeys.Changed) {
-                throw new SshFailure("host_key", changed(what, shown, (HostKeys.Changed) check.outcome));
+            if (check.outcome instanceof HostKeyStore.Changed) {
+                throw new SshFailure("host_key", changed(what, shown, (HostKeyStore.Changed) check.outcome));
             }
             return session;
         } catch (SshFailure e) {
@@ -161,7 +161,7 @@ final class SshConnection implements AutoCloseable {
             throw e;
         } catch (IOException | RuntimeException e) {
             closeQuietly(session);
-            if (check.outcome instanceof HostKeys.Changed c) {
+            if (check.outcome instanceof HostKeyStore.Changed c) {
                 throw new SshFailure("host_key", changed(what, shown, c));
             }
             if (check.outcome == null) {
@@ -172,7 +172,7 @@ final class SshConnection implements AutoCloseable {
         }
     }
 
-    private static String changed(String what, String shown, HostKeys.Changed c) {
+    private static String changed(String what, String shown, HostKeyStore.Changed c) {
         return "the host key of " + what + shown + " changed: recorded " + c.recordedType() + " " + c.recorded()
                 + ", presented " + c.presentedType() + " " + c.presented()
                 + "; if the host was reinstalled, delete its recorded key (docs/security.md) and retry";

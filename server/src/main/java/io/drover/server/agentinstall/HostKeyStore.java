@@ -9,11 +9,11 @@ import org.jdbi.v3.core.Jdbi;
  * The SSH host keys seen, by address and port: recorded on first contact, checked on every later one. A host whose
  * key changed is refused with both fingerprints; an operator who knows why removes the row (docs/security.md).
  */
-public final class HostKeys {
+public final class HostKeyStore {
     private final Jdbi jdbi;
     private final Clock clock;
 
-    public HostKeys(Jdbi jdbi, Clock clock) {
+    public HostKeyStore(Jdbi jdbi, Clock clock) {
         this.jdbi = jdbi;
         this.clock = clock;
     }
