@@ -232,6 +232,59 @@ class AgentInstallSshTest {
     }
 
     @Test
+    void hostileRequestsAreRefusedAndAHostileHostStaysInItsRow() throws Exception {
+        try (Fleet fleet = fleet()) {
+            String admin = fleet.server.adminToken();
+            Sshd plain = sshd("plain", "");
+            Map<String, Object> base = request(fleet, List.of(host(plain, "plain-1", null)), null);
+            record Bad(String field, Object hosts, String prefix) {
+            }
+            Map<String, Object> fullwidth = host(plain, "fw", null);
+            fullwidth.put("address", "\uff45\uff58\uff41\uff4d\uff50\uff4c\uff45.com");
+            Map<String, Object> nul = host(plain, "nul", null);
+            nul.put("address", "host\u0000.example");
+            Map<String, Object> rtl = host(plain, "x\u202eevil", null);
+            List<Map<String, Object>> many = new ArrayList<>();
+            for (int i = 0; i < 5001; i++) {
+                many.add(Map.of("address", "10.1." + (i / 250) + "." + (i % 250 + 1), "id", "h" + i));
+            }
+            for (Bad bad : List.of(new Bad("hosts[0].address", List.of(fullwidth), null), new Bad("hosts[0].address", List.of(nul), null),
+                    new Bad("hosts[0].id", List.of(rtl), null), new Bad("hosts", many, null),
+                    new Bad("prefix", base.get("hosts"), "/tmp/../etc"), new Bad("prefix", base.get("hosts"), "/tmp/x'; rm -rf /"))) {
+                Map<String, Object> body = new HashMap<>(base);
+                body.put("hosts", bad.hosts());
+                if (bad.prefix() != null) {
+                    body.put("prefix", bad.prefix());
+                }
+                TestServer.Response r = fleet.server.post("/api/v1/agent-installs", admin, body);
+                assertThat(r.status()).as(r.text()).isEqualTo(422);
+                assertThat(r.text()).contains("\"" + bad.field() + "\"").doesNotContain("BEGIN OPENSSH PRIVATE KEY");
+            }
+            // a body the parser cannot read is refused without quoting it (it holds credentials)
+            TestServer.Response malformed = fleet.server.postRaw("/api/v1/agent-installs", admin, "application/json",
+                    "{\"ssh_user\": \"root\", \"ssh_password\": Sup3rSecretPassw0rd}");
+            assertThat(malformed.status()).isEqualTo(400);
+            assertThat(malformed.text()).doesNotContain("Sup3rSecretPassw0rd");
+            assertThat(fleet.server.get("/api/v1/audit?limit=20", admin).text()).doesNotContain("Sup3rSecretPassw0rd");
+
+            // a host whose uname answers a megabyte of escape sequences and NULs: refused at detect, its row stays small
+            Path shim = tmp.resolve("garbage");
+            Files.createDirectories(shim);
+            Files.writeString(shim.resolve("uname"), "#!/bin/sh\nprintf 'Linux \\033[31m\\000../../etc/x86_64\\n'\n"
+                    + "head -c 1048576 /dev/zero\n");
+            shim.resolve("uname").toFile().setExecutable(true);
+            Sshd garbage = sshd("garbage", "SetEnv PATH=" + shim + ":/usr/bin:/bin:/usr/sbin:/sbin");
+            JsonNode task = install(fleet, request(fleet, List.of(host(garbage, "garbage-1", null)), null));
+            JsonNode h = host(task, "garbage-1");
+            assertThat(h.get("status").asText()).isEqualTo("failed");
+            assertThat(h.get("error").asText()).startsWith("unsupported system: uname -sm said 'Linux ?[31m?../../etc/x86_64")
+                    .doesNotContain("\u0000").doesNotContain("\u001b");
+            assertThat(h.path("arch").asText()).isEmpty();
+            assertThat(h.toString().length()).isLessThan(4000);
+        }
+    }
+
+    @Test
     void twentyHostsAtOnce() throws Exception {
         try (Fleet fleet = fleet()) {
             StringBuilder inventory = new StringBuilder("""
