@@ -201,6 +201,16 @@ class AgentInstallSshTest {
             assertThat(steps(host(task, "arm-1"))).containsExactly("connect:succeeded", "detect:failed");
             assertThat(fleet.server.server().agents().hostOf("good-1")).isEqualTo(1L);
 
+            // through a jump host (the good host's sshd): its key is recorded too, the host behind it is reached
+            Map<String, Object> viaJump = request(fleet, List.of(host(arm, "arm-2", null)), null);
+            viaJump.put("jump", "root@127.0.0.1:" + good.port);
+            JsonNode jumped = install(fleet, viaJump);
+            JsonNode armHost = host(jumped, "arm-2");
+            assertThat(armHost.get("error").asText()).as(jumped.toPrettyString()).contains("no agent package for linux-aarch64");
+            assertThat(armHost.get("steps").get(0).toString()).contains("through 127.0.0.1:" + good.port)
+                    .contains("host key of 127.0.0.1:" + good.port + " matches the recorded one")
+                    .contains("host key of 127.0.0.1:" + arm.port + " matches the recorded one");
+
             // an agent that never signs in: nobody listens on its master address (with the CLI, following the install)
             Sshd lonely = sshd("lonely", "");
             Map<String, Object> lonelyHost = host(lonely, "lonely-1", "10.0.2.1");
