@@ -255,7 +255,7 @@ public final class DroverServer implements AutoCloseable {
             this.agentInstalls = new io.drover.server.agentinstall.AgentInstallService(database.jdbi(),
                     new io.drover.server.agentinstall.DirectoryPackageFiles(config.agentPackagesDir() == null
                             ? config.dataDir().resolve("agent-packages") : config.agentPackagesDir()),
-                    enrollment, agents, inventory, advertisedMasters(config.saltHost(), master.requestPort()), clock);
+                    enrollment, agents, inventory, advertisedMasters(config.saltHost(), master.requestPort()), config.cluster() == null, clock);
             new io.drover.server.agentinstall.AgentInstallRoutes(agentInstalls).register(api);
             publishMetrics(metrics, master, bridge, cluster);
             new io.drover.server.keys.MasterKeyRoutes(new io.drover.model.keys.MasterKeyInfo(

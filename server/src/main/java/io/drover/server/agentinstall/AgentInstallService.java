@@ -73,7 +73,7 @@ public final class AgentInstallService implements AutoCloseable {
     private final Set<Long> running = ConcurrentHashMap.newKeySet();
 
     public AgentInstallService(Jdbi jdbi, AgentPackageFiles packages, EnrollmentTokenStore enrollment, AgentRegistry agents,
-                               InventoryService inventory, List<String> defaultMasters, Clock clock) {
+                               InventoryService inventory, List<String> defaultMasters, boolean alone, Clock clock) {
         this.store = new InstallStore(jdbi, clock);
         this.keys = new HostKeyStore(jdbi, clock);
         this.packages = packages;
@@ -85,7 +85,8 @@ public final class AgentInstallService implements AutoCloseable {
         this.client = SshClient.setUpDefaultClient();
         SshConnection.install(client);
         client.start();
-        int interrupted = store.failInterrupted();
+        // alone, a task still running is one this server's last run left; in a cluster it may be another server's
+        int interrupted = alone ? store.failInterrupted() : 0;
         if (interrupted > 0) {
             log.warn("{} agent install task(s) were interrupted by the last stop: their unfinished hosts failed (retry them)", interrupted);
         }
@@ -210,7 +211,7 @@ public final class AgentInstallService implements AutoCloseable {
             @Override
             public String token(String agentId) {
                 CreatedEnrollmentToken created = enrollment.create(p, new EnrollmentTokenRequest(
-                        "agent install " + task.id() + ": " + agentId, task.bkBizId(), 1L, 1L, agentId));
+                        LogLines.clean("agent install " + task.id() + ": " + agentId, 120), task.bkBizId(), 1L, 1L, agentId));
                 tokenId = created.info().id();
                 return created.token();
             }
