@@ -81,8 +81,16 @@ final class SshConnection implements AutoCloseable {
         this.jumpCheck = jumpCheck;
     }
 
-    /** The verifier every session of {@code client} uses: the check attached to it, else refuse. */
+    /**
+     * Sets up {@code client}: nothing of the server user's own SSH setup is used (no ~/.ssh/config, no ~/.ssh/id_*
+     * keys, no prompts), only the credentials of the request; every host key is checked by the check attached to its
+     * session, and refused without one.
+     */
     static void install(SshClient client) {
+        client.setHostConfigEntryResolver(org.apache.sshd.client.config.hosts.HostConfigEntryResolver.EMPTY);
+        client.setKeyIdentityProvider(org.apache.sshd.common.keyprovider.KeyIdentityProvider.EMPTY_KEYS_PROVIDER);
+        client.setPasswordIdentityProvider(org.apache.sshd.client.auth.password.PasswordIdentityProvider.EMPTY_PASSWORDS_PROVIDER);
+        client.setUserInteraction(null);
         client.setServerKeyVerifier((session, remote, key) -> {
             AttributeRepository context = session.getConnectionContext();
             KeyCheck check = context == null ? null : context.getAttribute(CHECK);
@@ -133,7 +141,7 @@ final class SshConnection implements AutoCloseable {
     private static ClientSession connect(SshClient client, String host, int port, Credentials credentials, KeyCheck check,
                                          String what, java.util.function.BiConsumer<KeyCheck, Boolean> onKey, boolean jump)
             throws SshFailure {
-        String shown = jump ? check.address + ":" + check.port : check.address + ":" + check.port;
+        String shown = check.address + ":" + check.port;
         ClientSession session;
         try {
             session = client.connect(credentials.user(), host, port, AttributeRepository.ofKeyValuePair(CHECK, check))
