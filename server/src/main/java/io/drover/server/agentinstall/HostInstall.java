@@ -14,8 +14,6 @@ import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
-import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -296,9 +294,5 @@ final class HostInstall {
         boolean finished = status.equals("succeeded") || status.equals("failed");
         store.saveHost(host.id(), status, error == null ? null : LogLines.clean(error, 2000), arch, version,
                 List.copyOf(steps), started, finished ? OffsetDateTime.now(clock) : null);
-    }
-
-    static String lower(String s) {
-        return s.toLowerCase(Locale.ROOT);
     }
 }
