@@ -13,8 +13,9 @@ import picocli.CommandLine.Parameters;
  * {@code drover agent list|show|grains|link}: the agents the server knows, and an admin's link of an agent to a host. ({@code drover agent --master …} runs an
  * agent; the launcher routes that form before this command tree is built.)
  */
-@Command(name = "agent", description = "Agents: list, show, grains, link. To run one: drover agent --master HOST --id ID.",
-        subcommands = {AgentCommand.ListAgents.class, AgentCommand.Show.class, AgentCommand.Grains.class, AgentCommand.Link.class})
+@Command(name = "agent", description = "Agents: list, show, grains, link, install-remote (over SSH), installs. To run one: drover agent --master HOST --id ID.",
+        subcommands = {AgentCommand.ListAgents.class, AgentCommand.Show.class, AgentCommand.Grains.class, AgentCommand.Link.class,
+                AgentInstallCommand.InstallRemote.class, AgentInstallCommand.Installs.class})
 public final class AgentCommand {
     static final List<Column> COLUMNS = List.of(Column.of("ID", "id"), Column.of("HOST", "bk_host_id"),
             Column.of("BIZ", "bk_biz_id"), Column.of("IP", "inner_ip"), Column.of("KEY", "key_state"),

@@ -105,6 +105,7 @@ final class TwoBusinesses implements AutoCloseable {
         ids.put("/agents/{id}", new String[] {"in-1", "out-1"});
         ids.put("/keys/{id}", new String[] {"in-1", "out-1"});
         ids.put("/enrollment-tokens/{id}", new String[] {enroll[0], enroll[1]});
+        ids.put("/agent-installs/{id}", new String[] {agentInstall(2), agentInstall(7)});
         ids.put("/tokens/{id}", new String[] {someToken, someToken});
         ids.put("/addons/{name}", new String[] {"bkmonitorbeat", "bkmonitorbeat"});
         ids.put("/registries/{name}", new String[] {"nope", "nope"});
@@ -116,6 +117,29 @@ final class TwoBusinesses implements AutoCloseable {
     @Override
     public void close() {
         fleet.close();
+    }
+
+    /** An install over SSH into {@code biz} of a host nobody listens on (it fails at once); {@code hostId}: its inventory host. */
+    static Map<String, Object> agentInstallBody(long biz, Long hostId) {
+        Map<String, Object> host = new LinkedHashMap<>();
+        host.put("address", "127.0.0.1");
+        host.put("port", 1);
+        host.put("id", biz == 2 ? "in-ssh" : "out-ssh");
+        if (hostId != null) {
+            host.put("bk_host_id", hostId);
+        }
+        return Map.of("hosts", List.of(host), "ssh_user", "root", "ssh_password", "x", "bk_biz_id", biz,
+                "masters", List.of("127.0.0.1:1"));
+    }
+
+    /** An ended install task in {@code biz}: its id. */
+    String agentInstall(long biz) {
+        Response r = fleet.server.post("/api/v1/agent-installs", admin, agentInstallBody(biz, null));
+        assertThat(r.status()).as(r.text()).isEqualTo(202);
+        String id = r.body().path("id").asText();
+        await().atMost(Duration.ofSeconds(30)).until(() -> !fleet.server.get("/api/v1/agent-installs/" + id, admin).body()
+                .path("status").asText().equals("running"));
+        return id;
     }
 
     String token(String name, String role, List<Integer> biz) {
@@ -247,6 +271,8 @@ final class TwoBusinesses implements AutoCloseable {
             case "post /alerts" -> outsideAlert();
             case "post /subscriptions", "post /subscriptions/{id}/plan", "put /subscriptions/{id}" -> subscriptionSpec(7, 7001);
             case "post /enrollment-tokens" -> Map.of("name", "x", "bk_biz_id", 7);
+            case "post /agent-installs" -> agentInstallBody(7, null);
+            case "post /agent-installs/{id}/retry" -> Map.of("ssh_password", "x");
             case "post /tokens" -> Map.of("name", "x", "role", "admin", "bk_biz_ids", List.of());
             case "post /registries" -> Map.of("name", "x", "type", "local", "url", "/tmp");
             case "post /addons", "post /addons/{name}/upgrade" -> Map.of("addon", "bkmonitorbeat");
@@ -357,6 +383,10 @@ final class TwoBusinesses implements AutoCloseable {
             case "put /businesses/{bk_biz_id}/secrets/{name}" -> List.of();
             // Instance ids are looked up among the subscription's own instances only.
             case "post /subscriptions/{id}/run", "post /subscriptions/{id}/retry" -> List.of();
+            case "post /agent-installs" -> List.of(new Variant("bk_biz_id", agentInstallBody(7, null)),
+                    new Variant("hosts[].bk_host_id", agentInstallBody(2, 7001L)));
+            // A retry's body holds credentials only: its task's business is checked by the route matrix.
+            case "post /agent-installs/{id}/retry" -> List.of();
             case "post /subscriptions", "put /subscriptions/{id}", "post /subscriptions/{id}/plan" -> subscriptionVariants();
             default -> null;
         };

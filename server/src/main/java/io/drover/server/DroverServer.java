@@ -90,6 +90,7 @@ public final class DroverServer implements AutoCloseable {
     private final SubscriptionService subscriptions;
     private final io.drover.server.diagnosis.DiagnosisModule diagnosis;
     private final SaltMaster master;
+    private final io.drover.server.agentinstall.AgentInstallService agentInstalls;
     private final PrometheusMeterRegistry metrics;
     private final ScheduledExecutorService housekeeping;
     private final io.drover.server.cluster.NatsCluster cluster;
@@ -251,6 +252,11 @@ public final class DroverServer implements AutoCloseable {
                             config.saltAddressLimits()),
                     publishes, session);
             this.master = bound;
+            this.agentInstalls = new io.drover.server.agentinstall.AgentInstallService(database.jdbi(),
+                    new io.drover.server.agentinstall.DirectoryPackageFiles(config.agentPackagesDir() == null
+                            ? config.dataDir().resolve("agent-packages") : config.agentPackagesDir()),
+                    enrollment, agents, inventory, advertisedMasters(config.saltHost(), master.requestPort()), config.cluster() == null, clock);
+            new io.drover.server.agentinstall.AgentInstallRoutes(agentInstalls).register(api);
             publishMetrics(metrics, master, bridge, cluster);
             new io.drover.server.keys.MasterKeyRoutes(new io.drover.model.keys.MasterKeyInfo(
                     io.drover.transport.crypto.RsaKeys.fingerprint(master.publicKeyPem()), master.publicKeyPem())).register(api);
@@ -274,6 +280,19 @@ public final class DroverServer implements AutoCloseable {
             database.close();
             throw e;
         }
+    }
+
+    /**
+     * The agent transport address hosts installed over SSH are given when the request names none: salt-host when it is
+     * one address others can reach (not every interface, not loopback); else none, and the request must name it.
+     */
+    private static java.util.List<String> advertisedMasters(String saltHost, int requestPort) {
+        String host = saltHost.strip();
+        if (host.isEmpty() || host.equals("0.0.0.0") || host.equals("::") || host.equals("localhost")
+                || host.startsWith("127.") || host.equals("::1")) {
+            return java.util.List.of();
+        }
+        return java.util.List.of((host.contains(":") ? "[" + host + "]" : host) + ":" + requestPort);
     }
 
     private static void publishMetrics(PrometheusMeterRegistry metrics, SaltMaster master, SaltBridge bridge,
@@ -524,6 +543,7 @@ public final class DroverServer implements AutoCloseable {
             master.close();
         }
         triggers.close();
+        agentInstalls.close();
         try {
             diagnosis.close();
         } catch (Exception e) {

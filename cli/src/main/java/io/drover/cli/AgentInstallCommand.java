@@ -1,0 +1,268 @@
+package io.drover.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.drover.cli.Output.Column;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code drover agent install-remote} and {@code drover agent installs}: agents installed by the server over SSH. The
+ * key or password file is read here and sent in the request body (use HTTPS); the server holds it for the task's run
+ * only.
+ */
+final class AgentInstallCommand {
+    static final List<Column> TASKS = List.of(Column.of("ID", "id"), Column.of("BIZ", "bk_biz_id"), Column.of("STATUS", "status"),
+            Column.of("HOSTS", "total"), Column.of("OK", "succeeded"), Column.of("FAILED", "failed"),
+            Column.of("USER", "ssh_user"), Column.of("BY", "created_by"), Column.of("CREATED", "created_at"));
+    static final List<Column> HOSTS = List.of(new Column("HOST", h -> h.path("address").asText() + ":" + h.path("port").asInt()),
+            Column.of("AGENT", "agent_id"), Column.of("STATUS", "status"), new Column("STEP", AgentInstallCommand::step),
+            Column.of("ARCH", "arch"), Column.of("ERROR", "error"));
+    /** The largest key or password file read. */
+    static final long MAX_SECRET_FILE = 16 * 1024;
+
+    private AgentInstallCommand() {
+    }
+
+    /** The last step of a host with its status: {@code upload (running)}. */
+    static String step(JsonNode host) {
+        JsonNode steps = host.path("steps");
+        if (steps.isEmpty()) {
+            return "";
+        }
+        JsonNode last = steps.get(steps.size() - 1);
+        return last.path("name").asText() + " (" + last.path("status").asText() + ")";
+    }
+
+    @Command(name = "install-remote", description = "Install agents on hosts over SSH: the server connects to each host, "
+            + "checks its host key, uploads the agent package for its architecture, installs it with a single-use "
+            + "enrollment token and waits until the agent signs in and is linked to its inventory host. The SSH user must "
+            + "be root. Exit status 1 when any host failed.")
+    static final class InstallRemote implements Callable<Integer> {
+        @Mixin ClientOptions client;
+        @Parameters(paramLabel = "HOST[:PORT]", arity = "0..*", description = "Hosts (port 22 unless given; [v6]:port).")
+        List<String> hosts = new ArrayList<>();
+        @Option(names = "--ssh-user", description = "The SSH user (root).") String user;
+        @Option(names = "--ssh-key", paramLabel = "FILE", description = "Private key file (PEM or OpenSSH, RSA or ECDSA, unencrypted).")
+        Path key;
+        @Option(names = "--ssh-password-file", paramLabel = "FILE", description = "File whose first line is the SSH password.")
+        Path passwordFile;
+        @Option(names = "--jump", paramLabel = "USER@HOST[:PORT]", description = "Reach the hosts through this SSH jump host (same credentials).")
+        String jump;
+        @Option(names = "--business", paramLabel = "N", description = "The business (bk_biz_id) the agents are enrolled in.")
+        Long business;
+        @Option(names = "--concurrency", paramLabel = "N", description = "Hosts installed at the same time (1 to 200, default 50).")
+        Integer concurrency;
+        @Option(names = "--master", paramLabel = "HOST:PORT", split = ",", description = "The server's agent transport address the hosts reach.")
+        List<String> masters;
+        @Option(names = "--master-finger", paramLabel = "SHA256", description = "Pin the master's key (drover key finger --master).")
+        String masterFinger;
+        @Option(names = "--publish-port", paramLabel = "PORT", description = "The server's publish port (default 4505).")
+        Integer publishPort;
+        @Option(names = "--package-version", paramLabel = "V", description = "Agent package version (default: the newest).")
+        String packageVersion;
+        @Option(names = "--ip", paramLabel = "ADDR", description = "Inner IP of the (one) host in the inventory (default: the host's address).")
+        String ip;
+        @Option(names = "--id", paramLabel = "ID", description = "Agent id of the (one) host (default: its address).")
+        String id;
+        @Option(names = "--prefix", paramLabel = "DIR", description = "Install under DIR on the hosts (tests, images).")
+        String prefix;
+        @Option(names = "--service", paramLabel = "KIND", description = "auto, systemd, process or none (the installer's --service).")
+        String service;
+        @Option(names = "--wait-seconds", paramLabel = "N", description = "Seconds each agent has to sign in (default 60).")
+        Integer waitSeconds;
+        @Option(names = "--retry", paramLabel = "ID", description = "Install the failed hosts of install ID again (credentials again).")
+        Long retry;
+        @Option(names = "--wait", negatable = true, description = "Follow the install until it ends (default on a terminal).")
+        Boolean wait;
+
+        @Override
+        public Integer call() {
+            PrintWriter out = client.out();
+            Map<String, Object> credentials = credentials();
+            JsonNode task;
+            if (retry != null) {
+                if (!hosts.isEmpty()) {
+                    throw new CliException("--retry " + retry + " runs that install's failed hosts: give no HOST");
+                }
+                task = client.client().post("/api/v1/agent-installs/" + retry + "/retry", credentials);
+            } else {
+                if (hosts.isEmpty()) {
+                    throw new CliException("give at least one HOST[:PORT] (or --retry ID)");
+                }
+                if (hosts.size() > 1 && (ip != null || id != null)) {
+                    throw new CliException("--ip and --id name one host's inventory address and agent id: give one HOST with them");
+                }
+                Map<String, Object> body = new HashMap<>(credentials);
+                List<Map<String, Object>> list = new ArrayList<>();
+                for (String h : hosts) {
+                    list.add(host(h));
+                }
+                body.put("hosts", list);
+                body.put("ssh_user", user);
+                put(body, "jump", jump);
+                put(body, "bk_biz_id", business);
+                put(body, "concurrency", concurrency);
+                put(body, "masters", masters);
+                put(body, "master_finger", masterFinger);
+                put(body, "publish_port", publishPort);
+                put(body, "package_version", packageVersion);
+                put(body, "prefix", prefix);
+                put(body, "service", service);
+                put(body, "wait_seconds", waitSeconds);
+                task = client.client().post("/api/v1/agent-installs", body);
+            }
+            long taskId = task.path("id").asLong();
+            boolean follow = wait != null ? wait : System.console() != null;
+            out.printf("agent install %d started: %d host(s)%s%n", taskId, task.path("hosts").size(),
+                    follow ? "" : "; follow it with drover agent installs " + taskId);
+            if (!follow) {
+                return 0;
+            }
+            JsonNode done = watch(client.client(), out, taskId);
+            return done.path("status").asText().equals("succeeded") ? 0 : 1;
+        }
+
+        private Map<String, Object> host(String spec) {
+            Map<String, Object> h = new LinkedHashMap<>();
+            String address = spec;
+            Integer port = null;
+            if (spec.startsWith("[")) {
+                int end = spec.indexOf(']');
+                if (end < 0) {
+                    throw new CliException("'" + spec + "' is not [ADDRESS]:PORT");
+                }
+                address = spec.substring(1, end);
+                if (spec.length() > end + 1) {
+                    port = port(spec, spec.substring(end + 1));
+                }
+            } else if (spec.indexOf(':') > 0 && spec.indexOf(':') == spec.lastIndexOf(':')) {
+                address = spec.substring(0, spec.indexOf(':'));
+                port = port(spec, spec.substring(spec.indexOf(':')));
+            }
+            h.put("address", address);
+            put(h, "port", port);
+            put(h, "inner_ip", ip);
+            put(h, "id", id);
+            return h;
+        }
+
+        private static Integer port(String spec, String colonPort) {
+            if (!colonPort.matches(":[0-9]{1,5}")) {
+                throw new CliException("'" + spec + "': the port must be a number, HOST:PORT");
+            }
+            return Integer.parseInt(colonPort.substring(1));
+        }
+
+        private Map<String, Object> credentials() {
+            if ((key == null) == (passwordFile == null)) {
+                throw new CliException("give --ssh-key FILE or --ssh-password-file FILE (one of them)");
+            }
+            Map<String, Object> c = new HashMap<>();
+            if (key != null) {
+                c.put("ssh_private_key", read(key, "--ssh-key"));
+            } else {
+                String text = read(passwordFile, "--ssh-password-file");
+                c.put("ssh_password", text.lines().findFirst().orElse(""));
+            }
+            if (retry == null && user == null) {
+                throw new CliException("--ssh-user is required (root)");
+            }
+            return c;
+        }
+
+        private static String read(Path file, String option) {
+            try {
+                if (Files.size(file) > MAX_SECRET_FILE) {
+                    throw new CliException(option + " " + file + " is larger than " + MAX_SECRET_FILE + " bytes: is it the right file?");
+                }
+                return Files.readString(file, StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                throw new CliException("cannot read " + option + " " + file + ": " + e.getClass().getSimpleName());
+            }
+        }
+
+        private static void put(Map<String, Object> body, String field, Object value) {
+            if (value != null) {
+                body.put(field, value);
+            }
+        }
+    }
+
+    /** Prints each host's progress as it changes until the install ends; then its hosts. */
+    static JsonNode watch(ApiClient client, PrintWriter out, long taskId) {
+        Map<Long, String> shown = new HashMap<>();
+        while (true) {
+            JsonNode task = client.get("/api/v1/agent-installs/" + taskId);
+            for (JsonNode h : task.path("hosts")) {
+                String line = h.path("address").asText() + ":" + h.path("port").asInt() + "  " + h.path("agent_id").asText()
+                        + "  " + h.path("status").asText() + "  " + step(h)
+                        + (h.path("error").isTextual() ? "  " + h.path("error").asText() : "");
+                if (!line.equals(shown.put(h.path("id").asLong(), line))) {
+                    out.println(line);
+                }
+            }
+            out.flush();
+            if (!task.path("status").asText().equals("running")) {
+                out.printf("agent install %d %s: %d succeeded, %d failed%n", taskId, task.path("status").asText(),
+                        task.path("succeeded").asInt(), task.path("failed").asInt());
+                out.print(Output.table(task.path("hosts"), HOSTS));
+                out.flush();
+                return task;
+            }
+            try {
+                Thread.sleep(500);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new CliException("interrupted; the install goes on: drover agent installs " + taskId);
+            }
+        }
+    }
+
+    @Command(name = "installs", description = "Agent installs over SSH: all of them, or one with its hosts and (--steps) their steps.")
+    static final class Installs implements Callable<Integer> {
+        @Mixin ClientOptions client;
+        @Parameters(paramLabel = "ID", arity = "0..1") Long id;
+        @Option(names = "--steps", description = "Print every step of every host with its log lines.") boolean steps;
+
+        @Override
+        public Integer call() {
+            if (id == null) {
+                JsonNode tasks = client.client().get("/api/v1/agent-installs");
+                client.output().print(tasks, tasks, TASKS);
+                return 0;
+            }
+            JsonNode task = client.client().get("/api/v1/agent-installs/" + id);
+            if (client.output().format() != Output.Format.table) {
+                client.output().printObject(task);
+                return 0;
+            }
+            PrintWriter out = client.out();
+            out.print(Output.table(io.drover.model.Json.json().createArrayNode().add(task), TASKS));
+            out.print(Output.table(task.path("hosts"), HOSTS));
+            if (steps) {
+                for (JsonNode h : task.path("hosts")) {
+                    out.println(h.path("address").asText() + ":" + h.path("port").asInt() + " " + h.path("agent_id").asText());
+                    for (JsonNode s : h.path("steps")) {
+                        out.println("  " + s.path("name").asText() + " " + s.path("status").asText());
+                        s.path("log").forEach(l -> out.println("    " + l.asText()));
+                    }
+                }
+            }
+            out.flush();
+            return 0;
+        }
+    }
+}
