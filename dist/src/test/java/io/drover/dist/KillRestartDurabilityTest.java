@@ -96,6 +96,7 @@ class KillRestartDurabilityTest {
                     System.out.println("the server of round " + round + " is not ready after 120 s (alive: " + server.isAlive()
                             + "); /readyz: " + readyz(port));
                     AgentProcess.printTail(dir.resolve("server.log"));
+                    server.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
                     throw e;
                 }
                 String token = Files.readString(dir.resolve("data/admin.token")).strip();
