@@ -55,7 +55,7 @@ final class InstallOptions {
                     + "when it runs (and no --prefix), else none. process: the installer starts the agent in the background "
                     + "(containers). none: prints the command to run under your own supervisor.", ""},
             {"--wait-seconds", "N", "iu", "Seconds (0 to 3600) to wait for the agent to sign in; 0 does not wait. "
-                    + "Default: 60.", ""},
+                    + "Default: 60. After a failed upgrade, the rollback to the old version waits at least 60.", ""},
             {"--purge", null, "r", "Also remove the agent's state (its key, journal), configuration and secrets.", ""},
             {"--master", "HOST[:PORT][,HOST[:PORT]...]", "i", "The server's agent transport (port 4506 when left out); "
                     + "several servers of a cluster in order of preference. Required.", "agent"},
@@ -90,7 +90,8 @@ final class InstallOptions {
     boolean prefixGiven;
     Path packageDir;
     String service = "auto";
-    int waitSeconds = 60;
+    static final int DEFAULT_WAIT_SECONDS = 60;
+    int waitSeconds = DEFAULT_WAIT_SECONDS;
     /** A file name, or "-" for standard input; null: no token. */
     String tokenFile;
     Path amqpPasswordFile;

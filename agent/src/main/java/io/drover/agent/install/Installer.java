@@ -140,7 +140,9 @@ final class Installer {
             return 0;
         }
         SafeFiles.pointLink(layout.current(), Path.of("versions", from));
-        SignInWait.Outcome back = restartAndWait(layout, service, o.waitSeconds, id);
+        // The version that ran before gets at least the default wait: a short --wait-seconds was meant for the new one.
+        int rollbackWait = Math.max(o.waitSeconds, InstallOptions.DEFAULT_WAIT_SECONDS);
+        SignInWait.Outcome back = restartAndWait(layout, service, rollbackWait, id);
         SafeFiles.deleteTree(layout.version(to));
         throw new InstallFailed("the upgrade to " + to + " failed (" + signIn.line() + "); rolled back to " + from
                 + (back.signedIn() ? ", which " + back.line() : ", which did not sign in either: " + back.line()));
