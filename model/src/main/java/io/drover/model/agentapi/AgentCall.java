@@ -65,6 +65,15 @@ public sealed interface AgentCall<R extends AgentResult> {
     record InstallPackage(String source, String sha256, String targetDir) implements AgentCall<AgentResult.PackageInstalled> {
     }
 
+    /**
+     * {@code agent.upgrade SOURCE SHA256 VERSION}: the agent fetches a package of itself from the server's files,
+     * checks its sha256, version and architecture, and hands over to that package's installer ({@code drover-agent
+     * upgrade}), which restarts it and rolls back when the new version does not sign in. The reply comes before the
+     * restart; the server learns the outcome from the version the agent reports when it is back.
+     */
+    record UpgradeAgent(String source, String sha256, String version) implements AgentCall<AgentResult.UpgradeHandedOver> {
+    }
+
     /** {@code plugin.installed TARGET_DIR}: whether a plugin directory exists and the sha256 of its package. */
     record QueryPackage(String targetDir) implements AgentCall<AgentResult.InstalledPackage> {
     }

@@ -70,6 +70,7 @@ public final class AgentCallCodec {
             case UsedPorts u -> wire("sys.used_ports");
             case InstallPackage i -> wire("plugin.install_package", i.source(), i.sha256(), i.targetDir());
             case QueryPackage q -> wire("plugin.installed", q.targetDir());
+            case AgentCall.UpgradeAgent u -> wire("agent.upgrade", u.source(), u.sha256(), u.version());
             case RemovePlugin r -> wire("plugin.remove", r.targetDir());
             case RegisterProcess r -> new WireCall("proc.register", new SaltArgs(List.of(r.spec().name()), spec(r.spec())));
             case UnregisterProcess u -> wire("proc.unregister", u.name());
@@ -111,6 +112,8 @@ public final class AgentCallCodec {
             case "plugin.install_package" -> new InstallPackage(a.required(0, "source"), a.required(1, "sha256"),
                     a.required(2, "target_dir"));
             case "plugin.installed" -> new QueryPackage(a.required(0, "target_dir"));
+            case "agent.upgrade" -> new AgentCall.UpgradeAgent(a.required(0, "source"), a.required(1, "sha256"),
+                    a.required(2, "version"));
             case "plugin.remove" -> new RemovePlugin(a.required(0, "target_dir"));
             case "proc.register" -> new RegisterProcess(new ProcessSpec(a.required(0, "name"), a.required(-1, "setup_path"),
                     a.required(-1, "pid_path"), a.text(-1, "user", null), a.required(-1, "start_cmd"),
@@ -195,6 +198,7 @@ public final class AgentCallCodec {
             case UsedPorts u -> Ports.class;
             case InstallPackage i -> AgentResult.PackageInstalled.class;
             case QueryPackage q -> AgentResult.InstalledPackage.class;
+            case AgentCall.UpgradeAgent u -> AgentResult.UpgradeHandedOver.class;
             case RemovePlugin r -> AgentResult.PluginRemoved.class;
             case RegisterProcess r -> AgentResult.ProcessRegistered.class;
             case UnregisterProcess u -> AgentResult.ProcessUnregistered.class;

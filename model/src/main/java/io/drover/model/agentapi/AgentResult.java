@@ -43,6 +43,10 @@ public sealed interface AgentResult {
     record PackageInstalled(String targetDir, int files, String sha256) implements AgentResult {
     }
 
+    /** The installer of {@code toVersion} runs, detached from the agent; its output goes to {@code log} on the host. */
+    record UpgradeHandedOver(String fromVersion, String toVersion, String log) implements AgentResult {
+    }
+
     /** {@code sha256} is empty when the directory holds no package Drover installed. */
     record InstalledPackage(String targetDir, boolean exists, String sha256) implements AgentResult {
     }

@@ -76,6 +76,8 @@ class AgentCallCodecTest {
             new Golden(new InstallPackage("packages/demo/demo-1.0.0.tgz", SHA, "usr/local/gse/plugins/bin/demo"),
                     "plugin.install_package", List.of("packages/demo/demo-1.0.0.tgz", SHA, "usr/local/gse/plugins/bin/demo")),
             new Golden(new QueryPackage("usr/local/gse/plugins/bin/demo"), "plugin.installed", List.of("usr/local/gse/plugins/bin/demo")),
+            new Golden(new AgentCall.UpgradeAgent("agent-packages/drover-agent-0.2.0-linux-x86_64.tar.gz", SHA, "0.2.0"),
+                    "agent.upgrade", List.of("agent-packages/drover-agent-0.2.0-linux-x86_64.tar.gz", SHA, "0.2.0")),
             new Golden(new RemovePlugin("usr/local/gse/external_plugins/sub_1/demo"), "plugin.remove",
                     List.of("usr/local/gse/external_plugins/sub_1/demo")),
             new Golden(new RegisterProcess(SPEC), "proc.register", List.of("demo_sub_1", kwargs(
@@ -147,6 +149,9 @@ class AgentCallCodecTest {
         assertThat(AgentCallCodec.decodeResult(new OperateProcess("demo", ProcessOp.QUERY), AgentCallCodec.encodeResult(state), 0))
                 .isEqualTo(state);
         assertThat(AgentCallCodec.decodeResult(new UsedPorts(), List.of(22, 8080L), 0)).isEqualTo(new Ports(List.of(22, 8080)));
+        AgentResult.UpgradeHandedOver handedOver = new AgentResult.UpgradeHandedOver("0.1.0", "0.2.0", "/var/log/drover-agent/upgrade.log");
+        assertThat(AgentCallCodec.decodeResult(new AgentCall.UpgradeAgent("a", SHA, "0.2.0"),
+                AgentCallCodec.encodeResult(handedOver), 0)).isEqualTo(handedOver);
         Map<String, Object> planResult = Map.of("FormatVersion", "2.0.0", "ErrorCode", 0, "Body", "ok");
         assertThat(AgentCallCodec.encodeResult(new AgentResult.PlanFinished(planResult))).isEqualTo(planResult);
         assertThat(AgentCallCodec.decodeResult(new AgentCall.RunPlan("{}"), planResult, 0))
