@@ -98,6 +98,7 @@ final class FakeAgentCalls implements AgentCalls {
             case AgentCall.UsedPorts u -> new AgentResult.Ports(List.of(22));
             case AgentCall.InstallPackage i -> new AgentResult.PackageInstalled(i.targetDir(), 3, i.sha256());
             case AgentCall.QueryPackage q -> new AgentResult.InstalledPackage(q.targetDir(), false, "");
+            case AgentCall.UpgradeAgent u -> new AgentResult.UpgradeHandedOver("0.1.0", u.version(), "upgrade.log");
             case AgentCall.RemovePlugin r -> new AgentResult.PluginRemoved(r.targetDir(), true);
             case AgentCall.RegisterProcess r -> new AgentResult.ProcessRegistered(r.spec().name(), true);
             case AgentCall.UnregisterProcess u -> new AgentResult.ProcessUnregistered(u.name(), true);
