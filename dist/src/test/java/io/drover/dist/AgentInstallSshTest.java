@@ -58,7 +58,7 @@ class AgentInstallSshTest {
     Path clientKey() throws Exception {
         Path key = tmp.resolve("client_key");
         if (!Files.exists(key)) {
-            Sshd.keygen(key);
+            Sshd.keygen(key, "ed25519"); // what ssh-keygen makes by default; the host keys are ECDSA
             Files.copy(tmp.resolve("client_key.pub"), tmp.resolve("authorized_keys"));
         }
         return key;

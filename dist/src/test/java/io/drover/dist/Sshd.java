@@ -58,7 +58,7 @@ final class Sshd implements AutoCloseable {
     void newHostKey() throws Exception {
         Files.deleteIfExists(dir.resolve("host_key"));
         Files.deleteIfExists(dir.resolve("host_key.pub"));
-        keygen(dir.resolve("host_key"));
+        keygen(dir.resolve("host_key"), "ecdsa");
     }
 
     void restart() throws Exception {
@@ -66,9 +66,9 @@ final class Sshd implements AutoCloseable {
         launch();
     }
 
-    /** A new ECDSA key pair without a passphrase at {@code file} (and file.pub). */
-    static void keygen(Path file) throws Exception {
-        Process p = new ProcessBuilder("ssh-keygen", "-q", "-t", "ecdsa", "-N", "", "-f", file.toString())
+    /** A new key pair of {@code type} (ecdsa, ed25519, rsa) without a passphrase at {@code file} (and file.pub). */
+    static void keygen(Path file, String type) throws Exception {
+        Process p = new ProcessBuilder("ssh-keygen", "-q", "-t", type, "-N", "", "-f", file.toString())
                 .redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(p.waitFor()).as(out).isZero();
