@@ -205,7 +205,7 @@ await step('retry-the-failed-host', async () => {
   await page.waitForSelector('[data-testid=install-status][data-status=failed]', { timeout: 60_000 });
   await page.getByTestId('install-host-error').first().waitFor();
   await page.goto(`${url}/ui/#/agents`);
-  await page.getByTestId('install-task-row').first().locator('[data-status=failed]').waitFor();
+  await page.getByTestId('install-task-row').first().locator('td[data-status=failed]').waitFor();
 });
 
 await step('a-viewer-sees-no-button-that-would-fail', async () => {
