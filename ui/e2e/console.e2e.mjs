@@ -50,6 +50,7 @@ await step('inventory-hosts', async () => {
 await step('host-detail', async () => {
   await page.getByTestId('host-row').filter({ hasText: 'web-1' }).click();
   await page.getByText('host-1').first().waitFor();
+  await page.getByTestId('agent-facts').getByTestId('agent-version-old').filter({ hasText: 'old — 0.2.0 available' }).waitFor();
 });
 
 await step('create-subscription', async () => {
