@@ -50,6 +50,7 @@ await step('inventory-hosts', async () => {
 await step('host-detail', async () => {
   await page.getByTestId('host-row').filter({ hasText: 'web-1' }).click();
   await page.getByText('host-1').first().waitFor();
+  await page.getByTestId('agent-facts').getByTestId('agent-version-old').filter({ hasText: 'old — 0.2.0 available' }).waitFor();
 });
 
 await step('create-subscription', async () => {
@@ -155,6 +156,59 @@ await step('operation-set-graph', async () => {
   }
 });
 
+await step('agent-versions-flag-old-agents', async () => {
+  await page.goto(`${url}/ui/#/agents`);
+  await page.getByTestId('agent-row').filter({ hasText: 'host-3' }).waitFor();
+  const version = (id) => page.getByTestId('agent-row').filter({ hasText: id }).getByTestId('agent-version');
+  await version('host-1').getByTestId('agent-version-old').filter({ hasText: 'old — 0.2.0 available' }).waitFor();
+  check((await version('host-2').getAttribute('data-old')) === 'true', 'a 0.2.0-SNAPSHOT agent is older than the 0.2.0 package');
+  check((await version('host-3').getAttribute('data-old')) === 'false', 'an agent at the newest package is not flagged');
+  check((await version('host-3').textContent()).includes('0.2.0'), 'the agent version column shows the version');
+});
+
+await step('install-refused-by-the-server', async () => {
+  const form = page.getByTestId('install-form');
+  await form.getByTestId('install-hosts').fill('bad_host');
+  await form.getByTestId('install-auth-password').check();
+  await form.getByTestId('install-password').fill('not-a-real-password');
+  await form.getByTestId('install-submit').click();
+  const banner = form.getByTestId('error-banner');
+  await banner.filter({ hasText: 'hosts[0].address' }).waitFor();
+  check(/\(4\d\d\)/.test(await banner.textContent()), `the server's problem is shown with its status: ${await banner.textContent()}`);
+  const kept = await page.evaluate(() => [Object.values(sessionStorage).join(' '), Object.values(localStorage).join(' '), location.href].join(' '));
+  check(!kept.includes('not-a-real-password'), 'the SSH password is in neither storage nor the URL');
+});
+
+await step('install-fails-on-a-closed-port', async () => {
+  const form = page.getByTestId('install-form');
+  await form.getByTestId('install-hosts').fill(`127.0.0.1:${process.env.DROVER_CLOSED_PORT}`);
+  await form.getByTestId('install-masters').fill('127.0.0.1:4506');
+  await form.getByTestId('install-submit').click();
+  await page.waitForFunction(() => location.hash.startsWith('#/agent-installs/'));
+  check(!page.url().includes('not-a-real-password'), 'the password is not in the URL');
+  await page.waitForSelector('[data-testid=install-status][data-status=failed]', { timeout: 60_000 });
+  const host = page.getByTestId('install-host').filter({ hasText: `127.0.0.1:${process.env.DROVER_CLOSED_PORT}` });
+  check((await host.getAttribute('data-status')) === 'failed', 'the host failed');
+  const reason = await host.getByTestId('install-host-error').textContent();
+  check(/connect|refused/i.test(reason ?? ''), `the host's failure says why: ${reason}`);
+  await page.getByTestId('install-step').filter({ hasText: 'connect' }).first().waitFor();
+  await page.getByTestId('retry-failed').waitFor();
+});
+
+await step('retry-the-failed-host', async () => {
+  await page.getByTestId('retry-auth-password').check();
+  await page.getByTestId('retry-password').fill('not-a-real-password');
+  const [answer] = await Promise.all([
+    page.waitForResponse((r) => r.url().endsWith('/retry') && r.request().method() === 'POST'),
+    page.getByTestId('retry-failed').click(),
+  ]);
+  check(answer.status() === 202, `the retry was accepted: ${answer.status()}`);
+  await page.waitForSelector('[data-testid=install-status][data-status=failed]', { timeout: 60_000 });
+  await page.getByTestId('install-host-error').first().waitFor();
+  await page.goto(`${url}/ui/#/agents`);
+  await page.getByTestId('install-task-row').first().locator('td[data-status=failed]').waitFor();
+});
+
 await step('a-viewer-sees-no-button-that-would-fail', async () => {
   await page.getByTestId('sign-out').click();
   await page.getByTestId('token-input').fill(process.env.DROVER_VIEWER_TOKEN ?? '');
@@ -176,6 +230,13 @@ await step('a-viewer-sees-no-button-that-would-fail', async () => {
   check((await page.getByTestId('job-submit').count()) === 0, 'a viewer cannot run functions');
   check((await page.getByRole('button', { name: /Accept|Reject/ }).count()) === 0, 'a viewer cannot accept or reject keys');
   check((await page.getByRole('link', { name: 'Audit' }).count()) === 0, 'a viewer does not see the audit log in the navigation');
+  await page.getByRole('link', { name: 'Install agents' }).click();
+  await page.getByTestId('install-task-row').first().click();
+  await page.getByTestId('install-host').first().waitFor();
+  check((await page.getByTestId('retry-failed').count()) === 0, 'a viewer cannot retry an agent install');
+  await page.goto(`${url}/ui/#/agents`);
+  await page.getByTestId('install-tasks').waitFor();
+  check((await page.getByTestId('install-form').count()) === 0, 'a viewer cannot start an agent install');
 });
 
 await finish();

@@ -14,6 +14,8 @@ import { SubscriptionDetail } from './pages/SubscriptionDetail';
 import { TaskView } from './pages/TaskView';
 import { Addons } from './pages/Addons';
 import { RunPage } from './pages/Run';
+import { AgentInstalls } from './pages/AgentInstalls';
+import { AgentInstallView } from './pages/AgentInstallView';
 import { Plans } from './pages/Plans';
 import { PlanDetail } from './pages/PlanDetail';
 import { DiagnosisPage } from './pages/Diagnosis';
@@ -35,6 +37,7 @@ export const NAV: NavItem[] = [
   { path: '/inventory', label: 'Inventory', routes: ['inventory', 'host'], needs: ['GET', '/api/v1/hosts'] },
   { path: '/subscriptions', label: 'Subscriptions', routes: ['subscriptions', 'subscription', 'subscription-new', 'task'], needs: ['GET', '/api/v1/subscriptions'] },
   { path: '/addons', label: 'Packages & addons', routes: ['addons'], needs: ['GET', '/api/v1/addons'] },
+  { path: '/agents', label: 'Install agents', routes: ['agents', 'agent-install'], needs: ['GET', '/api/v1/agent-installs'] },
   { path: '/run', label: 'Remote execution', routes: ['run'], needs: ['GET', '/api/v1/keys'] },
   { path: '/plans', label: 'Execution plans', routes: ['plans', 'plan'], needs: ['GET', '/api/v1/plans'] },
   { path: '/diagnosis', label: 'Diagnosis', routes: ['diagnosis', 'diagnosis-detail'], needs: ['GET', '/api/v1/diagnoses'] },
@@ -61,6 +64,10 @@ function Page({ route }: { route: Route }) {
       return <TaskView id={id} />;
     case 'addons':
       return <Addons />;
+    case 'agents':
+      return <AgentInstalls />;
+    case 'agent-install':
+      return <AgentInstallView id={id} />;
     case 'run':
       return <RunPage />;
     case 'plans':

@@ -15,6 +15,8 @@ export const ROUTES: RouteDef[] = [
   { name: 'subscription', pattern: '/subscriptions/:id' },
   { name: 'task', pattern: '/tasks/:id' },
   { name: 'addons', pattern: '/addons' },
+  { name: 'agents', pattern: '/agents' },
+  { name: 'agent-install', pattern: '/agent-installs/:id' },
   { name: 'run', pattern: '/run' },
   { name: 'plans', pattern: '/plans' },
   { name: 'plan', pattern: '/plans/:id' },

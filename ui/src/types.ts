@@ -261,3 +261,56 @@ export interface AuditEntry {
   status: number;
   detail?: string;
 }
+
+/** A registered agent package (GET /api/v1/agent-packages). */
+export interface AgentPackage {
+  version: string;
+  os?: string;
+  arch: string;
+  file_name?: string;
+  sha256?: string;
+  size_bytes?: number;
+  uploaded_at?: string;
+}
+
+export interface AgentInstallStep {
+  name: string;
+  status: string;
+  started_at?: string;
+  finished_at?: string;
+  log?: string[];
+}
+
+export interface AgentInstallHost {
+  id: number;
+  address: string;
+  port: number;
+  agent_id: string;
+  inner_ip?: string;
+  bk_host_id?: number;
+  status: string;
+  error?: string;
+  arch?: string;
+  version?: string;
+  started_at?: string;
+  finished_at?: string;
+  steps?: AgentInstallStep[];
+}
+
+/** An agent install over SSH (GET /api/v1/agent-installs[/{id}]); the list answers it without hosts. */
+export interface AgentInstallTask {
+  id: number;
+  bk_biz_id: number;
+  status: string;
+  created_by?: string;
+  ssh_user?: string;
+  jump?: string;
+  masters?: string[];
+  concurrency?: number;
+  created_at?: string;
+  finished_at?: string;
+  total: number;
+  succeeded: number;
+  failed: number;
+  hosts?: AgentInstallHost[];
+}

@@ -1,4 +1,5 @@
 import { api, ApiError } from '../api/client';
+import { AgentVersion, useNewestAgentPackage } from '../components/AgentVersion';
 import { Badge, ErrorBanner, KeyValues, Loading, PageHead, Section } from '../components/ui';
 import { fmtTime } from '../lib/format';
 import { useLoad } from '../lib/hooks';
@@ -21,6 +22,7 @@ export function HostDetail({ id }: { id: string }) {
     }
     return { agent: a, grains };
   }, [id]);
+  const newest = useNewestAgentPackage();
   const plugins = useLoad((signal) => api.get<HostPlugin[]>(`/api/v1/hosts/${encodeURIComponent(id)}/plugins`, { signal }), [id]);
   const h = host.data;
   return (
@@ -56,7 +58,7 @@ export function HostDetail({ id }: { id: string }) {
                   ['Agent id', agent.data.agent.id],
                   ['Online', <Badge status={agent.data.agent.online ? 'ONLINE' : 'LOST'} />],
                   ['Key', agent.data.agent.key_state],
-                  ['Version', agent.data.agent.version],
+                  ['Version', <AgentVersion version={agent.data.agent.version} newest={newest} />],
                   ['Last seen', fmtTime(agent.data.agent.last_seen)],
                 ]}
               />

@@ -7,11 +7,15 @@ import io.drover.model.Json;
 import io.drover.model.agents.EnrollmentTokenRequest;
 import io.drover.model.packages.AddonRequest;
 import io.drover.model.packages.RegistryRequest;
+import io.drover.core.testing.AgentPackages;
 import io.drover.core.testing.TestCa;
 import io.drover.server.auth.Principal;
 import io.drover.server.config.Setting;
 import io.drover.server.testing.TestServer;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -74,15 +78,20 @@ class ConsoleBrowserTest {
             server.registries().add(new RegistryRequest("examples", "local", EXAMPLES.toString(), null, null));
             server.addons().enable(new AddonRequest("examples/bkmonitorbeat", Map.of(), false));
             String enroll = server.enrollment().create(admin, new EnrollmentTokenRequest("console", 2L, 1L)).token();
+            // the newest registered agent package is 0.2.0: host-1 and host-2 run an older agent
+            server.agentPackages().upload(admin, new ByteArrayInputStream(AgentPackages.of("0.2.0", "x86_64")),
+                    "drover-agent-0.2.0-linux-x86_64.tar.gz");
             List<String> addresses = List.of("10.0.1.1", "10.0.1.2", "10.0.1.3");
+            List<String> versions = List.of("0.1.0", "0.2.0-SNAPSHOT", "0.2.0");
             for (int i = 0; i < addresses.size(); i++) {
-                fleet.agent("host-" + (i + 1), addresses.get(i), enroll, Duration.ofSeconds(30));
+                fleet.agent("host-" + (i + 1), addresses.get(i), enroll, Duration.ofSeconds(30), versions.get(i));
             }
             await().atMost(Duration.ofSeconds(60)).until(() -> onlineAgents(fleet.server) == 3);
             String viewer = fleet.server.post("/api/v1/tokens", fleet.server.adminToken(),
                     Map.of("name", "watcher", "role", "viewer")).body().path("token").asText();
 
-            Browser run = browser("e2e/console.e2e.mjs", fleet.server, "operator-day", Map.of("DROVER_VIEWER_TOKEN", viewer));
+            Browser run = browser("e2e/console.e2e.mjs", fleet.server, "operator-day", Map.of("DROVER_VIEWER_TOKEN", viewer,
+                    "DROVER_CLOSED_PORT", Integer.toString(closedPort())));
             assertThat(run.exit()).as("the browser script failed:%n%s", run.output()).isZero();
         }
     }
@@ -97,6 +106,13 @@ class ConsoleBrowserTest {
             Browser run = browser("e2e/hosts.e2e.mjs", server, "host-list", Map.of());
             assertThat(run.exit()).as("the browser script failed:%n%s", run.output()).isZero();
             assertThat(run.output()).contains("first page of 100000 hosts");
+        }
+    }
+
+    /** A loopback port nothing listens on (it was free a moment ago): an SSH connection to it is refused at once. */
+    static int closedPort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
         }
     }
 

@@ -31,11 +31,16 @@ final class Fleet implements AutoCloseable {
     }
 
     DroverAgent agent(String id, String innerIp, String enrollToken, Duration heartbeat) {
+        return agent(id, innerIp, enrollToken, heartbeat, "test");
+    }
+
+    /** An agent that reports {@code version} as its own. */
+    DroverAgent agent(String id, String innerIp, String enrollToken, Duration heartbeat, String version) {
         var master = server.server().master();
         MinionConfig config = MinionConfig.of(id, "127.0.0.1", master.publishPort(), master.requestPort())
                 .withTimeouts(Duration.ofSeconds(3), Duration.ofMillis(300), Duration.ofMillis(200))
                 .withEnrollToken(enrollToken);
-        DroverAgent agent = DroverAgent.start(config, roots.resolve(id), "test", new Grains.Placement(innerIp, 0), heartbeat);
+        DroverAgent agent = DroverAgent.start(config, roots.resolve(id), version, new Grains.Placement(innerIp, 0), heartbeat);
         agents.add(agent);
         return agent;
     }
