@@ -101,6 +101,7 @@ public final class SelfUpgrade {
         Path staged = layout.opt().resolve(".upgrade-" + call.version());
         boolean handedOver = false;
         try {
+            removeLeftovers(layout);
             AgentPackage pkg = stage(call, sha256, staged);
             Path log = layout.logDir().resolve("upgrade-" + call.version() + ".log");
             long pid = launch(layout, pkg, staged, lock, log);
@@ -138,6 +139,15 @@ public final class SelfUpgrade {
             throw new Refused(notInstalled + ": its root " + root + " is not the installation's prefix " + layout.prefix());
         }
         return layout;
+    }
+
+    /** Unpacked packages of upgrades that ended without their upgrader (an agent killed while it unpacked): none runs now. */
+    private static void removeLeftovers(Layout layout) throws IOException {
+        try (DirectoryStream<Path> dir = Files.newDirectoryStream(layout.opt(), ".upgrade-*")) {
+            for (Path leftover : dir) {
+                DurableFiles.deleteTree(leftover);
+            }
+        }
     }
 
     /** Fetches and unpacks the package to {@code staged}; it must be one directory holding the version asked for. */

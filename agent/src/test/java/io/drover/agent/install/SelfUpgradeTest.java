@@ -82,10 +82,12 @@ class SelfUpgradeTest {
         Files.writeString(layout.state().resolve("upgrade.lock"),
                 ProcessHandle.current().pid() + " " + NOW.minus(Duration.ofMinutes(16)).toEpochMilli() + " 1.5.0\n");
         String sha256 = serve(FakePackage.create(packages, "2.0.0", ARCH, Behaviour.SIGNS_IN, argsFile));
+        Path leftover = Files.createDirectories(layout.opt().resolve(".upgrade-1.9.0.new-123/drover-agent-1.9.0-linux-" + ARCH));
 
         Functions.Result result = functions(layout.version("1.0.0"), "1.0.0").call("agent.upgrade",
                 List.of("agent-packages/drover-agent-2.0.0-linux-" + ARCH + ".tar.gz", sha256, "2.0.0"));
 
+        assertThat(leftover.getParent()).as("what an upgrade killed while unpacking left").doesNotExist();
         Path log = layout.logDir().resolve("upgrade-2.0.0.log");
         assertThat(result.retcode()).as(String.valueOf(result.value())).isZero();
         assertThat(result.value()).isEqualTo(Map.of("from_version", "1.0.0", "to_version", "2.0.0", "log", log.toString()));
