@@ -122,7 +122,12 @@ public final class SelfUpgrade {
         if (home == null) {
             throw new Refused(notInstalled + ": upgrade it the way it was installed");
         }
-        Path real = home.toRealPath();
+        Path real;
+        try {
+            real = home.toRealPath();
+        } catch (IOException e) {
+            throw new Refused(notInstalled + ": the package it was started from, " + home + ", is gone");
+        }
         Path versions = real.getParent();
         Path opt = versions == null ? null : versions.getParent();
         Path optParent = opt == null ? null : opt.getParent();

@@ -125,6 +125,9 @@ class SelfUpgradeTest {
                 "this agent does not run from an installed package (drover-agent install): it runs from "
                         + packages.toRealPath().resolve("drover-agent-1.0.0-linux-" + ARCH)
                         + ", not from <prefix>/opt/drover-agent/versions/<version>");
+        assertRefused(functions(temp.resolve("gone"), "1.0.0").call("agent.upgrade", call),
+                "this agent does not run from an installed package (drover-agent install): the package it was started from, "
+                        + temp.resolve("gone") + ", is gone");
         SafeFiles.copyTree(layout.version("1.0.0"), layout.version("0.9.0"));
         assertRefused(functions(layout.version("0.9.0"), "0.9.0").call("agent.upgrade", call),
                 "this agent does not run from an installed package (drover-agent install): " + layout.current()
