@@ -4,6 +4,8 @@ import io.drover.agent.amqp.AmqpChannel;
 import io.drover.agent.amqp.AmqpSettings;
 import io.drover.agent.functions.Functions;
 import io.drover.agent.functions.ListeningPorts;
+import io.drover.agent.install.AgentHome;
+import io.drover.agent.install.SelfUpgrade;
 import io.drover.agent.plans.PlanHooks;
 import io.drover.agent.plans.PlanRunner;
 import io.drover.agent.plans.PlanService;
@@ -68,7 +70,8 @@ public final class DroverAgent implements AutoCloseable {
         this.restartablePlans = new RestartablePlans(stateDir);
         this.plans = new Lazy<>(() -> new PlanService(planSetup(root, stateDir, version, fileserver), this::callFunction));
         this.functions = new Functions(() -> grains, version, root, supervisor, fileserver, inFlight::get,
-                ListeningPorts::read, this::runPlan);
+                ListeningPorts::read, this::runPlan,
+                new SelfUpgrade(root, AgentHome.fromSystem(), version, fileserver, java.time.Clock.systemUTC()));
         this.amqp = amqpSettings == null ? null : new AmqpChannel(amqpSettings, plans.get(), stateDir, java.time.Clock.systemUTC());
         this.minion = new SaltMinion(config, keys.loadOrCreate(), keys.pinnedMaster(), Targets.of(config.id(), () -> grains),
                 this::runJob, keys::pinMaster, new SignInFile(stateDir, version, java.time.Clock.systemUTC()));

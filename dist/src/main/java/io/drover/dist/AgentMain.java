@@ -39,7 +39,8 @@ public final class AgentMain {
             case "install", "upgrade", "uninstall", "status":
                 return io.drover.agent.install.InstallCommands.run(args, 0, System.out, System.err);
             case "--version", "version":
-                System.out.println("drover-agent " + BuildVersion.current());
+                System.out.println("drover-agent " + io.drover.agent.install.AgentHome.version(
+                        io.drover.agent.install.AgentHome.fromSystem(), BuildVersion.current()));
                 return 0;
             case "-h", "--help", "help":
                 System.out.print(usage());

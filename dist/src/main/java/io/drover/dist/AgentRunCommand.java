@@ -2,6 +2,7 @@ package io.drover.dist;
 
 import io.drover.agent.DroverAgent;
 import io.drover.agent.Grains;
+import io.drover.agent.install.AgentHome;
 import io.drover.server.BuildVersion;
 import io.drover.transport.minion.MinionConfig;
 import java.time.Duration;
@@ -31,7 +32,7 @@ final class AgentRunCommand {
             return 0;
         }
         if (o.version) {
-            System.out.println("drover agent " + BuildVersion.current());
+            System.out.println("drover agent " + AgentHome.version(AgentHome.fromSystem(), BuildVersion.current()));
             return 0;
         }
         MinionConfig config = MinionConfig.of(o.id, "localhost", o.publishPort, 4506).withMasters(o.masters)
@@ -42,7 +43,7 @@ final class AgentRunCommand {
                 o.amqpPassword, o.amqpCaCert, o.amqpRebootCommand);
         DroverAgent agent;
         try {
-            agent = DroverAgent.start(config, o.root, BuildVersion.current(), new Grains.Placement(o.innerIp, o.cloudId),
+            agent = DroverAgent.start(config, o.root, AgentHome.version(AgentHome.fromSystem(), BuildVersion.current()), new Grains.Placement(o.innerIp, o.cloudId),
                     Duration.ofSeconds(o.heartbeatSeconds), amqp);
         } catch (RuntimeException e) {
             e.printStackTrace();

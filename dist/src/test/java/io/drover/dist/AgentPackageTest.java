@@ -186,4 +186,71 @@ class AgentPackageTest {
             await().atMost(Duration.ofSeconds(20)).until(() -> fleet.drover("run", "pkg-web", "test.ping", "--timeout", "2").exit() != 0);
         }
     }
+
+    /**
+     * A fleet upgrade as the server drives it, one host: the installed agent is asked ({@code agent.upgrade}) to move to
+     * a package of another version from the server's files (the real package repacked with another VERSION); it hands
+     * over to that package's installer, which restarts it; it comes back reporting the new version.
+     */
+    @Test
+    void anInstalledAgentUpgradesItselfWhenTheServerAsks() throws Exception {
+        Path home = unpack(packageFile(), tmp);
+        Path prefix = Files.createDirectories(tmp.resolve("host"));
+        try (Fleet fleet = new Fleet(TestServer.start(), tmp.resolve("roots"))) {
+            assertThat(fleet.drover("inventory", "import", "../examples/inventory/demo.yaml").exit()).isZero();
+            String token = io.drover.model.Json.json().readTree(fleet.drover("enroll", "create", "pkg", "--biz", "2", "-o", "json")
+                    .out()).path("token").asText();
+            Path tokenFile = tmp.resolve("enroll.token");
+            Files.writeString(tokenFile, token + "\n");
+            var master = fleet.server.server().master();
+            String installed = run(packaged(home, "install", "--prefix", prefix.toString(), "--service", "process",
+                    "--id", "pkg-up", "--ip", "10.0.1.3", "--master", "127.0.0.1:" + master.requestPort(),
+                    "--publish-port", Integer.toString(master.publishPort()), "--enroll-token-file", tokenFile.toString(),
+                    "--wait-seconds", "60"));
+            Path upgradeLog = prefix.resolve("var/log/drover-agent/upgrade-9.9.9.log");
+            try {
+                assertThat(installed).as(installed).startsWith("0\n").contains("installed as pkg-up and signed in");
+                await().atMost(Duration.ofSeconds(30)).until(() -> fleet.drover("run", "pkg-up", "test.version", "--timeout", "3")
+                        .out().contains(BuildVersion.current()));
+
+                String arch = Files.readString(home.resolve("ARCH")).strip();
+                String name = "drover-agent-9.9.9-linux-" + arch;
+                Path work = Files.createDirectories(tmp.resolve("repack"));
+                Files.move(unpack(packageFile(), work), work.resolve(name));
+                Files.writeString(work.resolve(name).resolve("VERSION"), "9.9.9\n");
+                Path served = Files.createDirectories(fleet.server.dataDir().resolve("files/agent-packages")).resolve(name + ".tar.gz");
+                assertThat(run(new ProcessBuilder("tar", "-czf", served.toString(), "-C", work.toString(), name))).startsWith("0\n");
+                String sha256;
+                try (InputStream in = Files.newInputStream(served)) {
+                    sha256 = Hashing.sha256(in);
+                }
+
+                Fleet.Run handedOver = fleet.drover("run", "pkg-up", "agent.upgrade", "agent-packages/" + name + ".tar.gz",
+                        sha256, "9.9.9");
+
+                assertThat(handedOver.exit()).as(handedOver.out() + handedOver.err()).isZero();
+                assertThat(handedOver.out()).contains("9.9.9").contains(BuildVersion.current()).contains(upgradeLog.toString());
+                await().atMost(Duration.ofSeconds(150)).until(() -> fleet.drover("run", "pkg-up", "test.version", "--timeout", "3")
+                        .out().contains("9.9.9"));
+                await().atMost(Duration.ofSeconds(30)).until(() -> Files.readString(upgradeLog).contains("exit status"));
+                assertThat(Files.readString(upgradeLog)).contains("drover-agent upgraded from " + BuildVersion.current()
+                        + " to 9.9.9 and signed in").contains("upgrade ended with exit status 0");
+                String status = run(packaged(home, "status", "--prefix", prefix.toString()));
+                assertThat(status).as(status).startsWith("0\n").contains("current:       9.9.9").contains("SIGNED_IN");
+                assertThat(prefix.resolve("opt/drover-agent/.upgrade-9.9.9")).doesNotExist();
+            } catch (AssertionError | RuntimeException e) {
+                if (Files.exists(upgradeLog)) {
+                    System.out.println("upgrade log:\n" + Files.readString(upgradeLog));
+                }
+                AgentProcess.printTail(prefix.resolve("var/log/drover-agent/agent.log"));
+                throw e;
+            } finally {
+                Path installedLauncher = prefix.resolve("opt/drover-agent/current/bin/drover-agent");
+                String removed = run(Files.exists(installedLauncher)
+                        ? launcher(installedLauncher, "uninstall", "--prefix", prefix.toString(), "--purge")
+                        : packaged(home, "uninstall", "--prefix", prefix.toString(), "--purge"));
+                assertThat(removed).as(removed).startsWith("0\n").contains("removed");
+            }
+        }
+    }
 }

@@ -1,5 +1,6 @@
 package io.drover.agent.functions;
 
+import io.drover.agent.install.SelfUpgrade;
 import io.drover.agent.supervisor.Shell;
 import io.drover.agent.supervisor.Supervisor;
 import io.drover.core.Hashing;
@@ -11,6 +12,7 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Clock;
 import java.time.Duration;
 import io.drover.model.agentapi.AgentCall;
 import io.drover.model.agentapi.AgentCall.AgentVersion;
@@ -89,6 +91,7 @@ public final class Functions {
     private final ListeningPorts.Source listeningPorts;
     private final Function<String, Map<String, Object>> plans;
     private final io.drover.agent.diagnosis.OperationRunner operations;
+    private final SelfUpgrade upgrade;
     private final PackageInstaller installer = new PackageInstaller(PackageInstaller.MAX_BYTES, PackageInstaller.MAX_ENTRIES);
 
     /**
@@ -97,7 +100,7 @@ public final class Functions {
      */
     public Functions(Supplier<Map<String, Object>> grains, String version, Path root, Supervisor supervisor, FileSource files,
                      Function<String, Map<String, Object>> runningJobs) {
-        this(grains, version, root, supervisor, files, runningJobs, ListeningPorts::read, Functions::noPlans);
+        this(grains, version, root, supervisor, files, runningJobs, ListeningPorts::read);
     }
 
     /** Agents that run no execution plans (tests, the load tool) answer {@code plan.execute} with this. */
@@ -108,14 +111,19 @@ public final class Functions {
     /** As above, with where {@code sys.used_ports} reads the host's listening ports from. */
     public Functions(Supplier<Map<String, Object>> grains, String version, Path root, Supervisor supervisor, FileSource files,
                      Function<String, Map<String, Object>> runningJobs, ListeningPorts.Source listeningPorts) {
-        this(grains, version, root, supervisor, files, runningJobs, listeningPorts, Functions::noPlans);
+        this(grains, version, root, supervisor, files, runningJobs, listeningPorts, Functions::noPlans,
+                new SelfUpgrade(root, null, version, files, Clock.systemUTC()));
     }
 
-    /** As above, with the agent's execution plans: a plan's JSON text in, its result document out. */
+    /**
+     * As above, with the agent's execution plans (a plan's JSON text in, its result document out) and its own upgrade
+     * ({@code agent.upgrade}; refused unless the agent runs from an installed package).
+     */
     public Functions(Supplier<Map<String, Object>> grains, String version, Path root, Supervisor supervisor, FileSource files,
                      Function<String, Map<String, Object>> runningJobs, ListeningPorts.Source listeningPorts,
-                     Function<String, Map<String, Object>> plans) {
+                     Function<String, Map<String, Object>> plans, SelfUpgrade upgrade) {
         this.plans = plans;
+        this.upgrade = upgrade;
         this.operations = new io.drover.agent.diagnosis.OperationRunner(root.toAbsolutePath().normalize().resolve("var/lib/drover-agent"));
         this.listeningPorts = listeningPorts;
         this.grains = grains;
@@ -140,7 +148,7 @@ public final class Functions {
         try {
             Reply reply = dispatch(call);
             return new Result(AgentCallCodec.encodeResult(reply.result()), reply.retcode());
-        } catch (BadArgument | BadCall | ArchiveException e) {
+        } catch (BadArgument | BadCall | ArchiveException | SelfUpgrade.Refused e) {
             return Result.error(fun + ": " + e.getMessage());
         } catch (IOException e) {
             return Result.error(fun + ": " + e.getMessage());
@@ -227,6 +235,7 @@ public final class Functions {
             return Reply.ok(new InstalledPackage(c.targetDir(), Files.isDirectory(target, LinkOption.NOFOLLOW_LINKS),
                     PackageInstaller.installedSha256(target).orElse("")));
         });
+        on(AgentCall.UpgradeAgent.class, c -> Reply.ok(upgrade.start(c)));
         on(RemovePlugin.class, c -> Reply.ok(new PluginRemoved(c.targetDir(), deleteTree(under(c.targetDir())))));
         on(RegisterProcess.class, c -> {
             supervisor.register(c.spec());

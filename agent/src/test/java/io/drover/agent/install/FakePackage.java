@@ -10,7 +10,8 @@ import java.nio.file.attribute.PosixFilePermissions;
  * script that appends "VERSION ARGS" to a file, reports a sign-in the way the real agent does ({@code sign-in.json}
  * in its state directory, found through the {@code root} of its configuration) and stays alive until stopped. The
  * real agent needs a server to sign in to; what the installer does with the file is the same. (The real agent's
- * file is tested in {@link AgentSignInStatusTest}.)
+ * file is tested in {@link AgentSignInStatusTest}.) Its other commands ({@code upgrade}, ...) run the real installer
+ * on this test run's class path ({@link FakeInstaller}), as the real launcher does.
  */
 final class FakePackage {
     /** How the fake agent behaves once started. */
@@ -56,12 +57,18 @@ final class FakePackage {
                 + "while :; do sleep 1; done\n";
         Path launcher = dir.resolve("bin/drover-agent");
         Files.writeString(launcher, "#!/bin/sh\n"
-                + "# fake agent (see FakePackage): drover-agent run --config FILE\n"
+                + "# fake agent (see FakePackage): drover-agent run --config FILE; the other commands are the real installer's\n"
+                + "case \"$1\" in run) ;; *) exec '" + javaCommand() + "' -Xmx64m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -cp '"
+                + System.getProperty("java.class.path") + "' " + FakeInstaller.class.getName() + " \"$@\" ;; esac\n"
                 + "echo \"" + version + " $*\" >> '" + argsFile + "'\n"
                 + "root=$(sed -n \"s/^root: '\\(.*\\)'\\$/\\1/p\" \"$3\")\n"
                 + "state=\"$root/var/lib/drover-agent\"\n"
                 + report);
         Files.setPosixFilePermissions(launcher, PosixFilePermissions.fromString("rwxr-xr-x"));
         return dir;
+    }
+
+    private static String javaCommand() {
+        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
     }
 }
