@@ -2,7 +2,6 @@ package io.drover.bench;
 
 import io.drover.agent.FileserverSource;
 import io.drover.agent.functions.Functions;
-import io.drover.agent.install.SelfUpgrade;
 import io.drover.agent.plans.PlanHooks;
 import io.drover.agent.plans.PlanRunner;
 import io.drover.agent.plans.PlanService;
@@ -43,7 +42,7 @@ final class SimulatedHost {
         this.functions = new Functions(() -> Map.of("id", id), "load", root, new Supervisor(state, root, name -> { }), fileserver,
                 jid -> null, listeningPorts, plan -> plans.execute(plan.getBytes(java.nio.charset.StandardCharsets.UTF_8), null,
                         QUIET).document(),
-                new SelfUpgrade(root, null, "load", fileserver, java.time.Clock.systemUTC()));
+                io.drover.agent.functions.AgentUpgrader.NOT_INSTALLED);
     }
 
     /** Plans run for real (the host's bash and python3); their log messages are dropped. */

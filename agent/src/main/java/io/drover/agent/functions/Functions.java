@@ -1,6 +1,5 @@
 package io.drover.agent.functions;
 
-import io.drover.agent.install.SelfUpgrade;
 import io.drover.agent.supervisor.Shell;
 import io.drover.agent.supervisor.Supervisor;
 import io.drover.core.Hashing;
@@ -12,7 +11,6 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.time.Clock;
 import java.time.Duration;
 import io.drover.model.agentapi.AgentCall;
 import io.drover.model.agentapi.AgentCall.AgentVersion;
@@ -91,7 +89,7 @@ public final class Functions {
     private final ListeningPorts.Source listeningPorts;
     private final Function<String, Map<String, Object>> plans;
     private final io.drover.agent.diagnosis.OperationRunner operations;
-    private final SelfUpgrade upgrade;
+    private final AgentUpgrader upgrade;
     private final PackageInstaller installer = new PackageInstaller(PackageInstaller.MAX_BYTES, PackageInstaller.MAX_ENTRIES);
 
     /**
@@ -112,7 +110,7 @@ public final class Functions {
     public Functions(Supplier<Map<String, Object>> grains, String version, Path root, Supervisor supervisor, FileSource files,
                      Function<String, Map<String, Object>> runningJobs, ListeningPorts.Source listeningPorts) {
         this(grains, version, root, supervisor, files, runningJobs, listeningPorts, Functions::noPlans,
-                new SelfUpgrade(root, null, version, files, Clock.systemUTC()));
+                AgentUpgrader.NOT_INSTALLED);
     }
 
     /**
@@ -121,7 +119,7 @@ public final class Functions {
      */
     public Functions(Supplier<Map<String, Object>> grains, String version, Path root, Supervisor supervisor, FileSource files,
                      Function<String, Map<String, Object>> runningJobs, ListeningPorts.Source listeningPorts,
-                     Function<String, Map<String, Object>> plans, SelfUpgrade upgrade) {
+                     Function<String, Map<String, Object>> plans, AgentUpgrader upgrade) {
         this.plans = plans;
         this.upgrade = upgrade;
         this.operations = new io.drover.agent.diagnosis.OperationRunner(root.toAbsolutePath().normalize().resolve("var/lib/drover-agent"));
@@ -148,7 +146,7 @@ public final class Functions {
         try {
             Reply reply = dispatch(call);
             return new Result(AgentCallCodec.encodeResult(reply.result()), reply.retcode());
-        } catch (BadArgument | BadCall | ArchiveException | SelfUpgrade.Refused e) {
+        } catch (BadArgument | BadCall | ArchiveException | AgentUpgrader.Refused e) {
             return Result.error(fun + ": " + e.getMessage());
         } catch (IOException e) {
             return Result.error(fun + ": " + e.getMessage());

@@ -1,6 +1,7 @@
 package io.drover.agent.install;
 
 import io.drover.agent.disk.DurableFiles;
+import io.drover.agent.functions.AgentUpgrader;
 import io.drover.agent.functions.FileSource;
 import io.drover.agent.functions.PackageInstaller;
 import io.drover.core.agents.AgentPackageName;
@@ -40,7 +41,7 @@ import java.util.Map;
  * while it unpacks, then the upgrader) and when it began; a lock whose process is gone or that is older than
  * {@link #STALE} is taken over.
  */
-public final class SelfUpgrade {
+public final class SelfUpgrade implements AgentUpgrader {
     static final Duration STALE = Duration.ofMinutes(15);
     static final int HAND_OVER_SECONDS = 5;
     static final int WAIT_SECONDS = 120;
@@ -78,6 +79,7 @@ public final class SelfUpgrade {
     }
 
     /** Hands over to the package's installer, or refuses with why; nothing stays on the host after a refusal. */
+    @Override
     public UpgradeHandedOver start(UpgradeAgent call) throws IOException {
         Layout layout = installedLayout();
         String problem = AgentPackageName.versionProblem(call.version());
@@ -292,12 +294,4 @@ public final class SelfUpgrade {
         return out.append(text.length() > 100 ? "...'" : "'").toString();
     }
 
-    /** An upgrade this agent does not start; the message says why. */
-    public static final class Refused extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        Refused(String message) {
-            super(message);
-        }
-    }
 }
