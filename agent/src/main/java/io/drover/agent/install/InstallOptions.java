@@ -40,7 +40,7 @@ final class InstallOptions {
     /** The longest value taken (a path, a URL, a list of servers). */
     private static final int MAX_VALUE = 4096;
     /** A path that goes into the systemd unit and the agent's configuration unquoted. */
-    private static final String PLAIN_PATH = "/[A-Za-z0-9._/+-]{0,1023}";
+    static final String PLAIN_PATH = "/[A-Za-z0-9._/+-]{0,1023}";
 
     /**
      * Every option: name, value label (null: a flag), the commands taking it (i: install, u: upgrade, r: uninstall,

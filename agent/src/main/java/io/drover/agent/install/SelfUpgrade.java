@@ -138,6 +138,10 @@ public final class SelfUpgrade implements AgentUpgrader {
             throw new Refused(notInstalled + ": it runs from " + real + ", not from <prefix>/opt/drover-agent/versions/<version>");
         }
         Layout layout = new Layout(optParent.getParent());
+        if (!layout.prefix().toString().matches(InstallOptions.PLAIN_PATH)) {
+            throw new Refused("the installation's prefix " + show(layout.prefix().toString()) + " is not a path the installer "
+                    + "takes (letters, digits and '._/+-'): upgrade it by hand with 'drover-agent upgrade'");
+        }
         String running = real.getFileName().toString();
         if (!layout.currentVersion().map(running::equals).orElse(false)) {
             throw new Refused(notInstalled + ": " + layout.current() + " does not point at the version it runs, " + running);

@@ -132,6 +132,13 @@ class SelfUpgradeTest {
         assertRefused(functions(layout.version("0.9.0"), "0.9.0").call("agent.upgrade", call),
                 "this agent does not run from an installed package (drover-agent install): " + layout.current()
                         + " does not point at the version it runs, 0.9.0");
+        // an installation the installer could not upgrade (it takes no such --prefix) is refused before anything is fetched
+        Path spaced = temp.resolve("a prefix");
+        SafeFiles.copyTree(prefix, spaced);
+        Path spacedHome = new Layout(spaced).version("1.0.0");
+        assertRefused(new Functions(Map::of, "1.0.0", spaced, supervisor, this::fetch, jid -> null, () -> List.of(),
+                Functions::noPlans, new SelfUpgrade(spaced, spacedHome, "1.0.0", this::fetch, Clock.fixed(NOW, ZoneOffset.UTC)))
+                .call("agent.upgrade", call), "the installation's prefix '" + spaced.toRealPath() + "' is not a path the installer takes");
         Files.writeString(layout.serviceKind(), "none\n");
         assertRefused(functions(layout.version("1.0.0"), "1.0.0").call("agent.upgrade", call),
                 "the agent was installed with --service none");
