@@ -13,7 +13,7 @@ import java.util.Optional;
  * (a skipped host, already at the version, is neither); the hosts of the later batches are then
  * {@link HostState#NOT_STARTED}. After the last batch there is nothing to stop: failures there make it
  * {@link RolloutStatus#FAILED}, as any failure in a rollout that ran every batch does. A ratio of 0 stops at the first failure, a ratio of 1 never stops. A batch that has
- * started always runs to its end. Not thread-safe: one task's thread drives it.
+ * started always runs to its end. The hosts of a batch may record their states from threads of their own.
  */
 public final class Rollout {
     public static final int MAX_BATCH_SIZE = 1000;
@@ -65,7 +65,7 @@ public final class Rollout {
      * The next batch to run, or empty when every batch ran or the rollout stopped. Refused while a host of the
      * batch before has not ended; decides the stop before answering.
      */
-    public Optional<List<String>> nextBatch() {
+    public synchronized Optional<List<String>> nextBatch() {
         if (next > 0 && batches.get(next - 1).stream().anyMatch(h -> !states.get(h).ended())) {
             throw new IllegalStateException("batch " + next + " has hosts that have not ended");
         }
@@ -82,7 +82,7 @@ public final class Rollout {
     }
 
     /** Records a host's new state: only forward (PENDING → SKIPPED/HANDED_OVER/FAILED, HANDED_OVER → SUCCEEDED/FAILED). */
-    public void record(String host, HostState state) {
+    public synchronized void record(String host, HostState state) {
         HostState now = states.get(host);
         if (now == null) {
             throw new IllegalArgumentException("host " + host + " is not in this rollout");
@@ -99,12 +99,12 @@ public final class Rollout {
         states.put(host, state);
     }
 
-    public HostState state(String host) {
+    public synchronized HostState state(String host) {
         return states.get(host);
     }
 
     /** Every host's state, in the rollout's order. */
-    public Map<String, HostState> states() {
+    public synchronized Map<String, HostState> states() {
         return java.util.Collections.unmodifiableMap(new LinkedHashMap<>(states));
     }
 
@@ -112,21 +112,21 @@ public final class Rollout {
         return batches.size();
     }
 
-    public int count(HostState state) {
+    public synchronized int count(HostState state) {
         return (int) states.values().stream().filter(s -> s == state).count();
     }
 
     /** Hosts that succeeded or failed. */
-    public int attempted() {
+    public synchronized int attempted() {
         return count(HostState.SUCCEEDED) + count(HostState.FAILED);
     }
 
-    public boolean stopped() {
+    public synchronized boolean stopped() {
         return stopped;
     }
 
     /** The rollout's status: running until every batch ran (or it stopped) and every host ended. */
-    public RolloutStatus status() {
+    public synchronized RolloutStatus status() {
         boolean over = stopped || (next >= batches.size() && states.values().stream().allMatch(HostState::ended));
         if (!over) {
             return RolloutStatus.RUNNING;
