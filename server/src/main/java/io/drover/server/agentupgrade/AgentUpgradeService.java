@@ -94,9 +94,6 @@ public final class AgentUpgradeService implements AutoCloseable {
             throw DomainException.invalid("version", "is required");
         }
         List<FieldError> errors = new ArrayList<>();
-        if (r.bkBizId() == null) {
-            errors.add(new FieldError("bk_biz_id", "is required: the business whose agents are upgraded"));
-        }
         String versionProblem = AgentPackageName.versionProblem(r.version());
         if (versionProblem != null) {
             errors.add(new FieldError("version", versionProblem));
@@ -119,14 +116,16 @@ public final class AgentUpgradeService implements AutoCloseable {
         if (!errors.isEmpty()) {
             throw DomainException.invalid(errors);
         }
-        long biz = r.bkBizId();
-        p.requireBiz(biz);
+        if (r.bkBizId() != null) {
+            p.requireBiz(r.bkBizId());
+        }
         String type = r.tgtType() == null ? "glob" : r.tgtType();
         List<String> targeted = jobs.resolve(p, r.tgt(), type).minions();
         if (targeted.size() > MAX_AGENTS) {
             throw DomainException.invalid("tgt", "names " + targeted.size() + " agents; at most " + MAX_AGENTS + " in one upgrade");
         }
         Map<String, Long> businesses = agents.businesses(targeted);
+        long biz = r.bkBizId() != null ? r.bkBizId() : onlyBusiness(targeted, businesses);
         List<String> outside = targeted.stream().filter(id -> !Long.valueOf(biz).equals(businesses.get(id))).sorted().toList();
         if (!outside.isEmpty()) {
             throw DomainException.forbidden("every agent upgraded must be on a host of business " + biz + ": " + outside.size()
@@ -161,6 +160,16 @@ public final class AgentUpgradeService implements AutoCloseable {
         AgentCalls scoped = calls.forBusinesses(Set.of(biz));
         threads.submit(() -> run(id, r.version(), wait, rollout, scoped));
         return store.get(id);
+    }
+
+    /** The business of the agents when they are all in one (a request without bk_biz_id). */
+    private static long onlyBusiness(List<String> targeted, Map<String, Long> businesses) {
+        Set<Long> all = new TreeSet<>(businesses.values());
+        if (all.size() != 1 || businesses.size() != targeted.size()) {
+            throw DomainException.invalid("bk_biz_id", "is required: the agents the target names are not all on hosts of one "
+                    + "business" + (all.isEmpty() ? "" : " (they are in " + all + ")"));
+        }
+        return all.iterator().next();
     }
 
     private void run(long id, String version, int waitSeconds, Rollout rollout, AgentCalls scoped) {
