@@ -260,7 +260,8 @@ public final class DroverServer implements AutoCloseable {
                             ? config.dataDir().resolve("agent-packages") : config.agentPackagesDir()),
                     enrollment, agents, inventory, advertisedMasters(config.saltHost(), master.requestPort()), config.cluster() == null, clock);
             new io.drover.server.agentinstall.AgentInstallRoutes(agentInstalls).register(api);
-            this.agentUpgrades = new io.drover.server.agentupgrade.AgentUpgradeService(database.jdbi(), jobs,
+            this.agentUpgrades = new io.drover.server.agentupgrade.AgentUpgradeService(database.jdbi(),
+                    (principal, tgt, tgtType) -> jobs.resolve(principal, tgt, tgtType).minions(),
                     new io.drover.server.jobs.JobAgentCalls(jobs, java.time.Duration.ofSeconds(config.jobTimeoutSeconds()),
                             io.drover.server.auth.Principal.system("agent-upgrades")),
                     new io.drover.server.agentupgrade.RegistryAgents(agents), agentPackages, files.root(), config.cluster() == null, clock);

@@ -42,6 +42,11 @@ public final class AgentUpgradeService implements AutoCloseable {
     static final int MIN_WAIT_SECONDS = 10;
     static final int MAX_WAIT_SECONDS = 3600;
 
+    /** The accepted agents a target names, refused (422, 403) as a job's target would be: {@link JobService#resolve}. */
+    public interface Targets {
+        List<String> resolve(Principal p, String tgt, String tgtType);
+    }
+
     /** What the service reads of the agents: the registry's live view. */
     public interface Agents {
         boolean online(String id);
@@ -57,7 +62,7 @@ public final class AgentUpgradeService implements AutoCloseable {
     }
 
     private final UpgradeStore store;
-    private final JobService jobs;
+    private final Targets targets;
     private final AgentCalls calls;
     private final Agents agents;
     private final AgentPackageService packages;
@@ -66,15 +71,15 @@ public final class AgentUpgradeService implements AutoCloseable {
     private final HostUpgrade.Timing timing;
     private final ExecutorService threads = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("agent-upgrade-", 0).factory());
 
-    public AgentUpgradeService(Jdbi jdbi, JobService jobs, AgentCalls calls, Agents agents, AgentPackageService packages,
+    public AgentUpgradeService(Jdbi jdbi, Targets targets, AgentCalls calls, Agents agents, AgentPackageService packages,
                                Path filesRoot, boolean alone, Clock clock) {
-        this(jdbi, jobs, calls, agents, packages, filesRoot, alone, clock, HostUpgrade.Timing.DEFAULT);
+        this(jdbi, targets, calls, agents, packages, filesRoot, alone, clock, HostUpgrade.Timing.DEFAULT);
     }
 
-    AgentUpgradeService(Jdbi jdbi, JobService jobs, AgentCalls calls, Agents agents, AgentPackageService packages,
+    AgentUpgradeService(Jdbi jdbi, Targets targets, AgentCalls calls, Agents agents, AgentPackageService packages,
                         Path filesRoot, boolean alone, Clock clock, HostUpgrade.Timing timing) {
         this.store = new UpgradeStore(jdbi, clock);
-        this.jobs = jobs;
+        this.targets = targets;
         this.calls = calls;
         this.agents = agents;
         this.packages = packages;
@@ -120,7 +125,7 @@ public final class AgentUpgradeService implements AutoCloseable {
             p.requireBiz(r.bkBizId());
         }
         String type = r.tgtType() == null ? "glob" : r.tgtType();
-        List<String> targeted = jobs.resolve(p, r.tgt(), type).minions();
+        List<String> targeted = targets.resolve(p, r.tgt(), type);
         if (targeted.size() > MAX_AGENTS) {
             throw DomainException.invalid("tgt", "names " + targeted.size() + " agents; at most " + MAX_AGENTS + " in one upgrade");
         }
