@@ -156,12 +156,12 @@ public final class AgentUpgradeService implements AutoCloseable {
             throw DomainException.conflict("upgrade_running", busy.size() + " of the agents are in an upgrade that is still "
                     + "running (first: " + String.join(", ", busy.subList(0, Math.min(5, busy.size()))) + "): wait for its end");
         }
-        List<String> ordered = targeted.stream().sorted().toList();
+        List<String> ordered = targeted.stream().distinct().sorted().toList();
+        Rollout rollout = new Rollout(ordered, batchSize, ratio);
         long id = store.create(new UpgradeStore.NewTask(biz, r.version(), r.tgt(), type, batchSize, ratio, wait, p.name(),
                 Rollout.cut(ordered, batchSize)));
         log.info("agent upgrade {}: {} agent(s) of business {} to {} in batches of {} by {}", id, ordered.size(), biz,
                 r.version(), batchSize, p.name());
-        Rollout rollout = new Rollout(ordered, batchSize, ratio);
         AgentCalls scoped = calls.forBusinesses(Set.of(biz));
         threads.submit(() -> run(id, r.version(), wait, rollout, scoped));
         return store.get(id);
@@ -186,7 +186,8 @@ public final class AgentUpgradeService implements AutoCloseable {
                     a -> packages.find(version, a).map(info -> new HostUpgrade.Package(info, packages.publish(info, filesRoot)))),
                     store, clock, timing);
             Optional<List<String>> batch;
-            while ((batch = rollout.nextBatch()).isPresent()) {
+            // a server that stops ends the task between batches (its host threads were interrupted)
+            while (!Thread.currentThread().isInterrupted() && (batch = rollout.nextBatch()).isPresent()) {
                 try (ExecutorService perHost = Executors.newThreadPerTaskExecutor(Thread.ofVirtual()
                         .name("agent-upgrade-" + id + "-", 0).factory())) {
                     for (String agent : batch.get()) {
@@ -194,7 +195,7 @@ public final class AgentUpgradeService implements AutoCloseable {
                     }
                 }
             }
-            status = rollout.status();
+            status = rollout.status() == RolloutStatus.RUNNING ? RolloutStatus.FAILED : rollout.status();
         } catch (RuntimeException e) {
             log.error("agent upgrade {} ended by an error", id, e);
         } finally {
