@@ -2,6 +2,7 @@ package io.drover.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.drover.cli.Output.Column;
+import io.drover.core.packages.Version;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -13,15 +14,42 @@ import picocli.CommandLine.Parameters;
  * {@code drover agent list|show|grains|link}: the agents the server knows, and an admin's link of an agent to a host. ({@code drover agent --master …} runs an
  * agent; the launcher routes that form before this command tree is built.)
  */
-@Command(name = "agent", description = "Agents: list, show, grains, link, install-remote (over SSH), installs. To run one: drover agent --master HOST --id ID.",
+@Command(name = "agent", description = "Agents: list, show, grains, link, install-remote (over SSH), installs, upgrade, upgrades. "
+        + "To run one: drover agent --master HOST --id ID.",
         subcommands = {AgentCommand.ListAgents.class, AgentCommand.Show.class, AgentCommand.Grains.class, AgentCommand.Link.class,
-                AgentInstallCommand.InstallRemote.class, AgentInstallCommand.Installs.class})
+                AgentInstallCommand.InstallRemote.class, AgentInstallCommand.Installs.class, AgentUpgradeCommand.Upgrade.class,
+                AgentUpgradeCommand.Upgrades.class})
 public final class AgentCommand {
-    static final List<Column> COLUMNS = List.of(Column.of("ID", "id"), Column.of("HOST", "bk_host_id"),
-            Column.of("BIZ", "bk_biz_id"), Column.of("IP", "inner_ip"), Column.of("KEY", "key_state"),
-            new Column("ONLINE", row -> row.path("online").asBoolean() ? "yes" : "no"),
-            Column.of("MODE", "mode"), Column.of("VERSION", "version"), Column.of("LAST SEEN", "last_seen"),
-            new Column("LINK", AgentCommand::link));
+    static final List<Column> COLUMNS = columns(null);
+
+    /** The columns of an agent; {@code newest}: the newest agent package version stored (null: not known). */
+    static List<Column> columns(Version newest) {
+        return List.of(Column.of("ID", "id"), Column.of("HOST", "bk_host_id"),
+                Column.of("BIZ", "bk_biz_id"), Column.of("IP", "inner_ip"), Column.of("KEY", "key_state"),
+                new Column("ONLINE", row -> row.path("online").asBoolean() ? "yes" : "no"),
+                Column.of("MODE", "mode"), new Column("VERSION", row -> version(row, newest)), Column.of("LAST SEEN", "last_seen"),
+                new Column("LINK", AgentCommand::link));
+    }
+
+    /** An agent's version, with {@code (old: V available)} when it is older than the newest agent package stored. */
+    static String version(JsonNode row, Version newest) {
+        String version = row.path("version").isTextual() ? row.path("version").asText() : "";
+        Version running = Version.tryParse(version);
+        return newest != null && running != null && running.compareTo(newest) < 0
+                ? version + " (old: " + newest + " available)" : version;
+    }
+
+    /** The newest version among the agent packages the server stores (null: none). */
+    static Version newestPackage(ApiClient client) {
+        Version newest = null;
+        for (JsonNode p : client.get("/api/v1/agent-packages")) {
+            Version v = Version.tryParse(p.path("version").asText());
+            if (v != null && (newest == null || v.compareTo(newest) > 0)) {
+                newest = v;
+            }
+        }
+        return newest;
+    }
 
     /** Why an unlinked agent is not linked: {@code other_business}, or {@code host_has_agent (host N)}. */
     static String link(JsonNode row) {
@@ -34,7 +62,8 @@ public final class AgentCommand {
     }
 
     @Command(name = "list", description = "List agents: id, host id, key state, online, transport mode (drover: a key of "
-            + "its own; salt: the shared key; salt-signed: the shared key, signed returns and events), version, last seen, "
+            + "its own; salt: the shared key; salt-signed: the shared key, signed returns and events), version (marked old when "
+            + "a newer agent package is stored: drover agent upgrade), last seen, "
             + "and why an agent is not linked to the host at its address (other_business, host_has_agent).")
     static final class ListAgents implements Callable<Integer> {
         @Mixin ClientOptions client;
@@ -42,7 +71,7 @@ public final class AgentCommand {
         @Override
         public Integer call() {
             JsonNode agents = client.client().get("/api/v1/agents");
-            client.output().print(agents, agents, COLUMNS);
+            client.output().print(agents, agents, columns(newestPackage(client.client())));
             return 0;
         }
     }

@@ -106,6 +106,8 @@ final class TwoBusinesses implements AutoCloseable {
         ids.put("/keys/{id}", new String[] {"in-1", "out-1"});
         ids.put("/enrollment-tokens/{id}", new String[] {enroll[0], enroll[1]});
         ids.put("/agent-installs/{id}", new String[] {agentInstall(2), agentInstall(7)});
+        AgentUpgradeTest.uploadAgentPackages(fleet, roots, "9.9.9");
+        ids.put("/agent-upgrades/{id}", new String[] {agentUpgrade(2), agentUpgrade(7)});
         ids.put("/tokens/{id}", new String[] {someToken, someToken});
         ids.put("/addons/{name}", new String[] {"bkmonitorbeat", "bkmonitorbeat"});
         ids.put("/registries/{name}", new String[] {"nope", "nope"});
@@ -138,6 +140,21 @@ final class TwoBusinesses implements AutoCloseable {
         assertThat(r.status()).as(r.text()).isEqualTo(202);
         String id = r.body().path("id").asText();
         await().atMost(Duration.ofSeconds(30)).until(() -> !fleet.server.get("/api/v1/agent-installs/" + id, admin).body()
+                .path("status").asText().equals("running"));
+        return id;
+    }
+
+    /** An upgrade of the agent of {@code biz} to 9.9.9 ({@code bk_biz_id} of the body: {@code bodyBiz}). */
+    static Map<String, Object> agentUpgradeBody(long agentBiz, long bodyBiz) {
+        return Map.of("tgt", agentBiz == 2 ? "in-1" : "out-1", "tgt_type", "list", "version", "9.9.9", "bk_biz_id", bodyBiz);
+    }
+
+    /** An ended upgrade in {@code biz} (its agent refuses agent.upgrade: it runs from no installed layout): its id. */
+    String agentUpgrade(long biz) {
+        Response r = fleet.server.post("/api/v1/agent-upgrades", admin, agentUpgradeBody(biz, biz));
+        assertThat(r.status()).as(r.text()).isEqualTo(202);
+        String id = r.body().path("id").asText();
+        await().atMost(Duration.ofSeconds(60)).until(() -> !fleet.server.get("/api/v1/agent-upgrades/" + id, admin).body()
                 .path("status").asText().equals("running"));
         return id;
     }
@@ -272,6 +289,7 @@ final class TwoBusinesses implements AutoCloseable {
             case "post /subscriptions", "post /subscriptions/{id}/plan", "put /subscriptions/{id}" -> subscriptionSpec(7, 7001);
             case "post /enrollment-tokens" -> Map.of("name", "x", "bk_biz_id", 7);
             case "post /agent-installs" -> agentInstallBody(7, null);
+            case "post /agent-upgrades" -> agentUpgradeBody(7, 7);
             case "post /agent-installs/{id}/retry" -> Map.of("ssh_password", "x");
             case "post /tokens" -> Map.of("name", "x", "role", "admin", "bk_biz_ids", List.of());
             case "post /registries" -> Map.of("name", "x", "type", "local", "url", "/tmp");
@@ -387,6 +405,8 @@ final class TwoBusinesses implements AutoCloseable {
                     new Variant("hosts[].bk_host_id", agentInstallBody(2, 7001L)));
             // A retry's body holds credentials only: its task's business is checked by the route matrix.
             case "post /agent-installs/{id}/retry" -> List.of();
+            case "post /agent-upgrades" -> List.of(new Variant("bk_biz_id", agentUpgradeBody(2, 7)),
+                    new Variant("tgt", agentUpgradeBody(7, 2)));
             case "post /subscriptions", "put /subscriptions/{id}", "post /subscriptions/{id}/plan" -> subscriptionVariants();
             default -> null;
         };

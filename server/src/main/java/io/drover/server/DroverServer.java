@@ -91,6 +91,7 @@ public final class DroverServer implements AutoCloseable {
     private final io.drover.server.diagnosis.DiagnosisModule diagnosis;
     private final SaltMaster master;
     private final io.drover.server.agentinstall.AgentInstallService agentInstalls;
+    private final io.drover.server.agentupgrade.AgentUpgradeService agentUpgrades;
     private final PrometheusMeterRegistry metrics;
     private final ScheduledExecutorService housekeeping;
     private final io.drover.server.cluster.NatsCluster cluster;
@@ -161,7 +162,9 @@ public final class DroverServer implements AutoCloseable {
                 log.info("stored {} package archive(s) in the database (from before packages were kept there)", chunked);
             }
             // A package uploaded through another server of a cluster is restored from the database when asked for.
-            this.files = new FileServer(config.dataDir().resolve("files"), packages::restoreFile);
+            // An agent package (for an upgrade another server runs) too.
+            Path filesDir = config.dataDir().resolve("files");
+            this.files = new FileServer(filesDir, path -> packages.restoreFile(path) || agentPackages.restoreFile(filesDir, path));
             SecretBox secrets = SecretBox.loadOrCreate(config.dataDir(), System.getenv(SecretBox.KEY_ENV));
             SessionKey session = new SessionKey();
             // The servers of a cluster share one session key, so that an agent moving between them keeps its session.
@@ -257,6 +260,12 @@ public final class DroverServer implements AutoCloseable {
                             ? config.dataDir().resolve("agent-packages") : config.agentPackagesDir()),
                     enrollment, agents, inventory, advertisedMasters(config.saltHost(), master.requestPort()), config.cluster() == null, clock);
             new io.drover.server.agentinstall.AgentInstallRoutes(agentInstalls).register(api);
+            this.agentUpgrades = new io.drover.server.agentupgrade.AgentUpgradeService(database.jdbi(),
+                    (principal, tgt, tgtType) -> jobs.resolve(principal, tgt, tgtType).minions(),
+                    new io.drover.server.jobs.JobAgentCalls(jobs, java.time.Duration.ofSeconds(config.jobTimeoutSeconds()),
+                            io.drover.server.auth.Principal.system("agent-upgrades")),
+                    new io.drover.server.agentupgrade.RegistryAgents(agents), agentPackages, files.root(), config.cluster() == null, clock);
+            new io.drover.server.agentupgrade.AgentUpgradeRoutes(agentUpgrades).register(api);
             publishMetrics(metrics, master, bridge, cluster);
             new io.drover.server.keys.MasterKeyRoutes(new io.drover.model.keys.MasterKeyInfo(
                     io.drover.transport.crypto.RsaKeys.fingerprint(master.publicKeyPem()), master.publicKeyPem())).register(api);
@@ -544,6 +553,7 @@ public final class DroverServer implements AutoCloseable {
         }
         triggers.close();
         agentInstalls.close();
+        agentUpgrades.close();
         try {
             diagnosis.close();
         } catch (Exception e) {

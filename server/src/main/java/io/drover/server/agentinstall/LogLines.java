@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** Output of a host made fit for a step's log: printable, at most a few lines of bounded length. */
-final class LogLines {
+public final class LogLines {
     static final int MAX_LINES = 20;
     static final int MAX_LINE = 300;
 
@@ -12,7 +12,7 @@ final class LogLines {
     }
 
     /** One line: control characters (NUL, escapes, line breaks) as '?', at most {@code max} characters. */
-    static String clean(String text, int max) {
+    public static String clean(String text, int max) {
         StringBuilder b = new StringBuilder();
         text.codePoints().limit(max).forEach(c -> b.appendCodePoint(Character.isISOControl(c)
                 || Character.getType(c) == Character.FORMAT || Character.getType(c) == Character.SURROGATE

@@ -42,6 +42,8 @@ public final class AgentPackageService {
     public static final String BUILD = "system:build";
     /** The version a download may name to get the newest one of its architecture. */
     public static final String LATEST = "latest";
+    /** Where agent packages are placed under the fileserver's root for agents to fetch. */
+    public static final String FILES_DIR = "agent-packages";
     private static final Logger log = LoggerFactory.getLogger(AgentPackageService.class);
 
     private final AgentPackageStore store;
@@ -143,6 +145,60 @@ public final class AgentPackageService {
             info = store.find(name).orElseThrow(() -> notFound(name));
         }
         return new Download(info, file(info));
+    }
+
+    /** The stored package of this version and architecture (empty: none, or not a valid version or architecture). */
+    public Optional<AgentPackageInfo> find(String version, String arch) {
+        if (AgentPackageName.versionProblem(version) != null || !AgentPackageName.ARCHES.contains(arch)) {
+            return Optional.empty();
+        }
+        return store.find(new AgentPackageName(version, arch));
+    }
+
+    /**
+     * Places a stored package under the fileserver's root as {@code agent-packages/<file name>}, for agents to fetch
+     * (a fleet upgrade), unless the file there has its sha256 already; answers that relative path.
+     */
+    public String publish(AgentPackageInfo info, Path filesRoot) {
+        String relative = FILES_DIR + "/" + info.fileName();
+        Path target = filesRoot.resolve(relative);
+        try {
+            if (Files.isRegularFile(target, LinkOption.NOFOLLOW_LINKS) && Files.size(target) == info.sizeBytes()
+                    && sha256(target).equals(info.sha256())) {
+                return relative;
+            }
+            Path source = file(info);
+            Files.createDirectories(target.getParent());
+            Path copy = Files.createTempFile(incoming(), "publish-", ".part");
+            Files.copy(source, copy, StandardCopyOption.REPLACE_EXISTING);
+            Files.move(copy, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            return relative;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot place agent package " + info.fileName() + " under " + filesRoot, e);
+        }
+    }
+
+    /**
+     * The fileserver's restorer for {@code agent-packages/<file name>}: a stored package this server's file root lacks
+     * (an upgrade run by another server of the cluster) is placed there. False for any other path.
+     */
+    public boolean restoreFile(Path filesRoot, String relativePath) {
+        String[] parts = relativePath.replace('\\', '/').split("/");
+        if (parts.length != 2 || !parts[0].equals(FILES_DIR)) {
+            return false;
+        }
+        AgentPackageName name;
+        try {
+            name = AgentPackageName.ofFileName(parts[1]);
+        } catch (AgentPackageException e) {
+            return false;
+        }
+        Optional<AgentPackageInfo> info = store.find(name);
+        if (info.isEmpty()) {
+            return false;
+        }
+        publish(info.get(), filesRoot);
+        return true;
     }
 
     /**

@@ -575,6 +575,12 @@ public final class AgentRegistry {
         }
     }
 
+    /** The version the agent last reported in a heartbeat (null: none, or no such agent). */
+    public String version(String id) {
+        Agent a = agents.get(id);
+        return a == null ? null : a.version;
+    }
+
     public boolean online(String id) {
         Agent a = agents.get(id);
         return a != null && a.online;

@@ -179,6 +179,48 @@ public final class JobService implements AutoCloseable {
         }
     }
 
+    /**
+     * The agents a target names ({@code minions}: accepted ones), those a list names that are not accepted
+     * ({@code absent}), every accepted id (null for a list) and the ids a list names (empty for other types).
+     */
+    public record Targets(List<String> minions, List<String> absent, List<String> accepted, List<String> listed) {
+    }
+
+    /**
+     * The accepted agents a target names, as a job would run on them, refused (422) when the target is malformed or
+     * names none and (403) when one is outside the principal's businesses. {@code tgtType} null: glob.
+     */
+    public Targets resolve(Principal principal, String tgt, String tgtType) {
+        String type = tgtType == null ? "glob" : tgtType;
+        List<FieldError> errors = new ArrayList<>();
+        if (tgt == null || tgt.isBlank()) {
+            errors.add(new FieldError("tgt", "is required"));
+        }
+        if (!TargetExpression.TYPES.contains(type)) {
+            errors.add(new FieldError("tgt_type", "'" + type + "' is not one of " + String.join(", ", TargetExpression.TYPES)));
+        }
+        if (!errors.isEmpty()) {
+            throw DomainException.invalid(errors);
+        }
+        TargetExpression target;
+        try {
+            target = TargetExpression.parse(type, tgt, nodegroups);
+        } catch (TargetException e) {
+            throw DomainException.invalid("tgt", e.getMessage());
+        }
+        List<String> listed = type.equals("list") ? TargetExpression.listed(tgt) : List.of();
+        List<String> accepted = type.equals("list") ? null : keys.acceptedIds();
+        List<String> minions = type.equals("list") ? listed.stream().distinct().filter(id -> keys.acceptedKey(id) != null).toList()
+                : expected(target, type, accepted);
+        List<String> absent = listed.stream().filter(id -> !minions.contains(id)).toList();
+        if (minions.isEmpty()) {
+            throw DomainException.invalid("tgt", "'" + tgt + "' matches no accepted minion");
+        }
+        // Resolved here, never taken from the caller: a scoped token may run only on agents of its businesses.
+        principal.requireAgents(minions, agentBusinesses, "the target names");
+        return new Targets(minions, absent, accepted, listed);
+    }
+
     /** {@code shownArg}: the arguments as they may be stored and shown (null: as sent). */
     private JobStarted start(Principal principal, JobRequest request, List<Object> shownArg,
                              java.util.function.Consumer<JobStarted> beforePublish) {
@@ -199,22 +241,11 @@ public final class JobService implements AutoCloseable {
         if (!errors.isEmpty()) {
             throw DomainException.invalid(errors);
         }
-        TargetExpression target;
-        try {
-            target = TargetExpression.parse(type, request.tgt(), nodegroups);
-        } catch (TargetException e) {
-            throw DomainException.invalid("tgt", e.getMessage());
-        }
-        List<String> listed = type.equals("list") ? TargetExpression.listed(request.tgt()) : List.of();
-        List<String> accepted = type.equals("list") ? null : keys.acceptedIds();
-        List<String> minions = type.equals("list") ? listed.stream().distinct().filter(id -> keys.acceptedKey(id) != null).toList()
-                : expected(target, type, accepted);
-        List<String> absent = listed.stream().filter(id -> !minions.contains(id)).toList();
-        if (minions.isEmpty()) {
-            throw DomainException.invalid("tgt", "'" + request.tgt() + "' matches no accepted minion");
-        }
-        // Resolved here, never taken from the caller: a scoped token may run only on agents of its businesses.
-        principal.requireAgents(minions, agentBusinesses, "the target names");
+        Targets resolved = resolve(principal, request.tgt(), type);
+        List<String> minions = resolved.minions();
+        List<String> absent = resolved.absent();
+        List<String> accepted = resolved.accepted();
+        List<String> listed = resolved.listed();
         List<Object> arg = new SaltArgs(request.arg() == null ? List.of() : request.arg(),
                 request.kwarg() == null ? Map.of() : request.kwarg()).toList();
         List<Object> shownArgs = shownArg == null ? arg : shownArg;

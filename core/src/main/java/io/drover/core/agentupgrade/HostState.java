@@ -1,0 +1,26 @@
+package io.drover.core.agentupgrade;
+
+import java.util.Locale;
+
+/**
+ * Where one agent of a fleet upgrade is: {@link #PENDING} until its batch reaches it; then {@link #SKIPPED} (it runs the
+ * version already), {@link #HANDED_OVER} (it took the package and its installer is swapping it) and at last
+ * {@link #SUCCEEDED} or {@link #FAILED}; {@link #NOT_STARTED} when the rollout stopped before its batch.
+ */
+public enum HostState {
+    PENDING, SKIPPED, HANDED_OVER, SUCCEEDED, FAILED, NOT_STARTED;
+
+    /** Whether nothing more happens to the host. */
+    public boolean ended() {
+        return this == SKIPPED || this == SUCCEEDED || this == FAILED || this == NOT_STARTED;
+    }
+
+    /** The name in the API and the database: {@code handed_over}. */
+    public String wire() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+
+    public static HostState ofWire(String text) {
+        return valueOf(text.toUpperCase(Locale.ROOT));
+    }
+}

@@ -1,0 +1,136 @@
+package io.drover.core.agentupgrade;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * A fleet upgrade's course, without I/O: the hosts cut into batches of {@code batchSize} in the order given, each
+ * host's {@link HostState}, and when to stop. The rule: after a batch has ended, the rollout stops when
+ * {@code failed / attempted > maxFailureRatio}, where attempted counts the hosts that succeeded or failed so far
+ * (a skipped host, already at the version, is neither); the hosts of the later batches are then
+ * {@link HostState#NOT_STARTED}. After the last batch there is nothing to stop: failures there make it
+ * {@link RolloutStatus#FAILED}, as any failure in a rollout that ran every batch does. A ratio of 0 stops at the first failure, a ratio of 1 never stops. A batch that has
+ * started always runs to its end. The hosts of a batch may record their states from threads of their own.
+ */
+public final class Rollout {
+    public static final int MAX_BATCH_SIZE = 1000;
+
+    private final List<List<String>> batches;
+    private final double maxFailureRatio;
+    private final Map<String, HostState> states = new LinkedHashMap<>();
+    private final Map<String, Integer> batchOf = new java.util.HashMap<>();
+    private int next;
+    private boolean stopped;
+
+    /** {@code hosts}: distinct agent ids, in the order they are upgraded. */
+    public Rollout(List<String> hosts, int batchSize, double maxFailureRatio) {
+        if (batchSize < 1 || batchSize > MAX_BATCH_SIZE) {
+            throw new IllegalArgumentException("batch size " + batchSize + " is not 1 to " + MAX_BATCH_SIZE);
+        }
+        if (!(maxFailureRatio >= 0 && maxFailureRatio <= 1)) {
+            throw new IllegalArgumentException("failure ratio " + maxFailureRatio + " is not 0 to 1");
+        }
+        this.maxFailureRatio = maxFailureRatio;
+        for (String host : hosts) {
+            if (states.put(host, HostState.PENDING) != null) {
+                throw new IllegalArgumentException("host " + host + " is named twice");
+            }
+        }
+        this.batches = cut(hosts, batchSize);
+        for (int b = 0; b < batches.size(); b++) {
+            for (String host : batches.get(b)) {
+                batchOf.put(host, b);
+            }
+        }
+    }
+
+    /** {@code hosts} in consecutive batches of {@code batchSize} (the last one may be smaller). */
+    public static List<List<String>> cut(List<String> hosts, int batchSize) {
+        List<List<String>> out = new ArrayList<>();
+        for (int i = 0; i < hosts.size(); i += batchSize) {
+            out.add(List.copyOf(hosts.subList(i, Math.min(hosts.size(), i + batchSize))));
+        }
+        return out;
+    }
+
+    /** Whether {@code failed} failures out of {@code attempted} hosts pass the ratio (the rule above). */
+    public static boolean passes(int failed, int attempted, double maxFailureRatio) {
+        return attempted > 0 && (double) failed / attempted > maxFailureRatio;
+    }
+
+    /**
+     * The next batch to run, or empty when every batch ran or the rollout stopped. Refused while a host of the
+     * batch before has not ended; decides the stop before answering.
+     */
+    public synchronized Optional<List<String>> nextBatch() {
+        if (next > 0 && batches.get(next - 1).stream().anyMatch(h -> !states.get(h).ended())) {
+            throw new IllegalStateException("batch " + next + " has hosts that have not ended");
+        }
+        if (!stopped && next > 0 && next < batches.size() && passes(count(HostState.FAILED), attempted(), maxFailureRatio)) {
+            stopped = true;
+            for (int b = next; b < batches.size(); b++) {
+                batches.get(b).forEach(h -> states.put(h, HostState.NOT_STARTED));
+            }
+        }
+        if (stopped || next >= batches.size()) {
+            return Optional.empty();
+        }
+        return Optional.of(batches.get(next++));
+    }
+
+    /** Records a host's new state: only forward (PENDING → SKIPPED/HANDED_OVER/FAILED, HANDED_OVER → SUCCEEDED/FAILED). */
+    public synchronized void record(String host, HostState state) {
+        HostState now = states.get(host);
+        if (now == null) {
+            throw new IllegalArgumentException("host " + host + " is not in this rollout");
+        }
+        boolean allowed = switch (now) {
+            case PENDING -> state == HostState.SKIPPED || state == HostState.HANDED_OVER || state == HostState.FAILED;
+            case HANDED_OVER -> state == HostState.SUCCEEDED || state == HostState.FAILED;
+            default -> false;
+        };
+        if (!allowed || batchOf.get(host) != next - 1) {
+            throw new IllegalStateException("host " + host + " cannot go from " + now + " to " + state
+                    + (allowed ? " outside its batch" : ""));
+        }
+        states.put(host, state);
+    }
+
+    public synchronized HostState state(String host) {
+        return states.get(host);
+    }
+
+    /** Every host's state, in the rollout's order. */
+    public synchronized Map<String, HostState> states() {
+        return java.util.Collections.unmodifiableMap(new LinkedHashMap<>(states));
+    }
+
+    public int batchCount() {
+        return batches.size();
+    }
+
+    public synchronized int count(HostState state) {
+        return (int) states.values().stream().filter(s -> s == state).count();
+    }
+
+    /** Hosts that succeeded or failed. */
+    public synchronized int attempted() {
+        return count(HostState.SUCCEEDED) + count(HostState.FAILED);
+    }
+
+    public synchronized boolean stopped() {
+        return stopped;
+    }
+
+    /** The rollout's status: running until every batch ran (or it stopped) and every host ended. */
+    public synchronized RolloutStatus status() {
+        boolean over = stopped || (next >= batches.size() && states.values().stream().allMatch(HostState::ended));
+        if (!over) {
+            return RolloutStatus.RUNNING;
+        }
+        return stopped ? RolloutStatus.STOPPED : count(HostState.FAILED) > 0 ? RolloutStatus.FAILED : RolloutStatus.SUCCEEDED;
+    }
+}

@@ -1,0 +1,188 @@
+package io.drover.core.agentupgrade;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class RolloutTest {
+    static final List<String> FIVE = List.of("a", "b", "c", "d", "e");
+
+    @Test
+    void cutsHostsIntoBatchesInOrderWithASmallerLastOne() {
+        assertThat(Rollout.cut(FIVE, 2)).containsExactly(List.of("a", "b"), List.of("c", "d"), List.of("e"));
+        assertThat(Rollout.cut(FIVE, 5)).containsExactly(FIVE);
+        assertThat(Rollout.cut(FIVE, 1000)).containsExactly(FIVE);
+        assertThat(Rollout.cut(FIVE, 1)).hasSize(5);
+        assertThat(Rollout.cut(List.of(), 3)).isEmpty();
+    }
+
+    @ParameterizedTest
+    @CsvSource({
+            "0, 0, 0.0, false", // nothing attempted: never
+            "0, 4, 0.0, false",
+            "1, 4, 0.0, true", // ratio 0: the first failure stops
+            "1, 4, 0.25, false", // equal to the ratio: goes on
+            "2, 4, 0.25, true",
+            "1, 3, 0.3, true",
+            "4, 4, 1.0, false", // ratio 1: never stops
+            "3, 10, 0.5, false",
+            "6, 10, 0.5, true"})
+    void theRatioIsPassedOnlyWhenFailedOverAttemptedExceedsIt(int failed, int attempted, double ratio, boolean passes) {
+        assertThat(Rollout.passes(failed, attempted, ratio)).isEqualTo(passes);
+    }
+
+    @Test
+    void runsEveryBatchWhenNothingFails() {
+        Rollout r = new Rollout(FIVE, 2, 0);
+        assertThat(r.batchCount()).isEqualTo(3);
+        assertThat(r.status()).isEqualTo(RolloutStatus.RUNNING);
+        for (List<String> batch : List.of(List.of("a", "b"), List.of("c", "d"), List.of("e"))) {
+            assertThat(r.nextBatch()).contains(batch);
+            batch.forEach(h -> {
+                r.record(h, HostState.HANDED_OVER);
+                assertThat(r.status()).isEqualTo(RolloutStatus.RUNNING);
+                r.record(h, HostState.SUCCEEDED);
+            });
+        }
+        assertThat(r.nextBatch()).isEmpty();
+        assertThat(r.status()).isEqualTo(RolloutStatus.SUCCEEDED);
+        assertThat(r.count(HostState.SUCCEEDED)).isEqualTo(5);
+        assertThat(r.stopped()).isFalse();
+    }
+
+    @Test
+    void aFailurePastTheRatioStopsBeforeTheNextBatchAndLeavesTheRestNotStarted() {
+        Rollout r = new Rollout(FIVE, 2, 0.4);
+        r.nextBatch();
+        r.record("a", HostState.HANDED_OVER);
+        r.record("a", HostState.SUCCEEDED);
+        r.record("b", HostState.FAILED); // 1 of 2 = 0.5 > 0.4
+        assertThat(r.status()).isEqualTo(RolloutStatus.RUNNING);
+        assertThat(r.nextBatch()).isEmpty();
+        assertThat(r.stopped()).isTrue();
+        assertThat(r.status()).isEqualTo(RolloutStatus.STOPPED);
+        assertThat(r.states()).containsExactly(java.util.Map.entry("a", HostState.SUCCEEDED), java.util.Map.entry("b", HostState.FAILED),
+                java.util.Map.entry("c", HostState.NOT_STARTED), java.util.Map.entry("d", HostState.NOT_STARTED),
+                java.util.Map.entry("e", HostState.NOT_STARTED));
+        assertThat(r.nextBatch()).isEmpty();
+    }
+
+    @Test
+    void failuresWithinTheRatioGoOnAndTheRatioCountsEveryBatchSoFar() {
+        Rollout r = new Rollout(FIVE, 2, 0.5);
+        r.nextBatch();
+        r.record("a", HostState.FAILED);
+        r.record("b", HostState.HANDED_OVER);
+        r.record("b", HostState.SUCCEEDED); // 1/2 = 0.5: goes on
+        assertThat(r.nextBatch()).contains(List.of("c", "d"));
+        r.record("c", HostState.FAILED);
+        r.record("d", HostState.FAILED); // 3/4 > 0.5
+        assertThat(r.nextBatch()).isEmpty();
+        assertThat(r.state("e")).isEqualTo(HostState.NOT_STARTED);
+        assertThat(r.status()).isEqualTo(RolloutStatus.STOPPED);
+    }
+
+    @Test
+    void skippedHostsAreNotAttempted() {
+        Rollout r = new Rollout(FIVE, 2, 0.5);
+        r.nextBatch();
+        r.record("a", HostState.SKIPPED);
+        r.record("b", HostState.FAILED); // 1 failed of 1 attempted: 1 > 0.5
+        assertThat(r.attempted()).isEqualTo(1);
+        assertThat(r.nextBatch()).isEmpty();
+        assertThat(r.status()).isEqualTo(RolloutStatus.STOPPED);
+    }
+
+    @Test
+    void aBatchOfSkippedHostsOnlyNeverStopsAndSucceeds() {
+        Rollout r = new Rollout(List.of("a", "b"), 1, 0);
+        r.nextBatch();
+        r.record("a", HostState.SKIPPED);
+        r.nextBatch();
+        r.record("b", HostState.SKIPPED);
+        assertThat(r.nextBatch()).isEmpty();
+        assertThat(r.status()).isEqualTo(RolloutStatus.SUCCEEDED);
+    }
+
+    @Test
+    void aFailureInTheLastBatchFailsTheRolloutWithoutStoppingIt() {
+        Rollout r = new Rollout(List.of("a", "b"), 1, 0);
+        r.nextBatch();
+        r.record("a", HostState.SKIPPED);
+        r.nextBatch();
+        r.record("b", HostState.FAILED);
+        assertThat(r.status()).isEqualTo(RolloutStatus.FAILED);
+        assertThat(r.nextBatch()).isEmpty();
+        assertThat(r.stopped()).isFalse();
+        assertThat(r.status()).isEqualTo(RolloutStatus.FAILED);
+    }
+
+    @Test
+    void ratioOneNeverStops() {
+        Rollout r = new Rollout(FIVE, 1, 1);
+        Optional<List<String>> batch;
+        while ((batch = r.nextBatch()).isPresent()) {
+            r.record(batch.get().get(0), HostState.FAILED);
+        }
+        assertThat(r.count(HostState.FAILED)).isEqualTo(5);
+        assertThat(r.status()).isEqualTo(RolloutStatus.FAILED);
+    }
+
+    @Test
+    void theNextBatchWaitsForEveryHostOfTheOneBefore() {
+        Rollout r = new Rollout(FIVE, 2, 1);
+        r.nextBatch();
+        r.record("a", HostState.HANDED_OVER);
+        r.record("b", HostState.SKIPPED);
+        assertThatThrownBy(r::nextBatch).isInstanceOf(IllegalStateException.class).hasMessageContaining("not ended");
+        r.record("a", HostState.SUCCEEDED);
+        assertThat(r.nextBatch()).contains(List.of("c", "d"));
+    }
+
+    @Test
+    void statesOnlyMoveForwardAndOnlyWithinTheRunningBatch() {
+        Rollout r = new Rollout(FIVE, 2, 1);
+        assertThatThrownBy(() -> r.record("a", HostState.FAILED)).hasMessageContaining("outside its batch");
+        r.nextBatch();
+        assertThatThrownBy(() -> r.record("c", HostState.FAILED)).hasMessageContaining("outside its batch");
+        assertThatThrownBy(() -> r.record("a", HostState.SUCCEEDED)).hasMessageContaining("PENDING to SUCCEEDED");
+        assertThatThrownBy(() -> r.record("a", HostState.NOT_STARTED)).hasMessageContaining("PENDING to NOT_STARTED");
+        assertThatThrownBy(() -> r.record("a", HostState.PENDING)).hasMessageContaining("PENDING to PENDING");
+        r.record("a", HostState.FAILED);
+        assertThatThrownBy(() -> r.record("a", HostState.SUCCEEDED)).hasMessageContaining("FAILED to SUCCEEDED");
+        r.record("b", HostState.SKIPPED);
+        assertThatThrownBy(() -> r.record("b", HostState.HANDED_OVER)).hasMessageContaining("SKIPPED to HANDED_OVER");
+        assertThatThrownBy(() -> r.record("zz", HostState.FAILED)).hasMessageContaining("not in this rollout");
+    }
+
+    @Test
+    void refusesBadSettingsAndDuplicateHosts() {
+        assertThatThrownBy(() -> new Rollout(FIVE, 0, 0)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new Rollout(FIVE, 1001, 0)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new Rollout(FIVE, 1, -0.01)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new Rollout(FIVE, 1, 1.01)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new Rollout(FIVE, 1, Double.NaN)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new Rollout(List.of("a", "a"), 1, 0)).hasMessageContaining("twice");
+    }
+
+    @Test
+    void anEmptyRolloutSucceedsAtOnce() {
+        Rollout r = new Rollout(List.of(), 3, 0);
+        assertThat(r.nextBatch()).isEmpty();
+        assertThat(r.status()).isEqualTo(RolloutStatus.SUCCEEDED);
+    }
+
+    @Test
+    void statesHaveLowerCaseWireNames() {
+        for (HostState s : HostState.values()) {
+            assertThat(HostState.ofWire(s.wire())).isEqualTo(s);
+        }
+        assertThat(HostState.HANDED_OVER.wire()).isEqualTo("handed_over");
+        assertThat(RolloutStatus.ofWire("stopped")).isEqualTo(RolloutStatus.STOPPED);
+    }
+}

@@ -1,0 +1,14 @@
+package io.drover.model.agentupgrade;
+
+import java.time.OffsetDateTime;
+import java.util.List;
+
+/**
+ * A fleet upgrade: running; then succeeded (every agent upgraded or already at the version), failed (every batch ran,
+ * some agent failed) or stopped (the failure ratio was passed: the agents left were not started).
+ */
+public record AgentUpgradeTask(long id, long bkBizId, String status, String version, String tgt, String tgtType,
+                               int batchSize, double maxFailureRatio, int waitSeconds, String createdBy,
+                               OffsetDateTime createdAt, OffsetDateTime finishedAt, int total, int succeeded, int skipped,
+                               int failed, int notStarted, List<AgentUpgradeHost> hosts) {
+}

@@ -1,0 +1,165 @@
+package io.drover.server.agentupgrade;
+
+import io.drover.core.agents.AgentPackageName;
+import io.drover.core.agentupgrade.HostState;
+import io.drover.core.agentupgrade.Rollout;
+import io.drover.model.agents.AgentPackageInfo;
+import io.drover.model.agentapi.AgentCall;
+import io.drover.model.agentapi.AgentResult;
+import io.drover.server.agentinstall.LogLines;
+import io.drover.server.jobs.AgentCalls;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.Optional;
+import java.util.function.Function;
+
+/**
+ * One agent's upgrade: fails at once when it is offline or does not answer {@code test.version}; skipped when it runs
+ * the version already; else sent {@code agent.upgrade} with the package for its architecture (served by the
+ * fileserver), and then waited for until it reports the version (its heartbeat, or {@code test.version} asked now and
+ * then). Back with its old version when the wait ends: its installer rolled it back, and says why in the log on the
+ * host whose path the agent gave.
+ */
+final class HostUpgrade {
+    /** How often the registry is looked at, how long a {@code test.version} call may take and how often one is sent. */
+    record Timing(Duration poll, Duration versionCall, Duration versionCallEvery) {
+        static final Timing DEFAULT = new Timing(Duration.ofSeconds(2), Duration.ofSeconds(10), Duration.ofSeconds(10));
+    }
+
+    /** A package to send: its row and its path under the fileserver's root. */
+    record Package(AgentPackageInfo info, String source) {
+    }
+
+    /** What every agent of a task shares. */
+    record Needs(AgentCalls calls, AgentUpgradeService.Agents agents, Function<String, Optional<Package>> packageFor,
+                 UpgradeStore store, Clock clock, Timing timing) {
+    }
+
+    private final long taskId;
+    private final String agent;
+    private final String version;
+    private final int waitSeconds;
+    private final Rollout rollout;
+    private final Needs needs;
+    private String arch;
+    private String fromVersion;
+    private String reported;
+    private String log;
+    private OffsetDateTime startedAt;
+
+    HostUpgrade(long taskId, String agent, String version, int waitSeconds, Rollout rollout, Needs needs) {
+        this.taskId = taskId;
+        this.agent = agent;
+        this.version = version;
+        this.waitSeconds = waitSeconds;
+        this.rollout = rollout;
+        this.needs = needs;
+    }
+
+    void run() {
+        startedAt = OffsetDateTime.now(needs.clock());
+        try {
+            upgrade();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            end(HostState.FAILED, "the server stopped while this agent was upgraded: see its version in drover agent list");
+        } catch (RuntimeException e) {
+            end(HostState.FAILED, "the upgrade broke off: " + e.getMessage());
+        }
+    }
+
+    private void upgrade() throws InterruptedException {
+        if (!needs.agents().online(agent)) {
+            end(HostState.FAILED, "offline: the agent is not connected (start it, or leave it out of the target)");
+            return;
+        }
+        arch = shown(needs.agents().arch(agent), 16);
+        AgentCalls.Outcome<AgentResult.Text> asked = needs.calls().call(agent, new AgentCall.AgentVersion(), needs.timing().versionCall());
+        if (!asked.ok()) {
+            end(HostState.FAILED, "did not answer test.version: " + shown(asked.text(), 300));
+            return;
+        }
+        fromVersion = shown(asked.result().text(), 64);
+        reported = fromVersion;
+        if (version.equals(fromVersion)) {
+            end(HostState.SKIPPED, null);
+            return;
+        }
+        if (!AgentPackageName.ARCHES.contains(arch)) {
+            end(HostState.FAILED, "reports architecture " + (arch == null ? "(none)" : "'" + arch + "'")
+                    + ": agent packages are for " + String.join(" and ", AgentPackageName.ARCHES));
+            return;
+        }
+        Optional<Package> pkg = needs.packageFor().apply(arch);
+        if (pkg.isEmpty()) {
+            end(HostState.FAILED, "no agent package " + version + " is stored for " + arch + " (was it deleted?)");
+            return;
+        }
+        save(HostState.PENDING, null, null);
+        AgentCalls.Outcome<AgentResult.UpgradeHandedOver> handed = needs.calls().call(agent,
+                new AgentCall.UpgradeAgent(pkg.get().source(), pkg.get().info().sha256(), version), Duration.ofSeconds(waitSeconds));
+        if (!handed.ok()) {
+            end(HostState.FAILED, handed.answered() ? "refused the upgrade: " + shown(handed.text(), 300)
+                    : "did not answer the upgrade within " + waitSeconds + " s: " + shown(handed.text(), 300)
+                    + " (its version may still change: see drover agent list)");
+            return;
+        }
+        log = shown(handed.result().log(), 1024);
+        rollout.record(agent, HostState.HANDED_OVER);
+        save(HostState.HANDED_OVER, null, null);
+        awaitVersion();
+    }
+
+    /** Until the agent reports the version, or the wait ends. */
+    private void awaitVersion() throws InterruptedException {
+        Instant deadline = needs.clock().instant().plusSeconds(waitSeconds);
+        Instant nextCall = needs.clock().instant().plus(needs.timing().poll());
+        boolean answered = false;
+        while (needs.clock().instant().isBefore(deadline)) {
+            if (needs.agents().online(agent) && version.equals(needs.agents().version(agent))) {
+                reported = version;
+                end(HostState.SUCCEEDED, null);
+                return;
+            }
+            Instant now = needs.clock().instant();
+            if (!now.isBefore(nextCall)) {
+                Duration left = Duration.between(now, deadline);
+                AgentCalls.Outcome<AgentResult.Text> asked = needs.calls().call(agent, new AgentCall.AgentVersion(),
+                        left.compareTo(needs.timing().versionCall()) < 0 ? left : needs.timing().versionCall());
+                if (asked.ok()) {
+                    answered = true;
+                    reported = shown(asked.result().text(), 64);
+                    if (version.equals(reported)) {
+                        end(HostState.SUCCEEDED, null);
+                        return;
+                    }
+                }
+                nextCall = needs.clock().instant().plus(needs.timing().versionCallEvery());
+            }
+            Thread.sleep(needs.timing().poll());
+        }
+        String seeLog = log == null || log.isEmpty() ? "" : "; see " + log + " on the host";
+        end(HostState.FAILED, !answered ? "did not come back with " + version + " within " + waitSeconds + " s" + seeLog
+                : reported.equals(fromVersion) ? "rolled back to " + fromVersion + seeLog
+                : "reports version " + reported + ", not " + version + seeLog);
+    }
+
+    private void end(HostState state, String error) {
+        if (!rollout.state(agent).ended()) {
+            rollout.record(agent, state);
+        }
+        save(state, error, OffsetDateTime.now(needs.clock()));
+    }
+
+    private void save(HostState state, String error, OffsetDateTime finishedAt) {
+        needs.store().saveHost(taskId, agent, new UpgradeStore.HostRow(arch, fromVersion, reported, state,
+                error == null ? null : LogLines.clean(error, 2000), log, startedAt, finishedAt));
+    }
+
+    /** What an agent reported, made printable and bounded (null stays null). */
+    private static String shown(String reported, int max) {
+        return reported == null ? null : LogLines.clean(reported, max - 1);
+    }
+}
