@@ -218,20 +218,21 @@ class AgentPackageTest {
                 Path work = Files.createDirectories(tmp.resolve("repack"));
                 Files.move(unpack(packageFile(), work), work.resolve(name));
                 Files.writeString(work.resolve(name).resolve("VERSION"), "9.9.9\n");
-                Path served = Files.createDirectories(fleet.server.dataDir().resolve("files/agent-packages")).resolve(name + ".tar.gz");
-                assertThat(run(new ProcessBuilder("tar", "-czf", served.toString(), "-C", work.toString(), name))).startsWith("0\n");
-                String sha256;
-                try (InputStream in = Files.newInputStream(served)) {
-                    sha256 = Hashing.sha256(in);
-                }
+                Path repacked = work.resolve(name + ".tar.gz");
+                assertThat(run(new ProcessBuilder("tar", "-czf", repacked.toString(), "-C", work.toString(), name))).startsWith("0\n");
+                Fleet.Run uploaded = fleet.drover("agent-package", "upload", repacked.toString());
+                assertThat(uploaded.exit()).as(uploaded.out() + uploaded.err()).isZero();
+                assertThat(fleet.drover("agent", "list").out()).containsPattern("pkg-up .*" + java.util.regex.Pattern.quote(
+                        BuildVersion.current()) + " \\(old: 9\\.9\\.9 available\\)");
 
-                Fleet.Run handedOver = fleet.drover("run", "pkg-up", "agent.upgrade", "agent-packages/" + name + ".tar.gz",
-                        sha256, "9.9.9");
-
-                assertThat(handedOver.exit()).as(handedOver.out() + handedOver.err()).isZero();
-                assertThat(handedOver.out()).contains("9.9.9").contains(BuildVersion.current()).contains(upgradeLog.toString());
-                await().atMost(Duration.ofSeconds(150)).until(() -> fleet.drover("run", "pkg-up", "test.version", "--timeout", "3")
-                        .out().contains("9.9.9"));
+                // the fleet upgrade: the server places the package in its files, the agent fetches and checks it, hands
+                // over to the package's installer, and comes back reporting 9.9.9
+                Fleet.Run upgraded = fleet.drover("agent", "upgrade", "--target", "pkg-up", "--version", "9.9.9",
+                        "--batch-size", "1", "--wait-seconds", "150", "--wait");
+                assertThat(upgraded.exit()).as(upgraded.out() + upgraded.err()).isZero();
+                assertThat(upgraded.out()).contains("1 succeeded, 0 skipped, 0 failed, 0 not started");
+                assertThat(fleet.drover("run", "pkg-up", "test.version", "--timeout", "5").out()).contains("9.9.9");
+                assertThat(fleet.drover("agent", "list").out()).containsPattern("pkg-up .*9\\.9\\.9").doesNotContain("(old:");
                 await().atMost(Duration.ofSeconds(30)).until(() -> Files.readString(upgradeLog).contains("exit status"));
                 assertThat(Files.readString(upgradeLog)).contains("drover-agent upgraded from " + BuildVersion.current()
                         + " to 9.9.9 and signed in").contains("upgrade ended with exit status 0");
