@@ -71,7 +71,7 @@ public final class DroverAgent implements AutoCloseable {
         this.plans = new Lazy<>(() -> new PlanService(planSetup(root, stateDir, version, fileserver), this::callFunction));
         this.functions = new Functions(() -> grains, version, root, supervisor, fileserver, inFlight::get,
                 ListeningPorts::read, this::runPlan,
-                new SelfUpgrade(root, AgentHome.fromSystem(), version, fileserver, java.time.Clock.systemUTC()));
+                new SelfUpgrade(root, AgentHome.fromSystem(), version, fileserver, inFlight::size));
         this.amqp = amqpSettings == null ? null : new AmqpChannel(amqpSettings, plans.get(), stateDir, java.time.Clock.systemUTC());
         this.minion = new SaltMinion(config, keys.loadOrCreate(), keys.pinnedMaster(), Targets.of(config.id(), () -> grains),
                 this::runJob, keys::pinMaster, new SignInFile(stateDir, version, java.time.Clock.systemUTC()));

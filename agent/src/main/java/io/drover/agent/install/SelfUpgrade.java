@@ -17,7 +17,6 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -38,23 +37,22 @@ import java.util.Map;
  * server gets the reply even when the stop comes before the send.
  *
  * <p>One upgrade at a time: {@code var/lib/drover-agent/upgrade.lock} holds the pid of whoever upgrades (this agent
- * while it unpacks, then the upgrader) and when it began; a lock whose process is gone or that is older than
- * {@link #STALE} is taken over.
+ * while it unpacks, then the upgrader) and when it began; a lock whose process is gone (or whose pid now belongs to a
+ * process started after the lock) is taken over. The upgrader removes the lock only while it still names it.
  */
 public final class SelfUpgrade implements AgentUpgrader {
-    static final Duration STALE = Duration.ofMinutes(15);
     static final int HAND_OVER_SECONDS = 5;
-    static final int WAIT_SECONDS = 120;
     /** The most an unpacked package may hold (a real one is about 100 MiB). */
     private static final long MAX_BYTES = 512L << 20;
     private static final String PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
-    /** $1 launcher, $2 prefix, $3 package, $4 staged directory, $5 lock. */
+    /** $1 launcher, $2 prefix, $3 package, $4 staged directory, $5 lock, $6 seconds to wait for the sign-in. */
     private static final String SCRIPT = "sleep " + HAND_OVER_SECONDS + "\n"
-            + "echo \"$(date -u +%Y-%m-%dT%H:%M:%SZ) $1 upgrade --prefix $2 --package $3\"\n"
-            + "\"$1\" upgrade --prefix \"$2\" --package \"$3\" --wait-seconds " + WAIT_SECONDS + "\n"
+            + "echo \"$(date -u +%Y-%m-%dT%H:%M:%SZ) $1 upgrade --prefix $2 --package $3 --wait-seconds $6\"\n"
+            + "\"$1\" upgrade --prefix \"$2\" --package \"$3\" --wait-seconds \"$6\"\n"
             + "status=$?\n"
             + "rm -rf \"$4\"\n"
-            + "rm -f \"$5\"\n"
+            + "read -r owner rest < \"$5\" 2>/dev/null\n"
+            + "[ \"$owner\" = \"$$\" ] && rm -f \"$5\"\n"
             + "echo \"$(date -u +%Y-%m-%dT%H:%M:%SZ) upgrade ended with exit status $status\"\n"
             + "exit $status\n";
 
@@ -63,25 +61,30 @@ public final class SelfUpgrade implements AgentUpgrader {
     private final String version;
     private final String hostArch;
     private final FileSource files;
-    private final Clock clock;
+    private final java.util.function.IntSupplier jobsRunning;
 
     /**
      * {@code root}: the agent's root; {@code home}: the package it runs from ({@link AgentHome#fromSystem()}), or
      * null; {@code version}: the version it reports.
      */
-    public SelfUpgrade(Path root, Path home, String version, FileSource files, Clock clock) {
+    public SelfUpgrade(Path root, Path home, String version, FileSource files, java.util.function.IntSupplier jobsRunning) {
         this.root = root.toAbsolutePath().normalize();
         this.home = home;
         this.version = version;
         this.hostArch = AgentPackage.hostArch(System.getProperty("os.arch", ""));
         this.files = files;
-        this.clock = clock;
+        this.jobsRunning = jobsRunning;
     }
 
     /** Hands over to the package's installer, or refuses with why; nothing stays on the host after a refusal. */
     @Override
-    public UpgradeHandedOver start(UpgradeAgent call) throws IOException {
+    public synchronized UpgradeHandedOver start(UpgradeAgent call) throws IOException {
         Layout layout = installedLayout();
+        int others = jobsRunning.getAsInt() - 1;
+        if (others > 0) {
+            throw new Refused(others + " other job(s) run on the agent, and the restart would cut them short: upgrade it "
+                    + "when they have ended");
+        }
         String problem = AgentPackageName.versionProblem(call.version());
         if (problem != null) {
             throw new Refused("version " + problem);
@@ -106,9 +109,13 @@ public final class SelfUpgrade implements AgentUpgrader {
             removeLeftovers(layout);
             AgentPackage pkg = stage(call, sha256, staged);
             Path log = layout.logDir().resolve("upgrade-" + call.version() + ".log");
-            long pid = launch(layout, pkg, staged, lock, log);
-            writeLock(lock, pid, call.version());
+            long pid = launch(layout, pkg, staged, lock, log, call.waitSeconds());
             handedOver = true;
+            try {
+                writeLock(lock, pid, call.version());
+            } catch (IOException e) {
+                // the lock still names this agent, which the upgrader stops: it is stale from then on
+            }
             return new UpgradeHandedOver(version, call.version(), log.toString());
         } finally {
             if (!handedOver) {
@@ -173,6 +180,7 @@ public final class SelfUpgrade implements AgentUpgrader {
                 throw new Refused(show(call.source()) + " has sha256 " + actual + ", not " + sha256);
             }
             new PackageInstaller(MAX_BYTES, SafeFiles.MAX_ENTRIES).install(archive, staged);
+            writableByOwnerOnly(staged);
         } finally {
             Files.deleteIfExists(archive);
         }
@@ -196,8 +204,27 @@ public final class SelfUpgrade implements AgentUpgrader {
         }
     }
 
+    /**
+     * The unpacked tree took the agent's umask; its launcher runs as root seconds later, so nobody else may write to
+     * any of it.
+     */
+    private static void writableByOwnerOnly(Path staged) throws IOException {
+        try (var all = Files.walk(staged)) {
+            for (Path p : (Iterable<Path>) all::iterator) {
+                if (Files.isSymbolicLink(p)) {
+                    continue;
+                }
+                var perms = Files.getPosixFilePermissions(p, LinkOption.NOFOLLOW_LINKS);
+                if (perms.remove(java.nio.file.attribute.PosixFilePermission.GROUP_WRITE)
+                        | perms.remove(java.nio.file.attribute.PosixFilePermission.OTHERS_WRITE)) {
+                    Files.setPosixFilePermissions(p, perms);
+                }
+            }
+        }
+    }
+
     /** Starts the upgrader in a session of its own (it outlives the agent it stops); returns its pid. */
-    private long launch(Layout layout, AgentPackage pkg, Path staged, Path lock, Path log) throws IOException {
+    private long launch(Layout layout, AgentPackage pkg, Path staged, Path lock, Path log, int waitSeconds) throws IOException {
         try {
             SafeFiles.directory(layout.logDir(), "rwx------");
         } catch (InstallFailed e) {
@@ -208,9 +235,11 @@ public final class SelfUpgrade implements AgentUpgrader {
         }
         List<String> command = new ArrayList<>();
         // setsid execs the shell (a child of the JVM is no group leader): the pid is the upgrader's for its whole run
-        command.add(onPath("setsid") ? "setsid" : "nohup");
+        command.add(onPath("setsid").or(() -> onPath("nohup")).orElseThrow(() -> new IOException(
+                "neither setsid nor nohup is on " + PATH + ": the upgrader cannot outlive the agent")).toString());
         command.addAll(List.of("/bin/sh", "-c", SCRIPT, "drover-agent-upgrade", pkg.dir().resolve("bin/drover-agent").toString(),
-                layout.prefix().toString(), pkg.dir().toString(), staged.toString(), lock.toString()));
+                layout.prefix().toString(), pkg.dir().toString(), staged.toString(), lock.toString(),
+                Integer.toString(waitSeconds)));
         ProcessBuilder builder = new ProcessBuilder(command).directory(new File("/"))
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
@@ -226,13 +255,15 @@ public final class SelfUpgrade implements AgentUpgrader {
         return builder.start().pid();
     }
 
-    private static boolean onPath(String program) {
+    /** The program's absolute path in {@link #PATH}: what runs is what was found, whatever the agent's own PATH. */
+    private static java.util.Optional<Path> onPath(String program) {
         for (String dir : PATH.split(":")) {
-            if (Files.isExecutable(Path.of(dir, program))) {
-                return true;
+            Path candidate = Path.of(dir, program);
+            if (Files.isExecutable(candidate)) {
+                return java.util.Optional.of(candidate);
             }
         }
-        return false;
+        return java.util.Optional.empty();
     }
 
     /** Creates the lock with this agent's pid; refused while another upgrade's lock is live. */
@@ -259,7 +290,7 @@ public final class SelfUpgrade implements AgentUpgrader {
     }
 
     private String lockText(long pid, String to) {
-        return pid + " " + clock.millis() + " " + to + "\n";
+        return pid + " " + startOf(pid) + " " + to + "\n";
     }
 
     /** What a lock that still holds says ("to 2.0.0 by pid 123 since ..."), or null when it is stale or unreadable. */
@@ -275,12 +306,19 @@ public final class SelfUpgrade implements AgentUpgrader {
             return null;
         }
         long pid = Long.parseLong(parts[0]);
-        Instant since = Instant.ofEpochMilli(Long.parseLong(parts[1]));
+        long started = Long.parseLong(parts[1]);
+        // the lock's process, not another one that got its pid later: the same start time (0: none was known)
         boolean alive = ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
-        if (!alive || since.plus(STALE).isBefore(clock.instant())) {
+        if (!alive || started != 0 && Math.abs(startOf(pid) - started) > 2_000) {
             return null;
         }
+        Instant since = Instant.ofEpochMilli(started);
         return "to " + show(parts[2]) + " by pid " + pid + " since " + since;
+    }
+
+    /** When the process started (epoch ms), or 0 when that cannot be read. */
+    private static long startOf(long pid) {
+        return ProcessHandle.of(pid).flatMap(h -> h.info().startInstant()).map(Instant::toEpochMilli).orElse(0L);
     }
 
     private static String show(String text) {

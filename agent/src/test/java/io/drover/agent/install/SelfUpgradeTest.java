@@ -27,7 +27,6 @@ import java.nio.file.attribute.PosixFilePermission;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import java.util.zip.GZIPOutputStream;
@@ -42,7 +41,9 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class SelfUpgradeTest {
     private static final String ARCH = AgentPackage.hostArch(System.getProperty("os.arch"));
-    private static final Instant NOW = Instant.parse("2026-11-27T12:00:00Z");
+    /** When this JVM started: what a lock it holds records. */
+    private static final long START = ProcessHandle.current().info().startInstant().orElseThrow().toEpochMilli();
+    private int jobsRunning = 1;
 
     @TempDir
     Path temp;
@@ -78,14 +79,21 @@ class SelfUpgradeTest {
     @Test
     void handsOverToThePackagesInstallerWhichRestartsTheAgentOnTheNewVersion() throws Exception {
         ProcessHandle before = agent();
-        // an old lock (16 minutes) of a process that still runs is stale
+        // a lock whose pid now belongs to a process that started later than the lock's holder is stale
         Files.writeString(layout.state().resolve("upgrade.lock"),
-                ProcessHandle.current().pid() + " " + NOW.minus(Duration.ofMinutes(16)).toEpochMilli() + " 1.5.0\n");
+                ProcessHandle.current().pid() + " " + (START - 60_000) + " 1.5.0\n");
         String sha256 = serve(FakePackage.create(packages, "2.0.0", ARCH, Behaviour.SIGNS_IN, argsFile));
         Path leftover = Files.createDirectories(layout.opt().resolve(".upgrade-1.9.0.new-123/drover-agent-1.9.0-linux-" + ARCH));
 
+        // while another job runs, the restart would cut it short
+        jobsRunning = 3;
+        assertRefused(functions(layout.version("1.0.0"), "1.0.0").call("agent.upgrade",
+                List.of("agent-packages/drover-agent-2.0.0-linux-" + ARCH + ".tar.gz", sha256, "2.0.0")),
+                "2 other job(s) run on the agent, and the restart would cut them short");
+        jobsRunning = 1;
+
         Functions.Result result = functions(layout.version("1.0.0"), "1.0.0").call("agent.upgrade",
-                List.of("agent-packages/drover-agent-2.0.0-linux-" + ARCH + ".tar.gz", sha256, "2.0.0"));
+                List.of("agent-packages/drover-agent-2.0.0-linux-" + ARCH + ".tar.gz", sha256, "2.0.0", 45));
 
         assertThat(leftover.getParent()).as("what an upgrade killed while unpacking left").doesNotExist();
         Path log = layout.logDir().resolve("upgrade-2.0.0.log");
@@ -95,6 +103,8 @@ class SelfUpgradeTest {
         assertThat(before.isAlive()).isTrue();
         assertThat(layout.opt().resolve(".upgrade-2.0.0/drover-agent-2.0.0-linux-" + ARCH + "/VERSION")).hasContent("2.0.0\n");
         assertThat(mode(log)).isEqualTo("rw-------");
+        assertThat(mode(layout.opt().resolve(".upgrade-2.0.0/drover-agent-2.0.0-linux-" + ARCH + "/bin")))
+                .as("nobody else may change what runs as root in a moment").matches("rwx[r-]-[x-][r-]-[x-]");
 
         // one upgrade at a time
         Functions.Result second = functions(layout.version("1.0.0"), "1.0.0").call("agent.upgrade",
@@ -104,7 +114,8 @@ class SelfUpgradeTest {
 
         await().atMost(Duration.ofSeconds(90)).until(() -> !Files.exists(layout.state().resolve("upgrade.lock")));
         assertThat(Files.readString(log)).as(Files.readString(log))
-                .contains("drover-agent upgraded from 1.0.0 to 2.0.0 and signed in").contains("upgrade ended with exit status 0");
+                .contains("--wait-seconds 45").contains("drover-agent upgraded from 1.0.0 to 2.0.0 and signed in")
+                .contains("upgrade ended with exit status 0");
         assertThat(Files.readSymbolicLink(layout.current())).isEqualTo(Path.of("versions/2.0.0"));
         assertThat(layout.opt().resolve(".upgrade-2.0.0")).doesNotExist();
         assertThat(before.isAlive()).isFalse();
@@ -137,7 +148,7 @@ class SelfUpgradeTest {
         SafeFiles.copyTree(prefix, spaced);
         Path spacedHome = new Layout(spaced).version("1.0.0");
         assertRefused(new Functions(Map::of, "1.0.0", spaced, supervisor, this::fetch, jid -> null, () -> List.of(),
-                Functions::noPlans, new SelfUpgrade(spaced, spacedHome, "1.0.0", this::fetch, Clock.fixed(NOW, ZoneOffset.UTC)))
+                Functions::noPlans, new SelfUpgrade(spaced, spacedHome, "1.0.0", this::fetch, () -> 1))
                 .call("agent.upgrade", call), "the installation's prefix '" + spaced.toRealPath() + "' is not a path the installer takes");
         Files.writeString(layout.serviceKind(), "none\n");
         assertRefused(functions(layout.version("1.0.0"), "1.0.0").call("agent.upgrade", call),
@@ -191,7 +202,7 @@ class SelfUpgradeTest {
     void anUpgradeInProgressIsNotStartedAgain() throws Exception {
         String sha256 = serve(FakePackage.create(packages, "2.0.0", ARCH, Behaviour.SIGNS_IN, argsFile));
         Path lock = layout.state().resolve("upgrade.lock");
-        String held = ProcessHandle.current().pid() + " " + NOW.minus(Duration.ofMinutes(14)).toEpochMilli() + " 1.5.0\n";
+        String held = ProcessHandle.current().pid() + " " + START + " 1.5.0\n";
         Files.writeString(lock, held);
 
         Functions.Result result = functions(layout.version("1.0.0"), "1.0.0").call("agent.upgrade",
@@ -199,7 +210,7 @@ class SelfUpgradeTest {
 
         assertThat(result.retcode()).isEqualTo(1);
         assertThat(result.value()).isEqualTo("agent.upgrade: another upgrade is in progress (to '1.5.0' by pid "
-                + ProcessHandle.current().pid() + " since " + NOW.minus(Duration.ofMinutes(14)) + "); its lock is " + lock);
+                + ProcessHandle.current().pid() + " since " + Instant.ofEpochMilli(START) + "); its lock is " + lock);
         assertThat(lock).hasContent(held.strip());
         Files.delete(lock);
         assertUnchanged();
@@ -225,7 +236,7 @@ class SelfUpgradeTest {
     private Functions functions(Path home, String version) {
         FileSource files = this::fetch;
         return new Functions(Map::of, version, prefix, supervisor, files, jid -> null, () -> List.of(), Functions::noPlans,
-                new SelfUpgrade(prefix, home, version, files, Clock.fixed(NOW, ZoneOffset.UTC)));
+                new SelfUpgrade(prefix, home, version, files, () -> jobsRunning));
     }
 
     /** The server's file source, from {@link #served}: refuses a file whose sha256 differs, as the real one does. */

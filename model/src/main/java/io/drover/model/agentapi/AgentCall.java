@@ -66,12 +66,24 @@ public sealed interface AgentCall<R extends AgentResult> {
     }
 
     /**
-     * {@code agent.upgrade SOURCE SHA256 VERSION}: the agent fetches a package of itself from the server's files,
-     * checks its sha256, version and architecture, and hands over to that package's installer ({@code drover-agent
-     * upgrade}), which restarts it and rolls back when the new version does not sign in. The reply comes before the
-     * restart; the server learns the outcome from the version the agent reports when it is back.
+     * {@code agent.upgrade SOURCE SHA256 VERSION [WAIT_SECONDS]}: the agent fetches a package of itself from the server's
+     * files, checks its sha256, version and architecture, and hands over to that package's installer ({@code
+     * drover-agent upgrade --wait-seconds WAIT_SECONDS}), which restarts it and rolls back when the new version has not
+     * signed in by then. The reply comes before the restart; the server learns the outcome from the version the agent
+     * reports when it is back.
      */
-    record UpgradeAgent(String source, String sha256, String version) implements AgentCall<AgentResult.UpgradeHandedOver> {
+    record UpgradeAgent(String source, String sha256, String version, int waitSeconds)
+            implements AgentCall<AgentResult.UpgradeHandedOver> {
+        public static final int DEFAULT_WAIT_SECONDS = 120;
+        public static final int MIN_WAIT_SECONDS = 10;
+        public static final int MAX_WAIT_SECONDS = 3600;
+
+        public UpgradeAgent {
+            if (waitSeconds < MIN_WAIT_SECONDS || waitSeconds > MAX_WAIT_SECONDS) {
+                throw new BadCall("wait_seconds " + waitSeconds + " is not between " + MIN_WAIT_SECONDS + " and "
+                        + MAX_WAIT_SECONDS);
+            }
+        }
     }
 
     /** {@code plugin.installed TARGET_DIR}: whether a plugin directory exists and the sha256 of its package. */

@@ -70,7 +70,7 @@ public final class AgentCallCodec {
             case UsedPorts u -> wire("sys.used_ports");
             case InstallPackage i -> wire("plugin.install_package", i.source(), i.sha256(), i.targetDir());
             case QueryPackage q -> wire("plugin.installed", q.targetDir());
-            case AgentCall.UpgradeAgent u -> wire("agent.upgrade", u.source(), u.sha256(), u.version());
+            case AgentCall.UpgradeAgent u -> wire("agent.upgrade", u.source(), u.sha256(), u.version(), u.waitSeconds());
             case RemovePlugin r -> wire("plugin.remove", r.targetDir());
             case RegisterProcess r -> new WireCall("proc.register", new SaltArgs(List.of(r.spec().name()), spec(r.spec())));
             case UnregisterProcess u -> wire("proc.unregister", u.name());
@@ -113,7 +113,8 @@ public final class AgentCallCodec {
                     a.required(2, "target_dir"));
             case "plugin.installed" -> new QueryPackage(a.required(0, "target_dir"));
             case "agent.upgrade" -> new AgentCall.UpgradeAgent(a.required(0, "source"), a.required(1, "sha256"),
-                    a.required(2, "version"));
+                    a.required(2, "version"), wholeNumber(a.text(3, "wait_seconds",
+                            Integer.toString(AgentCall.UpgradeAgent.DEFAULT_WAIT_SECONDS)), "wait_seconds"));
             case "plugin.remove" -> new RemovePlugin(a.required(0, "target_dir"));
             case "proc.register" -> new RegisterProcess(new ProcessSpec(a.required(0, "name"), a.required(-1, "setup_path"),
                     a.required(-1, "pid_path"), a.text(-1, "user", null), a.required(-1, "start_cmd"),
@@ -245,6 +246,13 @@ public final class AgentCallCodec {
         } catch (java.io.IOException e) {
             throw new BadCall("the operation is not a valid document: " + e.getMessage().lines().findFirst().orElse(""));
         }
+    }
+
+    private static int wholeNumber(String text, String name) {
+        if (text == null || !text.matches("[0-9]{1,9}")) {
+            throw new BadCall("'" + name + "' must be a whole number, not " + brief(text));
+        }
+        return Integer.parseInt(text);
     }
 
     private static WireCall wire(String fun, Object... positional) {

@@ -76,8 +76,8 @@ class AgentCallCodecTest {
             new Golden(new InstallPackage("packages/demo/demo-1.0.0.tgz", SHA, "usr/local/gse/plugins/bin/demo"),
                     "plugin.install_package", List.of("packages/demo/demo-1.0.0.tgz", SHA, "usr/local/gse/plugins/bin/demo")),
             new Golden(new QueryPackage("usr/local/gse/plugins/bin/demo"), "plugin.installed", List.of("usr/local/gse/plugins/bin/demo")),
-            new Golden(new AgentCall.UpgradeAgent("agent-packages/drover-agent-0.2.0-linux-x86_64.tar.gz", SHA, "0.2.0"),
-                    "agent.upgrade", List.of("agent-packages/drover-agent-0.2.0-linux-x86_64.tar.gz", SHA, "0.2.0")),
+            new Golden(new AgentCall.UpgradeAgent("agent-packages/drover-agent-0.2.0-linux-x86_64.tar.gz", SHA, "0.2.0", 300),
+                    "agent.upgrade", List.of("agent-packages/drover-agent-0.2.0-linux-x86_64.tar.gz", SHA, "0.2.0", 300)),
             new Golden(new RemovePlugin("usr/local/gse/external_plugins/sub_1/demo"), "plugin.remove",
                     List.of("usr/local/gse/external_plugins/sub_1/demo")),
             new Golden(new RegisterProcess(SPEC), "proc.register", List.of("demo_sub_1", kwargs(
@@ -136,6 +136,18 @@ class AgentCallCodecTest {
     }
 
     @Test
+    void anUpgradesWaitDefaultsTo120SecondsAndIsBounded() {
+        assertThat(AgentCallCodec.decode("agent.upgrade", List.of("p", SHA, "0.2.0")))
+                .isEqualTo(new AgentCall.UpgradeAgent("p", SHA, "0.2.0", 120));
+        assertThat(AgentCallCodec.decode("agent.upgrade", List.of("p", SHA, "0.2.0", kwargs("wait_seconds", "600"))))
+                .isEqualTo(new AgentCall.UpgradeAgent("p", SHA, "0.2.0", 600));
+        for (Object bad : List.of("x", "-5", "9", "3601", "1e3", "99999999999")) {
+            assertThatThrownBy(() -> AgentCallCodec.decode("agent.upgrade", List.of("p", SHA, "0.2.0", bad)))
+                    .as("%s", bad).isInstanceOf(BadCall.class).hasMessageContaining("wait_seconds");
+        }
+    }
+
+    @Test
     void resultsHaveSaltsReturnValuesBothWays() {
         assertThat(AgentCallCodec.encodeResult(new Pong())).isEqualTo(true);
         assertThat(AgentCallCodec.decodeResult(new Ping(), true, 0)).isEqualTo(new Pong());
@@ -150,7 +162,7 @@ class AgentCallCodecTest {
                 .isEqualTo(state);
         assertThat(AgentCallCodec.decodeResult(new UsedPorts(), List.of(22, 8080L), 0)).isEqualTo(new Ports(List.of(22, 8080)));
         AgentResult.UpgradeHandedOver handedOver = new AgentResult.UpgradeHandedOver("0.1.0", "0.2.0", "/var/log/drover-agent/upgrade.log");
-        assertThat(AgentCallCodec.decodeResult(new AgentCall.UpgradeAgent("a", SHA, "0.2.0"),
+        assertThat(AgentCallCodec.decodeResult(new AgentCall.UpgradeAgent("a", SHA, "0.2.0", 120),
                 AgentCallCodec.encodeResult(handedOver), 0)).isEqualTo(handedOver);
         Map<String, Object> planResult = Map.of("FormatVersion", "2.0.0", "ErrorCode", 0, "Body", "ok");
         assertThat(AgentCallCodec.encodeResult(new AgentResult.PlanFinished(planResult))).isEqualTo(planResult);

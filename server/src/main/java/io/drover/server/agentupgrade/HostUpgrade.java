@@ -24,8 +24,14 @@ import java.util.function.Function;
  */
 final class HostUpgrade {
     /** How often the registry is looked at, how long a {@code test.version} call may take and how often one is sent. */
-    record Timing(Duration poll, Duration versionCall, Duration versionCallEvery) {
-        static final Timing DEFAULT = new Timing(Duration.ofSeconds(2), Duration.ofSeconds(10), Duration.ofSeconds(10));
+    /**
+     * {@code handOver}: how long the agent may take to fetch, check and unpack the package before it answers;
+     * {@code restartMargin}: beyond the installer's own wait for the sign-in, the time to stop the agent, start the new
+     * version and, after a rollback, start the old one.
+     */
+    record Timing(Duration poll, Duration versionCall, Duration versionCallEvery, Duration handOver, Duration restartMargin) {
+        static final Timing DEFAULT = new Timing(Duration.ofSeconds(2), Duration.ofSeconds(10), Duration.ofSeconds(10),
+                Duration.ofMinutes(5), Duration.ofSeconds(60));
     }
 
     /** A package to send: its row and its path under the fileserver's root. */
@@ -99,10 +105,12 @@ final class HostUpgrade {
         }
         save(HostState.PENDING, null, null);
         AgentCalls.Outcome<AgentResult.UpgradeHandedOver> handed = needs.calls().call(agent,
-                new AgentCall.UpgradeAgent(pkg.get().source(), pkg.get().info().sha256(), version), Duration.ofSeconds(waitSeconds));
+                new AgentCall.UpgradeAgent(pkg.get().source(), pkg.get().info().sha256(), version, waitSeconds),
+                needs.timing().handOver());
         if (!handed.ok()) {
             end(HostState.FAILED, handed.answered() ? "refused the upgrade: " + shown(handed.text(), 300)
-                    : "did not answer the upgrade within " + waitSeconds + " s: " + shown(handed.text(), 300)
+                    : "did not answer the upgrade within " + needs.timing().handOver().toSeconds() + " s: "
+                    + shown(handed.text(), 300)
                     + " (its version may still change: see drover agent list)");
             return;
         }
@@ -114,7 +122,8 @@ final class HostUpgrade {
 
     /** Until the agent reports the version, or the wait ends. */
     private void awaitVersion() throws InterruptedException {
-        Instant deadline = needs.clock().instant().plusSeconds(waitSeconds);
+        // the installer waits waitSeconds for the new version's sign-in, and may then roll back
+        Instant deadline = needs.clock().instant().plusSeconds(waitSeconds).plus(needs.timing().restartMargin());
         Instant nextCall = needs.clock().instant().plus(needs.timing().poll());
         boolean answered = false;
         while (needs.clock().instant().isBefore(deadline)) {
@@ -141,7 +150,8 @@ final class HostUpgrade {
             Thread.sleep(needs.timing().poll());
         }
         String seeLog = log == null || log.isEmpty() ? "" : "; see " + log + " on the host";
-        end(HostState.FAILED, !answered ? "did not come back with " + version + " within " + waitSeconds + " s" + seeLog
+        end(HostState.FAILED, !answered ? "did not come back with " + version + " within "
+                + (waitSeconds + needs.timing().restartMargin().toSeconds()) + " s" + seeLog
                 : reported.equals(fromVersion) ? "rolled back to " + fromVersion + seeLog
                 : "reports version " + reported + ", not " + version + seeLog);
     }

@@ -67,7 +67,8 @@ class AgentUpgradeServiceTest {
         sha256 = Hashing.sha256(new ByteArrayInputStream(tgz));
         packages.upload(ADMIN, new ByteArrayInputStream(tgz), null);
         service = new AgentUpgradeService(db.jdbi(), (p, tgt, type) -> List.of(tgt.split(",")), agents, agents, packages,
-                dir.resolve("files"), true, new Ticking(), new HostUpgrade.Timing(Duration.ofMillis(5), Duration.ofSeconds(1), Duration.ZERO));
+                dir.resolve("files"), true, new Ticking(), new HostUpgrade.Timing(Duration.ofMillis(5), Duration.ofSeconds(1), Duration.ZERO,
+                Duration.ofSeconds(1), Duration.ZERO));
     }
 
     @AfterEach
@@ -229,7 +230,7 @@ class AgentUpgradeServiceTest {
         assertThat(task.succeeded()).isEqualTo(1);
         assertThat(task.skipped()).isEqualTo(1);
         AgentCall.UpgradeAgent sent = agents.upgrades.get(0);
-        assertThat(sent).isEqualTo(new AgentCall.UpgradeAgent("agent-packages/drover-agent-2.0.0-linux-x86_64.tar.gz", sha256, "2.0.0"));
+        assertThat(sent).isEqualTo(new AgentCall.UpgradeAgent("agent-packages/drover-agent-2.0.0-linux-x86_64.tar.gz", sha256, "2.0.0", 10));
         Path placed = dir.resolve("files").resolve(sent.source());
         assertThat(Hashing.sha256(Files.newInputStream(placed))).isEqualTo(sha256);
         assertThat(agents.limitedTo).containsExactly(java.util.Set.of(2L));
