@@ -18,7 +18,7 @@ import picocli.CommandLine.Parameters;
         + "To run one: drover agent --master HOST --id ID.",
         subcommands = {AgentCommand.ListAgents.class, AgentCommand.Show.class, AgentCommand.Grains.class, AgentCommand.Link.class,
                 AgentInstallCommand.InstallRemote.class, AgentInstallCommand.Installs.class, AgentUpgradeCommand.Upgrade.class,
-                AgentUpgradeCommand.Upgrades.class})
+                AgentUpgradeCommand.Upgrades.class, AgentUpgradeCommand.Cancel.class})
 public final class AgentCommand {
     static final List<Column> COLUMNS = columns(null);
 

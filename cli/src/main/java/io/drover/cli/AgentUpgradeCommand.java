@@ -36,7 +36,8 @@ final class AgentUpgradeCommand {
             + "running agents, in batches: each agent fetches the package for its architecture from the server, checks it "
             + "and hands over to its installer, which swaps it in, restarts it (keeping its key and journal) and rolls back "
             + "when the new version does not sign in. The rollout stops before its next batch once failed / attempted "
-            + "agents passes --max-failure-ratio. Exit status 1 when it stopped or any agent failed.")
+            + "agents passes --max-failure-ratio. An agent that runs a newer version fails unless --allow-downgrade. "
+            + "Exit status 1 when it stopped, was cancelled or any agent failed.")
     static final class Upgrade implements Callable<Integer> {
         @Mixin ClientOptions client;
         @Option(names = "--target", required = true, paramLabel = "TARGET", description = "The agents, as drover run's target (a glob by default).")
@@ -54,6 +55,8 @@ final class AgentUpgradeCommand {
         Long business;
         @Option(names = "--wait-seconds", paramLabel = "N", description = "Seconds each agent has to come back with the version (10 to 3600, default 180).")
         Integer waitSeconds;
+        @Option(names = "--allow-downgrade", description = "Take agents that run a newer version down to this one (else they fail).")
+        boolean allowDowngrade;
         @Option(names = "--wait", negatable = true, description = "Follow the upgrade until it ends (default on a terminal).")
         Boolean wait;
 
@@ -61,7 +64,7 @@ final class AgentUpgradeCommand {
         public Integer call() {
             PrintWriter out = client.out();
             AgentUpgradeTask task = task(client.client().post("/api/v1/agent-upgrades", new AgentUpgradeRequest(target,
-                    type.type(), version, business, batchSize, maxFailureRatio, waitSeconds)));
+                    type.type(), version, business, batchSize, maxFailureRatio, waitSeconds, allowDowngrade ? true : null)));
             boolean follow = wait != null ? wait : System.console() != null;
             long batches = task.hosts().stream().mapToInt(AgentUpgradeHost::batch).distinct().count();
             out.printf("agent upgrade %d started: %d agent(s) of business %d to %s in %d batch(es)%s%n", task.id(),
@@ -86,8 +89,8 @@ final class AgentUpgradeCommand {
                 if (h.status().equals("pending") && h.startedAt() == null) {
                     continue;
                 }
-                String line = "batch " + h.batch() + "  " + h.agentId() + "  " + h.status()
-                        + (h.version() != null ? "  " + h.version() : "") + (h.error() != null ? "  " + h.error() : "");
+                String line = Output.printable("batch " + h.batch() + "  " + h.agentId() + "  " + h.status()
+                        + (h.version() != null ? "  " + h.version() : "") + (h.error() != null ? "  " + h.error() : ""));
                 if (!line.equals(shown.put(h.id(), line))) {
                     out.println(line);
                 }
@@ -138,6 +141,22 @@ final class AgentUpgradeCommand {
             out.print(Output.table(Json.json().createArrayNode().add(task), TASKS));
             out.print(Output.table(task.path("hosts"), HOSTS));
             out.flush();
+            return 0;
+        }
+    }
+
+    @Command(name = "upgrade-cancel", description = "Cancel a running agent upgrade: no further batch starts (the one under "
+            + "way runs to its end); its agents not started end not_started and the upgrade cancelled.")
+    static final class Cancel implements Callable<Integer> {
+        @Mixin ClientOptions client;
+        @Parameters(paramLabel = "ID") long id;
+
+        @Override
+        public Integer call() {
+            AgentUpgradeTask task = task(client.client().post("/api/v1/agent-upgrades/" + id + "/cancel", Map.of()));
+            client.out().printf("agent upgrade %d: cancelled; no further batch starts (follow it with drover agent upgrades %d)%n",
+                    task.id(), task.id());
+            client.out().flush();
             return 0;
         }
     }

@@ -60,7 +60,7 @@ public final class Output {
         String[] header = columns.stream().map(Column::header).toArray(String[]::new);
         cells.add(header);
         for (JsonNode row : rows) {
-            cells.add(columns.stream().map(c -> c.cell().apply(row)).toArray(String[]::new));
+            cells.add(columns.stream().map(c -> printable(c.cell().apply(row))).toArray(String[]::new));
         }
         int[] widths = new int[columns.size()];
         for (String[] line : cells) {
@@ -79,6 +79,20 @@ public final class Output {
             sb.append("(none)").append(System.lineSeparator());
         }
         return sb.toString();
+    }
+
+    /**
+     * A value from the server as it may reach a terminal: control and format characters (escapes, line breaks,
+     * bidirectional marks) as '?', so that no stored text moves the cursor, recolours or reorders what is shown.
+     */
+    public static String printable(String text) {
+        StringBuilder b = new StringBuilder(text.length());
+        text.codePoints().forEach(c -> {
+            int type = Character.getType(c);
+            b.appendCodePoint(type == Character.CONTROL || type == Character.FORMAT || type == Character.LINE_SEPARATOR
+                    || type == Character.PARAGRAPH_SEPARATOR ? '?' : c);
+        });
+        return b.toString();
     }
 
     public static String text(JsonNode node) {

@@ -146,7 +146,7 @@ public final class DroverServer implements AutoCloseable {
             new AgentRoutes(agents, enrollment).register(api);
             this.agentPackages = new io.drover.server.agentpackages.AgentPackageService(
                     new io.drover.server.agentpackages.AgentPackageStore(database.jdbi()), config.dataDir().resolve("agent-packages"),
-                    config.agentPackageMaxBytes(), clock);
+                    config.dataDir().resolve("files"), config.agentPackageMaxBytes(), clock);
             agentPackages.removeLeftovers();
             Path distributed = config.agentPackagesDir();
             if (distributed != null) {
@@ -164,7 +164,7 @@ public final class DroverServer implements AutoCloseable {
             // A package uploaded through another server of a cluster is restored from the database when asked for.
             // An agent package (for an upgrade another server runs) too.
             Path filesDir = config.dataDir().resolve("files");
-            this.files = new FileServer(filesDir, path -> packages.restoreFile(path) || agentPackages.restoreFile(filesDir, path));
+            this.files = new FileServer(filesDir, path -> packages.restoreFile(path) || agentPackages.restoreFile(path));
             SecretBox secrets = SecretBox.loadOrCreate(config.dataDir(), System.getenv(SecretBox.KEY_ENV));
             SessionKey session = new SessionKey();
             // The servers of a cluster share one session key, so that an agent moving between them keeps its session.
@@ -264,7 +264,7 @@ public final class DroverServer implements AutoCloseable {
                     (principal, tgt, tgtType) -> jobs.resolve(principal, tgt, tgtType).minions(),
                     new io.drover.server.jobs.JobAgentCalls(jobs, java.time.Duration.ofSeconds(config.jobTimeoutSeconds()),
                             io.drover.server.auth.Principal.system("agent-upgrades")),
-                    new io.drover.server.agentupgrade.RegistryAgents(agents), agentPackages, files.root(), config.cluster() == null, clock);
+                    new io.drover.server.agentupgrade.RegistryAgents(agents), agentPackages, leases, clock);
             new io.drover.server.agentupgrade.AgentUpgradeRoutes(agentUpgrades).register(api);
             publishMetrics(metrics, master, bridge, cluster);
             new io.drover.server.keys.MasterKeyRoutes(new io.drover.model.keys.MasterKeyInfo(
@@ -445,6 +445,7 @@ public final class DroverServer implements AutoCloseable {
                 log.warn("{} task(s) of a server that stopped were taken over; they continue where they stopped", tasksTaken);
             }
             diagnosis.takeOverAbandoned();
+            agentUpgrades.failAbandoned(false);
         } catch (RuntimeException e) {
             log.warn("refreshing leases failed", e);
         }

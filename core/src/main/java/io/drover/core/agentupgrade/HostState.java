@@ -5,7 +5,7 @@ import java.util.Locale;
 /**
  * Where one agent of a fleet upgrade is: {@link #PENDING} until its batch reaches it; then {@link #SKIPPED} (it runs the
  * version already), {@link #HANDED_OVER} (it took the package and its installer is swapping it) and at last
- * {@link #SUCCEEDED} or {@link #FAILED}; {@link #NOT_STARTED} when the rollout stopped before its batch.
+ * {@link #SUCCEEDED} or {@link #FAILED}; {@link #NOT_STARTED} when the rollout stopped or was cancelled before its batch.
  */
 public enum HostState {
     PENDING, SKIPPED, HANDED_OVER, SUCCEEDED, FAILED, NOT_STARTED;

@@ -24,6 +24,7 @@ public final class Rollout {
     private final Map<String, Integer> batchOf = new java.util.HashMap<>();
     private int next;
     private boolean stopped;
+    private boolean cancelled;
 
     /** {@code hosts}: distinct agent ids, in the order they are upgraded. */
     public Rollout(List<String> hosts, int batchSize, double maxFailureRatio) {
@@ -69,16 +70,31 @@ public final class Rollout {
         if (next > 0 && batches.get(next - 1).stream().anyMatch(h -> !states.get(h).ended())) {
             throw new IllegalStateException("batch " + next + " has hosts that have not ended");
         }
-        if (!stopped && next > 0 && next < batches.size() && passes(count(HostState.FAILED), attempted(), maxFailureRatio)) {
+        if (!stopped && !cancelled && next > 0 && next < batches.size() && passes(count(HostState.FAILED), attempted(), maxFailureRatio)) {
             stopped = true;
             for (int b = next; b < batches.size(); b++) {
                 batches.get(b).forEach(h -> states.put(h, HostState.NOT_STARTED));
             }
         }
-        if (stopped || next >= batches.size()) {
+        if (stopped || cancelled || next >= batches.size()) {
             return Optional.empty();
         }
         return Optional.of(batches.get(next++));
+    }
+
+    /**
+     * Starts no further batch: the hosts of the batches not started become {@link HostState#NOT_STARTED}, and the
+     * rollout is {@link RolloutStatus#CANCELLED} once the batch that runs has ended. Nothing happens once every batch
+     * has started or the rollout stopped.
+     */
+    public synchronized void cancel() {
+        if (stopped || cancelled || next >= batches.size()) {
+            return;
+        }
+        cancelled = true;
+        for (int b = next; b < batches.size(); b++) {
+            batches.get(b).forEach(h -> states.put(h, HostState.NOT_STARTED));
+        }
     }
 
     /** Records a host's new state: only forward (PENDING → SKIPPED/HANDED_OVER/FAILED, HANDED_OVER → SUCCEEDED/FAILED). */
@@ -125,12 +141,12 @@ public final class Rollout {
         return stopped;
     }
 
-    /** The rollout's status: running until every batch ran (or it stopped) and every host ended. */
+    /** The rollout's status: running until every batch ran (or it stopped, or was cancelled) and every host ended. */
     public synchronized RolloutStatus status() {
-        boolean over = stopped || (next >= batches.size() && states.values().stream().allMatch(HostState::ended));
+        boolean over = stopped || ((cancelled || next >= batches.size()) && states.values().stream().allMatch(HostState::ended));
         if (!over) {
             return RolloutStatus.RUNNING;
         }
-        return stopped ? RolloutStatus.STOPPED : count(HostState.FAILED) > 0 ? RolloutStatus.FAILED : RolloutStatus.SUCCEEDED;
+        return cancelled ? RolloutStatus.CANCELLED : stopped ? RolloutStatus.STOPPED : count(HostState.FAILED) > 0 ? RolloutStatus.FAILED : RolloutStatus.SUCCEEDED;
     }
 }

@@ -4,10 +4,11 @@ import java.util.Locale;
 
 /**
  * A fleet upgrade: {@link #RUNNING}; then {@link #SUCCEEDED} (every host upgraded or skipped), {@link #FAILED} (every
- * batch ran, some host failed) or {@link #STOPPED} (the failure ratio was passed: the hosts left were not started).
+ * batch ran, some host failed; or its server stopped), {@link #STOPPED} (the failure ratio was passed: the hosts left
+ * were not started) or {@link #CANCELLED} (an operator cancelled it: the batches not started were not).
  */
 public enum RolloutStatus {
-    RUNNING, SUCCEEDED, FAILED, STOPPED;
+    RUNNING, SUCCEEDED, FAILED, STOPPED, CANCELLED;
 
     public String wire() {
         return name().toLowerCase(Locale.ROOT);

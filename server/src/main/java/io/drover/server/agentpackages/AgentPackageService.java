@@ -8,6 +8,7 @@ import io.drover.model.agents.AgentPackageInfo;
 import io.drover.model.api.Problem.FieldError;
 import io.drover.server.auth.Principal;
 import io.drover.server.errors.DomainException;
+import io.drover.server.files.SingleFlight;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -48,10 +49,14 @@ public final class AgentPackageService {
 
     private final AgentPackageStore store;
     private final Path dir;
+    private final Path filesRoot;
     private final long maxUploadBytes;
     private final Clock clock;
     /** Files this run has read back and found to hold their package's sha256 ("file name sha256"). */
     private final Set<String> verified = ConcurrentHashMap.newKeySet();
+    /** One restore from the database, and one copy under the file root, at a time per package file. */
+    private final SingleFlight<String, Path> restores = new SingleFlight<>();
+    private final SingleFlight<Path, String> publishes = new SingleFlight<>();
 
     /** A package stored now ({@code created}) or found stored with the same bytes. */
     public record Stored(AgentPackageInfo info, boolean created) {
@@ -61,10 +66,14 @@ public final class AgentPackageService {
     public record Download(AgentPackageInfo info, Path file) {
     }
 
-    /** @param dir where package files are kept: a cache of the bytes the database holds */
-    public AgentPackageService(AgentPackageStore store, Path dir, long maxUploadBytes, Clock clock) {
+    /**
+     * @param dir where package files are kept: a cache of the bytes the database holds
+     * @param filesRoot the fileserver's root, under which a fleet upgrade places the packages agents fetch
+     */
+    public AgentPackageService(AgentPackageStore store, Path dir, Path filesRoot, long maxUploadBytes, Clock clock) {
         this.store = store;
         this.dir = dir;
+        this.filesRoot = filesRoot;
         this.maxUploadBytes = maxUploadBytes;
         this.clock = clock;
     }
@@ -117,13 +126,18 @@ public final class AgentPackageService {
         }
     }
 
-    /** Deletes a stored package (hosts that installed it keep it). */
+    /**
+     * Deletes a stored package (hosts that installed it keep it), with its file and the copy a fleet upgrade placed
+     * under the fileserver's root on this server (another server's copy is not served once the row is gone: agents
+     * fetch through the server they are connected to, which refuses a name no longer stored).
+     */
     public AgentPackageInfo delete(String version, String arch) {
         AgentPackageName name = name(version, arch);
         AgentPackageInfo info = store.find(name).orElseThrow(() -> notFound(name));
         store.delete(name);
         verified.removeIf(v -> v.startsWith(name.fileName() + " "));
         deleteQuietly(dir.resolve(name.fileName()));
+        deleteQuietly(filesRoot.resolve(FILES_DIR).resolve(name.fileName()));
         return info;
     }
 
@@ -157,32 +171,36 @@ public final class AgentPackageService {
 
     /**
      * Places a stored package under the fileserver's root as {@code agent-packages/<file name>}, for agents to fetch
-     * (a fleet upgrade), unless the file there has its sha256 already; answers that relative path.
+     * (a fleet upgrade), unless the file there has its sha256 already; answers that relative path. One copy at a
+     * time per file: callers at the same time share it.
      */
-    public String publish(AgentPackageInfo info, Path filesRoot) {
+    public String publish(AgentPackageInfo info) {
         String relative = FILES_DIR + "/" + info.fileName();
         Path target = filesRoot.resolve(relative);
-        try {
-            if (Files.isRegularFile(target, LinkOption.NOFOLLOW_LINKS) && Files.size(target) == info.sizeBytes()
-                    && sha256(target).equals(info.sha256())) {
+        return publishes.run(target, () -> {
+            try {
+                if (Files.isRegularFile(target, LinkOption.NOFOLLOW_LINKS) && Files.size(target) == info.sizeBytes()
+                        && sha256(target).equals(info.sha256())) {
+                    return relative;
+                }
+                Path source = file(info);
+                Files.createDirectories(target.getParent());
+                Path copy = Files.createTempFile(incoming(), "publish-", ".part");
+                Files.copy(source, copy, StandardCopyOption.REPLACE_EXISTING);
+                Files.move(copy, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
                 return relative;
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot place agent package " + info.fileName() + " under " + filesRoot, e);
             }
-            Path source = file(info);
-            Files.createDirectories(target.getParent());
-            Path copy = Files.createTempFile(incoming(), "publish-", ".part");
-            Files.copy(source, copy, StandardCopyOption.REPLACE_EXISTING);
-            Files.move(copy, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-            return relative;
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot place agent package " + info.fileName() + " under " + filesRoot, e);
-        }
+        });
     }
 
     /**
      * The fileserver's restorer for {@code agent-packages/<file name>}: a stored package this server's file root lacks
-     * (an upgrade run by another server of the cluster) is placed there. False for any other path.
+     * (an upgrade run by another server of the cluster) is placed there. False for any other path, and for a package
+     * no longer stored (its copy, if one is left, is removed: it is not served).
      */
-    public boolean restoreFile(Path filesRoot, String relativePath) {
+    public boolean restoreFile(String relativePath) {
         String[] parts = relativePath.replace('\\', '/').split("/");
         if (parts.length != 2 || !parts[0].equals(FILES_DIR)) {
             return false;
@@ -195,9 +213,10 @@ public final class AgentPackageService {
         }
         Optional<AgentPackageInfo> info = store.find(name);
         if (info.isEmpty()) {
+            deleteQuietly(filesRoot.resolve(FILES_DIR).resolve(name.fileName()));
             return false;
         }
-        publish(info.get(), filesRoot);
+        publish(info.get());
         return true;
     }
 
@@ -333,9 +352,16 @@ public final class AgentPackageService {
         }
     }
 
-    /** The file of a stored package, restored from the database when missing or not what was stored. */
+    /**
+     * The file of a stored package, restored from the database when missing or not what was stored: one restore at a
+     * time per file, which callers at the same time wait for.
+     */
     private Path file(AgentPackageInfo info) {
         AgentPackageName name = new AgentPackageName(info.version(), info.arch());
+        return restores.run(name.fileName() + " " + info.sha256(), () -> restored(info, name));
+    }
+
+    private Path restored(AgentPackageInfo info, AgentPackageName name) {
         Path file = dir.resolve(name.fileName());
         String key = name.fileName() + " " + info.sha256();
         try {

@@ -12,7 +12,7 @@ import io.drover.server.http.Params;
 import io.drover.server.http.Route.Shape;
 import io.drover.server.http.Scope;
 
-/** Fleet upgrades through the running agents: start one, list them, follow one. */
+/** Fleet upgrades through the running agents: start one, list them, follow one, cancel one. */
 public final class AgentUpgradeRoutes {
     private final AgentUpgradeService upgrades;
 
@@ -30,5 +30,9 @@ public final class AgentUpgradeRoutes {
                 AgentUpgradeTask.class, Shape.LIST, ctx -> ctx.json(upgrades.list(principal(ctx))));
         api.get(API + "/agent-upgrades/{id}", Role.VIEWER, Scope.BUSINESS, "One agent upgrade with each agent's batch and state",
                 AgentUpgradeTask.class, Shape.ONE, ctx -> ctx.json(upgrades.get(principal(ctx), Params.pathId(ctx, "id"))));
+        api.post(API + "/agent-upgrades/{id}/cancel", Role.OPERATOR, Scope.BUSINESS, "Cancel a running agent upgrade: no "
+                        + "further batch starts (the one under way runs to its end); its agents not started end not_started and "
+                        + "the upgrade cancelled. 409 when it is not running",
+                null, AgentUpgradeTask.class, 202, ctx -> ctx.json(upgrades.cancel(principal(ctx), Params.pathId(ctx, "id"))));
     }
 }

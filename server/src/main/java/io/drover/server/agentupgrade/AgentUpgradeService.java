@@ -9,10 +9,10 @@ import io.drover.model.agentupgrade.AgentUpgradeTask;
 import io.drover.model.api.Problem.FieldError;
 import io.drover.server.agentpackages.AgentPackageService;
 import io.drover.server.auth.Principal;
+import io.drover.server.cluster.WorkLeaseStore;
 import io.drover.server.errors.DomainException;
 import io.drover.server.jobs.AgentCalls;
 import io.drover.server.jobs.JobService;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,6 +23,7 @@ import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
 import org.jdbi.v3.core.Jdbi;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,6 +42,12 @@ public final class AgentUpgradeService implements AutoCloseable {
     static final int DEFAULT_WAIT_SECONDS = 180;
     static final int MIN_WAIT_SECONDS = 10;
     static final int MAX_WAIT_SECONDS = 3600;
+    /**
+     * Hand-overs ({@code agent.upgrade}: the agent fetches the package through the request channel) at the same time
+     * on this server, over all its tasks: several big tasks wait for each other rather than fill the channel.
+     */
+    static final int MAX_HAND_OVERS = 50;
+    static final int LIST_LIMIT = 500;
 
     /** The accepted agents a target names, refused (422, 403) as a job's target would be: {@link JobService#resolve}. */
     public interface Targets {
@@ -66,31 +73,42 @@ public final class AgentUpgradeService implements AutoCloseable {
     private final AgentCalls calls;
     private final Agents agents;
     private final AgentPackageService packages;
-    private final Path filesRoot;
+    private final WorkLeaseStore leases;
     private final Clock clock;
     private final HostUpgrade.Timing timing;
+    private final Semaphore handOvers;
     private final ExecutorService threads = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("agent-upgrade-", 0).factory());
 
+    /** @param leases the leases of the tasks this server runs (renewed by the server every lease period) */
     public AgentUpgradeService(Jdbi jdbi, Targets targets, AgentCalls calls, Agents agents, AgentPackageService packages,
-                               Path filesRoot, boolean alone, Clock clock) {
-        this(jdbi, targets, calls, agents, packages, filesRoot, alone, clock, HostUpgrade.Timing.DEFAULT);
+                               WorkLeaseStore leases, Clock clock) {
+        this(jdbi, targets, calls, agents, packages, leases, clock, HostUpgrade.Timing.DEFAULT, MAX_HAND_OVERS);
     }
 
     AgentUpgradeService(Jdbi jdbi, Targets targets, AgentCalls calls, Agents agents, AgentPackageService packages,
-                        Path filesRoot, boolean alone, Clock clock, HostUpgrade.Timing timing) {
+                        WorkLeaseStore leases, Clock clock, HostUpgrade.Timing timing, int maxHandOvers) {
         this.store = new UpgradeStore(jdbi, clock);
         this.targets = targets;
         this.calls = calls;
         this.agents = agents;
         this.packages = packages;
-        this.filesRoot = filesRoot;
+        this.leases = leases;
         this.clock = clock;
         this.timing = timing;
-        // alone, a task still running is one this server's last run left; in a cluster it may be another server's
-        int interrupted = alone ? store.failInterrupted() : 0;
-        if (interrupted > 0) {
-            log.warn("{} agent upgrade(s) were interrupted by the last stop: they failed (start a new one for the agents left)",
-                    interrupted);
+        this.handOvers = new Semaphore(maxHandOvers, true);
+        failAbandoned(true);
+    }
+
+    /**
+     * Fails the running tasks of servers that stopped: their leases ran out (a server of the cluster died), or, at the
+     * start of a server alone, every task its last run left. Called at start, before each new task and every lease
+     * period.
+     */
+    public void failAbandoned(boolean atStart) {
+        int failed = store.failAbandoned(leases.claimAbandoned(WorkLeaseStore.Work.AGENT_UPGRADE, atStart));
+        if (failed > 0) {
+            log.warn("{} agent upgrade(s) were left running by a server that stopped: they failed (start a new one for the "
+                    + "agents left)", failed);
         }
     }
 
@@ -117,6 +135,8 @@ public final class AgentUpgradeService implements AutoCloseable {
         }
         if (r.tgt() != null && r.tgt().length() > 4096) {
             errors.add(new FieldError("tgt", "is longer than 4096 characters"));
+        } else if (r.tgt() != null && r.tgt().codePoints().anyMatch(AgentUpgradeService::unprintable)) {
+            errors.add(new FieldError("tgt", "holds control or format characters (NUL, line breaks, bidirectional marks...)"));
         }
         if (!errors.isEmpty()) {
             throw DomainException.invalid(errors);
@@ -151,19 +171,45 @@ public final class AgentUpgradeService implements AutoCloseable {
                     + "(drover agent-package upload FILE)", List.of(new FieldError("version", "has no agent package for "
                     + (missing.isEmpty() ? "any architecture" : String.join(", ", missing)))));
         }
-        List<String> busy = store.agentsOfRunningTasks().stream().filter(targeted::contains).sorted().toList();
+        failAbandoned(false);
+        Set<String> busyAgents = store.busyAgents();
+        List<String> busy = targeted.stream().filter(busyAgents::contains).distinct().sorted().toList();
         if (!busy.isEmpty()) {
             throw DomainException.conflict("upgrade_running", busy.size() + " of the agents are in an upgrade that is still "
-                    + "running (first: " + String.join(", ", busy.subList(0, Math.min(5, busy.size()))) + "): wait for its end");
+                    + "running (first: " + String.join(", ", busy.subList(0, Math.min(5, busy.size()))) + "): wait for its end, "
+                    + "or cancel it (drover agent upgrade-cancel ID)");
         }
         List<String> ordered = targeted.stream().distinct().sorted().toList();
         Rollout rollout = new Rollout(ordered, batchSize, ratio);
-        long id = store.create(new UpgradeStore.NewTask(biz, r.version(), r.tgt(), type, batchSize, ratio, wait, p.name(),
-                Rollout.cut(ordered, batchSize)));
+        boolean downgrade = Boolean.TRUE.equals(r.allowDowngrade());
+        long id = store.create(new UpgradeStore.NewTask(biz, r.version(), r.tgt(), type, batchSize, ratio, wait, downgrade,
+                p.name(), Rollout.cut(ordered, batchSize)));
+        leases.own(WorkLeaseStore.Work.AGENT_UPGRADE, id);
         log.info("agent upgrade {}: {} agent(s) of business {} to {} in batches of {} by {}", id, ordered.size(), biz,
                 r.version(), batchSize, p.name());
         AgentCalls scoped = calls.forBusinesses(Set.of(biz));
-        threads.submit(() -> run(id, r.version(), wait, rollout, scoped));
+        threads.submit(() -> run(id, new HostUpgrade.Order(r.version(), wait, downgrade), rollout, scoped));
+        return store.get(id);
+    }
+
+    /** Control and format characters (NUL, escapes, line breaks, bidirectional marks), which a terminal would obey. */
+    private static boolean unprintable(int c) {
+        int type = Character.getType(c);
+        return type == Character.CONTROL || type == Character.FORMAT || type == Character.LINE_SEPARATOR
+                || type == Character.PARAGRAPH_SEPARATOR;
+    }
+
+    /**
+     * Asks a running task to start no further batch: its agents not started end not started and the task cancelled,
+     * once the batch under way has ended (whichever server of the cluster runs it). 409 when it is not running.
+     */
+    public AgentUpgradeTask cancel(Principal p, long id) {
+        get(p, id);
+        if (!store.requestCancel(id)) {
+            throw DomainException.conflict("upgrade_not_running", "agent upgrade " + id + " is " + store.get(id).status()
+                    + ": there is nothing to cancel");
+        }
+        log.info("agent upgrade {}: cancelled by {}; no further batch starts", id, p.name());
         return store.get(id);
     }
 
@@ -177,21 +223,21 @@ public final class AgentUpgradeService implements AutoCloseable {
         return all.iterator().next();
     }
 
-    private void run(long id, String version, int waitSeconds, Rollout rollout, AgentCalls scoped) {
+    private void run(long id, HostUpgrade.Order order, Rollout rollout, AgentCalls scoped) {
         RolloutStatus status = RolloutStatus.FAILED;
         try {
             // placed under the file root once per task and architecture, not once per agent
             Map<String, Optional<HostUpgrade.Package>> placed = new ConcurrentHashMap<>();
             HostUpgrade.Needs needs = new HostUpgrade.Needs(scoped, agents, arch -> placed.computeIfAbsent(arch,
-                    a -> packages.find(version, a).map(info -> new HostUpgrade.Package(info, packages.publish(info, filesRoot)))),
-                    store, clock, timing);
+                    a -> packages.find(order.version(), a).map(info -> new HostUpgrade.Package(info, packages.publish(info)))),
+                    store, clock, timing, handOvers);
             Optional<List<String>> batch;
             // a server that stops ends the task between batches (its host threads were interrupted)
-            while (!Thread.currentThread().isInterrupted() && (batch = rollout.nextBatch()).isPresent()) {
+            while (!Thread.currentThread().isInterrupted() && (batch = nextBatch(id, rollout)).isPresent()) {
                 try (ExecutorService perHost = Executors.newThreadPerTaskExecutor(Thread.ofVirtual()
                         .name("agent-upgrade-" + id + "-", 0).factory())) {
                     for (String agent : batch.get()) {
-                        perHost.submit(() -> new HostUpgrade(id, agent, version, waitSeconds, rollout, needs).run());
+                        perHost.submit(() -> new HostUpgrade(id, agent, order, rollout, needs).run());
                     }
                 }
             }
@@ -206,6 +252,14 @@ public final class AgentUpgradeService implements AutoCloseable {
         }
     }
 
+    /** The next batch, unless the task was cancelled (the cancel is read from the database: any server may take it). */
+    private Optional<List<String>> nextBatch(long id, Rollout rollout) {
+        if (store.cancelRequested(id)) {
+            rollout.cancel();
+        }
+        return rollout.nextBatch();
+    }
+
     public AgentUpgradeTask get(Principal p, long id) {
         AgentUpgradeTask task = store.get(id);
         if (!p.mayTouch(task.bkBizId())) {
@@ -214,8 +268,9 @@ public final class AgentUpgradeService implements AutoCloseable {
         return task;
     }
 
+    /** The newest tasks of the businesses the principal covers. */
     public List<AgentUpgradeTask> list(Principal p) {
-        return store.list(500).stream().filter(t -> p.mayTouch(t.bkBizId())).toList();
+        return store.list(p.bizFilter(), LIST_LIMIT);
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.drover.server.agentupgrade;
 import io.drover.core.agents.AgentPackageName;
 import io.drover.core.agentupgrade.HostState;
 import io.drover.core.agentupgrade.Rollout;
+import io.drover.core.packages.Version;
 import io.drover.model.agents.AgentPackageInfo;
 import io.drover.model.agentapi.AgentCall;
 import io.drover.model.agentapi.AgentResult;
@@ -13,18 +14,19 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.Optional;
+import java.util.concurrent.Semaphore;
 import java.util.function.Function;
 
 /**
  * One agent's upgrade: fails at once when it is offline or does not answer {@code test.version}; skipped when it runs
- * the version already; else sent {@code agent.upgrade} with the package for its architecture (served by the
+ * the version already; fails when it runs a newer version and the task does not allow downgrades; else sent {@code agent.upgrade} with the package for its architecture (served by the
  * fileserver), and then waited for until it reports the version (its heartbeat, or {@code test.version} asked now and
  * then). Back with its old version when the wait ends: its installer rolled it back, and says why in the log on the
  * host whose path the agent gave.
  */
 final class HostUpgrade {
-    /** How often the registry is looked at, how long a {@code test.version} call may take and how often one is sent. */
     /**
+     * How often the registry is looked at, how long a {@code test.version} call may take and how often one is sent;
      * {@code handOver}: how long the agent may take to fetch, check and unpack the package before it answers;
      * {@code restartMargin}: beyond the installer's own wait for the sign-in, the time to stop the agent, start the new
      * version and, after a rollback, start the old one.
@@ -38,15 +40,20 @@ final class HostUpgrade {
     record Package(AgentPackageInfo info, String source) {
     }
 
-    /** What every agent of a task shares. */
+    /** What a task asks of each agent: the version, the wait for it, and whether an agent may go down to it. */
+    record Order(String version, int waitSeconds, boolean allowDowngrade) {
+    }
+
+    /** What every agent of a task shares; {@code handOvers}: the server's permits for hand-overs at the same time. */
     record Needs(AgentCalls calls, AgentUpgradeService.Agents agents, Function<String, Optional<Package>> packageFor,
-                 UpgradeStore store, Clock clock, Timing timing) {
+                 UpgradeStore store, Clock clock, Timing timing, Semaphore handOvers) {
     }
 
     private final long taskId;
     private final String agent;
     private final String version;
     private final int waitSeconds;
+    private final boolean allowDowngrade;
     private final Rollout rollout;
     private final Needs needs;
     private String arch;
@@ -55,11 +62,12 @@ final class HostUpgrade {
     private String log;
     private OffsetDateTime startedAt;
 
-    HostUpgrade(long taskId, String agent, String version, int waitSeconds, Rollout rollout, Needs needs) {
+    HostUpgrade(long taskId, String agent, Order order, Rollout rollout, Needs needs) {
         this.taskId = taskId;
         this.agent = agent;
-        this.version = version;
-        this.waitSeconds = waitSeconds;
+        this.version = order.version();
+        this.waitSeconds = order.waitSeconds();
+        this.allowDowngrade = order.allowDowngrade();
         this.rollout = rollout;
         this.needs = needs;
     }
@@ -87,10 +95,20 @@ final class HostUpgrade {
             end(HostState.FAILED, "did not answer test.version: " + shown(asked.text(), 300));
             return;
         }
-        fromVersion = shown(asked.result().text(), 64);
+        if (versionOf(asked) == null) {
+            end(HostState.FAILED, "did not report a version: its answer to test.version was empty");
+            return;
+        }
+        fromVersion = shown(versionOf(asked), 64);
         reported = fromVersion;
         if (version.equals(fromVersion)) {
             end(HostState.SKIPPED, null);
+            return;
+        }
+        Version running = Version.tryParse(fromVersion);
+        if (!allowDowngrade && running != null && running.compareTo(Version.parse(version)) > 0) {
+            end(HostState.FAILED, "runs " + fromVersion + ", newer than " + version + ": a downgrade must be allowed "
+                    + "(allow_downgrade, drover agent upgrade --allow-downgrade)");
             return;
         }
         if (!AgentPackageName.ARCHES.contains(arch)) {
@@ -103,10 +121,16 @@ final class HostUpgrade {
             end(HostState.FAILED, "no agent package " + version + " is stored for " + arch + " (was it deleted?)");
             return;
         }
-        save(HostState.PENDING, null, null);
-        AgentCalls.Outcome<AgentResult.UpgradeHandedOver> handed = needs.calls().call(agent,
-                new AgentCall.UpgradeAgent(pkg.get().source(), pkg.get().info().sha256(), version, waitSeconds),
-                needs.timing().handOver());
+        needs.handOvers().acquire();
+        AgentCalls.Outcome<AgentResult.UpgradeHandedOver> handed;
+        try {
+            save(HostState.PENDING, null, null);
+            handed = needs.calls().call(agent,
+                    new AgentCall.UpgradeAgent(pkg.get().source(), pkg.get().info().sha256(), version, waitSeconds),
+                    needs.timing().handOver());
+        } finally {
+            needs.handOvers().release();
+        }
         if (!handed.ok()) {
             end(HostState.FAILED, handed.answered() ? "refused the upgrade: " + shown(handed.text(), 300)
                     : "did not answer the upgrade within " + needs.timing().handOver().toSeconds() + " s: "
@@ -133,13 +157,14 @@ final class HostUpgrade {
                 return;
             }
             Instant now = needs.clock().instant();
-            if (!now.isBefore(nextCall)) {
+            // an offline agent cannot answer: a call would only wait out its timeout
+            if (!now.isBefore(nextCall) && needs.agents().online(agent)) {
                 Duration left = Duration.between(now, deadline);
                 AgentCalls.Outcome<AgentResult.Text> asked = needs.calls().call(agent, new AgentCall.AgentVersion(),
                         left.compareTo(needs.timing().versionCall()) < 0 ? left : needs.timing().versionCall());
-                if (asked.ok()) {
+                if (asked.ok() && versionOf(asked) != null) {
                     answered = true;
-                    reported = shown(asked.result().text(), 64);
+                    reported = shown(versionOf(asked), 64);
                     if (version.equals(reported)) {
                         end(HostState.SUCCEEDED, null);
                         return;
@@ -166,6 +191,11 @@ final class HostUpgrade {
     private void save(HostState state, String error, OffsetDateTime finishedAt) {
         needs.store().saveHost(taskId, agent, new UpgradeStore.HostRow(arch, fromVersion, reported, state,
                 error == null ? null : LogLines.clean(error, 2000), log, startedAt, finishedAt));
+    }
+
+    /** The version a {@code test.version} answer holds; null when the agent answered without one. */
+    private static String versionOf(AgentCalls.Outcome<AgentResult.Text> asked) {
+        return asked.result() == null ? null : asked.result().text();
     }
 
     /** What an agent reported, made printable and bounded (null stays null). */

@@ -9,7 +9,7 @@ import java.util.UUID;
 import org.jdbi.v3.core.Jdbi;
 
 /**
- * Who runs each unfinished subscription task and diagnosis, under a lease: the server that starts one owns it and
+ * Who runs each unfinished subscription task, diagnosis and agent upgrade, under a lease: the server that starts one owns it and
  * renews the lease every few seconds while it runs. Work whose lease ran out belongs to a server that stopped, and
  * the first server to claim it (one statement, so only one wins) takes it over. A server alone claims, at its start,
  * everything a previous run of it left unfinished, whatever the leases say.
@@ -21,7 +21,9 @@ public final class WorkLeaseStore {
     /** The kinds of leased work: their table and what "unfinished" means there. */
     public enum Work {
         TASK("task", "status = 'RUNNING'"),
-        DIAGNOSIS("diagnosis", "phase IN ('PENDING', 'RUNNING')");
+        DIAGNOSIS("diagnosis", "phase IN ('PENDING', 'RUNNING')"),
+        /** A fleet upgrade of agents: not taken over but failed, since its hand-overs cannot be followed elsewhere. */
+        AGENT_UPGRADE("agent_upgrade_task", "status = 'running'");
 
         final String table;
         final String unfinished;

@@ -31,6 +31,8 @@ public final class FileServer {
     private final Path root;
     private final Restorer restorer;
     private final ConcurrentHashMap<Path, CachedHash> hashes = new ConcurrentHashMap<>();
+    /** One restore at a time per file: the agents of a batch asking for a missing package at once wait for it. */
+    private final SingleFlight<Path, Boolean> restores = new SingleFlight<>();
 
     private record CachedHash(long size, FileTime modified, String sha256) {
     }
@@ -63,7 +65,8 @@ public final class FileServer {
         }
         Path file = root.resolve(path).normalize();
         try {
-            if (file.startsWith(root) && !Files.exists(file) && !restorer.restore(root.relativize(file).toString())) {
+            if (file.startsWith(root) && !Files.exists(file) && !restores.run(file,
+                    () -> Files.exists(file) || restorer.restore(root.relativize(file).toString()))) {
                 return Optional.empty();
             }
             if (!file.startsWith(root) || !Files.isRegularFile(file) || !file.toRealPath().startsWith(root)) {

@@ -86,8 +86,8 @@ class AgentPackageStoreTest {
     void aVersionNeverChangesItsBytesAndAServerLackingTheFileRestoresIt(String kind) {
         TestDatabases.on(kind, db -> {
             ManualClock clock = new ManualClock(Instant.parse("2026-12-01T10:00:00Z").toEpochMilli());
-            AgentPackageService first = new AgentPackageService(new AgentPackageStore(db.jdbi()), dir.resolve("one"), 64L << 20, clock);
-            AgentPackageService second = new AgentPackageService(new AgentPackageStore(db.jdbi()), dir.resolve("two"), 64L << 20, clock);
+            AgentPackageService first = new AgentPackageService(new AgentPackageStore(db.jdbi()), dir.resolve("one"), dir.resolve("files-one"), 64L << 20, clock);
+            AgentPackageService second = new AgentPackageService(new AgentPackageStore(db.jdbi()), dir.resolve("two"), dir.resolve("files-two"), 64L << 20, clock);
             byte[] tgz = bigPackage("1.2.0", 2);
 
             AgentPackageService.Stored stored = first.upload(ADMIN, new ByteArrayInputStream(tgz), "drover-agent-1.2.0-linux-x86_64.tar.gz");
@@ -107,13 +107,21 @@ class AgentPackageStoreTest {
                 assertThat(there.file()).startsWith(dir.resolve("two"));
                 assertThat(Files.readAllBytes(there.file())).as("restored from the database").isEqualTo(tgz);
                 Files.write(there.file(), new byte[tgz.length]); // the file changed under the server: same size, other bytes
-                AgentPackageService fresh = new AgentPackageService(new AgentPackageStore(db.jdbi()), dir.resolve("two"), 64L << 20, clock);
+                AgentPackageService fresh = new AgentPackageService(new AgentPackageStore(db.jdbi()), dir.resolve("two"), dir.resolve("files-two"), 64L << 20, clock);
                 assertThat(Files.readAllBytes(fresh.open("1.2.0", "x86_64").file())).isEqualTo(tgz);
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
+            assertThat(first.publish(stored.info())).isEqualTo("agent-packages/drover-agent-1.2.0-linux-x86_64.tar.gz");
+            Path published = dir.resolve("files-one/agent-packages/drover-agent-1.2.0-linux-x86_64.tar.gz");
+            assertThat(published).exists();
+            assertThat(second.restoreFile("agent-packages/drover-agent-1.2.0-linux-x86_64.tar.gz")).as("stored: restored").isTrue();
             assertThat(first.delete("1.2.0", "x86_64").sha256()).isEqualTo(Hashing.sha256(tgz));
             assertThat(dir.resolve("one/drover-agent-1.2.0-linux-x86_64.tar.gz")).doesNotExist();
+            assertThat(published).as("the copy a fleet upgrade placed is withdrawn").doesNotExist();
+            assertThat(second.restoreFile("agent-packages/drover-agent-1.2.0-linux-x86_64.tar.gz")).as("no longer stored").isFalse();
+            assertThat(dir.resolve("files-two/agent-packages/drover-agent-1.2.0-linux-x86_64.tar.gz"))
+                    .as("another server's copy goes when asked for").doesNotExist();
             assertThatThrownBy(() -> second.open("1.2.0", "x86_64")).isInstanceOfSatisfying(DomainException.class,
                     e -> assertThat(e.kind()).isEqualTo(DomainException.Kind.NOT_FOUND));
             try (var left = Files.list(dir.resolve("one/.incoming"))) {

@@ -14,9 +14,11 @@ import io.drover.model.agentupgrade.AgentUpgradeTask;
 import io.drover.server.agentpackages.AgentPackageService;
 import io.drover.server.agentpackages.AgentPackageStore;
 import io.drover.server.auth.Principal;
+import io.drover.server.cluster.WorkLeaseStore;
 import io.drover.server.errors.DomainException;
 import io.drover.server.jobs.AgentCalls;
 import io.drover.server.store.Database;
+import io.drover.server.testing.ManualClock;
 import io.drover.server.testing.OnBothDatabases;
 import io.drover.server.testing.TestDatabases;
 import java.io.ByteArrayInputStream;
@@ -62,13 +64,24 @@ class AgentUpgradeServiceTest {
     void start() throws Exception {
         db = TestDatabases.sqlite().open();
         agents = new Scripted();
-        packages = new AgentPackageService(new AgentPackageStore(db.jdbi()), dir.resolve("agent-packages"), 1 << 20, Clock.systemUTC());
-        byte[] tgz = AgentPackages.of("2.0.0", "x86_64");
-        sha256 = Hashing.sha256(new ByteArrayInputStream(tgz));
-        packages.upload(ADMIN, new ByteArrayInputStream(tgz), null);
-        service = new AgentUpgradeService(db.jdbi(), (p, tgt, type) -> List.of(tgt.split(",")), agents, agents, packages,
-                dir.resolve("files"), true, new Ticking(), new HostUpgrade.Timing(Duration.ofMillis(5), Duration.ofSeconds(1), Duration.ZERO,
-                Duration.ofSeconds(1), Duration.ZERO));
+        packages = packages(db);
+        sha256 = Hashing.sha256(new ByteArrayInputStream(AgentPackages.of("2.0.0", "x86_64")));
+        service = service(db, 50, new Ticking(), true);
+    }
+
+    AgentPackageService packages(Database database) {
+        AgentPackageService out = new AgentPackageService(new AgentPackageStore(database.jdbi()), dir.resolve("agent-packages"),
+                dir.resolve("files"), 1 << 20, Clock.systemUTC());
+        out.upload(ADMIN, new ByteArrayInputStream(AgentPackages.of("2.0.0", "x86_64")), null);
+        return out;
+    }
+
+    /** {@code alone}: a server without a cluster, which fails at start every task its last run left. */
+    AgentUpgradeService service(Database database, int maxHandOvers, Clock clock, boolean alone) {
+        return new AgentUpgradeService(database.jdbi(), (p, tgt, type) -> List.of(tgt.split(",")), agents, agents,
+                database == db ? packages : packages(database), new WorkLeaseStore(database.jdbi(), clock, alone), clock,
+                new HostUpgrade.Timing(Duration.ofMillis(5), Duration.ofSeconds(1), Duration.ZERO, Duration.ofSeconds(1),
+                        Duration.ZERO), maxHandOvers);
     }
 
     @AfterEach
@@ -80,7 +93,7 @@ class AgentUpgradeServiceTest {
 
     /** Scripted agents: online, architecture, business, the version they answer and what they do with agent.upgrade. */
     static final class Scripted implements AgentCalls, AgentUpgradeService.Agents {
-        enum Does { UPGRADE, ROLL_BACK, REFUSE, HANG }
+        enum Does { UPGRADE, ROLL_BACK, REFUSE, HANG, GO_OFFLINE }
 
         final Map<String, Boolean> online = new ConcurrentHashMap<>();
         final Map<String, String> arch = new ConcurrentHashMap<>();
@@ -92,6 +105,8 @@ class AgentUpgradeServiceTest {
         final List<AgentCall.UpgradeAgent> upgrades = new CopyOnWriteArrayList<>();
         final List<java.util.Set<Long>> limitedTo = new CopyOnWriteArrayList<>();
         final CountDownLatch release = new CountDownLatch(1);
+        /** Agents whose answer to test.version holds no version. */
+        final java.util.Set<String> versionless = ConcurrentHashMap.newKeySet();
 
         void add(String id, String version, Does what) {
             online.put(id, true);
@@ -147,7 +162,8 @@ class AgentUpgradeServiceTest {
                 return Outcome.unanswered("j", "no answer");
             }
             Outcome<?> out = switch (call) {
-                case AgentCall.AgentVersion v -> new Outcome<AgentResult.Text>(true, new AgentResult.Text(answers.get(agentId)), "j", "ok");
+                case AgentCall.AgentVersion v -> new Outcome<AgentResult.Text>(true,
+                        new AgentResult.Text(versionless.contains(agentId) ? null : answers.get(agentId)), "j", "ok");
                 case AgentCall.UpgradeAgent u -> upgrade(agentId, u);
                 default -> throw new IllegalArgumentException("not scripted: " + call);
             };
@@ -160,6 +176,7 @@ class AgentUpgradeServiceTest {
             switch (does.get(agentId)) {
                 case UPGRADE -> answers.put(agentId, u.version()); // its heartbeat comes later: test.version tells first
                 case ROLL_BACK -> { }
+                case GO_OFFLINE -> online.put(agentId, false);
                 case HANG -> {
                     try {
                         release.await(30, TimeUnit.SECONDS);
@@ -197,7 +214,7 @@ class AgentUpgradeServiceTest {
     }
 
     static AgentUpgradeRequest request(String agents, int batchSize, double ratio) {
-        return new AgentUpgradeRequest(agents, "list", "2.0.0", 2L, batchSize, ratio, 10);
+        return new AgentUpgradeRequest(agents, "list", "2.0.0", 2L, batchSize, ratio, 10, null);
     }
 
     AgentUpgradeTask awaitEnd(long id) {
@@ -279,9 +296,9 @@ class AgentUpgradeServiceTest {
         agents.arch.put("arm", "aarch64");
         assertThatThrownBy(() -> service.start(ADMIN, request("in,out", 1, 0))).isInstanceOf(DomainException.class)
                 .hasMessageContaining("1 of the 2 agents the target names are not (first: out)");
-        assertThatThrownBy(() -> service.start(ADMIN, new AgentUpgradeRequest("in,out", "list", "2.0.0", null, 1, 0.0, 10)))
+        assertThatThrownBy(() -> service.start(ADMIN, new AgentUpgradeRequest("in,out", "list", "2.0.0", null, 1, 0.0, 10, null)))
                 .hasMessageContaining("bk_biz_id");
-        assertThatThrownBy(() -> service.start(ADMIN, new AgentUpgradeRequest("in,nobiz", "list", "2.0.0", null, 1, 0.0, 10)))
+        assertThatThrownBy(() -> service.start(ADMIN, new AgentUpgradeRequest("in,nobiz", "list", "2.0.0", null, 1, 0.0, 10, null)))
                 .hasMessageContaining("bk_biz_id");
         assertThatThrownBy(() -> service.start(Principal.system("x").limitedTo(java.util.Set.of(7L)), request("in", 1, 0)))
                 .hasMessageContaining("may not touch business 2");
@@ -298,35 +315,165 @@ class AgentUpgradeServiceTest {
     }
 
     @OnBothDatabases
-    void theStoreKeepsTasksAndAgentsAndAStoppedServerLeavesNoTaskRunning(String kind) {
+    void theStoreKeepsTasksAndAgentsOneRunningTaskPerAgentAndFailsAbandonedTasks(String kind) {
         TestDatabases.on(kind, database -> {
             UpgradeStore store = new UpgradeStore(database.jdbi(), Clock.systemUTC());
-            long id = store.create(new UpgradeStore.NewTask(2, "2.0.0", "web-*", "glob", 2, 0.25, 180, "alice",
-                    List.of(List.of("a", "b"), List.of("c"))));
-            assertThat(store.agentsOfRunningTasks()).containsExactlyInAnyOrder("a", "b", "c");
+            long id = store.create(new UpgradeStore.NewTask(2, "2.0.0", "web-*", "glob", 2, 0.25, 180, true, "alice",
+                    List.of(List.of("a", "b"), List.of("c", "d"))));
+            assertThat(store.busyAgents()).containsExactlyInAnyOrder("a", "b", "c", "d");
+            assertThatThrownBy(() -> store.create(new UpgradeStore.NewTask(3, "2.0.0", "c", "list", 1, 0, 180, false, "bob",
+                    List.of(List.of("x"), List.of("c"))))).isInstanceOfSatisfying(DomainException.class, e -> {
+                        assertThat(e.kind()).isEqualTo(DomainException.Kind.CONFLICT);
+                        assertThat(e.getMessage()).contains("still running");
+                    });
+            assertThat(store.list(null, 10)).as("nothing of the refused task is left").hasSize(1);
             var now = java.time.OffsetDateTime.now();
             store.saveHost(id, "a", new UpgradeStore.HostRow("x86_64", "1.0.0", "2.0.0", io.drover.core.agentupgrade.HostState.SUCCEEDED,
                     null, "/var/log/u.log", now, now));
             store.saveHost(id, "b", new UpgradeStore.HostRow("aarch64", "1.0.0", "1.0.0", io.drover.core.agentupgrade.HostState.HANDED_OVER,
                     null, null, now, null));
+            store.saveHost(id, "c", new UpgradeStore.HostRow("x86_64", "1.0.0", "1.0.0", io.drover.core.agentupgrade.HostState.PENDING,
+                    null, null, now, null));
             AgentUpgradeTask task = store.get(id);
             assertThat(task.maxFailureRatio()).isEqualTo(0.25);
-            assertThat(task.hosts()).extracting(AgentUpgradeHost::agentId).containsExactly("a", "b", "c");
-            assertThat(task.hosts()).extracting(AgentUpgradeHost::batch).containsExactly(1, 1, 2);
+            assertThat(task.allowDowngrade()).isTrue();
+            assertThat(task.hosts()).extracting(AgentUpgradeHost::agentId).containsExactly("a", "b", "c", "d");
+            assertThat(task.hosts()).extracting(AgentUpgradeHost::batch).containsExactly(1, 1, 2, 2);
             assertThat(task.hosts().get(0).log()).isEqualTo("/var/log/u.log");
             assertThat(task.succeeded()).isEqualTo(1);
-            assertThat(store.failInterrupted()).isEqualTo(1);
+            assertThat(store.failAbandoned(List.of(id))).isEqualTo(1);
+            assertThat(store.failAbandoned(List.of(id))).as("failed already").isZero();
             task = store.get(id);
             assertThat(task.status()).isEqualTo("failed");
-            assertThat(task.hosts()).extracting(AgentUpgradeHost::status).containsExactly("succeeded", "failed", "not_started");
-            assertThat(task.hosts().get(1).error()).contains("the server stopped");
-            assertThat(store.agentsOfRunningTasks()).isEmpty();
-            assertThat(store.list(10)).singleElement().satisfies(t -> {
-                assertThat(t.total()).isEqualTo(3);
-                assertThat(t.failed()).isEqualTo(1);
+            assertThat(task.hosts()).extracting(AgentUpgradeHost::status)
+                    .as("c was being handed the package: it may have taken it").containsExactly("succeeded", "failed", "failed", "not_started");
+            assertThat(task.hosts().get(1).error()).contains("the server running the upgrade stopped");
+            assertThat(store.busyAgents()).isEmpty();
+            store.finish(id, io.drover.core.agentupgrade.RolloutStatus.SUCCEEDED);
+            assertThat(store.get(id).status()).as("a late end of the server that lost it changes nothing").isEqualTo("failed");
+            long other = store.create(new UpgradeStore.NewTask(3, "2.0.0", "c", "list", 1, 0, 180, false, "bob", List.of(List.of("c"))));
+            assertThat(store.list(null, 10)).extracting(AgentUpgradeTask::id).containsExactly(other, id);
+            assertThat(store.list(List.of(2L), 10)).singleElement().satisfies(t -> {
+                assertThat(t.total()).isEqualTo(4);
+                assertThat(t.failed()).isEqualTo(2);
                 assertThat(t.notStarted()).isEqualTo(1);
                 assertThat(t.hosts()).isEmpty();
             });
+            assertThat(store.list(List.of(3L, 9L), 10)).extracting(AgentUpgradeTask::id).containsExactly(other);
+            assertThat(store.list(List.of(3L, 2L), 1)).extracting(AgentUpgradeTask::id).containsExactly(other);
         });
+    }
+
+    /**
+     * Two servers of a cluster on one database: a task of a server that died (its lease is not renewed) holds its
+     * agents until the lease runs out; then the other server fails it and may upgrade them.
+     */
+    @OnBothDatabases
+    void aTaskWhoseServerStoppedIsFailedOnceItsLeaseRunsOut(String kind) {
+        TestDatabases.on(kind, database -> {
+            ManualClock clock = new ManualClock(Instant.parse("2026-12-01T10:00:00Z").toEpochMilli());
+            UpgradeStore store = new UpgradeStore(database.jdbi(), clock);
+            WorkLeaseStore dead = new WorkLeaseStore(database.jdbi(), clock, false);
+            long abandoned = store.create(new UpgradeStore.NewTask(2, "2.0.0", "k1,k2", "list", 1, 0, 10, false, "alice",
+                    List.of(List.of("k1"), List.of("k2"))));
+            dead.own(WorkLeaseStore.Work.AGENT_UPGRADE, abandoned);
+            agents.add("k1", "1.0.0", Scripted.Does.UPGRADE);
+            agents.add("k2", "2.0.0", Scripted.Does.UPGRADE);
+            try (AgentUpgradeService other = service(database, 50, clock, false)) {
+                assertThatThrownBy(() -> other.start(ADMIN, request("k1", 1, 0))).hasMessageContaining("still running");
+                assertThat(other.get(ADMIN, abandoned).status()).isEqualTo("running");
+                clock.advance(WorkLeaseStore.TERM.plusSeconds(1));
+                other.failAbandoned(false);
+                AgentUpgradeTask failed = other.get(ADMIN, abandoned);
+                assertThat(failed.status()).isEqualTo("failed");
+                assertThat(failed.notStarted()).isEqualTo(2);
+                assertThat(store.busyAgents()).isEmpty();
+                long next = other.start(ADMIN, request("k2", 1, 0)).id(); // at the version already: skipped
+                await().atMost(Duration.ofSeconds(20)).until(() -> !other.get(ADMIN, next).status().equals("running"));
+                assertThat(other.get(ADMIN, next).status()).isEqualTo("succeeded");
+            }
+        });
+    }
+
+    @Test
+    void aCancelStartsNoFurtherBatchAndEndsTheTaskCancelled() {
+        agents.add("x1", "1.0.0", Scripted.Does.HANG);
+        agents.add("x2", "1.0.0", Scripted.Does.UPGRADE);
+        long id = service.start(ADMIN, request("x1,x2", 1, 1)).id();
+        await().atMost(Duration.ofSeconds(10)).until(() -> agents.upgrades.size() == 1);
+        Principal otherBusiness = Principal.system("x").limitedTo(java.util.Set.of(7L));
+        assertThatThrownBy(() -> service.cancel(otherBusiness, id)).hasMessageContaining("does not exist");
+        assertThat(service.cancel(ADMIN, id).status()).as("until the batch under way ends").isEqualTo("running");
+        agents.release.countDown();
+        AgentUpgradeTask task = awaitEnd(id);
+        assertThat(task.status()).isEqualTo("cancelled");
+        assertThat(hosts(task).get("x1").status()).isEqualTo("failed");
+        assertThat(hosts(task).get("x2").status()).isEqualTo("not_started");
+        assertThat(agents.calls).noneMatch(c -> c.startsWith("x2 "));
+        assertThatThrownBy(() -> service.cancel(ADMIN, id)).isInstanceOfSatisfying(DomainException.class, e -> {
+            assertThat(e.kind()).isEqualTo(DomainException.Kind.CONFLICT);
+            assertThat(e.getMessage()).contains("is cancelled");
+        });
+        assertThat(awaitEnd(service.start(ADMIN, request("x2", 1, 0)).id()).status()).as("its agents are free").isEqualTo("succeeded");
+    }
+
+    @Test
+    void anAgentOnANewerVersionFailsUnlessADowngradeIsAllowed() {
+        agents.add("n1", "3.0.0", Scripted.Does.UPGRADE);
+        AgentUpgradeTask refused = awaitEnd(service.start(ADMIN, request("n1", 1, 0)).id());
+        assertThat(refused.status()).isEqualTo("failed");
+        assertThat(hosts(refused).get("n1").error()).isEqualTo("runs 3.0.0, newer than 2.0.0: a downgrade must be allowed "
+                + "(allow_downgrade, drover agent upgrade --allow-downgrade)");
+        assertThat(agents.upgrades).isEmpty();
+        AgentUpgradeTask allowed = awaitEnd(service.start(ADMIN, new AgentUpgradeRequest("n1", "list", "2.0.0", 2L, 1, 0.0, 10, true)).id());
+        assertThat(allowed.allowDowngrade()).isTrue();
+        assertThat(allowed.status()).isEqualTo("succeeded");
+        assertThat(hosts(allowed).get("n1").fromVersion()).isEqualTo("3.0.0");
+    }
+
+    @Test
+    void anAgentWithoutAVersionFailsAndAnAgentGoneOfflineIsNotAskedForItsVersion() {
+        agents.add("v1", "1.0.0", Scripted.Does.UPGRADE);
+        agents.versionless.add("v1");
+        agents.add("v2", "1.0.0", Scripted.Does.GO_OFFLINE);
+        AgentUpgradeTask task = awaitEnd(service.start(ADMIN, request("v1,v2", 2, 1)).id());
+        assertThat(hosts(task).get("v1").error()).isEqualTo("did not report a version: its answer to test.version was empty");
+        assertThat(hosts(task).get("v2").error()).startsWith("did not come back with 2.0.0 within 10 s");
+        assertThat(agents.calls.stream().filter(c -> c.equals("v2 AgentVersion")))
+                .as("asked once before the hand-over, never while offline").hasSize(1);
+    }
+
+    @Test
+    void handOversAtTheSameTimeAreCappedOverTheServer() {
+        try (AgentUpgradeService capped = service(db, 1, new Ticking(), false)) {
+            agents.add("c1", "1.0.0", Scripted.Does.HANG);
+            agents.add("c2", "1.0.0", Scripted.Does.HANG);
+            long first = capped.start(ADMIN, request("c1", 1, 0)).id();
+            long second = capped.start(ADMIN, request("c2", 1, 0)).id();
+            await().atMost(Duration.ofSeconds(10)).until(() -> agents.upgrades.size() == 1);
+            await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5)).until(() -> agents.upgrades.size() == 1);
+            agents.release.countDown();
+            await().atMost(Duration.ofSeconds(20)).until(() -> !capped.get(ADMIN, first).status().equals("running")
+                    && !capped.get(ADMIN, second).status().equals("running"));
+            assertThat(agents.upgrades).hasSize(2);
+        }
+    }
+
+    @Test
+    void aTargetWithControlOrFormatCharactersIsRefusedAndListsHoldOnlyTheTasksOfTheCallersBusinesses() {
+        for (String tgt : List.of("a\u202eb", "a\u0000", "a\nb", "a\u200fb", "a\u001b[2J")) {
+            assertThatThrownBy(() -> service.start(ADMIN, request(tgt, 1, 0))).isInstanceOfSatisfying(DomainException.class, e -> {
+                assertThat(e.kind()).isEqualTo(DomainException.Kind.INVALID);
+                assertThat(e.getMessage()).contains("control or format characters");
+            });
+        }
+        agents.add("s2", "2.0.0", Scripted.Does.UPGRADE);
+        agents.add("s7", "2.0.0", Scripted.Does.UPGRADE);
+        agents.biz.put("s7", 7L);
+        long two = awaitEnd(service.start(ADMIN, request("s2", 1, 0)).id()).id();
+        long seven = awaitEnd(service.start(ADMIN, new AgentUpgradeRequest("s7", "list", "2.0.0", 7L, 1, 0.0, 10, null)).id()).id();
+        assertThat(service.list(ADMIN)).extracting(AgentUpgradeTask::id).containsExactly(seven, two);
+        assertThat(service.list(Principal.system("x").limitedTo(java.util.Set.of(7L)))).extracting(AgentUpgradeTask::id).containsExactly(seven);
+        assertThat(service.list(Principal.system("x").limitedTo(java.util.Set.of(2L, 9L)))).extracting(AgentUpgradeTask::id).containsExactly(two);
     }
 }

@@ -1,14 +1,23 @@
 package io.drover.server.files;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -45,6 +54,40 @@ class FileServerTest {
         assertThat(received.toByteArray()).isEqualTo(content);
         assertThat(files.list("packages/")).containsExactly("packages/exporter-1.0.0.tgz");
         assertThat(files.list("other/")).isEmpty();
+    }
+
+    /** A batch of agents on a server lacking a package ask for it at once: it is restored once, and each finds it. */
+    @Test
+    void requestsForAMissingFileAtTheSameTimeRestoreItOnce() throws Exception {
+        AtomicInteger restores = new AtomicInteger();
+        CountDownLatch inRestore = new CountDownLatch(1);
+        CountDownLatch finish = new CountDownLatch(1);
+        Path root = dir.resolve("root");
+        FileServer files = new FileServer(root, relative -> {
+            restores.incrementAndGet();
+            inRestore.countDown();
+            try {
+                finish.await();
+                Files.createDirectories(root.resolve(relative).getParent());
+                Files.writeString(root.resolve(relative), "package");
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+            return true;
+        });
+        List<Future<Map<String, Object>>> asked = new ArrayList<>();
+        try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (int i = 0; i < 100; i++) {
+                asked.add(threads.submit(() -> files.hash("agent-packages/drover-agent-2.0.0-linux-x86_64.tar.gz")));
+            }
+            inRestore.await();
+            // without one restore per file, the other requests would each start their own meanwhile
+            await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5)).until(() -> restores.get() == 1);
+            assertThat(asked).noneMatch(Future::isDone);
+            finish.countDown();
+        }
+        assertThat(restores.get()).isEqualTo(1);
+        assertThat(asked).allSatisfy(f -> assertThat(f.resultNow()).containsKey("hsum"));
     }
 
     @Test
