@@ -101,11 +101,13 @@ class AgentUpgradeTest {
         return body;
     }
 
-    static void refused(String token, Object body, int status, String says) {
+    /** Answers the problem's text. */
+    static String refused(String token, Object body, int status, String says) {
         Response r = fleet.server.post("/api/v1/agent-upgrades", token, body);
         assertThat(r.status()).as(r.text()).isEqualTo(status);
         assertThat(r.contentType()).startsWith("application/problem+json");
         assertThat(r.text()).contains(says);
+        return r.text();
     }
 
     @Test
@@ -114,9 +116,12 @@ class AgentUpgradeTest {
         // an agent of business 7 in the target: refused for a token of every business too
         refused(admin, body("tgt", "*"), 403, "1 of the 3 agents the target names are not (first: out-1)");
         refused(admin, body("tgt", "out-1", "tgt_type", "list"), 403, "business 2");
-        refused(operator2, body("tgt", "*"), 403, "outside them (first: out-1)");
+        // a token of business 2 learns how many agents are outside it, never which (their ids are another business's)
+        assertThat(refused(operator2, body("tgt", "*"), 403, "1 of the 3 agents the target names are outside them"))
+                .doesNotContain("out-1");
         refused(operator2, body("tgt", "out-1", "tgt_type", "list", "bk_biz_id", 7), 403, "may not touch business 7");
-        refused(operator2, body("tgt", "G@cpuarch:*", "tgt_type", "compound", "bk_biz_id", null), 403, "out-1");
+        assertThat(refused(operator2, body("tgt", "G@cpuarch:*", "tgt_type", "compound", "bk_biz_id", null), 403, "outside them"))
+                .doesNotContain("out-1");
         refused(token("view2", "viewer", List.of(2)), body(), 403, "");
         // without bk_biz_id the agents must all be in one business
         refused(admin, body("tgt", "*", "bk_biz_id", null), 422, "bk_biz_id");
@@ -133,6 +138,9 @@ class AgentUpgradeTest {
         refused(admin, body("tgt_type", "nope"), 422, "tgt_type");
         refused(admin, body("tgt", null), 422, "tgt");
         refused(admin, body("tgt", "in-\u0000*"), 422, "tgt");
+        // what drover agent upgrades prints may not steer a terminal: bidi marks, escapes
+        refused(admin, body("tgt", "in-\u202e*"), 422, "control or format characters");
+        refused(admin, body("tgt", "in-*\u001b[2J"), 422, "control or format characters");
         refused(admin, body("tgt", "x".repeat(5000)), 422, "tgt");
         refused(admin, body("tgt", "nobody-*"), 422, "matches no accepted minion");
         refused(admin, body("surprise", 1), 422, "surprise");
@@ -175,6 +183,16 @@ class AgentUpgradeTest {
         assertThat(fleet.server.get("/api/v1/agent-upgrades/" + id, viewer7).status()).isEqualTo(404);
         assertThat(fleet.server.get("/api/v1/agent-upgrades", viewer7).body().toString()).doesNotContain("in-");
         assertThat(fleet.server.get("/api/v1/agent-upgrades", operator2).body().toString()).contains("\"id\":" + id);
+        // a cancel: an operator of the task's business, of a running task
+        assertThat(fleet.server.post("/api/v1/agent-upgrades/" + id + "/cancel", viewer7, Map.of()).status()).isEqualTo(403);
+        assertThat(fleet.server.post("/api/v1/agent-upgrades/" + id + "/cancel", token("op7", "operator", List.of(7)), Map.of())
+                .status()).isEqualTo(404);
+        Response over = fleet.server.post("/api/v1/agent-upgrades/" + id + "/cancel", operator2, Map.of());
+        assertThat(over.status()).as(over.text()).isEqualTo(409);
+        assertThat(over.text()).contains("is stopped: there is nothing to cancel");
+        Fleet.Run cli = fleet.drover("agent", "upgrade-cancel", id);
+        assertThat(cli.exit()).as(cli.out() + cli.err()).isNotZero();
+        assertThat(cli.err()).contains("nothing to cancel");
     }
 
     @Test

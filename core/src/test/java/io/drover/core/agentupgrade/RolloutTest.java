@@ -56,6 +56,38 @@ class RolloutTest {
     }
 
     @Test
+    void aCancelLetsTheBatchUnderWayEndStartsNoOtherAndIsCancelledOnceItEnded() {
+        Rollout r = new Rollout(FIVE, 2, 1);
+        r.nextBatch();
+        r.record("a", HostState.HANDED_OVER);
+        r.cancel();
+        assertThat(r.states()).containsExactly(java.util.Map.entry("a", HostState.HANDED_OVER), java.util.Map.entry("b", HostState.PENDING),
+                java.util.Map.entry("c", HostState.NOT_STARTED), java.util.Map.entry("d", HostState.NOT_STARTED),
+                java.util.Map.entry("e", HostState.NOT_STARTED));
+        assertThat(r.status()).as("its batch runs on").isEqualTo(RolloutStatus.RUNNING);
+        r.record("a", HostState.SUCCEEDED);
+        r.record("b", HostState.FAILED);
+        assertThat(r.status()).isEqualTo(RolloutStatus.CANCELLED);
+        assertThat(r.nextBatch()).isEmpty();
+        assertThat(r.stopped()).isFalse();
+    }
+
+    @Test
+    void aCancelAfterTheLastBatchStartedOrAStopChangesNothing() {
+        Rollout last = new Rollout(List.of("a"), 1, 0);
+        last.nextBatch();
+        last.cancel();
+        last.record("a", HostState.SKIPPED);
+        assertThat(last.status()).isEqualTo(RolloutStatus.SUCCEEDED);
+        Rollout stopped = new Rollout(FIVE, 1, 0);
+        stopped.nextBatch();
+        stopped.record("a", HostState.FAILED);
+        assertThat(stopped.nextBatch()).isEmpty();
+        stopped.cancel();
+        assertThat(stopped.status()).isEqualTo(RolloutStatus.STOPPED);
+    }
+
+    @Test
     void aFailurePastTheRatioStopsBeforeTheNextBatchAndLeavesTheRestNotStarted() {
         Rollout r = new Rollout(FIVE, 2, 0.4);
         r.nextBatch();

@@ -128,8 +128,7 @@ public final class AgentPackageService {
 
     /**
      * Deletes a stored package (hosts that installed it keep it), with its file and the copy a fleet upgrade placed
-     * under the fileserver's root on this server (another server's copy is not served once the row is gone: agents
-     * fetch through the server they are connected to, which refuses a name no longer stored).
+     * under the fileserver's root on this server; another server of a cluster no longer restores it.
      */
     public AgentPackageInfo delete(String version, String arch) {
         AgentPackageName name = name(version, arch);
@@ -198,7 +197,7 @@ public final class AgentPackageService {
     /**
      * The fileserver's restorer for {@code agent-packages/<file name>}: a stored package this server's file root lacks
      * (an upgrade run by another server of the cluster) is placed there. False for any other path, and for a package
-     * no longer stored (its copy, if one is left, is removed: it is not served).
+     * no longer stored.
      */
     public boolean restoreFile(String relativePath) {
         String[] parts = relativePath.replace('\\', '/').split("/");
@@ -213,7 +212,6 @@ public final class AgentPackageService {
         }
         Optional<AgentPackageInfo> info = store.find(name);
         if (info.isEmpty()) {
-            deleteQuietly(filesRoot.resolve(FILES_DIR).resolve(name.fileName()));
             return false;
         }
         publish(info.get());
