@@ -19,10 +19,11 @@ import java.util.function.Function;
 
 /**
  * One agent's upgrade: fails at once when it is offline or does not answer {@code test.version}; skipped when it runs
- * the version already; fails when it runs a newer version and the task does not allow downgrades; else sent {@code agent.upgrade} with the package for its architecture (served by the
- * fileserver), and then waited for until it reports the version (its heartbeat, or {@code test.version} asked now and
- * then). Back with its old version when the wait ends: its installer rolled it back, and says why in the log on the
- * host whose path the agent gave.
+ * the version already; fails when it runs a newer version and the task does not allow downgrades; else sent
+ * {@code agent.upgrade} with the package for its architecture (served by the fileserver; no more hand-overs at the
+ * same time than the server's permits), and then waited for until it reports the version (its heartbeat, or
+ * {@code test.version} asked now and then while it is online). Back with its old version when the wait ends: its
+ * installer rolled it back, and says why in the log on the host whose path the agent gave.
  */
 final class HostUpgrade {
     /**

@@ -146,6 +146,10 @@ class JobServiceTest {
             try {
                 Principal admin = Principal.system("test");
                 Principal otherBusiness = admin.limitedTo(java.util.Set.of(99L)); // the agents are in no business
+                // a scoped token learns how many agents of its target are outside its businesses, never which
+                assertThatThrownBy(() -> jobs.start(otherBusiness, new JobRequest("auto-*", "glob", "test.ping", List.of(), Map.of(), 30)))
+                        .hasMessageContaining("2 of the 2 agents the target names are outside them")
+                        .message().doesNotContain("auto-1").doesNotContain("auto-2");
                 String jid = jobs.start(admin, new JobRequest("auto-*", "glob", "test.ping", List.of(), Map.of(), 30)).jid();
                 assertThat(jobs.awaitReturn(admin, jid, "auto-1", Duration.ZERO)).isEmpty();
                 assertThatThrownBy(() -> jobs.awaitReturn(otherBusiness, jid, "auto-1", Duration.ZERO))
