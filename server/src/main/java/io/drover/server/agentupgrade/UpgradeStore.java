@@ -5,7 +5,6 @@ import io.drover.core.agentupgrade.RolloutStatus;
 import io.drover.model.agentupgrade.AgentUpgradeHost;
 import io.drover.model.agentupgrade.AgentUpgradeTask;
 import io.drover.server.errors.DomainException;
-import io.drover.server.store.Sql;
 import io.drover.server.store.SqlTime;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -21,7 +20,7 @@ import java.util.stream.Collectors;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.JdbiException;
 
-/** Upgrade tasks and one row per agent. */
+/** Upgrade tasks, one row per agent, and the agents of running tasks (one running task per agent). */
 final class UpgradeStore {
     private final Jdbi jdbi;
     private final Clock clock;
@@ -66,7 +65,9 @@ final class UpgradeStore {
                 return id;
             });
         } catch (JdbiException e) {
-            if (Sql.violatedConstraint(e).equals("agent_upgrade_busy_pkey")) {
+            // the key of agent_upgrade_busy refused a row (how drivers report a failed batch differs): see which
+            Set<String> busy = busyAgents();
+            if (t.batches().stream().flatMap(List::stream).anyMatch(busy::contains)) {
                 throw DomainException.conflict("upgrade_running", "an agent of the target is in an upgrade that is still "
                         + "running (started meanwhile): wait for its end, or cancel it");
             }

@@ -67,8 +67,7 @@ public final class Sql {
             "topo_set_name_unique", "topo_set.bk_biz_id, topo_set.bk_set_name",
             "topo_module_name_unique", "topo_module.bk_set_id, topo_module.bk_module_name",
             "host_address_unique", "host.bk_cloud_id, host.bk_host_innerip",
-            "api_token_hash_unique", "api_token.token_hash",
-            "agent_upgrade_busy_pkey", "agent_upgrade_busy.agent_id");
+            "api_token_hash_unique", "api_token.token_hash");
 
     /** SQLSTATE class 23 (PostgreSQL), or SQLite's SQLITE_CONSTRAINT (19) in the low byte of its extended code. */
     private static boolean isConstraintViolation(SQLException sql) {
