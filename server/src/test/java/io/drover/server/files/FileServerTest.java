@@ -77,14 +77,17 @@ class FileServerTest {
         });
         List<Future<Map<String, Object>>> asked = new ArrayList<>();
         try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
-            for (int i = 0; i < 100; i++) {
-                asked.add(threads.submit(() -> files.hash("agent-packages/drover-agent-2.0.0-linux-x86_64.tar.gz")));
+            try {
+                for (int i = 0; i < 100; i++) {
+                    asked.add(threads.submit(() -> files.hash("agent-packages/drover-agent-2.0.0-linux-x86_64.tar.gz")));
+                }
+                inRestore.await();
+                // without one restore per file, the other requests would each start their own meanwhile
+                await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5)).until(() -> restores.get() == 1);
+                assertThat(asked).noneMatch(Future::isDone);
+            } finally {
+                finish.countDown();
             }
-            inRestore.await();
-            // without one restore per file, the other requests would each start their own meanwhile
-            await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5)).until(() -> restores.get() == 1);
-            assertThat(asked).noneMatch(Future::isDone);
-            finish.countDown();
         }
         assertThat(restores.get()).isEqualTo(1);
         assertThat(asked).allSatisfy(f -> assertThat(f.resultNow()).containsKey("hsum"));
