@@ -140,7 +140,7 @@ class AgentUpgradeTest {
         refused(admin, body("tgt", "in-\u0000*"), 422, "tgt");
         // what drover agent upgrades prints may not steer a terminal: bidi marks, escapes
         refused(admin, body("tgt", "in-\u202e*"), 422, "control or format characters");
-        refused(admin, body("tgt", "in-*\u001b[2J"), 422, "control or format characters");
+        refused(admin, body("tgt", "in-*\u001b[2J"), 422, "control character U+001B");
         refused(admin, body("tgt", "x".repeat(5000)), 422, "tgt");
         refused(admin, body("tgt", "nobody-*"), 422, "matches no accepted minion");
         refused(admin, body("surprise", 1), 422, "surprise");
