@@ -79,11 +79,7 @@ class SelfUpgradeTest {
     @Test
     void handsOverToThePackagesInstallerWhichRestartsTheAgentOnTheNewVersion() throws Exception {
         ProcessHandle before = agent();
-        // a lock whose pid now belongs to a process that started later than the lock's holder is stale
-        Files.writeString(layout.state().resolve("upgrade.lock"),
-                ProcessHandle.current().pid() + " " + (START - 60_000) + " 1.5.0\n");
         String sha256 = serve(FakePackage.create(packages, "2.0.0", ARCH, Behaviour.SIGNS_IN, argsFile));
-        Path leftover = Files.createDirectories(layout.opt().resolve(".upgrade-1.9.0.new-123/drover-agent-1.9.0-linux-" + ARCH));
 
         // while another job runs, the restart would cut it short
         jobsRunning = 3;
@@ -91,6 +87,11 @@ class SelfUpgradeTest {
                 List.of("agent-packages/drover-agent-2.0.0-linux-" + ARCH + ".tar.gz", sha256, "2.0.0")),
                 "2 other job(s) run on the agent, and the restart would cut them short");
         jobsRunning = 1;
+
+        // a lock whose pid now belongs to a process that started later than the lock's holder is stale
+        Files.writeString(layout.state().resolve("upgrade.lock"),
+                ProcessHandle.current().pid() + " " + (START - 60_000) + " 1.5.0\n");
+        Path leftover = Files.createDirectories(layout.opt().resolve(".upgrade-1.9.0.new-123/drover-agent-1.9.0-linux-" + ARCH));
 
         Functions.Result result = functions(layout.version("1.0.0"), "1.0.0").call("agent.upgrade",
                 List.of("agent-packages/drover-agent-2.0.0-linux-" + ARCH + ".tar.gz", sha256, "2.0.0", 45));
