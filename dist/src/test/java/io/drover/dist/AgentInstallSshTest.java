@@ -135,7 +135,8 @@ class AgentInstallSshTest {
     void installsOverSshSignsInLinksAndRunsAJob() throws Exception {
         try (Fleet fleet = fleet()) {
             Sshd sshd = sshd("api-1", "");
-            JsonNode task = install(fleet, request(fleet, List.of(host(sshd, "api-1.ssh", "10.0.1.3")), null));
+            Map<String, Object> installed = host(sshd, "api-1.ssh", "10.0.1.3");
+            JsonNode task = install(fleet, request(fleet, List.of(installed), null));
             JsonNode h = host(task, "api-1.ssh");
             assertThat(h.get("status").asText()).as(task.toPrettyString()).isEqualTo("succeeded");
             assertThat(task.get("status").asText()).isEqualTo("succeeded");
@@ -153,6 +154,28 @@ class AgentInstallSshTest {
             // the token the host was given is used up and revoked
             assertThat(fleet.server.get("/api/v1/enrollment-tokens", fleet.server.adminToken()).text())
                     .contains("\"uses\":1").contains("revoked_at\":\"");
+
+            // upgraded to a second build through the running agent, which keeps its key and link
+            Path second = AgentPackageTest.repack(Files.createDirectories(tmp.resolve("second-build")), "9.9.9");
+            Fleet.Run uploaded = fleet.drover("agent-package", "upload", second.toString());
+            assertThat(uploaded.exit()).as(uploaded.out() + uploaded.err()).isZero();
+            Fleet.Run upgraded = fleet.drover("agent", "upgrade", "--target", "api-1.ssh", "--version", "9.9.9",
+                    "--wait-seconds", "120", "--wait");
+            assertThat(upgraded.exit()).as(upgraded.out() + upgraded.err()).isZero();
+            assertThat(upgraded.out()).contains("1 succeeded, 0 skipped, 0 failed, 0 not started");
+            assertThat(fleet.drover("run", "api-1.ssh", "test.version").out()).contains("9.9.9");
+            assertThat(fleet.server.server().agents().hostOf("api-1.ssh")).isEqualTo(3L);
+
+            // and uninstalled with the launcher the upgrade left: the agent goes offline, nothing of it stays
+            Path prefix = Path.of(installed.get("prefix").toString());
+            Process uninstall = new ProcessBuilder(prefix.resolve("opt/drover-agent/current/bin/drover-agent").toString(),
+                    "uninstall", "--prefix", prefix.toString(), "--purge").redirectErrorStream(true).start();
+            String removed = new String(uninstall.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            assertThat(uninstall.waitFor()).as(removed).isZero();
+            assertThat(prefix.resolve("opt/drover-agent")).doesNotExist();
+            assertThat(prefix.resolve("var/lib/drover-agent")).doesNotExist();
+            assertThat(removed).contains("removed").doesNotContain("jimage", "Exception");
+            assertThat(fleet.drover("run", "api-1.ssh", "test.ping", "--timeout", "3").exit()).as("the agent still answers").isNotZero();
         }
     }
 

@@ -34,6 +34,17 @@ class AgentPackageTest {
         }
     }
 
+    /** The build's package as another version (its directory and VERSION changed), packed under {@code work}. */
+    static Path repack(Path work, String version) throws Exception {
+        Path home = unpack(packageFile(), work);
+        String name = "drover-agent-" + version + "-linux-" + Files.readString(home.resolve("ARCH")).strip();
+        Files.move(home, work.resolve(name));
+        Files.writeString(work.resolve(name).resolve("VERSION"), version + "\n");
+        Path repacked = work.resolve(name + ".tar.gz");
+        assertThat(run(new ProcessBuilder("tar", "-czf", repacked.toString(), "-C", work.toString(), name))).startsWith("0\n");
+        return repacked;
+    }
+
     /** Unpacks the package under {@code into}; returns its directory. */
     static Path unpack(Path tarball, Path into) throws Exception {
         Process tar = new ProcessBuilder("tar", "-xzf", tarball.toAbsolutePath().toString(), "-C", into.toString())
@@ -213,13 +224,7 @@ class AgentPackageTest {
                 await().atMost(Duration.ofSeconds(30)).until(() -> fleet.drover("run", "pkg-up", "test.version", "--timeout", "3")
                         .out().contains(BuildVersion.current()));
 
-                String arch = Files.readString(home.resolve("ARCH")).strip();
-                String name = "drover-agent-9.9.9-linux-" + arch;
-                Path work = Files.createDirectories(tmp.resolve("repack"));
-                Files.move(unpack(packageFile(), work), work.resolve(name));
-                Files.writeString(work.resolve(name).resolve("VERSION"), "9.9.9\n");
-                Path repacked = work.resolve(name + ".tar.gz");
-                assertThat(run(new ProcessBuilder("tar", "-czf", repacked.toString(), "-C", work.toString(), name))).startsWith("0\n");
+                Path repacked = repack(Files.createDirectories(tmp.resolve("repack")), "9.9.9");
                 Fleet.Run uploaded = fleet.drover("agent-package", "upload", repacked.toString());
                 assertThat(uploaded.exit()).as(uploaded.out() + uploaded.err()).isZero();
                 assertThat(fleet.drover("agent", "list").out()).containsPattern("pkg-up .*" + java.util.regex.Pattern.quote(
