@@ -237,7 +237,8 @@ final class AgentInstallCommand {
                 int port = target.port() == null ? 22 : target.port();
                 client.client().delete("/api/v1/agent-installs/host-keys/" + AgentPackageCommand.segment(target.address())
                         + "/" + port);
-                client.out().println("the host key of " + (target.address().indexOf(':') >= 0 ? "[" + target.address() + "]" : target.address()) + ":" + port
+                String shown = target.address().indexOf(':') >= 0 ? "[" + target.address() + "]" : target.address();
+                client.out().println("the host key of " + shown + ":" + port
                         + " is forgotten: the next install records the key the host presents");
                 return 0;
             }
