@@ -166,7 +166,11 @@ class HostKeysAndTargetsTest {
     void forgettingRefusesMalformedAddressesAndPortsWithTheirNames() {
         record Bad(String path, String field) {
         }
-        for (Bad bad : List.of(new Bad("host%00.example/22", "address"), new Bad("%EF%BD%85xample.com/22", "address"),
+        // a NUL in a path is refused before any route (problem+json all the same)
+        Response nul = server.delete("/api/v1/agent-installs/host-keys/host%00.example/22", admin);
+        assertThat(nul.status()).as(nul.text()).isEqualTo(400);
+        assertThat(nul.contentType()).startsWith("application/problem+json");
+        for (Bad bad : List.of(new Bad("host%01.example/22", "address"), new Bad("%EF%BD%85xample.com/22", "address"),
                 new Bad("a%E2%80%AEb/22", "address"), new Bad("a".repeat(300) + "/22", "address"),
                 new Bad("%5B%3A%3A1%5D/22", "address"), new Bad("-lead/22", "address"), new Bad("a%20b/22", "address"),
                 new Bad("10.0.0.1/0", "port"), new Bad("10.0.0.1/65536", "port"), new Bad("10.0.0.1/x", "port"),
