@@ -14,10 +14,12 @@ import picocli.CommandLine.Parameters;
  * {@code drover agent list|show|grains|link}: the agents the server knows, and an admin's link of an agent to a host. ({@code drover agent --master …} runs an
  * agent; the launcher routes that form before this command tree is built.)
  */
-@Command(name = "agent", description = "Agents: list, show, grains, link, install-remote (over SSH), installs, upgrade, upgrades. "
+@Command(name = "agent", description = "Agents: list, show, grains, link, install-remote (over SSH), installs, host-keys, "
+        + "host-key forget, upgrade, upgrades. "
         + "To run one: drover agent --master HOST --id ID.",
         subcommands = {AgentCommand.ListAgents.class, AgentCommand.Show.class, AgentCommand.Grains.class, AgentCommand.Link.class,
-                AgentInstallCommand.InstallRemote.class, AgentInstallCommand.Installs.class, AgentUpgradeCommand.Upgrade.class,
+                AgentInstallCommand.InstallRemote.class, AgentInstallCommand.Installs.class, AgentInstallCommand.HostKeys.class,
+                AgentInstallCommand.HostKey.class, AgentUpgradeCommand.Upgrade.class,
                 AgentUpgradeCommand.Upgrades.class, AgentUpgradeCommand.Cancel.class})
 public final class AgentCommand {
     static final List<Column> COLUMNS = columns(null);

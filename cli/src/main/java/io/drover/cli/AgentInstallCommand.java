@@ -137,33 +137,12 @@ final class AgentInstallCommand {
 
         private Map<String, Object> host(String spec) {
             Map<String, Object> h = new LinkedHashMap<>();
-            String address = spec;
-            Integer port = null;
-            if (spec.startsWith("[")) {
-                int end = spec.indexOf(']');
-                if (end < 0) {
-                    throw new CliException("'" + spec + "' is not [ADDRESS]:PORT");
-                }
-                address = spec.substring(1, end);
-                if (spec.length() > end + 1) {
-                    port = port(spec, spec.substring(end + 1));
-                }
-            } else if (spec.indexOf(':') > 0 && spec.indexOf(':') == spec.lastIndexOf(':')) {
-                address = spec.substring(0, spec.indexOf(':'));
-                port = port(spec, spec.substring(spec.indexOf(':')));
-            }
-            h.put("address", address);
-            put(h, "port", port);
+            HostPort target = HostPort.parse(spec);
+            h.put("address", target.address());
+            put(h, "port", target.port());
             put(h, "inner_ip", ip);
             put(h, "id", id);
             return h;
-        }
-
-        private static Integer port(String spec, String colonPort) {
-            if (!colonPort.matches(":[0-9]{1,5}")) {
-                throw new CliException("'" + spec + "': the port must be a number, HOST:PORT");
-            }
-            return Integer.parseInt(colonPort.substring(1));
         }
 
         private Map<String, Object> credentials() {
@@ -197,6 +176,71 @@ final class AgentInstallCommand {
         private static void put(Map<String, Object> body, String field, Object value) {
             if (value != null) {
                 body.put(field, value);
+            }
+        }
+    }
+
+    /** {@code HOST}, {@code HOST:PORT}, {@code [IPv6]:PORT} or an IPv6 address alone; {@code port} null when not given. */
+    record HostPort(String address, Integer port) {
+        static HostPort parse(String spec) {
+            if (spec.startsWith("[")) {
+                int end = spec.indexOf(']');
+                if (end < 0) {
+                    throw new CliException("'" + spec + "' is not [ADDRESS]:PORT");
+                }
+                return new HostPort(spec.substring(1, end), spec.length() > end + 1 ? port(spec, spec.substring(end + 1)) : null);
+            }
+            if (spec.indexOf(':') > 0 && spec.indexOf(':') == spec.lastIndexOf(':')) {
+                return new HostPort(spec.substring(0, spec.indexOf(':')), port(spec, spec.substring(spec.indexOf(':'))));
+            }
+            return new HostPort(spec, null);
+        }
+
+        private static Integer port(String spec, String colonPort) {
+            if (!colonPort.matches(":[0-9]{1,5}")) {
+                throw new CliException("'" + spec + "': the port must be a number, HOST:PORT");
+            }
+            return Integer.parseInt(colonPort.substring(1));
+        }
+    }
+
+    static final List<Column> HOST_KEYS = List.of(Column.of("ADDRESS", "address"), Column.of("PORT", "port"),
+            Column.of("TYPE", "key_type"), Column.of("FINGERPRINT", "fingerprint"), Column.of("FIRST SEEN", "first_seen"));
+
+    @Command(name = "host-keys", description = "The SSH host keys the server recorded at the first contact of an agent "
+            + "install, by address and port (needs a token for every business).")
+    static final class HostKeys implements Callable<Integer> {
+        @Mixin ClientOptions client;
+
+        @Override
+        public Integer call() {
+            JsonNode keys = client.client().get("/api/v1/agent-installs/host-keys");
+            client.output().print(keys, keys, HOST_KEYS);
+            return 0;
+        }
+    }
+
+    @Command(name = "host-key", description = "A recorded SSH host key: forget it.", subcommands = HostKey.Forget.class)
+    static final class HostKey {
+        @Command(name = "forget", description = "Forget the host key recorded for HOST:PORT (admin), after the host was "
+                + "re-installed on purpose: its next install records the key it presents then. Check first that the new "
+                + "key is the host's (its console, ssh-keygen -lf on it): a changed key is also what a machine in the "
+                + "middle presents.")
+        static final class Forget implements Callable<Integer> {
+            @Mixin ClientOptions client;
+            @Parameters(paramLabel = "HOST[:PORT]", description = "As the install named it (port 22 unless given; [v6]:port).")
+            String host;
+
+            @Override
+            public Integer call() {
+                HostPort target = HostPort.parse(host);
+                int port = target.port() == null ? 22 : target.port();
+                client.client().delete("/api/v1/agent-installs/host-keys/" + AgentPackageCommand.segment(target.address())
+                        + "/" + port);
+                String shown = target.address().indexOf(':') >= 0 ? "[" + target.address() + "]" : target.address();
+                client.out().println("the host key of " + shown + ":" + port
+                        + " is forgotten: the next install records the key the host presents");
+                return 0;
             }
         }
     }

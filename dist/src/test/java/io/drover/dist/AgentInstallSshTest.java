@@ -257,6 +257,27 @@ class AgentInstallSshTest {
             assertThat(host(again, "rekeyed").get("error").asText()).contains("changed");
             assertThat(again.get("failed").asInt()).isEqualTo(4);
 
+            // the host was re-installed on purpose: its key is forgotten as the error says, and the next install records the new one
+            String error = host(again, "rekeyed").get("error").asText();
+            assertThat(error).endsWith("if the host was re-installed: drover agent host-key forget 127.0.0.1:" + rekeyed.port + ", then retry");
+            java.util.regex.Matcher presented = java.util.regex.Pattern.compile("presented ecdsa-sha2-nistp256 (SHA256:[A-Za-z0-9+/=]+)")
+                    .matcher(error);
+            assertThat(presented.find()).as(error).isTrue();
+            Fleet.Run keys = fleet.drover("agent", "host-keys");
+            assertThat(keys.out()).containsPattern("127\\.0\\.0\\.1\\s+" + rekeyed.port + "\\s+ecdsa-sha2-nistp256\\s+SHA256:")
+                    .doesNotContain(presented.group(1));
+            Fleet.Run forgot = fleet.drover("agent", "host-key", "forget", "127.0.0.1:" + rekeyed.port);
+            assertThat(forgot.exit()).as(forgot.err()).isZero();
+            Fleet.Run unknown = fleet.drover("agent", "host-key", "forget", "127.0.0.1:" + rekeyed.port);
+            assertThat(unknown.exit()).isNotZero();
+            assertThat(unknown.err()).contains("host key of 127.0.0.1:" + rekeyed.port + " does not exist");
+            JsonNode reinstalled = install(fleet, request(fleet, List.of(host(rekeyed, "rekeyed-2", "10.0.1.2")), null));
+            JsonNode fresh = host(reinstalled, "rekeyed-2");
+            assertThat(fresh.get("status").asText()).as(reinstalled.toPrettyString()).isEqualTo("succeeded");
+            assertThat(fresh.toString()).contains("host key of 127.0.0.1:" + rekeyed.port + " seen for the first time, recorded: "
+                    + presented.group(1));
+            assertThat(fleet.drover("agent", "host-keys").out()).contains(presented.group(1));
+
             Fleet.Run list = fleet.drover("agent", "installs");
             assertThat(list.out()).containsPattern("(?m)^" + task.get("id").asText() + "\\s+2\\s+failed\\s+5\\s+1\\s+4\\s");
             Fleet.Run shown = fleet.drover("agent", "installs", task.get("id").asText(), "--steps");

@@ -106,6 +106,10 @@ final class TwoBusinesses implements AutoCloseable {
         ids.put("/keys/{id}", new String[] {"in-1", "out-1"});
         ids.put("/enrollment-tokens/{id}", new String[] {enroll[0], enroll[1]});
         ids.put("/agent-installs/{id}", new String[] {agentInstall(2), agentInstall(7)});
+        // host keys are server-wide (no business): one recorded as a first contact would, that refused forgets leave
+        new io.drover.server.agentinstall.HostKeyStore(fleet.server.server().database().jdbi(), java.time.Clock.systemUTC())
+                .check("127.0.0.1", 1, "ssh-ed25519", "SHA256:matrix-host-key");
+        ids.put("/agent-installs/host-keys/{address}/{port}", new String[] {"127.0.0.1/1", "127.0.0.1/1"});
         AgentUpgradeTest.uploadAgentPackages(fleet, roots, "9.9.9");
         ids.put("/agent-upgrades/{id}", new String[] {agentUpgrade(2), agentUpgrade(7)});
         ids.put("/tokens/{id}", new String[] {someToken, someToken});
@@ -460,7 +464,7 @@ final class TwoBusinesses implements AutoCloseable {
         StringBuilder out = new StringBuilder();
         for (String path : List.of("/api/v1/inventory/export", "/api/v1/subscriptions", "/api/v1/keys", "/api/v1/tokens", "/api/v1/plans",
                 "/api/v1/diagnoses", "/api/v1/diagnosis/operations", "/api/v1/diagnosis/operation-sets", "/api/v1/diagnosis/triggers",
-                "/api/v1/enrollment-tokens", "/api/v1/packages", "/api/v1/addons", "/api/v1/registries",
+                "/api/v1/enrollment-tokens", "/api/v1/packages", "/api/v1/addons", "/api/v1/registries", "/api/v1/agent-installs/host-keys",
                 "/api/v1/businesses/2/secrets", "/api/v1/businesses/7/secrets")) {
             // A token's last use is bookkeeping, not a change a refused request could make.
             out.append(path).append(' ').append(fleet.server.get(path, admin).text().replaceAll(",\"last_used_at\":\"[^\"]*\"", ""))

@@ -258,7 +258,8 @@ public final class DroverServer implements AutoCloseable {
             this.agentInstalls = new io.drover.server.agentinstall.AgentInstallService(database.jdbi(),
                     new io.drover.server.agentinstall.DirectoryPackageFiles(config.agentPackagesDir() == null
                             ? config.dataDir().resolve("agent-packages") : config.agentPackagesDir()),
-                    enrollment, agents, inventory, advertisedMasters(config.saltHost(), master.requestPort()), config.cluster() == null, clock);
+                    enrollment, agents, inventory, advertisedMasters(config.saltHost(), master.requestPort()),
+                    config.agentInstallAllowedTargets(), config.cluster() == null, clock);
             new io.drover.server.agentinstall.AgentInstallRoutes(agentInstalls).register(api);
             this.agentUpgrades = new io.drover.server.agentupgrade.AgentUpgradeService(database.jdbi(),
                     (principal, tgt, tgtType) -> jobs.resolve(principal, tgt, tgtType).minions(),

@@ -6,6 +6,7 @@ import static io.drover.server.http.HttpApi.principal;
 import io.drover.model.agentinstall.AgentInstallRequest;
 import io.drover.model.agentinstall.AgentInstallRetry;
 import io.drover.model.agentinstall.AgentInstallTask;
+import io.drover.model.agentinstall.SshHostKey;
 import io.drover.model.api.Problem.FieldError;
 import io.drover.model.auth.Role;
 import io.drover.server.errors.DomainException;
@@ -17,7 +18,11 @@ import io.drover.server.http.Params;
 import io.drover.server.http.Route.Shape;
 import io.drover.server.http.Scope;
 
-/** Agent installs over SSH: start one, follow it, retry its failed hosts. */
+/**
+ * Agent installs over SSH: start one, follow it, retry its failed hosts; the host keys recorded, and forgetting one.
+ * Host keys are server-wide (one address and port may be installed in several businesses), so listing them needs a
+ * token for every business, and forgetting one, which lets whoever answers at that address next be trusted, an admin.
+ */
 public final class AgentInstallRoutes {
     private final AgentInstallService installs;
 
@@ -33,6 +38,14 @@ public final class AgentInstallRoutes {
                 ctx -> ctx.json(installs.start(principal(ctx), withCredentials(ctx, AgentInstallRequest.class))));
         api.get(API + "/agent-installs", Role.VIEWER, Scope.BUSINESS, "List agent installs, newest first (without hosts)",
                 AgentInstallTask.class, Shape.LIST, ctx -> ctx.json(installs.list(principal(ctx))));
+        // before /agent-installs/{id}, which would take "host-keys" for an id
+        api.get(API + "/agent-installs/host-keys", Role.OPERATOR, Scope.ALL_BUSINESSES,
+                "The SSH host keys recorded at the first contact of agent installs, by address and port (of every business)",
+                SshHostKey.class, Shape.LIST, ctx -> ctx.json(installs.hostKeys()));
+        api.delete(API + "/agent-installs/host-keys/{address}/{port}", Role.ADMIN, Scope.ALL_BUSINESSES,
+                "Forget the SSH host key recorded for an address and port (a host re-installed on purpose): the next "
+                        + "contact records the key it presents then",
+                ctx -> installs.forgetHostKey(principal(ctx), ctx.pathParam("address"), ctx.pathParam("port")));
         api.get(API + "/agent-installs/{id}", Role.VIEWER, Scope.BUSINESS, "One agent install with its hosts and their steps",
                 AgentInstallTask.class, Shape.ONE, ctx -> ctx.json(installs.get(principal(ctx), Params.pathId(ctx, "id"))));
         api.post(API + "/agent-installs/{id}/retry", Role.OPERATOR, Scope.BUSINESS,

@@ -1,9 +1,11 @@
 package io.drover.server.agentinstall;
 
+import io.drover.core.agents.AllowedTargets;
 import io.drover.model.agentinstall.AgentInstallHost;
 import io.drover.model.agentinstall.AgentInstallRequest;
 import io.drover.model.agentinstall.AgentInstallRetry;
 import io.drover.model.agentinstall.AgentInstallTask;
+import io.drover.model.agentinstall.SshHostKey;
 import io.drover.model.agents.CreatedEnrollmentToken;
 import io.drover.model.agents.EnrollmentTokenRequest;
 import io.drover.model.api.Problem.FieldError;
@@ -66,6 +68,7 @@ public final class AgentInstallService implements AutoCloseable {
     private final AgentRegistry agents;
     private final InventoryService inventory;
     private final List<String> defaultMasters;
+    private final SshTargets targets;
     private final Clock clock;
     private final SshClient client;
     private final ExecutorService threads = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("agent-install-", 0).factory());
@@ -73,7 +76,8 @@ public final class AgentInstallService implements AutoCloseable {
     private final Set<Long> running = ConcurrentHashMap.newKeySet();
 
     public AgentInstallService(Jdbi jdbi, AgentPackageFiles packages, EnrollmentTokenStore enrollment, AgentRegistry agents,
-                               InventoryService inventory, List<String> defaultMasters, boolean alone, Clock clock) {
+                               InventoryService inventory, List<String> defaultMasters, AllowedTargets allowedTargets,
+                               boolean alone, Clock clock) {
         this.store = new InstallStore(jdbi, clock);
         this.keys = new HostKeyStore(jdbi, clock);
         this.packages = packages;
@@ -81,6 +85,7 @@ public final class AgentInstallService implements AutoCloseable {
         this.agents = agents;
         this.inventory = inventory;
         this.defaultMasters = List.copyOf(defaultMasters);
+        this.targets = new SshTargets(allowedTargets);
         this.clock = clock;
         this.client = SshClient.setUpDefaultClient();
         SshConnection.install(client);
@@ -115,10 +120,15 @@ public final class AgentInstallService implements AutoCloseable {
         }
         inventory.business(p, r.bkBizId());
         hostsOf(r.bkBizId(), hosts);
+        List<SshTargets.Target> wanted = new ArrayList<>();
+        for (int i = 0; i < hosts.size(); i++) {
+            wanted.add(new SshTargets.Target("hosts[" + i + "].address", hosts.get(i).address(), hosts.get(i).port()));
+        }
+        Map<String, String> addresses = checked(wanted, jump);
         long id = store.create(r.bkBizId(), p.name(), credentials.user(), r.jump(), plan.masters(), concurrency, hosts);
         log.info("agent install {}: {} host(s) in business {} by {}", id, hosts.size(), r.bkBizId(), p.name());
         AgentInstallTask task = store.get(id);
-        launch(p, task, task.hosts(), plan, concurrency);
+        launch(p, task, task.hosts(), plan.with(credentials, connectedJump(jump, addresses)), concurrency, addresses);
         return task;
     }
 
@@ -140,15 +150,22 @@ public final class AgentInstallService implements AutoCloseable {
             throw DomainException.conflict("install_gone", "agent install " + id
                     + " ran on another server or before a restart: start a new install for its failed hosts");
         }
+        List<SshTargets.Target> wanted = new ArrayList<>();
+        for (int i = 0; i < task.hosts().size(); i++) {
+            AgentInstallHost h = task.hosts().get(i);
+            if (h.status().equals("failed")) {
+                wanted.add(new SshTargets.Target("hosts[" + i + "].address", h.address(), h.port()));
+            }
+        }
+        // checked again: a name may resolve to another address now
+        Map<String, String> addresses = checked(wanted, jump);
         List<Long> reopened = store.reopenFailed(id);
         if (reopened.isEmpty()) {
             throw DomainException.conflict("nothing_failed", "agent install " + id + " has no failed host to retry");
         }
-        HostInstall.Plan plan = new HostInstall.Plan(credentials, jump, before.packageVersion(), before.masters(),
-                before.masterFinger(), before.publishPort(), before.prefix(), before.service(), before.waitSeconds());
         AgentInstallTask reopenedTask = store.get(id);
-        launch(p, reopenedTask, reopenedTask.hosts().stream().filter(h -> reopened.contains(h.id())).toList(), plan,
-                task.concurrency());
+        launch(p, reopenedTask, reopenedTask.hosts().stream().filter(h -> reopened.contains(h.id())).toList(),
+                before.with(credentials, connectedJump(jump, addresses)), task.concurrency(), addresses);
         return reopenedTask;
     }
 
@@ -167,9 +184,46 @@ public final class AgentInstallService implements AutoCloseable {
         return store.list(500).stream().filter(t -> p.mayTouch(t.bkBizId())).toList();
     }
 
-    private void launch(Principal p, AgentInstallTask task, List<AgentInstallHost> hosts, HostInstall.Plan plan, int concurrency) {
-        plans.put(task.id(), new HostInstall.Plan(null, null, plan.packageVersion(), plan.masters(), plan.masterFinger(),
-                plan.publishPort(), plan.prefix(), plan.service(), plan.waitSeconds()));
+    public List<SshHostKey> hostKeys() {
+        return keys.list();
+    }
+
+    /** Forgets the host key recorded for {@code address} and {@code port} (path parameters, checked here). */
+    public void forgetHostKey(Principal p, String address, String port) {
+        List<FieldError> errors = new ArrayList<>();
+        if (address == null || !ADDRESS.matcher(address).matches()) {
+            errors.add(new FieldError("address", "must be a host name or an IP address (letters, digits, '.', ':', '-'; "
+                    + "an IPv6 address without brackets)"));
+        }
+        int number = port != null && port.matches("[0-9]{1,5}") ? Integer.parseInt(port) : 0;
+        if (number < 1 || number > 65535) {
+            errors.add(new FieldError("port", "must be 1 to 65535"));
+        }
+        if (!errors.isEmpty()) {
+            throw DomainException.invalid(errors);
+        }
+        if (!keys.forget(address, number)) {
+            throw DomainException.notFound("host key of", SshConnection.forgetArgument(address, number));
+        }
+        log.info("the host key of {}:{} was forgotten by {}: the next contact records the key it presents", address, number, p.name());
+    }
+
+    /** The hosts and the jump host checked against agent-install-allowed-targets: the address to connect to for each. */
+    private Map<String, String> checked(List<SshTargets.Target> hosts, SshConnection.Jump jump) {
+        List<SshTargets.Target> all = new ArrayList<>(hosts);
+        if (jump != null) {
+            all.add(new SshTargets.Target("jump", jump.host(), jump.port()));
+        }
+        return targets.check(all);
+    }
+
+    private static SshConnection.Jump connectedJump(SshConnection.Jump jump, Map<String, String> addresses) {
+        return jump == null ? null : new SshConnection.Jump(jump.host(), jump.port(), jump.credentials(), addresses.get(jump.host()));
+    }
+
+    private void launch(Principal p, AgentInstallTask task, List<AgentInstallHost> hosts, HostInstall.Plan plan, int concurrency,
+                        Map<String, String> addresses) {
+        plans.put(task.id(), plan.with(null, null));
         running.add(task.id());
         Principal acting = p;
         Map<String, Optional<AgentPackageFiles.PackageFile>> resolved = new ConcurrentHashMap<>();
@@ -182,7 +236,8 @@ public final class AgentInstallService implements AutoCloseable {
                     slots.acquireUninterruptibly();
                     runs.add(perHost.submit(() -> {
                         try {
-                            new HostInstall(client, keys, store, clock, host, plan, needs(acting, task, host, resolved)).run();
+                            new HostInstall(client, keys, store, clock, host, addresses.get(host.address()), plan,
+                                    needs(acting, task, host, resolved)).run();
                         } finally {
                             slots.release();
                         }
@@ -373,7 +428,7 @@ public final class AgentInstallService implements AutoCloseable {
         }
         Credentials credentials = key == null && password == null ? new Credentials(m.group(1), same.keys(), same.password())
                 : credentials("jump", m.group(1), key, password, errors);
-        return new SshConnection.Jump(m.group(2), port, credentials);
+        return new SshConnection.Jump(m.group(2), port, credentials, m.group(2));
     }
 
     private HostInstall.Plan plan(AgentInstallRequest r, Credentials credentials, SshConnection.Jump jump, List<FieldError> errors) {

@@ -33,6 +33,10 @@ final class HostInstall {
     /** What the install needs besides the host: shared by a task's hosts. */
     record Plan(Credentials credentials, SshConnection.Jump jump, String packageVersion, List<String> masters,
                 String masterFinger, Integer publishPort, String prefix, String service, int waitSeconds) {
+        /** This plan with other credentials and jump host (none: kept for a retry, which is given them again). */
+        Plan with(Credentials credentials, SshConnection.Jump jump) {
+            return new Plan(credentials, jump, packageVersion, masters, masterFinger, publishPort, prefix, service, waitSeconds);
+        }
     }
 
     /** Services of the task run: the package for an architecture, the token for this host, the link check. */
@@ -54,6 +58,7 @@ final class HostInstall {
     private final InstallStore store;
     private final Clock clock;
     private final AgentInstallHost host;
+    private final String connectTo;
     private final Plan plan;
     private final Needs needs;
     private final List<AgentInstallStep> steps = new ArrayList<>();
@@ -61,13 +66,15 @@ final class HostInstall {
     private String arch;
     private String version;
 
+    /** {@code connectTo}: the address checked for the host's (agent-install-allowed-targets), connected to. */
     HostInstall(org.apache.sshd.client.SshClient client, HostKeyStore keys, InstallStore store, Clock clock, AgentInstallHost host,
-                Plan plan, Needs needs) {
+                String connectTo, Plan plan, Needs needs) {
         this.client = client;
         this.keys = keys;
         this.store = store;
         this.clock = clock;
         this.host = host;
+        this.connectTo = connectTo;
         this.plan = plan;
         this.needs = needs;
     }
@@ -95,8 +102,9 @@ final class HostInstall {
 
     private void install() throws SshFailure {
         begin("connect", "connecting to " + host.address() + ":" + host.port()
+                + (connectTo.equals(host.address()) ? "" : " at " + connectTo)
                 + (plan.jump() == null ? "" : " through " + plan.jump().host() + ":" + plan.jump().port()));
-        try (SshConnection ssh = SshConnection.open(client, host.address(), host.port(), plan.credentials(), plan.jump(), keys,
+        try (SshConnection ssh = SshConnection.open(client, host.address(), connectTo, host.port(), plan.credentials(), plan.jump(), keys,
                 (check, seen) -> keyChecked(check))) {
             done("connect", "authenticated as " + plan.credentials().user());
             begin("detect", "uname -sm");

@@ -1,13 +1,17 @@
 package io.drover.server.agentinstall;
 
+import io.drover.model.agentinstall.SshHostKey;
+import io.drover.server.store.SqlTime;
 import java.time.Clock;
 import java.time.OffsetDateTime;
+import java.util.List;
 import java.util.Optional;
 import org.jdbi.v3.core.Jdbi;
 
 /**
  * The SSH host keys seen, by address and port: recorded on first contact, checked on every later one. A host whose
- * key changed is refused with both fingerprints; an operator who knows why removes the row (docs/security.md).
+ * key changed is refused with both fingerprints; an admin who knows why forgets the key, and the next contact records
+ * the key presented then (docs/security.md).
  */
 public final class HostKeyStore {
     private final Jdbi jdbi;
@@ -50,6 +54,20 @@ public final class HostKeyStore {
             String[] r = recorded.orElseThrow();
             return r[1].equals(fingerprint) ? new Known(fingerprint) : new Changed(r[0], r[1], keyType, fingerprint);
         });
+    }
+
+    /** Every recorded key, by address and port. */
+    public List<SshHostKey> list() {
+        return jdbi.withHandle(h -> h.createQuery("SELECT address, port, key_type, fingerprint, first_seen FROM ssh_host_key "
+                        + "ORDER BY address, port")
+                .map((rs, ctx) -> new SshHostKey(rs.getString("address"), rs.getInt("port"), rs.getString("key_type"),
+                        rs.getString("fingerprint"), SqlTime.read(rs, "first_seen"))).list());
+    }
+
+    /** Removes the key recorded for an address and port; false when there is none. */
+    public boolean forget(String address, int port) {
+        return jdbi.withHandle(h -> h.createUpdate("DELETE FROM ssh_host_key WHERE address = :address AND port = :port")
+                .bind("address", address).bind("port", port).execute()) == 1;
     }
 
     private static Optional<String[]> recorded(org.jdbi.v3.core.Handle h, String address, int port) {

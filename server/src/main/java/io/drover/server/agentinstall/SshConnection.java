@@ -98,26 +98,27 @@ final class SshConnection implements AutoCloseable {
         });
     }
 
-    /** A jump host: {@code user@host[:port]} with its credentials. */
-    record Jump(String host, int port, Credentials credentials) {
+    /** A jump host: {@code user@host[:port]} with its credentials; {@code connectTo}: the address checked for it. */
+    record Jump(String host, int port, Credentials credentials, String connectTo) {
     }
 
     /**
-     * Connects and authenticates. {@code onKey} gets each host-key outcome (the jump host's first) before
-     * authentication, so the row shows it also when authentication fails.
+     * Connects to {@code connectTo} (the address checked for {@code address}) and authenticates; host keys are recorded
+     * under {@code address}. {@code onKey} gets each host-key outcome (the jump host's first) before authentication, so
+     * the row shows it also when authentication fails.
      */
-    static SshConnection open(SshClient client, String address, int port, Credentials credentials, Jump jump, HostKeyStore keys,
-                              java.util.function.BiConsumer<KeyCheck, Boolean> onKey) throws SshFailure {
+    static SshConnection open(SshClient client, String address, String connectTo, int port, Credentials credentials, Jump jump,
+                              HostKeyStore keys, java.util.function.BiConsumer<KeyCheck, Boolean> onKey) throws SshFailure {
         ClientSession jumpSession = null;
         KeyCheck jumpCheck = null;
-        String host = address;
+        String host = connectTo;
         int hostPort = port;
         try {
             if (jump != null) {
                 jumpCheck = new KeyCheck(jump.host(), jump.port(), keys);
-                jumpSession = connect(client, jump.host(), jump.port(), jump.credentials(), jumpCheck, "jump host ", onKey, true);
+                jumpSession = connect(client, jump.connectTo(), jump.port(), jump.credentials(), jumpCheck, "jump host ", onKey, true);
                 SshdSocketAddress local = jumpSession.startLocalPortForwarding(new SshdSocketAddress("127.0.0.1", 0),
-                        new SshdSocketAddress(address, port));
+                        new SshdSocketAddress(connectTo, port));
                 host = local.getHostName();
                 hostPort = local.getPort();
             }
@@ -161,7 +162,7 @@ final class SshConnection implements AutoCloseable {
                 onKey.accept(check, check.outcome != null);
             }
             if (check.outcome instanceof HostKeyStore.Changed) {
-                throw new SshFailure("host_key", changed(what, shown, (HostKeyStore.Changed) check.outcome));
+                throw new SshFailure("host_key", changed(what, check, (HostKeyStore.Changed) check.outcome));
             }
             return session;
         } catch (SshFailure e) {
@@ -170,7 +171,7 @@ final class SshConnection implements AutoCloseable {
         } catch (IOException | RuntimeException e) {
             closeQuietly(session);
             if (check.outcome instanceof HostKeyStore.Changed c) {
-                throw new SshFailure("host_key", changed(what, shown, c));
+                throw new SshFailure("host_key", changed(what, check, c));
             }
             if (check.outcome == null) {
                 throw new SshFailure("connect", "no SSH key exchange with " + what + shown + ": " + reason(e));
@@ -180,10 +181,15 @@ final class SshConnection implements AutoCloseable {
         }
     }
 
-    private static String changed(String what, String shown, HostKeyStore.Changed c) {
-        return "the host key of " + what + shown + " changed: recorded " + c.recordedType() + " " + c.recorded()
+    private static String changed(String what, KeyCheck check, HostKeyStore.Changed c) {
+        return "the host key of " + what + check.address + ":" + check.port + " changed: recorded " + c.recordedType() + " " + c.recorded()
                 + ", presented " + c.presentedType() + " " + c.presented()
-                + "; if the host was reinstalled, delete its recorded key (docs/security.md) and retry";
+                + "; if the host was re-installed: drover agent host-key forget " + forgetArgument(check.address, check.port) + ", then retry";
+    }
+
+    /** HOST:PORT as drover agent host-key forget takes it: an IPv6 address in brackets. */
+    static String forgetArgument(String address, int port) {
+        return (address.indexOf(':') >= 0 ? "[" + address + "]" : address) + ":" + port;
     }
 
     /** The reason of a connection failure in a few words (no exception text that could hold more). */

@@ -131,6 +131,11 @@ public final class ServerConfig {
         } catch (IllegalArgumentException e) {
             throw invalid(Setting.TRUSTED_PROXIES, e.getMessage());
         }
+        try {
+            agentInstallAllowedTargets();
+        } catch (IllegalArgumentException e) {
+            throw invalid(Setting.AGENT_INSTALL_ALLOWED_TARGETS, e.getMessage());
+        }
         metricsToken();
         dbPassword();
         tlsCertificate();
@@ -364,6 +369,11 @@ public final class ServerConfig {
     public java.util.List<String> trustedProxies() {
         return java.util.Arrays.stream(get(Setting.TRUSTED_PROXIES).split(",")).map(String::strip).filter(c -> !c.isEmpty())
                 .toList();
+    }
+
+    /** The targets agent installs over SSH may connect to (checked when the configuration is loaded). */
+    public io.drover.core.agents.AllowedTargets agentInstallAllowedTargets() {
+        return io.drover.core.agents.AllowedTargets.parse(get(Setting.AGENT_INSTALL_ALLOWED_TARGETS));
     }
 
     /** The token GET /metrics requires, read from metrics-token-file; null when the setting is empty. */

@@ -80,6 +80,11 @@ public enum Setting {
             + "distribution's own, <drover home>/agent-packages (none when the server runs from classes)."),
     AGENT_PACKAGE_MAX_BYTES("agent-package-max-bytes", "536870912", "Largest agent package POST /api/v1/agent-packages accepts, in bytes; "
             + "a larger one is refused (413) before it is stored."),
+    AGENT_INSTALL_ALLOWED_TARGETS("agent-install-allowed-targets", "*", "Comma-separated address blocks an agent install "
+            + "over SSH may connect to (its hosts and jump host), each with optional ports: 10.0.0.0/8:22, "
+            + "192.168.0.0/16:2200-2299, [fd00::/8]:22, *:22; a host name is resolved once when the install is asked for, "
+            + "checked and connected to at that address. A target outside is refused (422). The default * allows every "
+            + "address: an operator can then make the server open TCP connections anywhere it reaches; set it in production."),
     AGENT_BIZ("agent-biz", "", "Business whose idle module receives the hosts of agents accepted without an enrollment token; empty: such agents stay unlinked until an operator places them.");
 
     private final String key;

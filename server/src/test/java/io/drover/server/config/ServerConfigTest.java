@@ -178,6 +178,22 @@ class ServerConfigTest {
     }
 
     @Test
+    void theAllowedTargetsOfAgentInstallsAreEveryAddressByDefaultAndABadEntryStopsTheStartNamingIt() throws Exception {
+        var defaults = ServerConfig.resolve(Map.of(), Map.of(), Map.of(), "").agentInstallAllowedTargets();
+        assertThat(defaults.allowsEverything()).isTrue();
+        var set = ServerConfig.resolve(Map.of(Setting.AGENT_INSTALL_ALLOWED_TARGETS, "10.0.0.0/8:22, [fd00::/8]:2222"), Map.of(),
+                Map.of(), "").agentInstallAllowedTargets();
+        assertThat(set.allowsEverything()).isFalse();
+        assertThat(set.allows(java.net.InetAddress.getByName("10.2.3.4").getAddress(), 22)).isTrue();
+        assertThat(set.allows(java.net.InetAddress.getByName("10.2.3.4").getAddress(), 2222)).isFalse();
+        assertThat(set.allows(java.net.InetAddress.getByName("fd00::5").getAddress(), 2222)).isTrue();
+        for (String bad : java.util.List.of("", "10.0.0.0/8, bastion.example", "10.0.0.0/33", "10.0.0.0/8:0", "10.0.0.0/8\u0000")) {
+            assertThatThrownBy(() -> ServerConfig.resolve(Map.of(Setting.AGENT_INSTALL_ALLOWED_TARGETS, bad), Map.of(), Map.of(), ""))
+                    .as(bad).isInstanceOf(ConfigException.class).hasMessageContaining("setting agent-install-allowed-targets");
+        }
+    }
+
+    @Test
     void everySettingHasAFlagAnEnvironmentVariableAndADescription() {
         for (Setting s : Setting.values()) {
             assertThat(s.flag()).startsWith("--");
