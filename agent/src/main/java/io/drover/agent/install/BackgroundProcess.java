@@ -23,7 +23,7 @@ import java.util.Optional;
  * installed config>}): a stale pid file may name any process by now.
  */
 final class BackgroundProcess implements AgentService {
-    private static final String PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+    static final String PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
     private final Layout layout;
     private final Duration stopGrace;
@@ -54,18 +54,7 @@ final class BackgroundProcess implements AgentService {
         List<String> command = new ArrayList<>();
         command.add("setsid");
         command.addAll(layout.runCommand());
-        ProcessBuilder builder = new ProcessBuilder(command).directory(new File("/"))
-                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(layout.logFile().toFile()))
-                .redirectErrorStream(true);
-        // Only what a service gets: the installer's environment may hold DROVER_ENROLL_TOKEN or other secrets.
-        Map<String, String> env = builder.environment();
-        String lang = env.get("LANG");
-        env.clear();
-        env.put("PATH", PATH);
-        if (lang != null && lang.matches("[A-Za-z0-9_.@-]{1,64}")) {
-            env.put("LANG", lang);
-        }
+        ProcessBuilder builder = detached(command, layout.logFile());
         Process process;
         try {
             process = builder.start(); // setsid execs the launcher when it is not a group leader: the pid stays
@@ -159,5 +148,24 @@ final class BackgroundProcess implements AgentService {
             Thread.currentThread().interrupt();
             return !handle.isAlive();
         }
+    }
+
+    /**
+     * A process as a service would start it: in {@code /}, no input, output appended to {@code log}, and only PATH
+     * and LANG of the caller's environment (which may hold DROVER_ENROLL_TOKEN or other secrets).
+     */
+    static ProcessBuilder detached(List<String> command, Path log) {
+        ProcessBuilder builder = new ProcessBuilder(command).directory(new File("/"))
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                .redirectErrorStream(true);
+        Map<String, String> env = builder.environment();
+        String lang = env.get("LANG");
+        env.clear();
+        env.put("PATH", PATH);
+        if (lang != null && lang.matches("[A-Za-z0-9_.@-]{1,64}")) {
+            env.put("LANG", lang);
+        }
+        return builder;
     }
 }

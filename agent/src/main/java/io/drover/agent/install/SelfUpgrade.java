@@ -7,7 +7,6 @@ import io.drover.agent.functions.PackageInstaller;
 import io.drover.core.agents.AgentPackageName;
 import io.drover.model.agentapi.AgentCall.UpgradeAgent;
 import io.drover.model.agentapi.AgentResult.UpgradeHandedOver;
-import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -22,7 +21,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 
 /**
  * {@code agent.upgrade}: an installed agent upgrades itself with a package from the server's files. It fetches the
@@ -44,7 +42,6 @@ public final class SelfUpgrade implements AgentUpgrader {
     static final int HAND_OVER_SECONDS = 5;
     /** The most an unpacked package may hold (a real one is about 100 MiB). */
     private static final long MAX_BYTES = 512L << 20;
-    private static final String PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
     /** $1 launcher, $2 prefix, $3 package, $4 staged directory, $5 lock, $6 seconds to wait for the sign-in. */
     private static final String SCRIPT = "sleep " + HAND_OVER_SECONDS + "\n"
             + "echo \"$(date -u +%Y-%m-%dT%H:%M:%SZ) $1 upgrade --prefix $2 --package $3 --wait-seconds $6\"\n"
@@ -94,7 +91,7 @@ public final class SelfUpgrade implements AgentUpgrader {
         }
         String sha256 = call.sha256().toLowerCase(Locale.ROOT);
         if (!sha256.matches("[0-9a-f]{64}")) {
-            throw new Refused("sha256 " + show(call.sha256()) + " is not 64 hex digits");
+            throw new Refused("sha256 " + AgentPackageName.shown(call.sha256()) + " is not 64 hex digits");
         }
         AgentService.Kind kind = Services.recorded(layout).orElse(AgentService.Kind.NONE);
         if (kind == AgentService.Kind.NONE) {
@@ -146,7 +143,8 @@ public final class SelfUpgrade implements AgentUpgrader {
         }
         Layout layout = new Layout(optParent.getParent());
         if (!layout.prefix().toString().matches(InstallOptions.PLAIN_PATH)) {
-            throw new Refused("the installation's prefix " + show(layout.prefix().toString()) + " is not a path the installer "
+            throw new Refused("the installation's prefix " + AgentPackageName.shown(layout.prefix().toString())
+                    + " is not a path the installer "
                     + "takes (letters, digits and '._/+-'): upgrade it by hand with 'drover-agent upgrade'");
         }
         String running = real.getFileName().toString();
@@ -177,7 +175,7 @@ public final class SelfUpgrade implements AgentUpgrader {
                 actual = io.drover.core.Hashing.sha256(in);
             }
             if (!actual.equals(sha256)) {
-                throw new Refused(show(call.source()) + " has sha256 " + actual + ", not " + sha256);
+                throw new Refused(AgentPackageName.shown(call.source()) + " has sha256 " + actual + ", not " + sha256);
             }
             new PackageInstaller(MAX_BYTES, SafeFiles.MAX_ENTRIES).install(archive, staged);
             writableByOwnerOnly(staged);
@@ -189,13 +187,13 @@ public final class SelfUpgrade implements AgentUpgrader {
             dir.forEach(top::add);
         }
         if (top.size() != 1 || !Files.isDirectory(top.getFirst(), LinkOption.NOFOLLOW_LINKS)) {
-            throw new Refused(show(call.source()) + " is not an agent package: it must unpack to one directory, "
+            throw new Refused(AgentPackageName.shown(call.source()) + " is not an agent package: it must unpack to one directory, "
                     + "drover-agent-<version>-linux-<arch>");
         }
         try {
             AgentPackage pkg = AgentPackage.open(top.getFirst());
             if (!pkg.version().equals(call.version())) {
-                throw new Refused(show(call.source()) + " holds version " + pkg.version() + ", not " + call.version());
+                throw new Refused(AgentPackageName.shown(call.source()) + " holds version " + pkg.version() + ", not " + call.version());
             }
             pkg.requireArch(hostArch);
             return pkg;
@@ -236,28 +234,17 @@ public final class SelfUpgrade implements AgentUpgrader {
         List<String> command = new ArrayList<>();
         // setsid execs the shell (a child of the JVM is no group leader): the pid is the upgrader's for its whole run
         command.add(onPath("setsid").or(() -> onPath("nohup")).orElseThrow(() -> new IOException(
-                "neither setsid nor nohup is on " + PATH + ": the upgrader cannot outlive the agent")).toString());
+                "neither setsid nor nohup is on " + BackgroundProcess.PATH + ": the upgrader cannot outlive the agent")).toString());
         command.addAll(List.of("/bin/sh", "-c", SCRIPT, "drover-agent-upgrade", pkg.dir().resolve("bin/drover-agent").toString(),
                 layout.prefix().toString(), pkg.dir().toString(), staged.toString(), lock.toString(),
                 Integer.toString(waitSeconds)));
-        ProcessBuilder builder = new ProcessBuilder(command).directory(new File("/"))
-                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-                .redirectErrorStream(true);
-        // Only what a service gets (as BackgroundProcess): the agent's environment is not the upgrader's business.
-        Map<String, String> env = builder.environment();
-        String lang = env.get("LANG");
-        env.clear();
-        env.put("PATH", PATH);
-        if (lang != null && lang.matches("[A-Za-z0-9_.@-]{1,64}")) {
-            env.put("LANG", lang);
-        }
-        return builder.start().pid();
+        // the agent's environment is not the upgrader's business
+        return BackgroundProcess.detached(command, log).start().pid();
     }
 
-    /** The program's absolute path in {@link #PATH}: what runs is what was found, whatever the agent's own PATH. */
+    /** The program's absolute path in {@link BackgroundProcess#PATH}: what runs is what was found, whatever the agent's own PATH. */
     private static java.util.Optional<Path> onPath(String program) {
-        for (String dir : PATH.split(":")) {
+        for (String dir : BackgroundProcess.PATH.split(":")) {
             Path candidate = Path.of(dir, program);
             if (Files.isExecutable(candidate)) {
                 return java.util.Optional.of(candidate);
@@ -313,7 +300,7 @@ public final class SelfUpgrade implements AgentUpgrader {
             return null;
         }
         Instant since = Instant.ofEpochMilli(started);
-        return "to " + show(parts[2]) + " by pid " + pid + " since " + since;
+        return "to " + AgentPackageName.shown(parts[2]) + " by pid " + pid + " since " + since;
     }
 
     /** When the process started (epoch ms), or 0 when that cannot be read. */
@@ -321,19 +308,5 @@ public final class SelfUpgrade implements AgentUpgrader {
         return ProcessHandle.of(pid).flatMap(h -> h.info().startInstant()).map(Instant::toEpochMilli).orElse(0L);
     }
 
-    private static String show(String text) {
-        if (text == null) {
-            return "(none)";
-        }
-        StringBuilder out = new StringBuilder("'");
-        text.codePoints().limit(100).forEach(c -> {
-            if (c >= 0x20 && c < 0x7f) {
-                out.appendCodePoint(c);
-            } else {
-                out.append(String.format("\\u%04x", c));
-            }
-        });
-        return out.append(text.length() > 100 ? "...'" : "'").toString();
-    }
 
 }

@@ -22,6 +22,8 @@ final class SignInWait {
     /** States after which waiting longer does not help: the operator has to act. */
     private static final Set<String> FINAL = Set.of("KEY_REJECTED", "FINGERPRINT_MISMATCH", "MASTER_KEY_CHANGED");
     private static final Duration POLL = Duration.ofMillis(200);
+    /** How long the agent must be seen not running before the wait says it stopped. */
+    private static final Duration STOPPED_FOR = Duration.ofSeconds(1);
 
     /** What {@code sign-in.json} says. */
     record SignIn(String state, String master, String detail, Instant time, String version) {
@@ -63,6 +65,7 @@ final class SignInWait {
         Instant deadline = host.clock().instant().plus(max);
         Instant notBefore = since.truncatedTo(ChronoUnit.MILLIS);
         Optional<SignIn> last = Optional.empty();
+        Instant notRunningSince = null;
         while (true) {
             Optional<SignIn> now = read(layout.signIn()).filter(s -> !s.time().isBefore(notBefore));
             if (now.isPresent()) {
@@ -74,7 +77,12 @@ final class SignInWait {
                     return new Outcome(false, reason(last, max, layout, id) + "; log: " + service.log());
                 }
             }
-            if (!service.running()) {
+            if (service.running()) {
+                notRunningSince = null;
+            } else if (notRunningSince == null) {
+                // Seen once, it may be a process just started, between its fork and its exec: look again.
+                notRunningSince = host.clock().instant();
+            } else if (!host.clock().instant().isBefore(notRunningSince.plus(STOPPED_FOR))) {
                 return new Outcome(false, "the agent stopped" + lastLogLine(service, layout)
                         + (last.isPresent() ? " (its last sign-in: " + reason(last, max, layout, id) + ")" : "")
                         + "; log: " + service.log());

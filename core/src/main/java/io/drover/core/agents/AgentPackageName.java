@@ -82,7 +82,7 @@ public record AgentPackageName(String version, String arch) {
     }
 
     /** A name quoted for a message, its control and non-ASCII characters escaped, cut at 100 characters. */
-    static String shown(String text) {
+    public static String shown(String text) {
         if (text == null) {
             return "(none)";
         }
