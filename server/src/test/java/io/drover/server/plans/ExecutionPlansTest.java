@@ -68,7 +68,7 @@ class ExecutionPlansTest {
             JobService jobs = new JobService(db.jdbi(), events, keys, id -> Map.of(), agents::businesses, Map.of(),
                     (load, minions) -> { }, () -> () -> { }, 1 << 20, io.drover.server.store.SecretBox.of(new byte[32]), clock);
             ExecutionPlans plans = new ExecutionPlans(db.jdbi(), jobs, agents::businesses, clock);
-            String jid = plans.submit(Principal.system("test"), new PlanRequest("auto-1", "seen",
+            String jid = plans.submit(Principal.system("test"), new PlanRequest("auto-1", "list",
                     Map.of("FormatVersion", "2.0.0", "ID", "p-2", "Body", "return {'seen': None}"), Map.of(), 60)).jid();
 
             // What the agent returns: the Body's value {'seen': None}, as the msgpack decoder gives it.
