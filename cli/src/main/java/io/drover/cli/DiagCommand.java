@@ -207,6 +207,7 @@ public final class DiagCommand {
                     client.output().printObject(d);
                     return 0;
                 }
+                printNodes(client, id, d.path("nodes"), 0);
                 print(client, d);
             }
             return d.path("phase").asText().equals("Succeeded") || !await ? 0 : 1;
@@ -218,14 +219,7 @@ public final class DiagCommand {
             JsonNode d;
             while (true) {
                 d = client.client().get("/api/v1/diagnoses/" + segment(id) + "?wait=2");
-                JsonNode nodes = d.path("nodes");
-                for (int i = printed; i < nodes.size(); i++) {
-                    JsonNode n = nodes.get(i);
-                    client.out().printf("%s: path %d node %d %s %s%s%n", id, n.path("path_index").asInt() + 1, n.path("node").asInt(),
-                            n.path("operation").asText(), n.path("succeeded").asBoolean() ? "ok" : "FAILED",
-                            n.path("error").isTextual() ? ": " + n.path("error").asText() : "");
-                }
-                printed = nodes.size();
+                printed = printNodes(client, id, d.path("nodes"), printed);
                 client.out().flush();
                 if (d.path("phase").asText().matches("Succeeded|Failed")) {
                     break;
@@ -233,6 +227,17 @@ public final class DiagCommand {
             }
             print(client, d);
             return d;
+        }
+
+        /** Prints the nodes run from index {@code from} on, one line each; answers how many there are. */
+        static int printNodes(ClientOptions client, String id, JsonNode nodes, int from) {
+            for (int i = from; i < nodes.size(); i++) {
+                JsonNode n = nodes.get(i);
+                client.out().printf("%s: path %d node %d %s %s%s%n", id, n.path("path_index").asInt() + 1, n.path("node").asInt(),
+                        n.path("operation").asText(), n.path("succeeded").asBoolean() ? "ok" : "FAILED",
+                        n.path("error").isTextual() ? ": " + n.path("error").asText() : "");
+            }
+            return nodes.size();
         }
 
         static void print(ClientOptions client, JsonNode d) {

@@ -24,7 +24,23 @@ public final class DroverCommand {
             }
             throw e;
         });
+        cli.setExecutionStrategy(DroverCommand::refuseUnmatched);
         return withHelpOnEveryCommand(cli);
+    }
+
+    /**
+     * Runs the command named last, unless words were left unmatched: picocli lets -h/--help hide them, so that
+     * {@code drover nosuch --help} printed the top-level help and exited 0 where {@code drover nosuch} exits 2.
+     */
+    private static int refuseUnmatched(CommandLine.ParseResult parseResult) {
+        CommandLine.ParseResult last = parseResult;
+        while (last.hasSubcommand()) {
+            last = last.subcommand();
+        }
+        if (!last.unmatched().isEmpty()) {
+            throw new CommandLine.UnmatchedArgumentException(last.commandSpec().commandLine(), last.unmatched());
+        }
+        return new CommandLine.RunLast().execute(parseResult);
     }
 
     /** Gives every command and group -h/--help: picocli gives it only to commands that declare it. */

@@ -180,4 +180,29 @@ class BadInputTest extends WithTwoBusinesses {
         assertThat(r.body().path("errors").get(0).path("field").asText()).isEqualTo("steps.beat.params.context.nested.broken");
         assertThat(r.body().path("errors")).hasSize(1);
     }
+
+    @Test
+    void aStepContextNamingAnUnknownVariableIsRefusedAtCreationAndTheKnownOnesAreTaken() {
+        Map<String, Object> spec = new LinkedHashMap<>(world.subscriptionSpec(2, 1));
+        spec.put("name", "unknown-in-context");
+        spec.put("run_immediately", false);
+        spec.put("steps", List.of(Map.of("id", "beat", "type", "PLUGIN", "config", Map.of("plugin_name", "bkmonitorbeat",
+                "config_templates", List.of(Map.of("name", "bkmonitorbeat_script.conf"))),
+                "params", Map.of("context", Map.of("fine", "{{ target.host.bk_host_innerip }}:{{ control_info.port }}",
+                        "nested", Map.of("bad", List.of("{{ step_data }}", "{{ no_such_var }}")))))));
+        Response r = world.fleet.server.post("/api/v1/subscriptions", world.admin, spec);
+        assertThat(r.status()).as(r.text()).isEqualTo(422);
+        assertThat(r.body().path("errors")).hasSize(1);
+        assertThat(r.body().path("errors").get(0).path("field").asText()).isEqualTo("steps.beat.params.context.nested.bad[1]");
+        assertThat(r.body().path("errors").get(0).path("message").asText()).contains("no_such_var");
+
+        spec.put("steps", List.of(Map.of("id", "beat", "type", "PLUGIN", "config", Map.of("plugin_name", "bkmonitorbeat",
+                "config_templates", List.of(Map.of("name", "bkmonitorbeat_script.conf"))),
+                "params", Map.of("context", Map.of("fine", "{{ cmdb_instance.host.bk_host_innerip }}:{{ control_info.port }}",
+                        "earlier", "{{ step_data }}")))));
+        Response created = world.fleet.server.post("/api/v1/subscriptions", world.admin, spec);
+        assertThat(created.status()).as(created.text()).isEqualTo(201);
+        String id = created.body().path("subscription").path("id").asText();
+        assertThat(world.fleet.server.delete("/api/v1/subscriptions/" + id + "?keep_plugins=true", world.admin).status()).isEqualTo(204);
+    }
 }

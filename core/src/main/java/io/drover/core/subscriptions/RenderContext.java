@@ -83,6 +83,9 @@ public final class RenderContext {
         return context;
     }
 
+    /** The top-level names a step's params context is rendered with ({@link #forParams}). */
+    public static final java.util.Set<String> PARAMS_NAMES = java.util.Set.of("cmdb_instance", "target", "step_data", "control_info");
+
     /** The base plus the current step's control info, for rendering its params context (which comes first). */
     public static Map<String, Object> forParams(Map<String, Object> base, ControlInfo control) {
         Map<String, Object> context = new HashMap<>(base);

@@ -1,5 +1,6 @@
 package io.drover.model.jobs;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import java.time.OffsetDateTime;
 import java.util.List;
 import java.util.Map;
@@ -8,7 +9,7 @@ import java.util.Map;
 public record JobResult(String jid, String fun, List<Object> arg, String tgt, String tgtType, List<String> minions,
                         List<String> missing, OffsetDateTime createdAt, Map<String, Return> returns) {
 
-    /** One minion's answer. */
-    public record Return(Object ret, int retcode, boolean success, OffsetDateTime at) {
+    /** One minion's answer; null values inside {@code ret} are shown, as the minion returned them. */
+    public record Return(@JsonInclude(content = JsonInclude.Include.ALWAYS) Object ret, int retcode, boolean success, OffsetDateTime at) {
     }
 }

@@ -1,5 +1,6 @@
 package io.drover.model.plans;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import java.time.OffsetDateTime;
 import java.util.List;
 import java.util.Map;
@@ -11,10 +12,15 @@ import java.util.Map;
  */
 public record PlanRun(String id, String name, String jid, String tgt, String tgtType, String createdBy,
                       OffsetDateTime createdAt, String status, List<String> minions, List<String> missing,
-                      Map<String, HostResult> results, List<LogLine> logs, Map<String, Object> plan) {
+                      Map<String, HostResult> results, List<LogLine> logs,
+                      @JsonInclude(content = JsonInclude.Include.ALWAYS) Map<String, Object> plan) {
 
-    /** One host's result: the ErrorCode, the error message (empty on success) and the result document. */
-    public record HostResult(int errorCode, String message, Object document, OffsetDateTime at) {
+    /**
+     * One host's result: the ErrorCode, the error message (empty on success) and the result document, null values
+     * kept ({@code "Body": {"seen": null}}).
+     */
+    public record HostResult(int errorCode, String message, @JsonInclude(content = JsonInclude.Include.ALWAYS) Object document,
+                             OffsetDateTime at) {
     }
 
     /** A log message a host sent for the plan ({@code api.log*} with notify). */

@@ -13,6 +13,7 @@ import io.javalin.http.Context;
 import io.javalin.http.Handler;
 import io.javalin.http.HandlerType;
 import io.javalin.http.HttpResponseException;
+import io.javalin.http.MethodNotAllowedResponse;
 import io.javalin.http.sse.SseClient;
 import io.javalin.http.sse.SseHandler;
 import io.javalin.json.JavalinJackson;
@@ -124,6 +125,7 @@ public final class HttpApi {
             cfg.jetty.modifyServer(server -> server.setErrorHandler(new ProblemErrorHandler()));
             cfg.jetty.modifyServletContextHandler(context -> context.setErrorHandler(new ProblemErrorHandler()));
             cfg.startup.showJavalinBanner = false;
+            cfg.http.prefer405over404 = true;
             cfg.jsonMapper(new JavalinJackson(Json.json(), true));
             cfg.routes.before(ctx -> {
                 ctx.attribute(STARTED, System.nanoTime());
@@ -158,6 +160,13 @@ public final class HttpApi {
                     e.getMessage(), List.of())));
             cfg.routes.exception(DomainException.class, (e, ctx) -> answering(ctx, c -> problem(c, status(e.kind()), e.code(),
                     e.getMessage(), e.errors())));
+            // A path served with other methods: its details are those methods, which Allow lists.
+            cfg.routes.exception(MethodNotAllowedResponse.class, (e, ctx) -> answering(ctx, c -> {
+                String allowed = String.join(", ", e.getDetails().values());
+                c.header("Allow", allowed);
+                problem(c, 405, "method_not_allowed", c.method() + " is not allowed on " + c.path() + "; allowed: " + allowed,
+                        List.of());
+            }));
             cfg.routes.exception(HttpResponseException.class, (e, ctx) -> answering(ctx, c -> problem(c, e.getStatus(),
                     codeFor(e.getStatus()), e.getMessage(), List.of())));
             cfg.routes.exception(Exception.class, (e, ctx) -> answering(ctx, c -> {
@@ -175,8 +184,11 @@ public final class HttpApi {
                     problem(c, 404, "not_found", "no route " + c.method() + " " + c.path(), List.of());
                 }
             }));
-            cfg.routes.error(405, ctx -> answering(ctx, c -> problem(c, 405, "method_not_allowed",
-                    c.method() + " is not allowed on " + c.path(), List.of())));
+            cfg.routes.error(405, ctx -> answering(ctx, c -> {
+                if (c.result() == null || c.result().isEmpty()) {
+                    problem(c, 405, "method_not_allowed", c.method() + " is not allowed on " + c.path(), List.of());
+                }
+            }));
             cfg.routes.after(ctx -> answering(ctx, this::afterRequest));
         }).start();
         return app;

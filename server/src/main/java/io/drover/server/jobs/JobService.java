@@ -479,7 +479,7 @@ public final class JobService implements AutoCloseable {
                 }
                 int retcode = p.load().get("retcode") instanceof Number n ? n.intValue() : 0;
                 boolean success = !Boolean.FALSE.equals(p.load().get("success"));
-                String json = Sql.toJson(ret);
+                String json = Sql.documentToJson(ret);
                 int size = json.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
                 if (size > returnMaxBytes) {
                     ret = "the return of " + size + " bytes is over the limit of " + returnMaxBytes

@@ -30,7 +30,7 @@ final class PlanRepository {
                         VALUES (:id, :name, :jid, :tgt, :type, :minions, :document, :by, :at)""")
                 .bind("id", row.id()).bind("name", row.name()).bind("jid", row.jid()).bind("tgt", row.tgt())
                 .bind("type", row.tgtType()).bind("minions", Sql.toJson(row.minions()))
-                .bind("document", Sql.toJson(row.document())).bind("by", row.createdBy()).bind("at", row.createdAt()).execute();
+                .bind("document", Sql.documentToJson(row.document())).bind("by", row.createdBy()).bind("at", row.createdAt()).execute();
     }
 
     Optional<PlanRow> find(Handle h, String id) {

@@ -1,7 +1,9 @@
 package io.drover.server.store;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.drover.model.Json;
 import java.sql.SQLException;
 import java.util.Map;
@@ -11,12 +13,28 @@ public final class Sql {
     private static final TypeReference<Map<String, Object>> MAP = new TypeReference<>() {
     };
 
+    /** Drover's mapping, except that null values inside maps are kept. */
+    private static final ObjectMapper DOCUMENTS = Json.json().copy()
+            .setDefaultPropertyInclusion(JsonInclude.Value.construct(JsonInclude.Include.NON_NULL, JsonInclude.Include.ALWAYS));
+
     private Sql() {
     }
 
     public static String toJson(Object value) {
+        return toJson(Json.json(), value);
+    }
+
+    /**
+     * A document Drover carries but does not define (what an agent returned, a plan as given): {@code {"seen": null}}
+     * stays so, where Drover's own documents leave out null fields.
+     */
+    public static String documentToJson(Object value) {
+        return toJson(DOCUMENTS, value);
+    }
+
+    private static String toJson(ObjectMapper mapper, Object value) {
         try {
-            return Json.json().writeValueAsString(value);
+            return mapper.writeValueAsString(value);
         } catch (JsonProcessingException e) {
             throw new IllegalArgumentException("cannot encode as JSON: " + e.getMessage(), e);
         }

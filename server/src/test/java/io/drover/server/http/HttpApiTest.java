@@ -118,6 +118,18 @@ class HttpApiTest {
     }
 
     @Test
+    void aWrongMethodOnAnExistingPathGets405ListingTheAllowedMethods() {
+        Response r = server.delete("/api/v1/jobs/12345678901234567890", admin);
+        assertProblem(r, 405, "method_not_allowed");
+        assertThat(r.headers().firstValue("Allow")).hasValue("GET");
+        assertThat(r.body().path("detail").asText()).contains("DELETE", "/api/v1/jobs/12345678901234567890", "GET");
+
+        Response put = server.put("/api/v1/jobs", admin, Map.of());
+        assertProblem(put, 405, "method_not_allowed");
+        assertThat(put.headers().firstValue("Allow").orElseThrow()).contains("POST").doesNotContain("PUT");
+    }
+
+    @Test
     void conflictsGet409AndChangeNothing() {
         assertProblem(server.post("/api/v1/businesses", admin, Map.of("bk_biz_id", 2, "bk_biz_name", "again")), 409,
                 "already_exists");

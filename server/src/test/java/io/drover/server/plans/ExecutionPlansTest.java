@@ -54,4 +54,36 @@ class ExecutionPlansTest {
                     .extracting(l -> l.body()).containsExactly("starting");
         });
     }
+
+    @Test
+    void aBodyWithANullValueKeepsItsKeyInThePlanAndInTheJob() {
+        TestDatabases.on("sqlite", db -> {
+            Clock clock = Clock.systemUTC();
+            EventStore events = new EventStore(db.jdbi(), new EventBus(), clock);
+            AgentRegistry agents = new AgentRegistry(db.jdbi(), events, new InventoryService(db.jdbi(), new InventoryRepository(), events),
+                    null, clock);
+            KeyStore keys = new KeyStore(db.jdbi(), events, List.of(Glob.compile("auto-*")), new EnrollmentTokenStore(db.jdbi(), clock),
+                    agents, () -> { }, clock);
+            assertThat(keys.decide("auto-1", KEY, null)).isEqualTo(KeyDecision.ACCEPTED);
+            JobService jobs = new JobService(db.jdbi(), events, keys, id -> Map.of(), agents::businesses, Map.of(),
+                    (load, minions) -> { }, () -> () -> { }, 1 << 20, io.drover.server.store.SecretBox.of(new byte[32]), clock);
+            ExecutionPlans plans = new ExecutionPlans(db.jdbi(), jobs, agents::businesses, clock);
+            String jid = plans.submit(Principal.system("test"), new PlanRequest("auto-1", "list",
+                    Map.of("FormatVersion", "2.0.0", "ID", "p-2", "Body", "return {'seen': None}"), Map.of(), 60)).jid();
+
+            // What the agent returns: the Body's value {'seen': None}, as the msgpack decoder gives it.
+            Map<String, Object> body = new java.util.HashMap<>();
+            body.put("seen", null);
+            Map<String, Object> document = new java.util.LinkedHashMap<>();
+            document.put("FormatVersion", "2.0.0");
+            document.put("SourceID", "p-2");
+            document.put("ErrorCode", 0);
+            document.put("Body", body);
+            assertThat(jobs.onReturn("auto-1", Map.of("jid", jid, "fun", "plan.execute", "return", document, "retcode", 0))).isTrue();
+
+            String plan = io.drover.model.Json.json().valueToTree(plans.get(Principal.system("test"), "p-2", java.time.Duration.ZERO)).toString();
+            assertThat(plan).contains("\"Body\":{\"seen\":null}");
+            assertThat(io.drover.model.Json.json().valueToTree(jobs.get(jid)).toString()).contains("\"Body\":{\"seen\":null}");
+        });
+    }
 }

@@ -16,6 +16,7 @@ import io.drover.core.subscriptions.Planner.Departure;
 import io.drover.core.subscriptions.Planner.Desired;
 import io.drover.core.subscriptions.PlanRendering;
 import io.drover.core.subscriptions.RenderCache;
+import io.drover.core.subscriptions.RenderContext;
 import io.drover.core.subscriptions.ScopeInstance;
 import io.drover.core.subscriptions.ScopeResolver;
 import io.drover.core.subscriptions.SecretReferences;
@@ -329,10 +330,18 @@ public final class PlanBuilder {
         }
     }
 
-    /** Context values are templates too (rendered per instance): a syntax error is refused at registration. */
+    /**
+     * Context values are templates too (rendered per instance, before the step's templates, with only
+     * {@link RenderContext#PARAMS_NAMES}): a syntax error or a variable nothing provides is refused at registration.
+     */
     private void contextSyntax(String field, Object value, List<io.drover.model.api.Problem.FieldError> errors) {
         switch (value) {
-            case String text -> templates.syntaxErrors(text).forEach(e -> errors.add(new io.drover.model.api.Problem.FieldError(field, e)));
+            case String text -> {
+                List<String> syntax = templates.syntaxErrors(text);
+                List<String> found = syntax.isEmpty() && text.contains("{")
+                        ? linter.lint(field, text, RenderContext.PARAMS_NAMES) : syntax;
+                found.forEach(e -> errors.add(new io.drover.model.api.Problem.FieldError(field, e)));
+            }
             case Map<?, ?> map -> map.forEach((k, v) -> contextSyntax(field + "." + k, v, errors));
             case List<?> list -> {
                 for (int i = 0; i < list.size(); i++) {
