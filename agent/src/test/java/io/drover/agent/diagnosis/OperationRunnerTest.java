@@ -56,7 +56,7 @@ class OperationRunnerTest {
 
     @Test
     void aFunctionReadsTheDataAndAnswersWithItsLastLine() throws Exception {
-        Map<String, String> code = Map.of("main.py", "import sys, json\nimport helper\ndata = json.loads(sys.argv[1])\n"
+        Map<String, String> code = Map.of("main.py", "import sys, json\nimport helper\ndata = json.load(sys.stdin)\n"
                 + "print('thinking')\nprint(json.dumps({'seen': data['host.name'], 'helper': helper.VALUE}))\n", "helper.py", "VALUE = 'h'\n");
         OperationOutcome ok = new OperationRunner(state).run(function(code, "python3", Map.of("host.name", "web-1")));
         assertThat(ok.error()).isNull();
@@ -114,7 +114,123 @@ class OperationRunnerTest {
     }
 
     static OperationRun http(int port, String path) {
-        return new OperationRun("probe", OperationRun.HTTP_SERVER, null, null, null, null, null, null, null, port, path,
-                Map.of("node", "web-1"), 5);
+        return http(port, path, 5);
+    }
+
+    static OperationRun http(int port, String path, int timeout) {
+        return new OperationRun("probe", OperationRun.HTTP_SERVER, null, null, null, null, null, null, "127.0.0.1", port, path,
+                Map.of("node", "web-1"), timeout);
+    }
+
+    @Test
+    void scriptsAndFunctionsReadTheDataOnStandardInputAndInAFileNotOnTheCommandLine() throws Exception {
+        String big = "x".repeat(1 << 20);
+        Map<String, String> data = Map.of("collector.output", big, "host.name", "web-1");
+        OperationOutcome function = new OperationRunner(state).run(function(Map.of("main.py", "import json, sys, os\n"
+                + "data = json.load(sys.stdin)\nfile = json.load(open(os.environ['DROVER_DATA']))\n"
+                + "print(json.dumps({'size': str(len(data['collector.output'])), 'same': str(file == data), 'args': str(len(sys.argv))}))\n"),
+                "python3", data));
+        assertThat(function.error()).isNull();
+        assertThat(function.results()).isEqualTo(Map.of("size", String.valueOf(1 << 20), "same", "True", "args", "1"));
+
+        OperationOutcome kubediagStyle = new OperationRunner(state).run(function(Map.of("function.py",
+                "def handler(context):\n    return {'size': len(context['collector.output'])}\n"), "python3", data));
+        assertThat(kubediagStyle.results()).isEqualTo(Map.of("size", String.valueOf(1 << 20)));
+
+        OperationOutcome script = new OperationRunner(state).run(script("wc -c < \"$DROVER_DATA\"; wc -c; echo \"$#\"", List.of(), "d",
+                data, 10));
+        String json = io.drover.model.Json.json().writeValueAsString(data);
+        assertThat(script.results().get("operation.d.output").lines().toList()).containsExactly(String.valueOf(json.length()),
+                String.valueOf(json.length()), "0");
+    }
+
+    @Test
+    void anArgKeyTooLongForTheCommandLineIsRefusedByNameBeforeTheScriptRuns() throws Exception {
+        Path ran = state.resolve("ran");
+        String tooLong = "y".repeat(OperationRunner.MAX_ARGUMENT + 1);
+        OperationOutcome refused = new OperationRunner(state).run(script("touch " + ran, List.of("small", "collector.output"), "s",
+                Map.of("small", "a", "collector.output", tooLong), 10));
+        assertThat(refused.succeeded()).isFalse();
+        assertThat(refused.error()).isEqualTo("scriptRunner: the value of argKey 'collector.output' is 131072 bytes, over the limit of"
+                + " 131071 bytes for one argument (read it from $DROVER_DATA or standard input instead)");
+        assertThat(ran).doesNotExist();
+
+        String justFits = "y".repeat(OperationRunner.MAX_ARGUMENT);
+        OperationOutcome fits = new OperationRunner(state).run(script("printf %s \"$1\" | wc -c", List.of("v"), "s", Map.of("v", justFits), 10));
+        assertThat(fits.results()).containsEntry("operation.s.output", OperationRunner.MAX_ARGUMENT + "\n");
+
+        Map<String, String> many = new java.util.LinkedHashMap<>();
+        List<String> keys = new java.util.ArrayList<>();
+        for (int i = 0; i < 9; i++) {
+            many.put("k" + i, justFits);
+            keys.add("k" + i);
+        }
+        assertThat(new OperationRunner(state).run(script("touch " + ran, keys, "s", many, 10)).error())
+                .startsWith("scriptRunner: the values of the argKeys up to 'k8' are 1179639 bytes, over the limit of 1048576 bytes");
+        assertThat(new OperationRunner(state).run(script("touch " + ran, List.of("n"), "s", Map.of("n", "a\0b"), 10)).error())
+                .contains("argKey 'n' contains a NUL character");
+        assertThat(ran).doesNotExist();
+    }
+
+    @Test
+    void outputCutAtTheLimitSaysSo() throws Exception {
+        OperationOutcome outcome = new OperationRunner(state).run(script("head -c 1048600 /dev/zero | tr '\\0' a", List.of(), "big",
+                Map.of(), 10));
+        String output = outcome.results().get("operation.big.output");
+        assertThat(output).startsWith("aaaa").endsWith("\n[drover: output truncated to its first 1048576 of 1048600 bytes]");
+        assertThat(output.length()).isEqualTo((1 << 20) + 1 + OperationRunner.truncated(1048600).length());
+        assertThat(new OperationRunner(state).run(script("head -c 1048576 /dev/zero | tr '\\0' a", List.of(), "big", Map.of(), 10))
+                .results().get("operation.big.output")).hasSize(1 << 20).doesNotContain("truncated");
+    }
+
+    @Test
+    void theTimeoutCoversTheWholeHttpAnswerBodyIncluded() throws Exception {
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        server.setExecutor(java.util.concurrent.Executors.newCachedThreadPool());
+        server.createContext("/slow", exchange -> {
+            exchange.sendResponseHeaders(200, 0);
+            exchange.getResponseBody().write("{\"status\": ".getBytes(StandardCharsets.UTF_8));
+            exchange.getResponseBody().flush();
+            try {
+                release.await(60, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            exchange.close();
+        });
+        server.createContext("/huge", exchange -> {
+            exchange.sendResponseHeaders(200, 0);
+            byte[] chunk = new byte[1 << 16];
+            try {
+                for (int i = 0; i < 64; i++) {
+                    exchange.getResponseBody().write(chunk);
+                }
+            } catch (java.io.IOException ignored) {
+                // the agent hung up
+            }
+            exchange.close();
+        });
+        server.start();
+        try {
+            long started = System.nanoTime();
+            OperationOutcome slow = new OperationRunner(state).run(http(server.getAddress().getPort(), "/slow", 1));
+            assertThat((System.nanoTime() - started) / 1e9).isLessThan(5);
+            assertThat(slow.succeeded()).isFalse();
+            assertThat(slow.error()).endsWith("/slow did not answer in full within 1 s");
+            assertThat(new OperationRunner(state).run(http(server.getAddress().getPort(), "/huge", 10)).error())
+                    .isEqualTo("httpServer: the answer is over 2097152 bytes");
+        } finally {
+            release.countDown();
+            server.stop(0);
+        }
+    }
+
+    @Test
+    void anHttpServerOperationWithoutAnAddressIsRefusedNotSentToAnEmptyPort() throws Exception {
+        OperationOutcome outcome = new OperationRunner(state).run(new OperationRun("processCollector", OperationRun.HTTP_SERVER, null,
+                null, null, null, null, null, null, null, "/processor/processCollector", Map.of(), 5));
+        assertThat(outcome.succeeded()).isFalse();
+        assertThat(outcome.error()).contains("no address (spec.processor.httpServer.address)");
     }
 }
