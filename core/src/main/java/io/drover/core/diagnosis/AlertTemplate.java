@@ -1,7 +1,6 @@
 package io.drover.core.diagnosis;
 
-import io.drover.core.match.BoundedRegex;
-import io.drover.core.match.TargetException;
+import io.drover.core.match.Re2Regex;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -28,12 +27,12 @@ public final class AlertTemplate {
     }
 
     private final Spec spec;
-    private final BoundedRegex alertName;
-    private final Map<String, BoundedRegex> labels = new LinkedHashMap<>();
-    private final Map<String, BoundedRegex> annotations = new LinkedHashMap<>();
-    private final BoundedRegex startsAt;
-    private final BoundedRegex endsAt;
-    private final BoundedRegex generatorURL;
+    private final Re2Regex alertName;
+    private final Map<String, Re2Regex> labels = new LinkedHashMap<>();
+    private final Map<String, Re2Regex> annotations = new LinkedHashMap<>();
+    private final Re2Regex startsAt;
+    private final Re2Regex endsAt;
+    private final Re2Regex generatorURL;
 
     private AlertTemplate(Spec spec) {
         this.spec = spec;
@@ -54,13 +53,13 @@ public final class AlertTemplate {
         if (!find(alertName, alert.name())) {
             return false;
         }
-        for (Map.Entry<String, BoundedRegex> label : labels.entrySet()) {
+        for (Map.Entry<String, Re2Regex> label : labels.entrySet()) {
             String value = alert.labels().get(label.getKey());
             if (value == null || !find(label.getValue(), value)) {
                 return false;
             }
         }
-        for (Map.Entry<String, BoundedRegex> annotation : annotations.entrySet()) {
+        for (Map.Entry<String, Re2Regex> annotation : annotations.entrySet()) {
             String value = alert.annotations().get(annotation.getKey());
             if (value == null || !find(annotation.getValue(), value)) {
                 return false;
@@ -83,19 +82,15 @@ public final class AlertTemplate {
         return new Request(reference == null || reference.isBlank() ? null : reference, parameters);
     }
 
-    private static boolean find(BoundedRegex regex, String value) {
+    private static boolean find(Re2Regex regex, String value) {
         return regex == null || regex.find(value);
     }
 
-    private static BoundedRegex regex(String text, String field) {
+    private static Re2Regex regex(String text, String field) {
         if (text == null || text.isEmpty()) {
             return null;
         }
-        try {
-            return BoundedRegex.compile(text, field);
-        } catch (TargetException e) {
-            throw new IllegalArgumentException(e.getMessage(), e);
-        }
+        return Re2Regex.compile(text, field);
     }
 
     private static String nullToEmpty(String text) {

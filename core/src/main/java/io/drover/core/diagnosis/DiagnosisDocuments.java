@@ -107,7 +107,12 @@ public final class DiagnosisDocuments {
 
     private static Operation.HttpServer httpServer(Map<?, ?> http, List<Problem> problems) {
         String address = text(http.get("address"), "spec.processor.httpServer.address", problems);
-        if (address != null && !(IPV4.matcher(address).matches() || DNS.matcher(address).matches() || ipv6(address))) {
+        if (address == null || address.isBlank()) {
+            // KubeDiag's default is its own agent, which serves built-in processors (/processor/processCollector…);
+            // Drover's agent serves none, so the call would reach nothing.
+            problems.add(new Problem("spec.processor.httpServer.address", "is required: Drover's agent serves no built-in processors"
+                    + " on 127.0.0.1:8090 as KubeDiag's does; give the address of the server that runs the processor"));
+        } else if (!(IPV4.matcher(address).matches() || DNS.matcher(address).matches() || ipv6(address))) {
             problems.add(new Problem("spec.processor.httpServer.address", "must be a valid ip or dns address"));
         }
         int port = 8090;

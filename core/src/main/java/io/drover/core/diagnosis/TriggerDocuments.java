@@ -166,7 +166,7 @@ public final class TriggerDocuments {
         for (String text : new String[] {event.tag(), event.data()}) {
             if (text != null && !text.isEmpty()) {
                 try {
-                    io.drover.core.match.BoundedRegex.compile(text, field + "regexp");
+                    io.drover.core.match.Re2Regex.compile(text, field + "regexp");
                 } catch (IllegalArgumentException e) {
                     problems.add(new Problem(field + "regexp", e.getMessage()));
                 }

@@ -74,6 +74,32 @@ class AlertTemplateTest {
         assertThat(AlertTemplate.compile(spec("^(a+)+$", Map.of())).matches(evil)).isFalse();
     }
 
+    /** KubeDiag is Go: its triggers' expressions are RE2's, where Java's regex differs or refuses. */
+    @ParameterizedTest(name = "{0} on {1}: {2}")
+    @CsvSource(delimiter = '|', value = {
+            "^web-[[:digit:]]+$ | web-12 | true",
+            "^web-[[:alpha:]]+$ | web-12 | false",
+            "^(?P<role>web)-\\d+$ | web-12 | true",
+            "^(?<role>web)-\\d+$ | web-12 | true",
+            "^[[:^digit:]]+$ | web | true",
+            "(?U)^w.+ | web-12 | true",
+            "\\pL+-\\d | web-1 | true",
+            "^web\\z | web | true"})
+    void expressionsAreRe2s(String alertName, String name, boolean matches) {
+        Alert alert = new Alert("firing", Map.of("alertname", name), Map.of(), null, null, null, null);
+        assertThat(AlertTemplate.compile(spec(alertName, Map.of())).matches(alert)).isEqualTo(matches);
+    }
+
+    @Test
+    void javaOnlySyntaxIsRefusedAsGoRefusesIt() {
+        for (String javaOnly : new String[] {"(a)\\1", "a(?=b)", "a++", "(?<=a)b", "\\p{javaLowerCase}"}) {
+            assertThatThrownBy(() -> AlertTemplate.compile(spec(javaOnly, Map.of()))).as(javaOnly)
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not a regular expression (RE2 syntax)");
+        }
+        assertThatThrownBy(() -> AlertTemplate.compile(spec("((a{1000}){1000}){1000}", Map.of())))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("is too large");
+    }
+
     @Test
     void fingerprintsFollowPrometheusAndIgnoreLabelOrder() {
         Alert one = new Alert("firing", Map.of("b", "2", "a", "1"), Map.of(), null, null, null, null);

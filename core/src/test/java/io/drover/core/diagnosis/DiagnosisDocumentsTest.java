@@ -76,9 +76,13 @@ class DiagnosisDocumentsTest {
                         "spec.processor: one and only one processor should be specified."),
                 Arguments.of(operation(Map.of("httpServer", Map.of("address", "not an address!"))),
                         "spec.processor.httpServer.address: must be a valid ip or dns address"),
-                Arguments.of(operation(Map.of("httpServer", Map.of("port", 70000))),
+                Arguments.of(operation(Map.of("httpServer", Map.of("path", "/processor/processCollector"))),
+                        "spec.processor.httpServer.address: is required: Drover's agent serves no built-in processors on 127.0.0.1:8090"),
+                Arguments.of(operation(Map.of("httpServer", Map.of("address", " ", "port", 8090))),
+                        "spec.processor.httpServer.address: is required"),
+                Arguments.of(operation(Map.of("httpServer", Map.of("address", "127.0.0.1", "port", 70000))),
                         "spec.processor.httpServer.port: must be greater than 0 and less equal to 65535"),
-                Arguments.of(operation(Map.of("httpServer", Map.of("scheme", "ftp"))), "spec.processor.httpServer.scheme: must be either http or https"),
+                Arguments.of(operation(Map.of("httpServer", Map.of("address", "10.0.0.1", "scheme", "ftp"))), "spec.processor.httpServer.scheme: must be either http or https"),
                 Arguments.of(operation(Map.of("function", Map.of("runtime", "golang-http", "codeSource", Map.of("main.py", "")))),
                         "spec.processor.function.runtime: must be supported function runtime (Python3)"),
                 Arguments.of(operation(Map.of("function", Map.of("runtime", "Python3", "codeSource", Map.of("../main.py", "")))),
@@ -114,8 +118,8 @@ class DiagnosisDocumentsTest {
 
     @Test
     void defaultsAreKubediags() {
-        Operation http = DiagnosisDocuments.operation(operation(Map.of("httpServer", Map.of())));
-        assertThat(http.httpServer()).isEqualTo(new Operation.HttpServer(null, 8090, "/", "http"));
+        Operation http = DiagnosisDocuments.operation(operation(Map.of("httpServer", Map.of("address", "127.0.0.1"))));
+        assertThat(http.httpServer()).isEqualTo(new Operation.HttpServer("127.0.0.1", 8090, "/", "http"));
         assertThat(http.timeoutSeconds()).isEqualTo(30);
         assertThat(http.processor()).isEqualTo("httpServer");
     }

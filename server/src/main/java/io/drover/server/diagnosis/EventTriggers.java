@@ -1,6 +1,6 @@
 package io.drover.server.diagnosis;
 
-import io.drover.core.match.BoundedRegex;
+import io.drover.core.match.Re2Regex;
 import io.drover.core.diagnosis.TriggerDocuments;
 import io.drover.model.events.Event;
 import io.drover.model.inventory.Host;
@@ -35,7 +35,7 @@ public final class EventTriggers implements AutoCloseable {
     private final Clock clock;
     private final Duration repeatInterval;
     private final Map<String, Instant> lastStarted = new ConcurrentHashMap<>();
-    private final Map<String, BoundedRegex> regexes = new ConcurrentHashMap<>();
+    private final Map<String, Re2Regex> regexes = new ConcurrentHashMap<>();
     private final ExecutorService worker = Executors.newSingleThreadExecutor(Thread.ofPlatform().daemon().name("diagnosis-events").factory());
     private AutoCloseable subscription;
 
@@ -198,7 +198,7 @@ public final class EventTriggers implements AutoCloseable {
         if (regexes.size() > 10_000) {
             regexes.clear();
         }
-        return regexes.computeIfAbsent(pattern, p -> BoundedRegex.compile(p, "droverEventTemplate")).find(text);
+        return regexes.computeIfAbsent(pattern, p -> Re2Regex.compile(p, "droverEventTemplate")).find(text);
     }
 
     @Override
