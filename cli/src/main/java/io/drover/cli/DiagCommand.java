@@ -229,15 +229,30 @@ public final class DiagCommand {
             return d;
         }
 
-        /** Prints the nodes run from index {@code from} on, one line each; answers how many there are. */
+        /**
+         * Prints the nodes run from index {@code from} on, one line each with that run's own results below it (a value's
+         * first line, shortened); answers how many there are.
+         */
         static int printNodes(ClientOptions client, String id, JsonNode nodes, int from) {
             for (int i = from; i < nodes.size(); i++) {
                 JsonNode n = nodes.get(i);
                 client.out().printf("%s: path %d node %d %s %s%s%n", id, n.path("path_index").asInt() + 1, n.path("node").asInt(),
                         n.path("operation").asText(), n.path("succeeded").asBoolean() ? "ok" : "FAILED",
                         n.path("error").isTextual() ? ": " + n.path("error").asText() : "");
+                n.path("results").fields().forEachRemaining(e -> client.out().printf("    %s = %s%n", e.getKey(), brief(e.getValue().asText())));
             }
             return nodes.size();
+        }
+
+        /** A value's first line up to 100 characters, saying how much more there is. */
+        static String brief(String value) {
+            String first = value.lines().findFirst().orElse("");
+            String shown = first.length() > 100 ? first.substring(0, 100) : first;
+            long lines = value.lines().count();
+            if (shown.length() == value.length() || (lines <= 1 && shown.length() == value.stripTrailing().length())) {
+                return shown;
+            }
+            return shown + " … (" + value.length() + " characters" + (lines > 1 ? ", " + lines + " lines" : "") + ")";
         }
 
         static void print(ClientOptions client, JsonNode d) {

@@ -16,9 +16,11 @@ class DiagStatusCommandTest {
     static final String DIAGNOSIS = """
             {"id": 7, "name": "plugin-down", "phase": "Failed", "host_name": "web-1", "operation_set": "plugin-down",
              "source": "api", "paths": [[1, 2]], "failed_paths": [[1, 2]],
-             "nodes": [{"path_index": 0, "node": 1, "operation": "plugin-status", "succeeded": true, "time": "2026-12-01T10:00:00Z"},
+             "nodes": [{"path_index": 0, "node": 1, "operation": "plugin-status", "succeeded": true, "time": "2026-12-01T10:00:00Z",
+                        "results": {"plugin.exporter.status": "RUNNING"}},
                        {"path_index": 0, "node": 2, "operation": "plugin-restart", "succeeded": false, "error": "exit status 1",
-                        "time": "2026-12-01T10:00:01Z"}],
+                        "time": "2026-12-01T10:00:01Z", "results": {"plugin.exporter.status": "STOPPED",
+                        "operation.restart.output": "line one\\nline two\\n"}}],
              "conditions": [], "operation_results": {"plugin.exporter.status": "STOPPED"}}
             """;
     HttpServer api;
@@ -48,8 +50,9 @@ class DiagStatusCommandTest {
         EnrollInstallCommandTest.Run status = EnrollInstallCommandTest.drover("diag", "status", "7", "--server", url, "--token", "drv_admin");
 
         assertThat(status.exit()).as(status.err()).isZero();
-        assertThat(status.out()).contains("7: path 1 node 1 plugin-status ok\n",
-                "7: path 1 node 2 plugin-restart FAILED: exit status 1\n", "diagnosis 7 (plugin-down): Failed on web-1",
-                "plugin.exporter.status: STOPPED");
+        assertThat(status.out()).contains("7: path 1 node 1 plugin-status ok\n    plugin.exporter.status = RUNNING\n",
+                "7: path 1 node 2 plugin-restart FAILED: exit status 1\n    plugin.exporter.status = STOPPED\n"
+                        + "    operation.restart.output = line one … (18 characters, 2 lines)\n",
+                "diagnosis 7 (plugin-down): Failed on web-1", "plugin.exporter.status: STOPPED");
     }
 }

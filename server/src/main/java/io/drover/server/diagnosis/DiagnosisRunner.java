@@ -157,7 +157,13 @@ public final class DiagnosisRunner implements AutoCloseable {
             return abort(row, "OperationSetNotReady", "operation set " + row.operationSet() + " has no path");
         }
         String name = set.get().nodes().get(next.getAsInt()).operation();
-        Optional<Operation> operation = catalog.operation(name);
+        Optional<Operation> operation;
+        try {
+            operation = catalog.operation(name);
+        } catch (io.drover.core.diagnosis.DocumentException e) {
+            // stored before a rule that now refuses it (an httpServer without an address)
+            return abort(row, "OperationInvalid", "operation " + name + " (node " + next.getAsInt() + "): " + e.getMessage());
+        }
         if (operation.isEmpty()) {
             return abort(row, "OperationNotFound", "operation " + name + " (node " + next.getAsInt() + ") does not exist");
         }
@@ -204,7 +210,7 @@ public final class DiagnosisRunner implements AutoCloseable {
         OperationExecutor.Result.Done done = (OperationExecutor.Result.Done) result;
         DiagnosisProgress.State after = DiagnosisProgress.after(paths, state, done.succeeded(), done.results(), done.error());
         List<DiagnosisInfo.NodeRun> nodes = new ArrayList<>(row.progress().nodes());
-        nodes.add(new DiagnosisInfo.NodeRun(state.pathIndex(), next.getAsInt(), name, done.succeeded(), done.error(), now()));
+        nodes.add(new DiagnosisInfo.NodeRun(state.pathIndex(), next.getAsInt(), name, done.succeeded(), done.error(), now(), done.results()));
         save(row, after, nodes, Map.of("node", next.getAsInt(), "operation", name, "succeeded", done.succeeded()));
         return CONTINUE;
     }

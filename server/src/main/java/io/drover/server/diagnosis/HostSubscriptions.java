@@ -10,9 +10,13 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
@@ -20,36 +24,82 @@ import java.util.TreeSet;
  * The {@code rerunSubscriptions} action: every subscription of the diagnosis's business that deployed something on
  * the host is run again for that host's instances, acting for that business only, and the action waits for those
  * tasks; it succeeds when each one succeeded (or had nothing to do). Subscriptions of other businesses (their copies
- * stay on a host that moved) are left alone.
+ * stay on a host that moved) are left alone. The tasks started are recorded on the node's checkpoint before the wait,
+ * so a node resumed after a stop waits for those tasks instead of starting new ones.
  */
 final class HostSubscriptions implements OperationExecutor.SubscriptionReruns {
     private static final Principal SYSTEM = Principal.system("diagnosis");
+    /** Marks a checkpoint holding the tasks started ({@code tasks:<subscription>=<task or ->,…}) rather than a job id. */
+    static final String TASKS = "tasks:";
 
-    private final SubscriptionService subscriptions;
-    private final DeploymentStore deployments;
+    /** What the action needs of subscriptions, acting for one business. */
+    interface Subscriptions {
+        /** The instances each subscription of the business deployed on the host, by subscription id. */
+        SortedMap<Long, SortedSet<String>> deployedOn(long bizId, long hostId);
+
+        /** Runs a subscription again for these instances: its task, or null when there was nothing to do. */
+        Long runNow(long bizId, long subscription, List<String> instances);
+
+        TaskInfo task(long bizId, long task);
+    }
+
+    private final Subscriptions subscriptions;
     private final Clock clock;
 
     HostSubscriptions(SubscriptionService subscriptions, DeploymentStore deployments, Clock clock) {
+        this(service(subscriptions, deployments), clock);
+    }
+
+    HostSubscriptions(Subscriptions subscriptions, Clock clock) {
         this.subscriptions = subscriptions;
-        this.deployments = deployments;
         this.clock = clock;
     }
 
+    private static Subscriptions service(SubscriptionService service, DeploymentStore deployments) {
+        return new Subscriptions() {
+            @Override
+            public SortedMap<Long, SortedSet<String>> deployedOn(long bizId, long hostId) {
+                Set<Long> ofBusiness = new HashSet<>();
+                service.list(of(bizId), bizId, null).forEach(s -> ofBusiness.add(s.id()));
+                SortedMap<Long, SortedSet<String>> instances = new TreeMap<>();
+                deployments.ofHost(hostId).stream().filter(r -> ofBusiness.contains(r.subscriptionId()))
+                        .forEach(r -> instances.computeIfAbsent(r.subscriptionId(), k -> new TreeSet<>()).add(r.instanceId()));
+                return instances;
+            }
+
+            @Override
+            public Long runNow(long bizId, long subscription, List<String> instances) {
+                return service.runNow(of(bizId), subscription, new RunRequest(null, instances)).taskId();
+            }
+
+            @Override
+            public TaskInfo task(long bizId, long task) {
+                return service.task(of(bizId), task);
+            }
+
+            private static Principal of(long bizId) {
+                return SYSTEM.limitedTo(Set.of(bizId));
+            }
+        };
+    }
+
     @Override
-    public OperationExecutor.Result.Done rerun(long bizId, long hostId, Duration timeout) {
-        Principal system = SYSTEM.limitedTo(java.util.Set.of(bizId));
-        Map<Long, TreeSet<String>> instances = new TreeMap<>();
-        java.util.Set<Long> ofBusiness = new java.util.HashSet<>();
-        subscriptions.list(system, bizId, null).forEach(s -> ofBusiness.add(s.id()));
-        deployments.ofHost(hostId).stream().filter(r -> ofBusiness.contains(r.subscriptionId()))
-                .forEach(r -> instances.computeIfAbsent(r.subscriptionId(), k -> new TreeSet<>()).add(r.instanceId()));
-        if (instances.isEmpty()) {
-            return new OperationExecutor.Result.Done(false, Map.of(), "no subscription of business " + bizId + " deploys to host " + hostId);
+    public OperationExecutor.Result.Done rerun(long bizId, long hostId, Duration timeout, OperationExecutor.Sending how) {
+        Map<Long, Long> started = how.sentJid() == null ? null : recorded(how.sentJid());
+        if (started == null) {
+            SortedMap<Long, SortedSet<String>> instances = subscriptions.deployedOn(bizId, hostId);
+            if (instances.isEmpty()) {
+                return new OperationExecutor.Result.Done(false, Map.of(), "no subscription of business " + bizId + " deploys to host " + hostId);
+            }
+            started = new LinkedHashMap<>();
+            for (Map.Entry<Long, SortedSet<String>> deployed : instances.entrySet()) {
+                started.put(deployed.getKey(), subscriptions.runNow(bizId, deployed.getKey(), List.copyOf(deployed.getValue())));
+            }
+            how.sending().accept(checkpoint(started));
         }
         Map<String, String> results = new LinkedHashMap<>();
         List<Long> tasks = new ArrayList<>();
-        instances.forEach((subscription, ids) -> {
-            Long task = subscriptions.runNow(system, subscription, new RunRequest(null, List.copyOf(ids))).taskId();
+        started.forEach((subscription, task) -> {
             results.put("subscription." + subscription + ".task", task == null ? "nothing to do" : String.valueOf(task));
             if (task != null) {
                 tasks.add(task);
@@ -58,7 +108,7 @@ final class HostSubscriptions implements OperationExecutor.SubscriptionReruns {
         Instant deadline = clock.instant().plus(timeout);
         List<String> failed = new ArrayList<>();
         for (long task : tasks) {
-            TaskInfo info = subscriptions.task(system, task);
+            TaskInfo info = subscriptions.task(bizId, task);
             while (!info.status().finished() && clock.instant().isBefore(deadline)) {
                 try {
                     Thread.sleep(200); // a poll of the task's stored status
@@ -66,7 +116,7 @@ final class HostSubscriptions implements OperationExecutor.SubscriptionReruns {
                     Thread.currentThread().interrupt();
                     return new OperationExecutor.Result.Done(false, results, "interrupted while waiting for task " + task);
                 }
-                info = subscriptions.task(system, task);
+                info = subscriptions.task(bizId, task);
             }
             results.put("task." + task + ".status", info.status().name());
             if (info.status() != RunStatus.SUCCESS) {
@@ -74,5 +124,29 @@ final class HostSubscriptions implements OperationExecutor.SubscriptionReruns {
             }
         }
         return new OperationExecutor.Result.Done(failed.isEmpty(), results, failed.isEmpty() ? null : String.join("; ", failed));
+    }
+
+    /** The checkpoint text for the tasks started, by subscription (null: nothing to do). */
+    static String checkpoint(Map<Long, Long> started) {
+        StringBuilder text = new StringBuilder(TASKS);
+        started.forEach((subscription, task) -> text.append(text.length() == TASKS.length() ? "" : ",").append(subscription).append('=')
+                .append(task == null ? "-" : String.valueOf(task)));
+        return text.toString();
+    }
+
+    /** The tasks a checkpoint recorded, or null when it records none (a stop came before they were started). */
+    static Map<Long, Long> recorded(String checkpoint) {
+        if (!checkpoint.startsWith(TASKS) || checkpoint.length() == TASKS.length()) {
+            return null;
+        }
+        Map<Long, Long> started = new LinkedHashMap<>();
+        for (String entry : checkpoint.substring(TASKS.length()).split(",")) {
+            String[] pair = entry.split("=", 2);
+            if (pair.length != 2 || !pair[0].matches("[0-9]{1,18}") || !pair[1].matches("-|[0-9]{1,18}")) {
+                return null;
+            }
+            started.put(Long.parseLong(pair[0]), pair[1].equals("-") ? null : Long.parseLong(pair[1]));
+        }
+        return started;
     }
 }

@@ -30,10 +30,11 @@ final class OperationExecutor {
 
     /**
      * Re-runs the subscriptions of business {@code bizId} that deploy to a host and waits for them (the
-     * {@code rerunSubscriptions} action).
+     * {@code rerunSubscriptions} action); the tasks it starts go to {@code how.sending()}, and a resumed node gets
+     * them back in {@code how.sentJid()} to wait for instead of starting new ones.
      */
     interface SubscriptionReruns {
-        Result.Done rerun(long bizId, long hostId, Duration timeout);
+        Result.Done rerun(long bizId, long hostId, Duration timeout, Sending how);
     }
 
     private final AgentCalls agents;
@@ -47,7 +48,7 @@ final class OperationExecutor {
     /**
      * How the node's agent call goes out: {@code sentJid} is the job a stopped server sent for this node (its answer
      * is asked for, the node is not run again), or null; {@code sending} is given a new call's job id before the agent
-     * gets it.
+     * gets it. For {@code rerunSubscriptions} the checkpoint is the tasks started instead ({@link HostSubscriptions}).
      */
     record Sending(String sentJid, java.util.function.Consumer<String> sending) {
         static final Sending NEW = new Sending(null, jid -> { });
@@ -94,7 +95,7 @@ final class OperationExecutor {
                           Duration timeout, Sending how) {
         Operation.DroverAction action = operation.droverAction();
         if (action.action() == Operation.Action.RERUN_SUBSCRIPTIONS) {
-            return reruns.rerun(bizId, hostId, timeout);
+            return reruns.rerun(bizId, hostId, timeout, how);
         }
         String plugin = data.get(action.pluginKey());
         if (plugin == null || plugin.isBlank()) {

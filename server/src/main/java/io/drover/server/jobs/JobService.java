@@ -95,6 +95,11 @@ public final class JobService implements AutoCloseable {
 
     /** Largest return stored, as JSON bytes; a larger one is stored as an error naming the limit. */
     private final int returnMaxBytes;
+    /**
+     * A diagnosis operation's return is stored whole up to this even under a smaller return-max-bytes: its results,
+     * which the next operations read, are a script's output (1 MiB kept) or an HTTP answer (2 MiB), plus their JSON.
+     */
+    static final int DIAGNOSIS_RETURN_MAX_BYTES = 4 << 20;
 
     /** The business of each agent's host (agents in none left out): what a business-scoped token may target. */
     private final java.util.function.Function<java.util.Collection<String>, Map<String, Long>> agentBusinesses;
@@ -481,9 +486,11 @@ public final class JobService implements AutoCloseable {
                 boolean success = !Boolean.FALSE.equals(p.load().get("success"));
                 String json = Sql.documentToJson(ret);
                 int size = json.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
-                if (size > returnMaxBytes) {
-                    ret = "the return of " + size + " bytes is over the limit of " + returnMaxBytes
-                            + " bytes (setting return-max-bytes); it was not stored";
+                int limit = "diag.operation".equals(p.load().get("fun")) ? Math.max(returnMaxBytes, DIAGNOSIS_RETURN_MAX_BYTES) : returnMaxBytes;
+                if (size > limit) {
+                    ret = "the return of " + size + " bytes is over the limit of " + limit
+                            + " bytes (setting return-max-bytes" + (limit == returnMaxBytes ? "" : ", at least " + DIAGNOSIS_RETURN_MAX_BYTES
+                            + " for a diagnosis operation") + "); it was not stored";
                     json = Sql.toJson(ret);
                     retcode = retcode == 0 ? 1 : retcode;
                     success = false;

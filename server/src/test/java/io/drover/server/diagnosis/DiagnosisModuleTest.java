@@ -165,6 +165,10 @@ class DiagnosisModuleTest {
         assertThat(d.nodes()).extracting(DiagnosisInfo.NodeRun::node).containsExactly(1, 2, 1, 3, 4);
         assertThat(d.nodes().get(1).succeeded()).isFalse();
         assertThat(d.nodes().get(1).error()).isEqualTo("plugin exporter is terminated");
+        // nodes 2 and 4 both write plugin.exporter.status: each run keeps its own, the merged map keeps the later one
+        assertThat(d.nodes().get(1).results()).containsEntry("plugin.exporter.status", "TERMINATED");
+        assertThat(d.nodes().get(4).results()).containsEntry("plugin.exporter.status", "RUNNING");
+        assertThat(d.nodes().get(0).results()).isEqualTo(Map.of("operation.plugin_processes.output", "no process of exporter"));
         assertThat(d.operationResults()).containsEntry("operation.plugin_processes.output", "no process of exporter")
                 .containsEntry("plugin.exporter.status", "RUNNING");
         assertThat(d.conditions()).extracting(DiagnosisInfo.Condition::type).containsExactly("Accepted", "PathFailed", "Complete");

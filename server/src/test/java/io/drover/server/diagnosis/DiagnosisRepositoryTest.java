@@ -92,7 +92,8 @@ class DiagnosisRepositoryTest {
                 List.of(new DiagnosisProgress.Condition("Accepted", "Accepted", "Diagnosis is accepted"),
                         new DiagnosisProgress.Condition("PathFailed", "OperationFailed", "node 2 failed")));
         return new Progress(state, List.of(T0, T0.plusSeconds(5)),
-                List.of(new DiagnosisInfo.NodeRun(0, 2, "disk-usage", false, "exit 1", T0.plusSeconds(5))));
+                List.of(new DiagnosisInfo.NodeRun(0, 2, "disk-usage", false, "exit 1", T0.plusSeconds(5),
+                        Map.of("operation.du.output", "full"))));
     }
 
     static Progress phase(Phase phase) {
