@@ -161,7 +161,7 @@ export interface Diagnosis {
   succeeded_path?: number[];
   operation_results?: Record<string, string>;
   conditions?: Array<Record<string, unknown>>;
-  nodes?: Array<{ path_index?: number; node?: number; operation?: string; succeeded?: boolean; error?: string; time?: string }>;
+  nodes?: Array<{ path_index?: number; node?: number; operation?: string; succeeded?: boolean; error?: string; time?: string; results?: Record<string, string> }>;
   created_at?: string;
   updated_at?: string;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defaultDiagnosisName, nodeStates, resultsFor } from './diagnosis';
+import { defaultDiagnosisName, nodeResults, nodeStates, resultsFor } from './diagnosis';
 import type { Diagnosis } from '../types';
 
 const base: Diagnosis = { id: 1, name: 'd', operation_set: 's', phase: 'Running', paths: [[1, 2, 3], [1, 4]] };
@@ -19,6 +19,25 @@ describe('diagnosis node states', () => {
     const r = { 'operation.host_facts.output': 'a', 'operation.disk_usage.output': 'b' };
     expect(resultsFor(r, 'host-facts')).toEqual([['operation.host_facts.output', 'a']]);
     expect(resultsFor(r, 'nothing')).toEqual([]);
+  });
+});
+
+describe('node results', () => {
+  it('are each node run\'s own, so two nodes writing one key each show theirs', () => {
+    const d: Diagnosis = {
+      ...base,
+      operation_results: { 'plugin.x.status': 'RUNNING' },
+      nodes: [
+        { node: 2, operation: 'plugin-running', results: { 'plugin.x.status': 'TERMINATED' } },
+        { node: 4, operation: 'plugin-running', results: { 'plugin.x.status': 'RUNNING' } },
+      ],
+    };
+    expect(nodeResults(d, 2, 'plugin-running')).toEqual([['plugin.x.status', 'TERMINATED']]);
+    expect(nodeResults(d, 4, 'plugin-running')).toEqual([['plugin.x.status', 'RUNNING']]);
+  });
+  it('fall back to the merged results by name for a diagnosis stored before nodes kept theirs', () => {
+    const d: Diagnosis = { ...base, operation_results: { 'operation.host_facts.output': 'a' }, nodes: [{ node: 1, operation: 'host-facts' }] };
+    expect(nodeResults(d, 1, 'host-facts')).toEqual([['operation.host_facts.output', 'a']]);
   });
 });
 

@@ -37,6 +37,16 @@ export function resultsFor(results: Record<string, string> | undefined, operatio
   });
 }
 
+/**
+ * The results a node gave: its latest run's own results (each run keeps them since 2026-11, so two nodes writing one
+ * key each show theirs); for a diagnosis stored before, the merged results whose keys name the operation.
+ */
+export function nodeResults(d: Diagnosis, node: number, operation: string | undefined): Array<[string, string]> {
+  const runs = (d.nodes ?? []).filter((r) => r.node === node && r.results !== undefined);
+  const last = runs[runs.length - 1];
+  return last ? Object.entries(last.results ?? {}) : resultsFor(d.operation_results, operation);
+}
+
 /** A Diagnosis needs a lowercase RFC 1123 name; without one typed, the OperationSet, host and time make one. */
 export function defaultDiagnosisName(opset: string, node: string, now = Date.now()): string {
   const slug = `${opset}-${node}`.toLowerCase().replace(/[^a-z0-9.-]+/g, '-').replace(/^[-.]+|[-.]+$/g, '');

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { api } from '../api/client';
 import { Graph } from '../components/Graph';
 import { Badge, ErrorBanner, KeyValues, Loading, PageHead, Section } from '../components/ui';
-import { nodeStates, resultsFor } from '../lib/diagnosis';
+import { nodeResults, nodeStates } from '../lib/diagnosis';
 import { fmtTime } from '../lib/format';
 import { adjacencyToGraph } from '../lib/graphLayout';
 import { useEvents, useInterval, useLoad, useThrottled } from '../lib/hooks';
@@ -63,7 +63,7 @@ export function DiagnosisDetail({ id }: { id: string }) {
         <Section title={selected != null ? `Results of ${g.labels.get(selected) ?? selected}` : 'Results per operation'} actions={selected != null && <button type="button" onClick={() => setSelected(null)}>Show all</button>}>
           {shownNodes.map((n) => {
             const op = g.labels.get(n);
-            const rs = resultsFor(d.operation_results, op);
+            const rs = nodeResults(d, n, op);
             const run = (d.nodes ?? []).filter((r) => r.node === n);
             return (
               <div key={n} className="op-result" data-testid="operation-result">

@@ -227,6 +227,21 @@ class DiagnosisModuleTest {
     }
 
     @Test
+    void anOperationStoredBeforeARuleThatNowRefusesItFailsTheDiagnosisNamingTheField() {
+        // an httpServer without an address, as could be applied before Drover required one
+        db.jdbi().useHandle(h -> new DiagnosisRepository().putObject(h, new DiagnosisRepository.ObjectRow("Operation", "host-facts",
+                new KubeDocument("diagnosis.kubediag.org/v1", "Operation", Map.of("name", "host-facts"), Map.of("processor",
+                        Map.of("httpServer", Map.of("path", "/processor/processCollector")))), null, false, null,
+                java.time.OffsetDateTime.now(clock))));
+        DiagnosisInfo d = finished(diagnose("host-overview", Map.of()));
+        assertThat(d.phase()).isEqualTo("Failed");
+        DiagnosisInfo.Condition last = d.conditions().get(d.conditions().size() - 1);
+        assertThat(last.reason()).isEqualTo("OperationInvalid");
+        assertThat(last.message()).startsWith("operation host-facts (node 1): spec.processor.httpServer.address: is required");
+        assertThat(agent.calls).isEmpty();
+    }
+
+    @Test
     void anOperationSetChangedUnderADiagnosisFailsIt() {
         agent.hold = new CountDownLatch(1);
         long id = diagnose("host-overview", Map.of());
