@@ -242,6 +242,10 @@ public final class OperationRunner {
     private Finished start(List<String> command, Path dir, Map<String, String> data, Duration timeout) throws IOException, InterruptedException {
         Path out = dir.resolve(".output");
         Path input = dir.resolve(DATA_FILE);
+        // Owner-only: the map may carry what a parameter or an earlier result should not show other local users
+        // (on the command line, as before, every user could read it in /proc).
+        Files.createFile(input, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
         Files.write(input, Json.json().writeValueAsBytes(data));
         ProcessBuilder builder = new ProcessBuilder(ProcessGroups.grouped(command)).directory(dir.toFile()).redirectErrorStream(true)
                 .redirectOutput(out.toFile()).redirectInput(input.toFile());

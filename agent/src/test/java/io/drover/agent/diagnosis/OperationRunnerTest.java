@@ -137,11 +137,11 @@ class OperationRunnerTest {
                 "def handler(context):\n    return {'size': len(context['collector.output'])}\n"), "python3", data));
         assertThat(kubediagStyle.results()).isEqualTo(Map.of("size", String.valueOf(1 << 20)));
 
-        OperationOutcome script = new OperationRunner(state).run(script("wc -c < \"$DROVER_DATA\"; wc -c; echo \"$#\"", List.of(), "d",
-                data, 10));
+        OperationOutcome script = new OperationRunner(state).run(script("wc -c < \"$DROVER_DATA\"; wc -c; echo \"$#\"; "
+                + "stat -c %a \"$DROVER_DATA\"", List.of(), "d", data, 10));
         String json = io.drover.model.Json.json().writeValueAsString(data);
         assertThat(script.results().get("operation.d.output").lines().toList()).containsExactly(String.valueOf(json.length()),
-                String.valueOf(json.length()), "0");
+                String.valueOf(json.length()), "0", "600");
     }
 
     @Test
