@@ -485,7 +485,7 @@ public final class ServerConfig {
     /** What one source address may cost on the transport ports, and the blocks exempt from it (checked when loaded). */
     public io.drover.transport.admission.AddressLimits saltAddressLimits() {
         return new io.drover.transport.admission.AddressLimits(integer(Setting.SALT_MAX_CONNECTIONS_PER_ADDRESS),
-                integer(Setting.SALT_SIGN_INS_PER_ADDRESS_PER_MINUTE), io.drover.transport.net.AddressBlock.parseAll(
+                integer(Setting.SALT_SIGN_INS_PER_ADDRESS_PER_MINUTE), io.drover.core.net.AddressBlock.parseAll(
                 java.util.Arrays.stream(get(Setting.SALT_ADDRESS_LIMITS_EXEMPT).split(",")).map(String::strip)
                         .filter(c -> !c.isEmpty()).toList()));
     }
