@@ -44,6 +44,8 @@ public final class AmqpChannel implements AutoCloseable {
     private static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
     /** The largest plan taken: as the Drover transport's largest message. */
     static final int MAX_PLAN_BYTES = 16 << 20;
+    /** The arguments Murano's engine declares an agent's queue with (murano/common/messaging/mqclient.py). */
+    static final Map<String, Object> ENGINE_QUEUE_ARGUMENTS = Map.of("x-ha-policy", "all", "x-expires", 86_400_000);
 
     private final AmqpSettings settings;
     private final PlanService plans;
@@ -160,8 +162,10 @@ public final class AmqpChannel implements AutoCloseable {
     }
 
     /**
-     * The input queue as it is when the engine declared it (whatever its arguments), or declared durable here when it
-     * does not exist yet: a passive check that fails closes its channel, so the declaration takes a new one.
+     * The input queue as it is when the engine declared it (whatever its arguments), or declared here when it does not
+     * exist yet, as Murano's engine declares it (durable, {@code x-expires} one day, {@code x-ha-policy} all), so
+     * that the engine's own declaration, which RabbitMQ refuses when the arguments differ, still succeeds. A passive
+     * check that fails closes its channel, so the declaration takes a new one.
      */
     private Channel declareInput(Connection opened) throws IOException {
         Channel channel = opened.createChannel();
@@ -170,7 +174,7 @@ public final class AmqpChannel implements AutoCloseable {
             return channel;
         } catch (IOException missing) {
             Channel declaring = opened.createChannel();
-            declaring.queueDeclare(settings.inputQueue(), true, false, false, null);
+            declaring.queueDeclare(settings.inputQueue(), true, false, false, ENGINE_QUEUE_ARGUMENTS);
             return declaring;
         }
     }
