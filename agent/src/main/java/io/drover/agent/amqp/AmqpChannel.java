@@ -57,12 +57,12 @@ public final class AmqpChannel implements AutoCloseable {
     private final Object signal = new Object();
     private volatile boolean running = true;
     private volatile Connection connection;
-    private final ResultSender sender;
+    private final ResultSender publisher;
     /** Set when the broker cancelled the consumer: the connect loop subscribes again. */
     private volatile boolean resubscribe;
     private final Thread connector;
     private final Thread worker;
-    private final Thread sending;
+    private final Thread sender;
     private volatile boolean startupFlushed;
 
     public AmqpChannel(AmqpSettings settings, PlanService plans, java.nio.file.Path stateDir, Clock clock) {
@@ -70,7 +70,7 @@ public final class AmqpChannel implements AutoCloseable {
     }
 
     AmqpChannel(AmqpSettings settings, PlanService plans, java.nio.file.Path stateDir, Clock clock, ResultSender.Confirms confirms) {
-        this.sender = new ResultSender(confirms);
+        this.publisher = new ResultSender(confirms, settings.logRoutingKey());
         this.settings = settings;
         this.plans = plans;
         this.queue = new PlanQueue(stateDir);
@@ -86,7 +86,7 @@ public final class AmqpChannel implements AutoCloseable {
         }
         this.startupFlushed = queue.outgoing().isEmpty();
         this.connector = Thread.ofPlatform().name("amqp-connect").daemon().start(this::connectLoop);
-        this.sending = Thread.ofPlatform().name("amqp-send").daemon().start(this::sendLoop);
+        this.sender = Thread.ofPlatform().name("amqp-send").daemon().start(this::sendLoop);
         this.worker = Thread.ofPlatform().name("amqp-plans").daemon().start(this::workLoop);
     }
 
@@ -221,7 +221,7 @@ public final class AmqpChannel implements AutoCloseable {
                 Connection open = connection;
                 List<PlanQueue.Outgoing> messages = queue.outgoing();
                 if (open != null && open.isOpen() && !messages.isEmpty()) {
-                    if (!sender.send(open, queue, messages)) {
+                    if (!publisher.send(open, queue, messages)) {
                         pause();
                     }
                     continue;
@@ -429,7 +429,7 @@ public final class AmqpChannel implements AutoCloseable {
         wake();
         closeQuietly();
         connector.interrupt();
-        sending.interrupt();
+        sender.interrupt();
         worker.interrupt();
     }
 }

@@ -14,7 +14,8 @@ import org.slf4j.LoggerFactory;
  * Publishes the outbox, oldest first and one message at a time: each is published {@code mandatory} and leaves the
  * outbox only once the broker confirmed it and did not return it. A nack or a confirm timeout closes the channel
  * (amqp-client does so), and the next message opens a new one; a message the broker returned (no queue bound to its
- * key) stays in the outbox, as do the ones after it so that they keep their order, and is tried again. A message
+ * key) stays in the outbox, as do the ones after it so that they keep their order, and is tried again; a returned log
+ * message is dropped instead (with a warning), so that a log key no queue takes never holds results back. A message
  * published but never confirmed is sent again: the engine may see a result twice, never zero times.
  */
 final class ResultSender {
@@ -28,14 +29,17 @@ final class ResultSender {
     static final Confirms WAIT_10_SECONDS = channel -> channel.waitForConfirmsOrDie(10_000);
 
     private final Confirms confirms;
+    /** Where log messages go (null: none are sent); nothing else is sent there. */
+    private final String logRoutingKey;
     private Channel channel;
     /** Set by the broker's basic.return, which RabbitMQ sends before the confirm of the same message. */
     private volatile boolean returned;
     /** The outbox file last reported as returned, so that a message retried every second is reported once. */
     private String reportedUnroutable;
 
-    ResultSender(Confirms confirms) {
+    ResultSender(Confirms confirms, String logRoutingKey) {
         this.confirms = confirms;
+        this.logRoutingKey = logRoutingKey;
     }
 
     /** Sends the messages in order; false when one was not sent (it and the ones after it stay in the outbox). */
@@ -62,6 +66,15 @@ final class ResultSender {
                     message.messageId(), e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage()));
             closeChannel();
             return false;
+        }
+        if (returned && message.routingKey().equals(logRoutingKey)) {
+            if (!logRoutingKey.equals(reportedUnroutable)) {
+                reportedUnroutable = logRoutingKey;
+                log.warn("execution plans: the broker returned a log message: no queue is bound to exchange '{}' with key '{}';"
+                        + " log messages are dropped until one is", message.exchange(), logRoutingKey);
+            }
+            queue.sent(message);
+            return true;
         }
         if (returned) {
             if (!name.equals(reportedUnroutable)) {

@@ -167,11 +167,11 @@ class MuranoEngineLinkTest {
     }
 
     @Test
-    void aResultWithNoQueueToGoToStaysInTheOutboxUntilTheQueueExists() throws Exception {
+    void aResultWithNoQueueToGoToStaysInTheOutboxUntilTheQueueExistsWhileLogsNoQueueTakesAreDropped() throws Exception {
         declareAsTheEngine(planQueue);
         startAgent();
         String id = UUID.randomUUID().toString().replace("-", "");
-        Map<String, Object> plan = plan("return 'kept'", null);
+        Map<String, Object> plan = plan("api.logInfo('nobody reads this')\nreturn 'kept'", null);
         plan.put("ID", id);
         try (Channel c = admin.createChannel()) {
             c.basicPublish("", planQueue, new com.rabbitmq.client.AMQP.BasicProperties.Builder().messageId(id).build(), PlanJson.bytes(plan));
@@ -180,6 +180,9 @@ class MuranoEngineLinkTest {
         await("returned by the broker, so kept").during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(5))
                 .until(() -> !outboxEmpty());
 
+        try (Stream<Path> files = Files.list(dir.resolve("state/plans/amqp/outbox"))) {
+            assertThat(files.toList()).as("the result only: the returned log message was dropped").hasSize(1);
+        }
         declareAsTheEngine(resultsQueue);
         await().atMost(Duration.ofSeconds(30)).until(this::outboxEmpty);
         try (Channel c = admin.createChannel()) {
