@@ -223,8 +223,11 @@ class AmqpPlansEndToEndTest {
                 + "return out", "sleep 3; echo done"));
         assertThat(receive(logQueue, 1).get(0).body()).containsEntry("Body", "started");
         rabbitmqctl("stop_app");
+        Path outbox = dir.resolve("host/var/lib/drover-agent/plans/amqp/outbox");
         try {
-            await().pollDelay(Duration.ofSeconds(5)).atMost(Duration.ofSeconds(6)).until(() -> true);
+            // the plan finishes while the broker is away: its last log message and its result wait in the outbox
+            await("the log and the result in the outbox").atMost(Duration.ofSeconds(30))
+                    .until(() -> fileCount(outbox) >= 2);
         } finally {
             rabbitmqctl("start_app");
         }
@@ -345,5 +348,11 @@ class AmqpPlansEndToEndTest {
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
         assertThat(p.waitFor(90, TimeUnit.SECONDS)).as("rabbitmqctl " + command).isTrue();
         assertThat(p.exitValue()).as("rabbitmqctl " + command).isZero();
+    }
+
+    static long fileCount(Path dir) throws java.io.IOException {
+        try (var files = Files.list(dir)) {
+            return files.filter(f -> f.getFileName().toString().endsWith(".json")).count();
+        }
     }
 }
