@@ -37,6 +37,9 @@ import org.slf4j.LoggerFactory;
  * job id once) instead of running the node again.
  * An agent that is offline or does not answer is tried again with a doubling backoff, then the diagnosis fails with
  * the condition AgentUnavailable. At most {@code concurrency} operations run at once.
+ * A cancel ({@link Diagnoses#cancel}, from any server of the cluster) ends the diagnosis in the database first; every
+ * write of the runner checks that it has not ended, so a cancelled diagnosis records no further outcome and sends no
+ * further call, and its runner stops when the killed operation answers.
  */
 public final class DiagnosisRunner implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(DiagnosisRunner.class);
@@ -140,7 +143,7 @@ public final class DiagnosisRunner implements AutoCloseable {
 
     /**
      * Runs the node on the checkpoint: {@link #CONTINUE} when the next node may run, the wait in ms before trying
-     * again when the agent could not be reached, or -1 when the runner stops.
+     * again when the agent could not be reached, or -1 when the runner stops or the diagnosis ended under it (cancelled).
      */
     private long step(DiagnosisRepository.Row row) {
         DiagnosisProgress.State state = row.progress().state();
