@@ -391,6 +391,40 @@ class DiagnosisLifecycleTest {
     }
 
     @OnBothDatabases
+    void twoServersGivenTheSameAlertAtOnceStartOneDiagnosis(String kind) throws Exception {
+        open(kind);
+        List<DiagnosisModule> cluster = List.of(server(false), server(false));
+        agents.online.set(false);
+        KubeDocument trigger = new KubeDocument(null, "Trigger", Map.of(), Map.of("operationSet", "host-overview",
+                "sourceTemplate", Map.of("prometheusAlertTemplate", Map.of("regexp", Map.of("alertName", "^ExporterDown$"),
+                        "nodeNameReferenceLabel", "instance"))));
+        cluster.forEach(m -> m.catalog().put("Trigger", "exporter-down", trigger));
+        for (int round = 0; round < 10; round++) {
+            Alert alert = alert("web-1:" + (9100 + round));
+            CountDownLatch go = new CountDownLatch(1);
+            List<java.util.concurrent.Future<AlertReceipt>> receipts = new ArrayList<>();
+            try (var threads = java.util.concurrent.Executors.newFixedThreadPool(2)) {
+                for (DiagnosisModule m : cluster) {
+                    receipts.add(threads.submit(() -> {
+                        go.await();
+                        return m.alerts().receive(ADMIN, List.of(alert));
+                    }));
+                }
+                go.countDown();
+                int started = 0;
+                int repeated = 0;
+                for (var receipt : receipts) {
+                    started += receipt.get().started().size();
+                    repeated += receipt.get().repeated();
+                }
+                assertThat(started).as("round %d", round).isEqualTo(1);
+                assertThat(repeated).as("round %d", round).isEqualTo(1);
+            }
+        }
+        assertThat(ids(cluster.get(0))).hasSize(10);
+    }
+
+    @OnBothDatabases
     void anEventWhoseStartFailedLeavesTheNextMatchingEventFreeToStartIt(String kind) {
         open(kind);
         DiagnosisModule m = server(true);
