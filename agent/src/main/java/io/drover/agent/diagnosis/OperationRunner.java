@@ -1,6 +1,7 @@
 package io.drover.agent.diagnosis;
 
 import io.drover.agent.disk.DurableFiles;
+import io.drover.agent.jobs.JobProcesses;
 import io.drover.agent.plans.ProcessGroups;
 import io.drover.model.Json;
 import io.drover.model.agentapi.AgentResult.OperationOutcome;
@@ -181,11 +182,13 @@ public final class OperationRunner {
         Path out = dir.resolve(".output");
         Process process = new ProcessBuilder(ProcessGroups.grouped(command)).directory(dir.toFile()).redirectErrorStream(true)
                 .redirectOutput(out.toFile()).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
+        JobProcesses.started(process);
         boolean done;
         try {
             done = process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } finally {
             ProcessGroups.kill(process);
+            JobProcesses.ended(process);
         }
         String output;
         try (InputStream in = Files.newInputStream(out)) {

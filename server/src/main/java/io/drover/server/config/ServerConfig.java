@@ -116,6 +116,8 @@ public final class ServerConfig {
         positive(Setting.EVENT_RETENTION_DAYS);
         positive(Setting.AUDIT_RETENTION_DAYS);
         positive(Setting.JOB_RETENTION_DAYS);
+        positive(Setting.DIAGNOSIS_RETENTION_PER_HOST);
+        positive(Setting.DIAGNOSIS_RETENTION_HOURS);
         positive(Setting.AUTH_FAILURES_PER_MINUTE);
         positive(Setting.MAX_PENDING_KEYS);
         positive(Setting.AGENT_PACKAGE_MAX_BYTES);
@@ -444,6 +446,14 @@ public final class ServerConfig {
 
     public int diagnosisRepeatIntervalSeconds() {
         return integer(Setting.DIAGNOSIS_REPEAT_INTERVAL_SECONDS);
+    }
+
+    public int diagnosisRetentionPerHost() {
+        return integer(Setting.DIAGNOSIS_RETENTION_PER_HOST);
+    }
+
+    public int diagnosisRetentionHours() {
+        return integer(Setting.DIAGNOSIS_RETENTION_HOURS);
     }
 
     public int diagnosisMaxPaths() {
