@@ -19,7 +19,7 @@ export function nodeStates(d: Diagnosis): Map<number, NodeState> {
     if (r.succeeded === true) m.set(r.node, 'succeeded');
     else if (r.succeeded === false) m.set(r.node, 'failed');
   }
-  const finished = d.phase === 'Succeeded' || d.phase === 'Failed';
+  const finished = d.phase === 'Succeeded' || d.phase === 'Failed' || d.phase === 'Cancelled';
   if (!finished && d.checkpoint && d.paths) {
     const n = d.paths[d.checkpoint.path_index]?.[d.checkpoint.node_index];
     if (n != null) m.set(n, 'current');

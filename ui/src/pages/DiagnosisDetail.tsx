@@ -14,7 +14,7 @@ export function DiagnosisDetail({ id }: { id: string }) {
   const diag = useLoad((signal) => api.get<Diagnosis>(`/api/v1/diagnoses/${encodeURIComponent(id)}`, { signal }), [id]);
   const d = diag.data;
   const opset = useLoad((signal) => (d ? api.get<OperationSetDoc>(`/api/v1/diagnosis/operation-sets/${encodeURIComponent(d.operation_set)}`, { signal }) : Promise.resolve(undefined)), [d?.operation_set]);
-  const running = !!d && d.phase !== 'Succeeded' && d.phase !== 'Failed';
+  const running = !!d && d.phase !== 'Succeeded' && d.phase !== 'Failed' && d.phase !== 'Cancelled';
   const reload = useThrottled(diag.reload, 500);
   useEvents(`drover/diagnosis/${id}/*`, reload, running);
   useInterval(diag.reload, running ? 3000 : null);

@@ -59,7 +59,7 @@ async function sample(): Promise<{ counts: OverviewCounts; latest: Array<{ sub: 
       runningTasks,
       failedInstances,
       failedSteps,
-      openDiagnoses: diags.filter((d) => d.phase !== 'Succeeded' && d.phase !== 'Failed').length,
+      openDiagnoses: diags.filter((d) => d.phase !== 'Succeeded' && d.phase !== 'Failed' && d.phase !== 'Cancelled').length,
     },
     latest,
   };

@@ -12,12 +12,14 @@ import io.drover.agent.plans.PlanService;
 import io.drover.agent.plans.PlanSetup;
 import io.drover.agent.plans.SaltStackExecutor;
 import io.drover.core.plans.LogMessage;
+import io.drover.agent.jobs.JobProcesses;
 import io.drover.agent.journal.Journal;
 import io.drover.agent.supervisor.Supervisor;
 import io.drover.transport.minion.MinionConfig;
 import io.drover.transport.minion.SaltMinion;
 import io.drover.transport.minion.Targets;
 import io.drover.transport.wire.SaltPack;
+import io.drover.model.agentapi.AgentResult;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -51,6 +53,8 @@ public final class DroverAgent implements AutoCloseable {
     private volatile boolean running = true;
     /** Jobs running in this process (for saltutil.find_job); a journalled job not among them was cut short by a stop. */
     private final Map<String, Map<String, Object>> inFlight = new java.util.concurrent.ConcurrentHashMap<>();
+    /** The processes of the jobs running in this process (for saltutil.kill_job). */
+    private final Map<String, JobProcesses> jobProcesses = new java.util.concurrent.ConcurrentHashMap<>();
     private final Supervisor supervisor;
     private final java.util.concurrent.atomic.AtomicInteger loopRestarts = new java.util.concurrent.atomic.AtomicInteger();
     private final java.util.function.IntConsumer exit = System::exit;
@@ -71,7 +75,7 @@ public final class DroverAgent implements AutoCloseable {
         this.plans = new Lazy<>(() -> new PlanService(planSetup(root, stateDir, version, fileserver), this::callFunction));
         this.functions = new Functions(() -> grains, version, root, supervisor, fileserver, inFlight::get,
                 ListeningPorts::read, this::runPlan,
-                new SelfUpgrade(root, AgentHome.fromSystem(), version, fileserver, inFlight::size));
+                new SelfUpgrade(root, AgentHome.fromSystem(), version, fileserver, inFlight::size), this::killJob);
         this.amqp = amqpSettings == null ? null : new AmqpChannel(amqpSettings, plans.get(), stateDir, java.time.Clock.systemUTC());
         this.minion = new SaltMinion(config, keys.loadOrCreate(), keys.pinnedMaster(), Targets.of(config.id(), () -> grains),
                 this::runJob, keys::pinMaster, new SignInFile(stateDir, version, java.time.Clock.systemUTC()));
@@ -228,22 +232,50 @@ public final class DroverAgent implements AutoCloseable {
             }
             String fun = String.valueOf(load.get("fun"));
             List<?> args = load.get("arg") instanceof List<?> l ? l : List.of();
-            Functions.Result result = this.functions.call(fun, args);
-            Map<String, Object> ret = returnOf(jid, fun, args, result.value(), result.retcode());
-            journal.finish(jid, SaltPack.pack(ret));
-            send(jid, ret);
+            finish(jid, fun, args, () -> functions.call(fun, args));
         } finally {
             inFlight.remove(jid, running);
         }
     }
 
+    /**
+     * Runs a job's function with its processes recorded, then journals and sends its return; a job stopped by
+     * {@code saltutil.kill_job} returns marked {@code killed}, with a non-zero retcode.
+     */
+    private void finish(String jid, String fun, List<?> args, java.util.function.Supplier<Functions.Result> call) {
+        JobProcesses processes = new JobProcesses(jid);
+        jobProcesses.put(jid, processes);
+        Functions.Result result;
+        try {
+            result = processes.run(call);
+        } finally {
+            jobProcesses.remove(jid, processes);
+        }
+        Map<String, Object> ret = returnOf(jid, fun, args, result.value(),
+                processes.killed() && result.retcode() == 0 ? 1 : result.retcode());
+        if (processes.killed()) {
+            ret.put("killed", true);
+        }
+        journal.finish(jid, SaltPack.pack(ret));
+        send(jid, ret);
+    }
+
+    /** {@code saltutil.kill_job}: the job's process groups get SIGTERM, then SIGKILL after a grace. */
+    private AgentResult.JobKilled killJob(String jid) throws InterruptedException {
+        JobProcesses processes = jobProcesses.get(jid);
+        if (processes == null) {
+            return new AgentResult.JobKilled(jid, false, 0);
+        }
+        int signalled = processes.kill(JobProcesses.GRACE);
+        log.info("{}: job {} killed ({} processes signalled)", minion.id(), jid, signalled);
+        return new AgentResult.JobKilled(jid, true, signalled);
+    }
+
     /** A journalled job run again (a plan that waited for a reboot): its return is journalled and sent as any. */
     private void rerun(String jid, Map<?, ?> job, List<?> args) {
         try {
-            Functions.Result result = functions.call(String.valueOf(job.get("fun")), args);
-            Map<String, Object> ret = returnOf(jid, String.valueOf(job.get("fun")), args, result.value(), result.retcode());
-            journal.finish(jid, SaltPack.pack(ret));
-            send(jid, ret);
+            String fun = String.valueOf(job.get("fun"));
+            finish(jid, fun, args, () -> functions.call(fun, args));
         } finally {
             inFlight.remove(jid);
         }

@@ -92,7 +92,7 @@ public final class FileSizeBenchmark {
             }
             JobService jobs = new JobService(db.jdbi(), events, keys, id -> Map.of(), agents::businesses, Map.of(),
                     (load, minions) -> { }, () -> () -> { }, 1 << 20, SecretBox.of(new byte[32]), clock);
-            Retention retention = new Retention(audit, events, jobs, db,
+            Retention retention = new Retention(audit, events, jobs, () -> 0, db,
                     new Retention.Days(90, traffic.retentionDays(), traffic.retentionDays()));
             Principal caller = Principal.system("bench");
             int stepsPerHour = 60 / traffic.everyMinutes();

@@ -165,7 +165,7 @@ public final class PlanBenchmark {
                     PlanService.findPython(), "bench", (p, s) -> {
                         throw new java.io.IOException("no fileserver");
                     }, Clock.systemUTC(), PlanRunner.DEFAULT_TIMEOUT), (f, a) -> new SaltStackExecutor.Reply(null, 254));
-            try (AmqpChannel agent = new AmqpChannel(new AmqpSettings(url, input, "", results, false, null, true, null, null, null), service, state,
+            try (AmqpChannel agent = new AmqpChannel(new AmqpSettings(url, input, "", results, false, null, true, null, null, null, null), service, state,
                     Clock.systemUTC())) {
                 while (!agent.connected()) {
                     Thread.sleep(50);

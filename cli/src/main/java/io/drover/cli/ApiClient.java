@@ -138,12 +138,22 @@ public final class ApiClient {
 
     /** Follows a Server-Sent Events stream, handing each event's data to the consumer until the stream ends. */
     public void stream(String path, Consumer<JsonNode> onEvent) {
+        stream(path, () -> { }, onEvent);
+    }
+
+    /**
+     * As {@link #stream(String, Consumer)}; {@code onSubscribed} runs once the server says the stream is live (its
+     * "subscribed" comment, sent after any replay), so that nothing happening from then on is missed.
+     */
+    public void stream(String path, Runnable onSubscribed, Consumer<JsonNode> onEvent) {
         HttpResponse<InputStream> response = open(HttpRequest.newBuilder(uri(path)).header("Accept", "text/event-stream").GET());
         try (BufferedReader reader = lines(response)) {
             StringBuilder data = new StringBuilder();
             String line;
             while ((line = reader.readLine()) != null) {
-                if (line.startsWith("data:")) {
+                if (line.startsWith(": subscribed to ")) {
+                    onSubscribed.run();
+                } else if (line.startsWith("data:")) {
                     data.append(line.substring(line.startsWith("data: ") ? 6 : 5));
                 } else if (line.isEmpty() && !data.isEmpty()) {
                     onEvent.accept(Json.json().readTree(data.toString()));

@@ -19,7 +19,7 @@ import picocli.CommandLine.Parameters;
 @Command(name = "diag", description = "Diagnosis: apply KubeDiag-style Operations, OperationSets and Triggers; diagnose hosts; "
         + "follow a diagnosis along its paths.",
         subcommands = {DiagCommand.Apply.class, DiagCommand.ListObjects.class, DiagCommand.Get.class, DiagCommand.Delete.class,
-                DiagCommand.Run.class, DiagCommand.Status.class, DiagCommand.ListDiagnoses.class})
+                DiagCommand.Cancel.class, DiagCommand.Run.class, DiagCommand.Status.class, DiagCommand.ListDiagnoses.class})
 public final class DiagCommand {
     static final Map<String, String> KINDS = Map.of("Operation", "operations", "OperationSet", "operation-sets", "Trigger", "triggers");
     static final List<Output.Column> OBJECTS = List.of(Output.Column.of("NAME", "name"), Output.Column.of("BUILTIN", "builtin"),
@@ -141,16 +141,53 @@ public final class DiagCommand {
         }
     }
 
-    @Command(name = "delete", description = "Delete one Operation, OperationSet or Trigger (refused while something uses it).")
+    @Command(name = "delete", description = "Delete a diagnosis that has ended (ID; a running one: cancel it first), or one "
+            + "Operation, OperationSet or Trigger of the library (KIND NAME; refused while something uses it).")
     static final class Delete implements Callable<Integer> {
         @Mixin ClientOptions client;
-        @Parameters(index = "0", paramLabel = "KIND") String kind;
-        @Parameters(index = "1", paramLabel = "NAME") String name;
+        @Parameters(index = "0", paramLabel = "ID|KIND", description = "A diagnosis's id, or a kind: operations, operation-sets or triggers.")
+        String first;
+        @Parameters(index = "1", arity = "0..1", paramLabel = "NAME", description = "The library object's name (with KIND).") String name;
 
         @Override
         public Integer call() {
-            client.client().delete("/api/v1/diagnosis/" + collection(kind) + "/" + segment(name));
-            client.out().println(name + " deleted");
+            if (name == null) {
+                client.client().delete("/api/v1/diagnoses/" + diagnosisId(first));
+                client.out().println("diagnosis " + first + " deleted");
+            } else {
+                client.client().delete("/api/v1/diagnosis/" + collection(first) + "/" + segment(name));
+                client.out().println(name + " deleted");
+            }
+            client.out().flush();
+            return 0;
+        }
+    }
+
+    /** A diagnosis's id as typed: digits only, so that nothing else reaches the URL. */
+    static String diagnosisId(String id) {
+        if (!id.matches("[0-9]{1,18}")) {
+            throw new CliException("'" + id + "' is not a diagnosis id (drover diag ls); a library object is deleted with KIND NAME");
+        }
+        return id;
+    }
+
+    @Command(name = "cancel", description = "Cancel a running diagnosis: no further node runs and the running operation's "
+            + "process group is killed on the agent; the diagnosis ends Cancelled (kept until deleted or past the retention).")
+    static final class Cancel implements Callable<Integer> {
+        @Mixin ClientOptions client;
+        @Parameters(paramLabel = "ID") String id;
+
+        @Override
+        public Integer call() {
+            JsonNode d = client.client().post("/api/v1/diagnoses/" + diagnosisId(id) + "/cancel", Map.of());
+            if (client.output().format() != Output.Format.table) {
+                client.output().printObject(d);
+                return 0;
+            }
+            JsonNode conditions = d.path("conditions");
+            JsonNode last = conditions.isEmpty() ? null : conditions.get(conditions.size() - 1);
+            client.out().println("diagnosis " + id + ": " + d.path("phase").asText()
+                    + (last == null ? "" : " (" + last.path("message").asText() + ")"));
             client.out().flush();
             return 0;
         }
@@ -221,7 +258,7 @@ public final class DiagCommand {
                 d = client.client().get("/api/v1/diagnoses/" + segment(id) + "?wait=2");
                 printed = printNodes(client, id, d.path("nodes"), printed);
                 client.out().flush();
-                if (d.path("phase").asText().matches("Succeeded|Failed")) {
+                if (d.path("phase").asText().matches("Succeeded|Failed|Cancelled")) {
                     break;
                 }
             }
@@ -283,7 +320,7 @@ public final class DiagCommand {
     @Command(name = "ls", description = "The newest diagnoses.")
     static final class ListDiagnoses implements Callable<Integer> {
         @Mixin ClientOptions client;
-        @Option(names = "--phase", description = "Only this phase: Pending, Running, Succeeded or Failed.") String phase;
+        @Option(names = "--phase", description = "Only this phase: Pending, Running, Succeeded, Failed or Cancelled.") String phase;
         @Option(names = "--limit", description = "How many (default 100).") int limit = 100;
 
         @Override

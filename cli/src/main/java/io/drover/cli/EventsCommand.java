@@ -17,7 +17,11 @@ public final class EventsCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        client.client().stream("/api/v1/events" + ApiClient.query(ApiClient.params("tag", tag, "since", since)), event -> {
+        Runnable following = () -> {
+            client.err().println("following events" + (tag == null ? "" : " matching " + tag) + " (Ctrl-C to stop)");
+            client.err().flush();
+        };
+        client.client().stream("/api/v1/events" + ApiClient.query(ApiClient.params("tag", tag, "since", since)), following, event -> {
             switch (client.output().format()) {
                 case json -> client.out().println(event.toString());
                 case yaml -> client.out().print("---\n" + Output.yaml(event));

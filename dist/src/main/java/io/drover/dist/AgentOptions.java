@@ -57,7 +57,9 @@ final class AgentOptions {
                     + "always is).", "the system's CAs"},
             {"--amqp-queue", "QUEUE", "The queue plans arrive on (with --amqp-url).", "drover-<id>"},
             {"--amqp-result-exchange", "EXCHANGE", "Exchange for results and log messages.", "the default exchange"},
-            {"--amqp-result-routing-key", "KEY", "Routing key (queue) for results and log messages.", "drover-results"},
+            {"--amqp-result-routing-key", "KEY", "Routing key (queue) for results.", "drover-results"},
+            {"--amqp-log-routing-key", "KEY", "Routing key (queue) for the plans' api.log* messages; never the results' key, "
+                    + "where Murano's engine would take a log message for the plan's result.", "none: not sent over AMQP"},
             {"--amqp-reply-to", null, "Send each result to the ReplyTo the plan's message names, when it names one.", "off"},
             {"--amqp-engine-key", "PEM", "The engine's RSA public key: plans must be signed with it (SHA256withRSA over "
                     + "queue name + body, header 'signature').", "none: every plan is refused unless --amqp-allow-unsigned"},
@@ -94,6 +96,7 @@ final class AgentOptions {
     String amqpQueue;
     String amqpResultExchange = "";
     String amqpResultRoutingKey = "drover-results";
+    String amqpLogRoutingKey;
     boolean amqpReplyTo;
     Path amqpEngineKey;
     boolean amqpAllowUnsigned;
@@ -239,6 +242,7 @@ final class AgentOptions {
             case "--amqp-queue" -> amqpQueue = value;
             case "--amqp-result-exchange" -> amqpResultExchange = value;
             case "--amqp-result-routing-key" -> amqpResultRoutingKey = value;
+            case "--amqp-log-routing-key" -> amqpLogRoutingKey = value;
             case "--amqp-engine-key" -> amqpEngineKey = path(name, value);
             case "--amqp-reboot-command" -> {
                 if (amqpRebootCommand == null) {
@@ -289,6 +293,10 @@ final class AgentOptions {
             }
             if (amqpEngineKey != null && amqpAllowUnsigned) {
                 throw new Invalid("--amqp-allow-unsigned contradicts --amqp-engine-key: plans are checked against the key");
+            }
+            if (amqpResultRoutingKey.equals(amqpLogRoutingKey)) {
+                throw new Invalid("--amqp-log-routing-key is the results' key: Murano's engine would take a plan's first log "
+                        + "message for its result; give another key");
             }
             if (amqpCaCert != null && !Files.isReadable(amqpCaCert)) {
                 throw new Invalid("--amqp-cacert " + show(amqpCaCert.toString()) + " cannot be read");

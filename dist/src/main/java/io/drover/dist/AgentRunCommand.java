@@ -40,7 +40,7 @@ final class AgentRunCommand {
                 .withMasterFinger(o.masterFinger);
         io.drover.agent.amqp.AmqpSettings amqp = o.amqpUrl == null ? null : new io.drover.agent.amqp.AmqpSettings(o.amqpUrl,
                 o.amqpQueue, o.amqpResultExchange, o.amqpResultRoutingKey, o.amqpReplyTo, o.amqpEngineKey, o.amqpAllowUnsigned,
-                o.amqpPassword, o.amqpCaCert, o.amqpRebootCommand);
+                o.amqpPassword, o.amqpCaCert, o.amqpRebootCommand, o.amqpLogRoutingKey);
         DroverAgent agent;
         try {
             agent = DroverAgent.start(config, o.root, AgentHome.version(AgentHome.fromSystem(), BuildVersion.current()), new Grains.Placement(o.innerIp, o.cloudId),

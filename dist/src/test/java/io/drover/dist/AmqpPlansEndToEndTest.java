@@ -40,6 +40,7 @@ class AmqpPlansEndToEndTest {
     Process agent;
     String inputQueue;
     String resultQueue;
+    String logQueue;
 
     @BeforeEach
     void start() throws Exception {
@@ -51,9 +52,11 @@ class AmqpPlansEndToEndTest {
         String suffix = Long.toString(System.nanoTime(), 36);
         inputQueue = "drover-test-plans-" + suffix;
         resultQueue = "drover-test-results-" + suffix;
+        logQueue = "drover-test-logs-" + suffix;
         withChannel(c -> {
             c.queueDeclare(inputQueue, true, false, false, Map.of("x-expires", 600_000));
             c.queueDeclare(resultQueue, true, false, false, Map.of("x-expires", 600_000));
+            c.queueDeclare(logQueue, true, false, false, Map.of("x-expires", 600_000));
         });
         server = TestServer.start(TestServer.newDataDir(), Map.of(Setting.AUTO_ACCEPT, "*"));
         agent = startAgent();
@@ -72,13 +75,15 @@ class AmqpPlansEndToEndTest {
             withChannel(c -> {
                 c.queueDelete(inputQueue);
                 c.queueDelete(resultQueue);
+                c.queueDelete(logQueue);
             });
         }
     }
 
     Process startAgent() throws Exception {
         return AgentProcess.start(server, "amqp-agent", dir.resolve("host"), dir.resolve("agent.log"), "--amqp-url", URL,
-                "--amqp-queue", inputQueue, "--amqp-result-routing-key", resultQueue, "--amqp-allow-unsigned");
+                "--amqp-queue", inputQueue, "--amqp-result-routing-key", resultQueue, "--amqp-log-routing-key", logQueue,
+                "--amqp-allow-unsigned");
     }
 
     @Test
@@ -140,14 +145,17 @@ class AmqpPlansEndToEndTest {
         publish("m-v1", Files.readString(ReferenceData.dir("murano").resolve("v1-askdnsip.plan.json")));
         publish("m-bad", "{ not json");
 
-        List<Message> got = receive(5);
-        assertThat(got).extracting(Message::messageId).containsExactly("m-ok", "m-ok", "m-fail", "m-v1", "m-bad");
-        assertThat(got.get(0).body()).containsEntry("Action", "log").containsEntry("Body", "hello from the plan");
-        assertThat(got.get(1).body()).containsEntry("ErrorCode", 0).containsEntry("Body", "ok").containsEntry("SourceID", "m-ok");
-        assertThat(got.get(2).body()).containsEntry("ErrorCode", 100);
-        assertThat(got.get(3).body()).as("vCurrent in, vCurrent out: no pwsh here").containsEntry("IsException", true);
-        assertThat(got.get(4).body()).containsEntry("ErrorCode", 2);
-        assertThat(String.valueOf(got.get(4).body().get("Body"))).contains("not JSON");
+        List<Message> got = receive(4);
+        assertThat(got).extracting(Message::messageId).containsExactly("m-ok", "m-fail", "m-v1", "m-bad");
+        assertThat(got.get(0).body()).containsEntry("ErrorCode", 0).containsEntry("Body", "ok").containsEntry("SourceID", "m-ok");
+        assertThat(got.get(1).body()).containsEntry("ErrorCode", 100);
+        assertThat(got.get(2).body()).as("vCurrent in, vCurrent out: no pwsh here").containsEntry("IsException", true);
+        assertThat(got.get(3).body()).containsEntry("ErrorCode", 2);
+        assertThat(String.valueOf(got.get(3).body().get("Body"))).contains("not JSON");
+        Message log = receive(logQueue, 1).get(0);
+        assertThat(log.body()).containsEntry("Action", "log").containsEntry("Body", "hello from the plan").containsEntry("SourceID", "m-ok");
+        assertThat(log.messageId()).as("never the plan's: the engine would take it for the result").isNotEqualTo("m-ok")
+                .isEqualTo(log.body().get("ID"));
     }
 
     @Test
@@ -201,7 +209,7 @@ class AmqpPlansEndToEndTest {
         assertThat(Files.readAllLines(marker)).as("run once").hasSize(1);
         assertThat(got.get(1).messageId()).isEqualTo("m-after");
 
-        assertThat(receive(1).get(0).body()).containsEntry("Body", "waiting for a reboot");
+        assertThat(receive(logQueue, 1).get(0).body()).containsEntry("Body", "waiting for a reboot");
         AgentProcess.kill(agent);
         agent = startAgent();
         Message rebooted = receive(1).get(0);
@@ -213,18 +221,20 @@ class AmqpPlansEndToEndTest {
     void theBrokerGoingAwayMidRunLosesNothing() throws Exception {
         publish("m-1", plan("api.logInfo('started')\nout = s().stdout\napi.logInfo('finished while the broker was away')\n"
                 + "return out", "sleep 3; echo done"));
-        assertThat(receive(1).get(0).body()).containsEntry("Body", "started");
+        assertThat(receive(logQueue, 1).get(0).body()).containsEntry("Body", "started");
         rabbitmqctl("stop_app");
+        Path outbox = dir.resolve("host/var/lib/drover-agent/plans/amqp/outbox");
         try {
-            await().pollDelay(Duration.ofSeconds(5)).atMost(Duration.ofSeconds(6)).until(() -> true);
+            // the plan finishes while the broker is away: its last log message and its result wait in the outbox
+            await("the log and the result in the outbox").atMost(Duration.ofSeconds(30))
+                    .until(() -> fileCount(outbox) >= 2);
         } finally {
             rabbitmqctl("start_app");
         }
         await().atMost(Duration.ofSeconds(60)).until(AmqpPlansEndToEndTest::brokerReachable);
-        List<Message> after = receive(2);
-        assertThat(after.get(0).body()).as("a log message queued while the broker was away").containsEntry("Action", "log")
-                .containsEntry("Body", "finished while the broker was away");
-        Message result = after.get(1);
+        assertThat(receive(logQueue, 1).get(0).body()).as("a log message queued while the broker was away")
+                .containsEntry("Action", "log").containsEntry("Body", "finished while the broker was away");
+        Message result = receive(1).get(0);
         assertThat(result.messageId()).isEqualTo("m-1");
         assertThat(result.body()).containsEntry("ErrorCode", 0).containsEntry("Body", "done");
         publish("m-2", plan("return 2", null));
@@ -287,14 +297,19 @@ class AmqpPlansEndToEndTest {
     }
 
     /** The next {@code count} messages on the result queue, in order; reconnects as needed. */
-    @SuppressWarnings("unchecked")
     List<Message> receive(int count) {
+        return receive(resultQueue, count);
+    }
+
+    /** The next {@code count} messages on a queue, in order; reconnects as needed. */
+    @SuppressWarnings("unchecked")
+    List<Message> receive(String queue, int count) {
         List<Message> got = new ArrayList<>();
         await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(100)).until(() -> {
             try {
                 withChannel(c -> {
                     GetResponse r;
-                    while (got.size() < count && (r = c.basicGet(resultQueue, true)) != null) {
+                    while (got.size() < count && (r = c.basicGet(queue, true)) != null) {
                         got.add(new Message(r.getProps().getMessageId(), (Map<String, Object>) PlanJson.read(r.getBody())));
                     }
                 });
@@ -333,5 +348,11 @@ class AmqpPlansEndToEndTest {
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
         assertThat(p.waitFor(90, TimeUnit.SECONDS)).as("rabbitmqctl " + command).isTrue();
         assertThat(p.exitValue()).as("rabbitmqctl " + command).isZero();
+    }
+
+    static long fileCount(Path dir) throws java.io.IOException {
+        try (var files = Files.list(dir)) {
+            return files.filter(f -> f.getFileName().toString().endsWith(".json")).count();
+        }
     }
 }

@@ -128,9 +128,11 @@ class CliEndToEndTest {
     void eventsArePrintedLiveAsTheyHappen() throws Exception {
         drover("inventory", "import", DEMO.toString());
         StringWriter seen = new StringWriter();
-        Thread follower = Thread.ofVirtual().start(() -> cli(seen).execute("events", "--tag", "drover/inventory/host/*",
-                "--server", server.url(), "--token", server.adminToken()));
-        await().atMost(Duration.ofSeconds(5)).pollDelay(Duration.ofMillis(500)).until(() -> true);
+        StringWriter status = new StringWriter();
+        Thread follower = Thread.ofVirtual().start(() -> cli(seen).setErr(new PrintWriter(status, true)).execute("events",
+                "--tag", "drover/inventory/host/*", "--server", server.url(), "--token", server.adminToken()));
+        await().atMost(Duration.ofSeconds(10)).until(() -> status.toString()
+                .contains("following events matching drover/inventory/host/* (Ctrl-C to stop)"));
         Run move = drover("host", "move", "4", "--module", "20");
         assertThat(move.exit()).as(move.err()).isZero();
         await().atMost(Duration.ofSeconds(5)).until(() -> seen.toString()

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.drover.agent.DroverAgent;
+import io.drover.agent.journal.Journal;
 import io.drover.server.config.Setting;
 import io.drover.server.testing.TestServer;
 import io.drover.transport.minion.SaltMinion;
@@ -108,7 +109,9 @@ class FullDiskTest {
             // the agent's return arrives while nothing can be stored; a new agent signs in
             Files.writeString(gate, "go");
             DroverAgent second = fleet.agent("disk-2");
-            await().pollDelay(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(5)).until(() -> true);
+            Journal firstJournal = new Journal(roots.resolve("disk-1/var/lib/drover-agent"));
+            await("the job ran and its return is not acknowledged").atMost(Duration.ofSeconds(20))
+                    .until(() -> firstJournal.unsent().contains(slowJid));
             assertThat(fleet.server.post("/api/v1/sets", token, Map.of("bk_biz_id", BIZ, "bk_set_name", "still-full")).status())
                     .isEqualTo(503);
             refused.add("still-full");

@@ -196,8 +196,6 @@ public final class DroverServer implements AutoCloseable {
                 // another server rotated the shared session key
                 bus.subscribeToPeers(e -> e.tag().equals(io.drover.server.cluster.SessionKeyStore.ROTATED), e -> sharedKey.refresh());
             }
-            this.retention = new io.drover.server.ops.Retention(audit, events, jobs, database, new io.drover.server.ops.Retention.Days(
-                    config.auditRetentionDays(), config.eventRetentionDays(), config.jobRetentionDays()));
             new JobRoutes(keys, jobs, agents::businesses).register(api);
             ExecutionPlans plans = new ExecutionPlans(database.jdbi(), jobs, agents::businesses, clock);
             new PlanRoutes(plans).register(api);
@@ -236,8 +234,12 @@ public final class DroverServer implements AutoCloseable {
                     (principal, biz, set, module, limit) -> inventory.hosts(principal, biz, set, module, null, 0, limit), agents::agentOfHost, agents::hostOf, agents::online, leases, clock),
                     new io.drover.server.diagnosis.DiagnosisModule.Settings(config.diagnosisConcurrency(),
                             new io.drover.server.diagnosis.DiagnosisRunner.Retry(java.time.Duration.ofSeconds(config.diagnosisRetrySeconds()), 4),
-                            java.time.Duration.ofSeconds(config.diagnosisRepeatIntervalSeconds()), config.diagnosisMaxPaths()));
+                            java.time.Duration.ofSeconds(config.diagnosisRepeatIntervalSeconds()), config.diagnosisMaxPaths(),
+                            new io.drover.server.diagnosis.Diagnoses.Retention(config.diagnosisRetentionPerHost(),
+                                    java.time.Duration.ofHours(config.diagnosisRetentionHours()))));
             new io.drover.server.diagnosis.DiagnosisRoutes(diagnosis, clock).register(api);
+            this.retention = new io.drover.server.ops.Retention(audit, events, jobs, diagnosis::prune, database,
+                    new io.drover.server.ops.Retention.Days(config.auditRetentionDays(), config.eventRetentionDays(), config.jobRetentionDays()));
             new io.drover.server.cluster.ClusterRoutes(leases, leadership, joined, sharedKey).register(api);
 
             this.certificates = config.tls() == null ? null : new io.drover.server.http.CertificateWatcher(config.tls());

@@ -32,16 +32,20 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Execution plans over AMQP, as the reference agent takes them: plans are consumed from the input queue (prefetch
- * 1), stored on disk and only then acknowledged; one worker runs them in order; results and log messages go through
- * a disk outbox to the result exchange and routing key (or the plan's ReplyTo) with the request's message id, each
- * deleted once the broker confirmed it. Results left unsent by the last run go out before any new plan runs. When
- * the broker goes away the agent reconnects with backoff; nothing received or produced is lost meanwhile.
+ * 1), stored on disk and only then acknowledged; one worker runs them in order; results go through a disk outbox to
+ * the result exchange and routing key (or the plan's ReplyTo) with the request's message id, log messages (when a log
+ * routing key is set) to that key with their own id, each deleted once the broker routed and confirmed it
+ * ({@link ResultSender}). Results left unsent by the last run go out before any new plan runs. When the broker goes
+ * away the agent reconnects with backoff; when it cancels the consumer (the queue deleted) the agent subscribes
+ * again; nothing received or produced is lost meanwhile.
  */
 public final class AmqpChannel implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(AmqpChannel.class);
     private static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
     /** The largest plan taken: as the Drover transport's largest message. */
     static final int MAX_PLAN_BYTES = 16 << 20;
+    /** The arguments Murano's engine declares an agent's queue with (murano/common/messaging/mqclient.py). */
+    static final Map<String, Object> ENGINE_QUEUE_ARGUMENTS = Map.of("x-ha-policy", "all", "x-expires", 86_400_000);
 
     private final AmqpSettings settings;
     private final PlanService plans;
@@ -53,13 +57,20 @@ public final class AmqpChannel implements AutoCloseable {
     private final Object signal = new Object();
     private volatile boolean running = true;
     private volatile Connection connection;
-    private volatile Channel publisher;
+    private final ResultSender publisher;
+    /** Set when the broker cancelled the consumer: the connect loop subscribes again. */
+    private volatile boolean resubscribe;
     private final Thread connector;
     private final Thread worker;
     private final Thread sender;
     private volatile boolean startupFlushed;
 
     public AmqpChannel(AmqpSettings settings, PlanService plans, java.nio.file.Path stateDir, Clock clock) {
+        this(settings, plans, stateDir, clock, ResultSender.WAIT_10_SECONDS);
+    }
+
+    AmqpChannel(AmqpSettings settings, PlanService plans, java.nio.file.Path stateDir, Clock clock, ResultSender.Confirms confirms) {
+        this.publisher = new ResultSender(confirms, settings.logRoutingKey());
         this.settings = settings;
         this.plans = plans;
         this.queue = new PlanQueue(stateDir);
@@ -103,17 +114,17 @@ public final class AmqpChannel implements AutoCloseable {
                 factory.setConnectionTimeout(10_000);
                 factory.setRequestedHeartbeat(30);
                 Connection opened = factory.newConnection("drover-agent");
-                Channel consumer = declareInput(opened);
-                consumer.basicQos(1);
-                Channel out = opened.createChannel();
-                out.confirmSelect();
-                publisher = out;
+                resubscribe = false;
+                Channel consumer = subscribe(opened);
                 connection = opened;
-                consumer.basicConsume(settings.inputQueue(), false, deliver(consumer), tag -> { });
-                log.info("execution plans: consuming {} on {}", settings.inputQueue(), opened.getAddress());
                 backoffMs = 500;
                 wake();
                 while (running && opened.isOpen()) {
+                    if (resubscribe) {
+                        resubscribe = false;
+                        consumer.abort();
+                        consumer = subscribe(opened);
+                    }
                     synchronized (signal) {
                         signal.wait(1000);
                     }
@@ -136,9 +147,25 @@ public final class AmqpChannel implements AutoCloseable {
         }
     }
 
+    /** Consumes the input queue on a new channel; a broker's cancel (the queue deleted) makes the loop subscribe again. */
+    private Channel subscribe(Connection opened) throws IOException {
+        Channel consumer = declareInput(opened);
+        consumer.basicQos(1);
+        consumer.basicConsume(settings.inputQueue(), false, deliver(consumer), tag -> {
+            log.warn("execution plans: the broker cancelled the consumer of {} (the queue was deleted or declared again);"
+                    + " subscribing again", settings.inputQueue());
+            resubscribe = true;
+            wake();
+        });
+        log.info("execution plans: consuming {} on {}", settings.inputQueue(), opened.getAddress());
+        return consumer;
+    }
+
     /**
-     * The input queue as it is when the engine declared it (whatever its arguments), or declared durable here when it
-     * does not exist yet: a passive check that fails closes its channel, so the declaration takes a new one.
+     * The input queue as it is when the engine declared it (whatever its arguments), or declared here when it does not
+     * exist yet, as Murano's engine declares it (durable, {@code x-expires} one day, {@code x-ha-policy} all), so
+     * that the engine's own declaration, which RabbitMQ refuses when the arguments differ, still succeeds. A passive
+     * check that fails closes its channel, so the declaration takes a new one.
      */
     private Channel declareInput(Connection opened) throws IOException {
         Channel channel = opened.createChannel();
@@ -147,7 +174,7 @@ public final class AmqpChannel implements AutoCloseable {
             return channel;
         } catch (IOException missing) {
             Channel declaring = opened.createChannel();
-            declaring.queueDeclare(settings.inputQueue(), true, false, false, null);
+            declaring.queueDeclare(settings.inputQueue(), true, false, false, ENGINE_QUEUE_ARGUMENTS);
             return declaring;
         }
     }
@@ -187,19 +214,15 @@ public final class AmqpChannel implements AutoCloseable {
         };
     }
 
-    /** Sends the outbox in order whenever connected; a message leaves the outbox once the broker confirmed it. */
+    /** Sends the outbox in order whenever connected; a message leaves the outbox once the broker routed and confirmed it. */
     private void sendLoop() {
         while (running) {
             try {
-                Channel out = publisher;
+                Connection open = connection;
                 List<PlanQueue.Outgoing> messages = queue.outgoing();
-                if (out != null && out.isOpen() && !messages.isEmpty()) {
-                    for (PlanQueue.Outgoing message : messages) {
-                        AMQP.BasicProperties properties = new AMQP.BasicProperties.Builder().messageId(message.messageId())
-                                .contentType("application/json").deliveryMode(2).build();
-                        out.basicPublish(message.exchange(), message.routingKey(), properties, message.body());
-                        out.waitForConfirmsOrDie(10_000);
-                        queue.sent(message);
+                if (open != null && open.isOpen() && !messages.isEmpty()) {
+                    if (!publisher.send(open, queue, messages)) {
+                        pause();
                     }
                     continue;
                 }
@@ -281,9 +304,13 @@ public final class AmqpChannel implements AutoCloseable {
         PlanService.Answer answer = plans.execute(entry.data(), messageId, new PlanHooks() {
             @Override
             public void log(LogMessage message) {
-                // Log messages carry their plan's message id too, so the originator correlates them as it does results.
-                queue.send(settings.resultExchange(), routingKey(entry), messageId == null ? message.sourceId() : messageId,
-                        message.toWire());
+                // Never to the results' key, and with the log message's own id: Murano's engine completes a plan with
+                // the first message there whose SourceID (or, without one, message id) is the plan's.
+                String key = settings.logRoutingKey();
+                if (key == null || key.equals(routingKey(entry))) {
+                    return;
+                }
+                queue.send(settings.resultExchange(), key, message.id(), message.toWire());
                 wake();
             }
 
@@ -387,7 +414,6 @@ public final class AmqpChannel implements AutoCloseable {
     private void closeQuietly() {
         Connection c = connection;
         connection = null;
-        publisher = null;
         if (c != null) {
             try {
                 c.abort(2000);

@@ -1,6 +1,7 @@
 package io.drover.agent.diagnosis;
 
 import io.drover.agent.disk.DurableFiles;
+import io.drover.agent.jobs.JobProcesses;
 import io.drover.agent.plans.ProcessGroups;
 import io.drover.model.Json;
 import io.drover.model.agentapi.AgentResult.OperationOutcome;
@@ -251,11 +252,13 @@ public final class OperationRunner {
                 .redirectOutput(out.toFile()).redirectInput(input.toFile());
         builder.environment().put("DROVER_DATA", input.toString());
         Process process = builder.start();
+        JobProcesses.started(process);
         boolean done;
         try {
             done = process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } finally {
             ProcessGroups.kill(process);
+            JobProcesses.ended(process);
         }
         String output;
         long size = Files.size(out);

@@ -1,5 +1,6 @@
 package io.drover.agent.functions;
 
+import io.drover.agent.plans.ProcessGroups;
 import io.drover.agent.supervisor.Shell;
 import io.drover.agent.supervisor.Supervisor;
 import io.drover.core.Hashing;
@@ -90,6 +91,7 @@ public final class Functions {
     private final Function<String, Map<String, Object>> plans;
     private final io.drover.agent.diagnosis.OperationRunner operations;
     private final AgentUpgrader upgrade;
+    private final JobKiller killer;
     private final PackageInstaller installer = new PackageInstaller(PackageInstaller.MAX_BYTES, PackageInstaller.MAX_ENTRIES);
 
     /**
@@ -120,6 +122,23 @@ public final class Functions {
     public Functions(Supplier<Map<String, Object>> grains, String version, Path root, Supervisor supervisor, FileSource files,
                      Function<String, Map<String, Object>> runningJobs, ListeningPorts.Source listeningPorts,
                      Function<String, Map<String, Object>> plans, AgentUpgrader upgrade) {
+        this(grains, version, root, supervisor, files, runningJobs, listeningPorts, plans, upgrade, NOTHING_TO_KILL);
+    }
+
+    /** Stops a running job by its jid ({@code saltutil.kill_job}). */
+    @FunctionalInterface
+    public interface JobKiller {
+        AgentResult.JobKilled kill(String jid) throws InterruptedException;
+    }
+
+    /** For agents that keep no record of their jobs' processes: no job is ever found running. */
+    public static final JobKiller NOTHING_TO_KILL = jid -> new AgentResult.JobKilled(jid, false, 0);
+
+    /** As above, with how a running job is stopped. */
+    public Functions(Supplier<Map<String, Object>> grains, String version, Path root, Supervisor supervisor, FileSource files,
+                     Function<String, Map<String, Object>> runningJobs, ListeningPorts.Source listeningPorts,
+                     Function<String, Map<String, Object>> plans, AgentUpgrader upgrade, JobKiller killer) {
+        this.killer = killer;
         this.plans = plans;
         this.upgrade = upgrade;
         this.operations = new io.drover.agent.diagnosis.OperationRunner(root.toAbsolutePath().normalize().resolve("var/lib/drover-agent"));
@@ -206,6 +225,7 @@ public final class Functions {
             Map<String, Object> job = runningJobs == null ? null : runningJobs.apply(c.jid());
             return Reply.ok(new RunningJob(job == null ? Map.of() : job));
         });
+        on(AgentCall.KillJob.class, c -> Reply.ok(killer.kill(c.jid())));
         on(RunCommand.class, c -> run(List.of("/bin/sh", "-c", c.command())));
         on(RunScript.class, this::script);
         on(WriteFile.class, c -> writeFile(c.path(), c.mode(), tmp -> Files.write(tmp, c.content().getBytes(StandardCharsets.UTF_8))));
@@ -356,7 +376,7 @@ public final class Functions {
     }
 
     private Reply run(List<String> command) throws IOException, InterruptedException {
-        Shell.Outcome outcome = Shell.run(command, root, CMD_TIMEOUT, MAX_OUTPUT);
+        Shell.Outcome outcome = Shell.run(ProcessGroups.grouped(command), root, CMD_TIMEOUT, MAX_OUTPUT);
         if (outcome.timedOut()) {
             return new Reply(new CommandOutput("timed out after " + CMD_TIMEOUT.toSeconds() + " s", Shell.TIMED_OUT),
                     Shell.TIMED_OUT);

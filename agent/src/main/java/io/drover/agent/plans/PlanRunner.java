@@ -155,6 +155,7 @@ public final class PlanRunner {
             Process process = new ProcessBuilder(ProcessGroups.grouped(List.of(python, "-u", bootstrap.toString())))
                     .directory(context.workDir().toFile()).redirectError(stderr.toFile()).start();
             context.track(process);
+            io.drover.agent.jobs.JobProcesses.started(process);
             try {
                 LineChannel channel = new LineChannel(process.getInputStream(), process.getOutputStream());
                 Map<String, Object> start = new LinkedHashMap<>();
@@ -185,6 +186,7 @@ public final class PlanRunner {
             } finally {
                 ProcessGroups.kill(process);
                 context.untrack(process);
+                io.drover.agent.jobs.JobProcesses.ended(process);
             }
         }
 

@@ -30,9 +30,22 @@ public final class ProcessGroups {
 
     /** Kills the process's group (and, where there is no group, its descendants) with SIGKILL. */
     public static void kill(Process process) {
+        signalGroup(process, "-KILL");
+        process.descendants().forEach(ProcessHandle::destroyForcibly);
+        process.destroyForcibly();
+    }
+
+    /** Asks the process's group (and, where there is no group, its descendants) to stop, with SIGTERM. */
+    public static void terminate(Process process) {
+        signalGroup(process, "-TERM");
+        process.descendants().forEach(ProcessHandle::destroy);
+        process.destroy();
+    }
+
+    private static void signalGroup(Process process, String signal) {
         if (SETSID != null && process.isAlive()) {
             try {
-                new ProcessBuilder("kill", "-KILL", "--", "-" + process.pid()).redirectErrorStream(true)
+                new ProcessBuilder("kill", signal, "--", "-" + process.pid()).redirectErrorStream(true)
                         .redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor(5, TimeUnit.SECONDS);
             } catch (IOException e) {
                 // fall through to the descendants
@@ -40,8 +53,6 @@ public final class ProcessGroups {
                 Thread.currentThread().interrupt();
             }
         }
-        process.descendants().forEach(ProcessHandle::destroyForcibly);
-        process.destroyForcibly();
     }
 
     /** An executable of that name on PATH, or null. */

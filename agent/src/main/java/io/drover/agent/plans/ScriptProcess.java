@@ -1,5 +1,6 @@
 package io.drover.agent.plans;
 
+import io.drover.agent.jobs.JobProcesses;
 import io.drover.core.plans.PlanErrorCode;
 import io.drover.core.plans.PlanException;
 import java.io.IOException;
@@ -64,6 +65,7 @@ final class ScriptProcess {
             Duration limit = plan.limit(spec.timeout());
             Process process = builder.start();
             plan.track(process);
+            JobProcesses.started(process);
             boolean done;
             try {
                 done = process.waitFor(Math.max(1, limit.toMillis()), TimeUnit.MILLISECONDS);
@@ -72,6 +74,7 @@ final class ScriptProcess {
                     ProcessGroups.kill(process);
                 }
                 plan.untrack(process);
+                JobProcesses.ended(process);
             }
             if (!done || plan.timedOut()) {
                 throw new PlanException(PlanErrorCode.TIMEOUT, "Script " + script + " timed out after "

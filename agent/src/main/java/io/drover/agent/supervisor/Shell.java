@@ -1,5 +1,6 @@
 package io.drover.agent.supervisor;
 
+import io.drover.agent.jobs.JobProcesses;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
@@ -36,12 +37,15 @@ public final class Shell {
         try {
             Process process = new ProcessBuilder(command).directory(cwd.toFile()).redirectInput(NO_INPUT)
                     .redirectErrorStream(true).redirectOutput(out.toFile()).start();
+            JobProcesses.started(process);
             boolean done;
             try {
                 done = process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
             } catch (InterruptedException e) {
                 kill(process);
                 throw e;
+            } finally {
+                JobProcesses.ended(process);
             }
             if (!done) {
                 kill(process);

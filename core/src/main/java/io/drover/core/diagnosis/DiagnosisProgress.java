@@ -13,7 +13,8 @@ import java.util.OptionalInt;
  * the diagnosis succeeds when one path succeeds and fails when every path failed. Pure: the runner persists each state.
  */
 public final class DiagnosisProgress {
-    public enum Phase { PENDING, RUNNING, SUCCEEDED, FAILED }
+    /** KubeDiag's phases (Unknown unused), and CANCELLED: stopped by a user, which KubeDiag cannot do. */
+    public enum Phase { PENDING, RUNNING, SUCCEEDED, FAILED, CANCELLED }
 
     /** Why a diagnosis is where it is, as KubeDiag's conditions. */
     public record Condition(String type, String reason, String message) {
@@ -32,7 +33,7 @@ public final class DiagnosisProgress {
         }
 
         public boolean finished() {
-            return phase == Phase.SUCCEEDED || phase == Phase.FAILED;
+            return phase == Phase.SUCCEEDED || phase == Phase.FAILED || phase == Phase.CANCELLED;
         }
     }
 
@@ -92,6 +93,17 @@ public final class DiagnosisProgress {
         List<Condition> conditions = new ArrayList<>(state.conditions());
         conditions.add(new Condition("Complete", reason, message));
         return new State(Phase.FAILED, state.pathIndex(), state.nodeIndex(), state.failedPaths(), state.succeededPath(),
+                state.results(), conditions);
+    }
+
+    /** The diagnosis ends cancelled (by a user): no further node runs; what it found so far is kept. */
+    public static State cancel(State state, String message) {
+        if (state.finished()) {
+            throw new IllegalStateException("a diagnosis that is " + state.phase() + " cannot be cancelled");
+        }
+        List<Condition> conditions = new ArrayList<>(state.conditions());
+        conditions.add(new Condition("Complete", "Cancelled", message));
+        return new State(Phase.CANCELLED, state.pathIndex(), state.nodeIndex(), state.failedPaths(), state.succeededPath(),
                 state.results(), conditions);
     }
 }

@@ -2,7 +2,9 @@ package io.drover.core.plans;
 
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -46,21 +48,50 @@ public record ExecutionResult(String id, String sourceId, int errorCode, Object 
     }
 
     /**
-     * The result in vCurrent form, for a plan that arrived as vCurrent: an exception at the root for codes 2–99, an
-     * exception inside for 1 and 100+, a plain result otherwise.
+     * The result in vCurrent form, for a plan that arrived as vCurrent, in the shape the Windows agent sent and Murano's
+     * engine reads ({@code _process_v1_result}): a plan that did not run (codes 2–99) is an exception at the root
+     * whose Result is the engine's exception list {@code [type, message, command, details]}; otherwise Result is a list
+     * with one {@code {IsException, Result}} entry per command, the engine taking the last: on success each command's
+     * return value, on failure (1 and 100+) the failing command's exception list. The converted Body raises on the
+     * first failing command, so a failure's list holds that one entry, not the results of the commands before it.
      */
     public Map<String, Object> toVCurrent() {
         Map<String, Object> outer = new LinkedHashMap<>();
         if (errorCode > PlanErrorCode.GENERIC && errorCode < PlanErrorCode.USER_BASE) {
             outer.put("IsException", true);
-            outer.put("Result", body);
+            outer.put("Result", exceptionInfo());
             return outer;
         }
-        Map<String, Object> inner = new LinkedHashMap<>();
-        inner.put("IsException", errorCode != PlanErrorCode.OK);
-        inner.put("Result", body);
+        List<Object> commands = new ArrayList<>();
+        if (succeeded()) {
+            for (Object value : body instanceof List<?> list ? list : java.util.Collections.singletonList(body)) {
+                commands.add(command(false, value));
+            }
+        } else {
+            commands.add(command(true, exceptionInfo()));
+        }
         outer.put("IsException", false);
-        outer.put("Result", inner);
+        outer.put("Result", commands);
         return outer;
+    }
+
+    private static Map<String, Object> command(boolean exception, Object result) {
+        Map<String, Object> entry = new LinkedHashMap<>();
+        entry.put("IsException", exception);
+        entry.put("Result", result);
+        return entry;
+    }
+
+    /**
+     * The list the engine's {@code _get_exception_info} reads: type (the Python exception's, else
+     * {@code ExecutionPlanError}), message, command (unknown here: null), details (the error code and AdditionalInfo).
+     */
+    private List<Object> exceptionInfo() {
+        Object info = body instanceof Map<?, ?> map ? map.get("AdditionalInfo") : null;
+        Object type = info instanceof Map<?, ?> map && map.get("type") instanceof String name ? name : "ExecutionPlanError";
+        Map<String, Object> details = new LinkedHashMap<>();
+        details.put("ErrorCode", errorCode);
+        details.put("AdditionalInfo", info);
+        return java.util.Arrays.asList(type, message(), null, details);
     }
 }

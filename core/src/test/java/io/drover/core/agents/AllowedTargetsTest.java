@@ -98,26 +98,6 @@ class AllowedTargetsTest {
         assertThat(AllowedTargets.parse("::ffff:0:0/96").allows(new byte[] {1, 2, 3, 4}, 22)).isTrue();
     }
 
-    @Test
-    void literalsParseAsTheJdkDoesAndNothingElseParses() throws Exception {
-        for (String text : new String[] {"0.0.0.0", "255.255.255.255", "10.1.2.3", "::", "::1", "1::", "fe80::1:2",
-                "2001:db8:0:0:1:0:0:1", "2001:DB8::abcd", "::ffff:1.2.3.4", "1:2:3:4:5:6:1.2.3.4", "1::1.2.3.4",
-                "1:2:3:4:5:6:7::", "::2:3:4:5:6:7:8"}) {
-            byte[] jdk = InetAddress.getByName(text).getAddress();
-            byte[] ours = AllowedTargets.literal(text);
-            // the JDK turns an IPv4-mapped address into its IPv4 address
-            assertThat(ours == null ? null : AllowedTargets.unmapped(ours)).as(text).isEqualTo(jdk);
-        }
-        for (String text : new String[] {"", "1.2.3", "1.2.3.4.5", "256.1.1.1", "01.2.3.4", "1.2.3.-4", "1..2.3", "+1.2.3.4",
-                "1.2.3.4 ", "a.b.c.d", "host.example", "１.2.3.4", ":", ":::", "1:::2", "1::2::3", "1:2:3:4:5:6:7:8:9",
-                "1:2:3:4:5:6:7", "12345::", "g::1", "::1%eth0", "fe80::1%1", "[::1]", "1.2.3.4::", "::1.2.3", "::256.0.0.1",
-                "1:2:3:4:5:6:7:1.2.3.4", ":1:2:3:4:5:6:7", "1:2:3:4:5:6:7:", "::\u0000", "0x1.2.3.4",
-                "1".repeat(46), "::ffff:" + "1".repeat(40)}) {
-            assertThat(AllowedTargets.literal(text)).as("'%s'", text).isNull();
-        }
-        assertThat(AllowedTargets.literal(null)).isNull();
-    }
-
     @ParameterizedTest
     @ValueSource(strings = {"", " ", "10.0.0.0/8,", ",10.0.0.0/8", "10.0.0.0/8,,127.0.0.1", "10.0.0.0/33", "fd00::/129",
             "10.0.0.0/-1", "10.0.0.0/", "10.0.0.0/8:0", "10.0.0.0/8:65536", "10.0.0.0/8:22-21", "10.0.0.0/8:-22",

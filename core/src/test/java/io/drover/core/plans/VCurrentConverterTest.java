@@ -88,17 +88,34 @@ class VCurrentConverterTest {
     }
 
     @Test
-    void resultsConvertBackAsTheSeedSays() {
+    void resultsConvertBackInTheShapeMuranosEngineReads() {
         java.time.Instant now = java.time.Instant.parse("2026-01-01T00:00:00Z");
-        Map<String, Object> error = Map.of("Message", "m", "AdditionalInfo", "i");
+        Map<String, Object> details3 = new java.util.LinkedHashMap<>();
+        details3.put("ErrorCode", 3);
+        details3.put("AdditionalInfo", "i");
         assertThat(ExecutionResult.failure("r", "s", new PlanException(3, "m", "i"), now).toVCurrent())
-                .isEqualTo(Map.of("IsException", true, "Result", error));
-        assertThat(ExecutionResult.failure("r", "s", new PlanException(1, "m", "i"), now).toVCurrent())
-                .isEqualTo(Map.of("IsException", false, "Result", Map.of("IsException", true, "Result", error)));
-        assertThat(ExecutionResult.failure("r", "s", new PlanException(104, "m", "i"), now).toVCurrent())
-                .isEqualTo(Map.of("IsException", false, "Result", Map.of("IsException", true, "Result", error)));
-        assertThat(ExecutionResult.success("r", "s", List.of(1), now).toVCurrent())
-                .isEqualTo(Map.of("IsException", false, "Result", Map.of("IsException", false, "Result", List.of(1))));
+                .as("a plan that did not run: the engine's exception list at the root")
+                .isEqualTo(Map.of("IsException", true, "Result", java.util.Arrays.asList("ExecutionPlanError", "m", null, details3)));
+        Map<String, Object> details104 = new java.util.LinkedHashMap<>();
+        details104.put("ErrorCode", 104);
+        details104.put("AdditionalInfo", Map.of("exitCode", 4));
+        assertThat(ExecutionResult.failure("r", "s", new PlanException(104, "m", Map.of("exitCode", 4)), now).toVCurrent())
+                .isEqualTo(Map.of("IsException", false, "Result", List.of(Map.of("IsException", true,
+                        "Result", java.util.Arrays.asList("ExecutionPlanError", "m", null, details104)))));
+        Map<String, Object> python = Map.of("type", "ValueError", "traceback", "Traceback …");
+        Map<String, Object> details1 = new java.util.LinkedHashMap<>();
+        details1.put("ErrorCode", 1);
+        details1.put("AdditionalInfo", python);
+        assertThat(ExecutionResult.failure("r", "s", new PlanException(1, "bad value", python), now).toVCurrent())
+                .as("a Python exception keeps its type")
+                .isEqualTo(Map.of("IsException", false, "Result", List.of(Map.of("IsException", true,
+                        "Result", java.util.Arrays.asList("ValueError", "bad value", null, details1)))));
+        assertThat(ExecutionResult.success("r", "s", List.of(1, Map.of("a", 2)), now).toVCurrent())
+                .as("one entry per command; the engine returns the last one's Result")
+                .isEqualTo(Map.of("IsException", false, "Result", List.of(Map.of("IsException", false, "Result", 1),
+                        Map.of("IsException", false, "Result", Map.of("a", 2)))));
+        assertThat(ExecutionResult.success("r", "s", List.of(), now).toVCurrent())
+                .isEqualTo(Map.of("IsException", false, "Result", List.of()));
     }
 
     @Test

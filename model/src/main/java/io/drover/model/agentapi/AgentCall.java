@@ -31,6 +31,14 @@ public sealed interface AgentCall<R extends AgentResult> {
     record FindJob(String jid) implements AgentCall<AgentResult.RunningJob> {
     }
 
+    /**
+     * {@code saltutil.kill_job JID}: stops a running job. A Drover agent sends SIGTERM to the process group of every
+     * process the job started (and their descendants), SIGKILL to what is left after a grace, and the job then
+     * returns, marked killed; a salt-minion kills the job's process with SIGKILL and the job never returns.
+     */
+    record KillJob(String jid) implements AgentCall<AgentResult.JobKilled> {
+    }
+
     /** {@code cmd.run CMD} with {@code /bin/sh -c} in the agent root. */
     record RunCommand(String command) implements AgentCall<AgentResult.CommandOutput> {
     }

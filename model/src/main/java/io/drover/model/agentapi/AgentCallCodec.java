@@ -52,6 +52,7 @@ public final class AgentCallCodec {
             case GetGrains g -> g.keys().isEmpty() ? wire("grains.items") : new WireCall("grains.item",
                     new SaltArgs(new ArrayList<>(g.keys()), Map.of()));
             case FindJob f -> wire("saltutil.find_job", f.jid());
+            case AgentCall.KillJob k -> wire("saltutil.kill_job", k.jid());
             case RunCommand r -> wire("cmd.run", r.command());
             case RunScript s -> new WireCall("cmd.script", new SaltArgs(s.args().isEmpty() ? List.of(s.source())
                     : List.of(s.source(), s.args()), s.sha256() == null ? Map.of() : Map.of("sha256", s.sha256())));
@@ -93,6 +94,7 @@ public final class AgentCallCodec {
             case "grains.items" -> new GetGrains(List.of());
             case "grains.item" -> new GetGrains(a.positional().stream().map(String::valueOf).toList());
             case "saltutil.find_job" -> new FindJob(a.required(0, "jid"));
+            case "saltutil.kill_job" -> new AgentCall.KillJob(a.required(0, "jid"));
             case "cmd.run" -> new RunCommand(a.required(0, "cmd"));
             case "cmd.script" -> new RunScript(a.required(0, "source"), a.text(-1, "sha256", null), words(a.raw(1, "args")));
             case "file.write" -> {
@@ -160,6 +162,8 @@ public final class AgentCallCodec {
                 result = new Grains(map(value));
             } else if (type == RunningJob.class) {
                 result = new RunningJob(map(value));
+            } else if (type == AgentResult.JobKilled.class && !(value instanceof Map<?, ?>)) {
+                result = saltKilled(((AgentCall.KillJob) call).jid(), value);
             } else if (type == CommandOutput.class) {
                 result = new CommandOutput(value == null ? "" : String.valueOf(value), retcode);
             } else if (type == AgentResult.PlanFinished.class) {
@@ -183,6 +187,18 @@ public final class AgentCallCodec {
         }
     }
 
+    /**
+     * A salt-minion's answer to {@code saltutil.kill_job}: "Signal 9 sent to job JID at pid PID" when it killed the
+     * job's process, an empty string when no such job ran, another sentence when the job had just ended.
+     */
+    private static AgentResult.JobKilled saltKilled(String jid, Object value) {
+        if (value != null && !(value instanceof String)) {
+            throw new BadCall("answered " + brief(value) + " where JobKilled was expected");
+        }
+        boolean signalled = value != null && ((String) value).startsWith("Signal ");
+        return new AgentResult.JobKilled(jid, signalled, signalled ? 1 : 0);
+    }
+
     /** The record each call is answered with. */
     public static Class<? extends AgentResult> resultType(AgentCall<?> call) {
         return switch (call) {
@@ -191,6 +207,7 @@ public final class AgentCallCodec {
             case AgentVersion v -> Text.class;
             case GetGrains g -> Grains.class;
             case FindJob f -> RunningJob.class;
+            case AgentCall.KillJob k -> AgentResult.JobKilled.class;
             case RunCommand r -> CommandOutput.class;
             case RunScript s -> CommandOutput.class;
             case WriteFile w -> AgentResult.FileWritten.class;

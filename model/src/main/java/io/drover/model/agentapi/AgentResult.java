@@ -24,6 +24,13 @@ public sealed interface AgentResult {
         }
     }
 
+    /**
+     * The answer to {@code saltutil.kill_job}: whether the job was running there, and how many processes were
+     * signalled (a salt-minion answers a sentence, "Signal 9 sent to job JID at pid PID", or nothing).
+     */
+    record JobKilled(String jid, boolean found, int signalled) implements AgentResult {
+    }
+
     /** A command's output (stdout and stderr, bounded) and exit code; Salt puts the exit code in the retcode. */
     record CommandOutput(String output, int exitCode) implements AgentResult {
     }

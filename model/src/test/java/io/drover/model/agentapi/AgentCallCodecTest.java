@@ -62,6 +62,7 @@ class AgentCallCodecTest {
             new Golden(new GetGrains(List.of()), "grains.items", List.of()),
             new Golden(new GetGrains(List.of("os", "ipv4")), "grains.item", List.of("os", "ipv4")),
             new Golden(new FindJob("20261125012345123456"), "saltutil.find_job", List.of("20261125012345123456")),
+            new Golden(new AgentCall.KillJob("20261125012345123456"), "saltutil.kill_job", List.of("20261125012345123456")),
             new Golden(new RunCommand("uptime"), "cmd.run", List.of("uptime")),
             new Golden(new RunScript("echo hi", null, List.of()), "cmd.script", List.of("echo hi")),
             new Golden(new RunScript("scripts/x.sh", SHA, List.of("-v", "2")), "cmd.script",
@@ -168,6 +169,25 @@ class AgentCallCodecTest {
         assertThat(AgentCallCodec.encodeResult(new AgentResult.PlanFinished(planResult))).isEqualTo(planResult);
         assertThat(AgentCallCodec.decodeResult(new AgentCall.RunPlan("{}"), planResult, 0))
                 .isEqualTo(new AgentResult.PlanFinished(planResult));
+    }
+
+    @Test
+    void aKilledJobIsReadFromADroverAgentsMapAndFromASaltMinionsSentence() {
+        AgentCall.KillJob kill = new AgentCall.KillJob("20261125012345123456");
+        AgentResult.JobKilled killed = new AgentResult.JobKilled("20261125012345123456", true, 3);
+        assertThat(AgentCallCodec.encodeResult(killed))
+                .isEqualTo(Map.of("jid", "20261125012345123456", "found", true, "signalled", 3));
+        assertThat(AgentCallCodec.decodeResult(kill, AgentCallCodec.encodeResult(killed), 0)).isEqualTo(killed);
+        assertThat(AgentCallCodec.decodeResult(kill, "Signal 9 sent to job 20261125012345123456 at pid 4242", 0))
+                .isEqualTo(new AgentResult.JobKilled("20261125012345123456", true, 1));
+        assertThat(AgentCallCodec.decodeResult(kill, "", 0))
+                .isEqualTo(new AgentResult.JobKilled("20261125012345123456", false, 0));
+        assertThat(AgentCallCodec.decodeResult(kill, "Job 20261125012345123456 was not running and job data has been "
+                + " cleaned up", 0)).isEqualTo(new AgentResult.JobKilled("20261125012345123456", false, 0));
+        assertThatThrownBy(() -> AgentCallCodec.decodeResult(kill, List.of(1), 0)).isInstanceOf(BadCall.class)
+                .hasMessageContaining("JobKilled");
+        assertThatThrownBy(() -> AgentCallCodec.decode("saltutil.kill_job", List.of())).isInstanceOf(BadCall.class)
+                .hasMessageContaining("jid");
     }
 
     @Test

@@ -69,6 +69,6 @@ final class SshTargets {
     }
 
     private static boolean isLiteral(String address) {
-        return AllowedTargets.literal(address) != null;
+        return io.drover.core.net.AddressBlock.literal(address) != null;
     }
 }

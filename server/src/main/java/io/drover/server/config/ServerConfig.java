@@ -116,6 +116,8 @@ public final class ServerConfig {
         positive(Setting.EVENT_RETENTION_DAYS);
         positive(Setting.AUDIT_RETENTION_DAYS);
         positive(Setting.JOB_RETENTION_DAYS);
+        positive(Setting.DIAGNOSIS_RETENTION_PER_HOST);
+        positive(Setting.DIAGNOSIS_RETENTION_HOURS);
         positive(Setting.AUTH_FAILURES_PER_MINUTE);
         positive(Setting.MAX_PENDING_KEYS);
         positive(Setting.AGENT_PACKAGE_MAX_BYTES);
@@ -446,6 +448,14 @@ public final class ServerConfig {
         return integer(Setting.DIAGNOSIS_REPEAT_INTERVAL_SECONDS);
     }
 
+    public int diagnosisRetentionPerHost() {
+        return integer(Setting.DIAGNOSIS_RETENTION_PER_HOST);
+    }
+
+    public int diagnosisRetentionHours() {
+        return integer(Setting.DIAGNOSIS_RETENTION_HOURS);
+    }
+
     public int diagnosisMaxPaths() {
         return integer(Setting.DIAGNOSIS_MAX_PATHS);
     }
@@ -485,7 +495,7 @@ public final class ServerConfig {
     /** What one source address may cost on the transport ports, and the blocks exempt from it (checked when loaded). */
     public io.drover.transport.admission.AddressLimits saltAddressLimits() {
         return new io.drover.transport.admission.AddressLimits(integer(Setting.SALT_MAX_CONNECTIONS_PER_ADDRESS),
-                integer(Setting.SALT_SIGN_INS_PER_ADDRESS_PER_MINUTE), io.drover.transport.net.AddressBlock.parseAll(
+                integer(Setting.SALT_SIGN_INS_PER_ADDRESS_PER_MINUTE), io.drover.core.net.AddressBlock.parseAll(
                 java.util.Arrays.stream(get(Setting.SALT_ADDRESS_LIMITS_EXEMPT).split(",")).map(String::strip)
                         .filter(c -> !c.isEmpty()).toList()));
     }

@@ -69,6 +69,8 @@ public enum Setting {
     DIAGNOSIS_CONCURRENCY("diagnosis-concurrency", "200", "Diagnosis operations running on agents at the same time."),
     DIAGNOSIS_RETRY_SECONDS("diagnosis-retry-seconds", "30", "First wait before a diagnosis tries an offline or silent agent again (doubling, 4 more tries, then the diagnosis fails with AgentUnavailable)."),
     DIAGNOSIS_REPEAT_INTERVAL_SECONDS("diagnosis-repeat-interval-seconds", "21600", "An alert fingerprint (or an event trigger on a host) starts at most one diagnosis per interval."),
+    DIAGNOSIS_RETENTION_PER_HOST("diagnosis-retention-per-host", "20", "Ended diagnoses kept per host (the newest); older ones are deleted once an hour (KubeDiag's maximum-diagnoses-per-node). A running diagnosis is never deleted."),
+    DIAGNOSIS_RETENTION_HOURS("diagnosis-retention-hours", "240", "Hours an ended diagnosis is kept after it started; older ones are deleted once an hour (KubeDiag's diagnosis-ttl). A running diagnosis is never deleted."),
     DIAGNOSIS_MAX_PATHS("diagnosis-max-paths", "10000", "An OperationSet with more paths than this is refused."),
     INSPECTION_INTERVAL_SECONDS("inspection-interval-seconds", "3600", "Every enabled subscription is re-planned once per interval (spread over it); 0 turns inspection off."),
     INVENTORY_DEBOUNCE_SECONDS("inventory-debounce-seconds", "10", "Seconds after the last inventory change before the affected TOPO subscriptions are re-planned."),

@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jdbi.v3.core.Jdbi;
 
@@ -23,7 +24,8 @@ import org.jdbi.v3.core.Jdbi;
  * Prometheus alerts in, diagnoses out, as KubeDiag's alertmanager endpoint: resolved alerts are skipped; the first
  * trigger (in name order) whose template matches wins; the host comes from the template's reference label (an
  * {@code instance} such as {@code web-1:9100} names the host web-1) or else the trigger's {@code nodeName}; an alert
- * whose fingerprint started a diagnosis within the repeat interval starts nothing. A caller limited to some
+ * whose fingerprint started a diagnosis within the repeat interval starts nothing (the fingerprint is recorded with
+ * the diagnosis, so an alert whose start failed is not a repeat). A caller limited to some
  * businesses starts diagnoses only on their hosts.
  */
 public final class AlertIntake {
@@ -96,15 +98,19 @@ public final class AlertIntake {
                         + " is outside the token's businesses"));
                 continue;
             }
-            if (!jdbi.inTransaction(h -> repository.claimFingerprint(h, fingerprint, now.minus(repeatInterval), now))) {
+            String name = "prometheus-alert." + alert.name().toLowerCase(Locale.ROOT).replaceAll("[^-a-z0-9]+", "-") + "."
+                    + fingerprint.substring(0, Math.min(7, fingerprint.length())) + "." + now.toEpochSecond();
+            // The fingerprint is claimed in the transaction that stores the diagnosis: a start that fails (the batch
+            // answers 500) leaves it free for Alertmanager's retry.
+            Optional<DiagnosesStarted.StartedDiagnosis> diagnosis = diagnoses.start(new Diagnoses.Request(name, trigger.operationSet(),
+                    host, request.parameters(), "alert", trigger.name()), principal.name(),
+                    h -> repository.claimFingerprint(h, fingerprint, now.minus(repeatInterval), now));
+            if (diagnosis.isEmpty()) {
                 repeated++;
                 continue;
             }
             remember(fingerprint, now);
-            String name = "prometheus-alert." + alert.name().toLowerCase(Locale.ROOT).replaceAll("[^-a-z0-9]+", "-") + "."
-                    + fingerprint.substring(0, Math.min(7, fingerprint.length())) + "." + now.toEpochSecond();
-            started.add(diagnoses.start(new Diagnoses.Request(name, trigger.operationSet(), host, request.parameters(), "alert",
-                    trigger.name()), principal.name()));
+            started.add(diagnosis.get());
         }
         AlertReceipt receipt = new AlertReceipt(alerts.size(), resolved, repeated, unmatched, started, skipped);
         Map<String, Object> data = new java.util.LinkedHashMap<>();

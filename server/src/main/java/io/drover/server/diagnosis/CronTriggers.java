@@ -17,7 +17,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Cron triggers, checked once a minute as KubeDiag's cron scheduler: the scheduled times since the trigger last
  * fired (or was applied) are counted; when one or more are due, one diagnosis starts on the trigger's host and the
- * trigger's last schedule time becomes now. More than {@link #MAX_MISSED} missed times (a server down for long)
+ * trigger's last schedule time becomes now (only with a diagnosis started: a failed start is tried again at the next
+ * check, an error event each time). More than {@link #MAX_MISSED} missed times (a server down for long)
  * start nothing and raise the event {@code drover/diagnosis/trigger/<name>/error}; unlike KubeDiag, which stays stuck
  * on that error, the count then starts again from now.
  */
@@ -26,13 +27,15 @@ public final class CronTriggers {
     private static final Logger log = LoggerFactory.getLogger(CronTriggers.class);
 
     private final DiagnosisCatalog catalog;
+    private final DiagnosisRepository repository;
     private final Diagnoses diagnoses;
     private final Jdbi jdbi;
     private final EventStore events;
     private final Clock clock;
 
-    CronTriggers(DiagnosisCatalog catalog, Diagnoses diagnoses, Jdbi jdbi, EventStore events, Clock clock) {
+    CronTriggers(DiagnosisCatalog catalog, DiagnosisRepository repository, Diagnoses diagnoses, Jdbi jdbi, EventStore events, Clock clock) {
         this.catalog = catalog;
+        this.repository = repository;
         this.diagnoses = diagnoses;
         this.jdbi = jdbi;
         this.events = events;
@@ -55,8 +58,9 @@ public final class CronTriggers {
                 if (due.missed() == 0) {
                     continue;
                 }
-                catalog.scheduled(trigger.name(), OffsetDateTime.ofInstant(now, ZoneOffset.UTC));
+                OffsetDateTime at = OffsetDateTime.ofInstant(now, ZoneOffset.UTC);
                 if (due.tooMany()) {
+                    catalog.scheduled(trigger.name(), at);
                     error(trigger, "too many missed start times (> " + MAX_MISSED + "); counting again from " + now);
                     continue;
                 }
@@ -65,9 +69,14 @@ public final class CronTriggers {
                     error(trigger, lookup.problem());
                     continue;
                 }
-                diagnoses.start(new Diagnoses.Request("cron." + trigger.name() + "." + due.latest().getEpochSecond(), trigger.operationSet(),
-                        lookup.host(), trigger.parameters(), "cron", trigger.name()), "system:diagnosis");
-                started++;
+                // As KubeDiag, lastScheduleTime is the last successful schedule: advanced in the transaction that
+                // stores the diagnosis, so a start that fails is tried again at the next tick.
+                OffsetDateTime seen = last.get(trigger.name());
+                if (diagnoses.start(new Diagnoses.Request("cron." + trigger.name() + "." + due.latest().getEpochSecond(), trigger.operationSet(),
+                        lookup.host(), trigger.parameters(), "cron", trigger.name()), "system:diagnosis",
+                        h -> repository.advanceSchedule(h, trigger.name(), seen, at)).isPresent()) {
+                    started++;
+                }
             } catch (RuntimeException e) {
                 log.warn("cron trigger {} failed: {}", trigger.name(), e.getMessage());
                 error(trigger, e.getMessage());

@@ -21,8 +21,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.function.LongFunction;
+import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 
 /**
@@ -49,10 +52,12 @@ public final class Diagnoses {
     private final Function<String, List<Host>> findHosts;
     private final HostsUnder hostsUnder;
     private final LongFunction<String> agentOfHost;
+    private final OperationKills kills;
     private final Clock clock;
 
     Diagnoses(Jdbi jdbi, DiagnosisRepository repository, DiagnosisCatalog catalog, DiagnosisRunner runner, EventStore events,
-              Function<String, List<Host>> findHosts, HostsUnder hostsUnder, LongFunction<String> agentOfHost, Clock clock) {
+              Function<String, List<Host>> findHosts, HostsUnder hostsUnder, LongFunction<String> agentOfHost, OperationKills kills,
+              Clock clock) {
         this.jdbi = jdbi;
         this.repository = repository;
         this.catalog = catalog;
@@ -61,6 +66,7 @@ public final class Diagnoses {
         this.findHosts = findHosts;
         this.hostsUnder = hostsUnder;
         this.agentOfHost = agentOfHost;
+        this.kills = kills;
         this.clock = clock;
     }
 
@@ -125,6 +131,15 @@ public final class Diagnoses {
     }
 
     DiagnosesStarted.StartedDiagnosis start(Request request, String actor) {
+        return start(request, actor, h -> true).orElseThrow();
+    }
+
+    /**
+     * Starts a diagnosis if {@code claim} (run first, in the transaction that stores the diagnosis) holds: an alert's
+     * fingerprint, a cron trigger's schedule time. Empty when the claim is refused; a start that fails leaves the claim
+     * undone, so that the alert's retry (or the next tick) starts it.
+     */
+    Optional<DiagnosesStarted.StartedDiagnosis> start(Request request, String actor, Predicate<Handle> claim) {
         DiagnosisCatalog.RunnableSet set = catalog.operationSet(request.operationSet())
                 .orElseThrow(() -> DomainException.invalid("spec.operationSet", "'" + request.operationSet() + "' is not an OperationSet"));
         OffsetDateTime now = OffsetDateTime.now(clock);
@@ -135,6 +150,9 @@ public final class Diagnoses {
                 agentOfHost.apply(host.bkHostId()), request.source(), request.trigger(), request.parameters(),
                 new DiagnosisRepository.Progress(state, List.of(now), List.of()), actor, now, now);
         long id = jdbi.inTransaction(h -> {
+            if (!claim.test(h)) {
+                return -1L;
+            }
             long created = repository.insert(h, row);
             Map<String, Object> data = new LinkedHashMap<>();
             data.put("id", created);
@@ -146,9 +164,139 @@ public final class Diagnoses {
             events.append(h, "drover/diagnosis/" + created + "/started", data);
             return created;
         });
+        if (id < 0) {
+            return Optional.empty();
+        }
         events.publishPending();
         runner.submit(id);
-        return new DiagnosesStarted.StartedDiagnosis(id, row.name(), row.hostId(), row.hostName());
+        return Optional.of(new DiagnosesStarted.StartedDiagnosis(id, row.name(), row.hostId(), row.hostName()));
+    }
+
+    /**
+     * Cancels an unfinished diagnosis: recorded first (phase Cancelled, so that the server running it, whichever it
+     * is, can neither record the node's outcome nor start another node), then the running operation's job is killed
+     * on the agent (its process group) and what the kill did is added to the Cancelled condition. Cancelling a
+     * cancelled diagnosis answers it as it is; one that succeeded or failed is a conflict.
+     */
+    public DiagnosisInfo cancel(Principal principal, long id) {
+        find(principal, id);
+        OffsetDateTime now = OffsetDateTime.now(clock);
+        record Claimed(DiagnosisRepository.Row row, DiagnosisRepository.Progress progress, DiagnosisRepository.SentCall sent) {
+        }
+        Claimed claimed = jdbi.inTransaction(h -> {
+            if (!repository.claimCancel(h, id, now)) {
+                return null;
+            }
+            DiagnosisRepository.Row row = repository.find(h, id).orElseThrow();
+            DiagnosisRepository.SentCall sent = repository.sent(h, id).orElse(null);
+            String message = "cancelled by " + principal.name() + (sent == null ? "" : " while node " + sent.node() + " ran (job "
+                    + sent.jid() + ")");
+            DiagnosisRepository.Progress progress = ended(row, DiagnosisProgress.cancel(row.progress().state(), message), now);
+            repository.saveEnded(h, id, progress, now);
+            Map<String, Object> data = new LinkedHashMap<>();
+            data.put("id", id);
+            data.put("name", row.name());
+            data.put("host", row.hostName());
+            data.put("bk_biz_id", row.bizId());
+            data.put("phase", DiagnosisProgress.Phase.CANCELLED.name());
+            data.put("by", principal.name());
+            if (sent != null) {
+                data.put("node", sent.node());
+                data.put("jid", sent.jid());
+            }
+            events.append(h, "drover/diagnosis/" + id + "/cancelled", data);
+            return new Claimed(row, progress, sent);
+        });
+        if (claimed == null) {
+            DiagnosisRepository.Row row = find(principal, id);
+            DiagnosisProgress.Phase phase = row.progress().state().phase();
+            if (phase != DiagnosisProgress.Phase.CANCELLED) {
+                throw DomainException.conflict("diagnosis_ended", "diagnosis " + id + " has ended (" + phase(phase)
+                        + "): there is nothing to cancel");
+            }
+            return get(principal, id, Duration.ZERO);
+        }
+        events.publishPending();
+        if (claimed.sent() != null) {
+            String agent = agentOfHost.apply(claimed.row().hostId());
+            String outcome = agent == null ? "host " + claimed.row().hostName() + " has no agent to kill job " + claimed.sent().jid() + " on"
+                    : kills.kill(agent, claimed.row().bizId(), claimed.sent().jid());
+            List<DiagnosisProgress.Condition> conditions = new ArrayList<>(claimed.progress().state().conditions());
+            DiagnosisProgress.Condition last = conditions.removeLast();
+            conditions.add(new DiagnosisProgress.Condition(last.type(), last.reason(), last.message() + "; " + outcome));
+            DiagnosisProgress.State s = claimed.progress().state();
+            DiagnosisRepository.Progress progress = new DiagnosisRepository.Progress(new DiagnosisProgress.State(s.phase(), s.pathIndex(),
+                    s.nodeIndex(), s.failedPaths(), s.succeededPath(), s.results(), conditions), claimed.progress().conditionTimes(),
+                    claimed.progress().nodes());
+            jdbi.useHandle(h -> repository.saveEnded(h, id, progress, now));
+        }
+        return get(principal, id, Duration.ZERO);
+    }
+
+    /** The stored progress with a new state, its new conditions dated {@code now}. */
+    private static DiagnosisRepository.Progress ended(DiagnosisRepository.Row row, DiagnosisProgress.State after, OffsetDateTime now) {
+        List<OffsetDateTime> times = new ArrayList<>(row.progress().conditionTimes());
+        while (times.size() < after.conditions().size()) {
+            times.add(now);
+        }
+        return new DiagnosisRepository.Progress(after, times, row.progress().nodes());
+    }
+
+    /** Deletes a diagnosis that has ended; an unfinished one is a conflict (cancel it first). */
+    public void delete(Principal principal, long id) {
+        DiagnosisRepository.Row row = find(principal, id);
+        boolean deleted = jdbi.inTransaction(h -> {
+            if (!repository.deleteEnded(h, id)) {
+                return false;
+            }
+            Map<String, Object> data = new LinkedHashMap<>();
+            data.put("id", id);
+            data.put("name", row.name());
+            data.put("host", row.hostName());
+            data.put("bk_biz_id", row.bizId());
+            data.put("by", principal.name());
+            events.append(h, "drover/diagnosis/" + id + "/deleted", data);
+            return true;
+        });
+        if (!deleted) {
+            if (jdbi.withHandle(h -> repository.find(h, id)).isEmpty()) {
+                throw DomainException.notFound("diagnosis", id);
+            }
+            throw DomainException.conflict("diagnosis_running", "diagnosis " + id + " has not ended: cancel it first "
+                    + "(POST /api/v1/diagnoses/" + id + "/cancel, drover diag cancel " + id + "), then delete it");
+        }
+        events.publishPending();
+    }
+
+    /** How long diagnoses are kept: the newest {@code perHost} ended ones of each host, none older than {@code age}. */
+    public record Retention(int perHost, Duration age) {
+    }
+
+    /** At most this many diagnoses are deleted by one pass of the retention; the rest wait for the next. */
+    static final int MAX_PRUNED_PER_PASS = 10_000;
+    private static final int PRUNE_BATCH = 500;
+
+    /**
+     * Deletes ended diagnoses past the retention, a batch per transaction and at most {@link #MAX_PRUNED_PER_PASS} in
+     * a pass; an unfinished diagnosis is never deleted (each delete checks the phase again). How many it deleted.
+     */
+    public int prune(Retention retention) {
+        return prune(retention, MAX_PRUNED_PER_PASS);
+    }
+
+    int prune(Retention retention, int maxPerPass) {
+        OffsetDateTime before = OffsetDateTime.now(clock).minus(retention.age());
+        int pruned = 0;
+        while (pruned < maxPerPass) {
+            int limit = Math.min(PRUNE_BATCH, maxPerPass - pruned);
+            int deleted = jdbi.inTransaction(h -> repository.deleteEnded(h,
+                    repository.pastRetention(h, retention.perHost(), before, limit)));
+            pruned += deleted;
+            if (deleted < limit) {
+                break;
+            }
+        }
+        return pruned;
     }
 
     public DiagnosisInfo get(Principal principal, long id, Duration wait) {
@@ -177,8 +325,8 @@ public final class Diagnoses {
 
     public List<DiagnosisInfo.Summary> list(Principal principal, String phase, int limit) {
         String wanted = phase == null ? null : phase.toUpperCase(Locale.ROOT);
-        if (wanted != null && !List.of("PENDING", "RUNNING", "SUCCEEDED", "FAILED").contains(wanted)) {
-            throw DomainException.invalid("phase", "must be Pending, Running, Succeeded or Failed");
+        if (wanted != null && !List.of("PENDING", "RUNNING", "SUCCEEDED", "FAILED", "CANCELLED").contains(wanted)) {
+            throw DomainException.invalid("phase", "must be Pending, Running, Succeeded, Failed or Cancelled");
         }
         return jdbi.withHandle(h -> repository.newest(h, principal.allBusinesses() ? null : principal.bizFilter(), wanted, limit)).stream()
                 .map(r -> new DiagnosisInfo.Summary(r.id(), r.name(), r.operationSet(), r.hostName(), phase(r.progress().state().phase()),

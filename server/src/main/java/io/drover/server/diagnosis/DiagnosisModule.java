@@ -34,8 +34,9 @@ public final class DiagnosisModule implements AutoCloseable {
                         io.drover.server.cluster.WorkLeaseStore leases, Clock clock) {
     }
 
-    /** The settings: concurrency, retry backoff, repeat interval, path cap. */
-    public record Settings(int concurrency, DiagnosisRunner.Retry retry, Duration repeatInterval, int maxPaths) {
+    /** The settings: concurrency, retry backoff, repeat interval, path cap, how long ended diagnoses are kept. */
+    public record Settings(int concurrency, DiagnosisRunner.Retry retry, Duration repeatInterval, int maxPaths,
+                           Diagnoses.Retention retention) {
     }
 
     private final DiagnosisCatalog catalog;
@@ -45,6 +46,7 @@ public final class DiagnosisModule implements AutoCloseable {
     private final EventTriggers eventTriggers;
     private final CronTriggers cronTriggers;
     private final Clock clock;
+    private final Diagnoses.Retention retention;
     private volatile java.util.function.BooleanSupplier leads = () -> true;
     private final ScheduledExecutorService cron = Executors.newSingleThreadScheduledExecutor(
             Thread.ofPlatform().daemon().name("diagnosis-cron").factory());
@@ -58,10 +60,11 @@ public final class DiagnosisModule implements AutoCloseable {
         this.runner = new DiagnosisRunner(needs.jdbi(), repository, catalog, executor, needs.events(), needs.agentOfHost(), needs.online(),
                 needs.leases(), needs.clock(), settings.retry(), settings.concurrency());
         this.diagnoses = new Diagnoses(needs.jdbi(), repository, catalog, runner, needs.events(), needs.findHosts(), needs.hostsUnder(), needs.agentOfHost(),
-                needs.clock());
+                new AgentOperationKills(needs.agentCalls()), needs.clock());
+        this.retention = settings.retention();
         this.alerts = new AlertIntake(needs.jdbi(), needs.events(), repository, catalog, diagnoses, needs.clock(), settings.repeatInterval());
         this.eventTriggers = new EventTriggers(catalog, diagnoses, needs.hostOfAgent(), needs.clock(), settings.repeatInterval());
-        this.cronTriggers = new CronTriggers(catalog, diagnoses, needs.jdbi(), needs.events(), needs.clock());
+        this.cronTriggers = new CronTriggers(catalog, repository, diagnoses, needs.jdbi(), needs.events(), needs.clock());
     }
 
     /** Loads the library, resumes what a stop left unfinished, and starts the triggers, which act while {@code leads}. */
@@ -98,6 +101,11 @@ public final class DiagnosisModule implements AutoCloseable {
         } catch (RuntimeException e) {
             log.warn("diagnosis cron check failed", e);
         }
+    }
+
+    /** Deletes the ended diagnoses past the retention (a bounded pass; run by the server leading the pruning). */
+    public int prune() {
+        return diagnoses.prune(retention);
     }
 
     public DiagnosisCatalog catalog() {

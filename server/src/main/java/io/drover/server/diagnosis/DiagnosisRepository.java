@@ -88,6 +88,16 @@ final class DiagnosisRepository {
                 .bind("at", at).execute();
     }
 
+    /**
+     * Advances a cron trigger's last schedule time to {@code at} unless another server advanced it past {@code seen}
+     * (the time this tick counted from): true when this tick owns the start.
+     */
+    boolean advanceSchedule(Handle h, String name, OffsetDateTime seen, OffsetDateTime at) {
+        return h.createUpdate("UPDATE diag_object SET last_schedule_at = :at WHERE kind = 'Trigger' AND name = :name "
+                        + "AND (last_schedule_at IS NULL OR last_schedule_at <= :seen)").bind("name", name).bind("seen", seen)
+                .bind("at", at).execute() == 1;
+    }
+
     /** The OperationSets whose nodes name this operation. */
     List<String> setsUsing(Handle h, String operation) {
         List<String> out = new ArrayList<>();
@@ -127,10 +137,16 @@ final class DiagnosisRepository {
     record SentCall(int node, String jid) {
     }
 
-    /** Records the job of the call sent for the node on the checkpoint (until the node's outcome is saved). */
-    void markSent(Handle h, long id, int node, String jid) {
-        h.createUpdate("UPDATE diagnosis SET sent_node = :node, sent_jid = :jid WHERE id = :id").bind("id", id)
-                .bind("node", node).bind("jid", jid).execute();
+    /** A diagnosis that has not ended: only these are run, and only these may be cancelled. */
+    static final String UNFINISHED = "phase IN ('PENDING', 'RUNNING')";
+
+    /**
+     * Records the job of the call sent for the node on the checkpoint (until the node's outcome is saved), unless the
+     * diagnosis ended meanwhile (cancelled): false then, and the call must not go out.
+     */
+    boolean markSent(Handle h, long id, int node, String jid) {
+        return h.createUpdate("UPDATE diagnosis SET sent_node = :node, sent_jid = :jid WHERE id = :id AND " + UNFINISHED)
+                .bind("id", id).bind("node", node).bind("jid", jid).execute() == 1;
     }
 
     Optional<SentCall> sent(Handle h, long id) {
@@ -138,11 +154,66 @@ final class DiagnosisRepository {
                 .map((rs, ctx) -> new SentCall(rs.getInt(1), rs.getString(2))).findOne();
     }
 
-    /** Saves where the diagnosis is; the call sent for the node before is done with. */
-    void saveProgress(Handle h, long id, Progress progress, OffsetDateTime at) {
-        h.createUpdate("UPDATE diagnosis SET phase = :phase, state = :state, updated_at = :at, sent_node = NULL, sent_jid = NULL "
-                        + "WHERE id = :id").bind("id", id)
-                .bind("phase", progress.state().phase().name()).bind("state", Sql.toJson(stored(progress))).bind("at", at).execute();
+    /**
+     * Saves where the diagnosis is (the call sent for the node before is done with), unless it ended meanwhile: a
+     * cancel (by any server of the cluster) wins over the runner's outcome, which is then refused (false).
+     */
+    boolean saveProgress(Handle h, long id, Progress progress, OffsetDateTime at) {
+        return h.createUpdate("UPDATE diagnosis SET phase = :phase, state = :state, updated_at = :at, sent_node = NULL, sent_jid = NULL "
+                        + "WHERE id = :id AND " + UNFINISHED).bind("id", id)
+                .bind("phase", progress.state().phase().name()).bind("state", Sql.toJson(stored(progress))).bind("at", at)
+                .execute() == 1;
+    }
+
+    /**
+     * Takes the right to cancel an unfinished diagnosis: its phase becomes CANCELLED in one statement, so that from
+     * then on the runner's writes ({@link #markSent}, {@link #saveProgress}) are refused, on whichever server it runs.
+     * False when it had ended. The caller then writes the cancelled state in the same transaction.
+     */
+    boolean claimCancel(Handle h, long id, OffsetDateTime at) {
+        return h.createUpdate("UPDATE diagnosis SET phase = 'CANCELLED', updated_at = :at WHERE id = :id AND " + UNFINISHED)
+                .bind("id", id).bind("at", at).execute() == 1;
+    }
+
+    /** Writes the state of a diagnosis this caller ended ({@link #claimCancel}); its sent call is done with. */
+    void saveEnded(Handle h, long id, Progress progress, OffsetDateTime at) {
+        h.createUpdate("UPDATE diagnosis SET state = :state, updated_at = :at, sent_node = NULL, sent_jid = NULL WHERE id = :id")
+                .bind("id", id).bind("state", Sql.toJson(stored(progress))).bind("at", at).execute();
+    }
+
+    /** Whether the diagnosis is missing (deleted) or has ended. */
+    boolean ended(Handle h, long id) {
+        return h.createQuery("SELECT COUNT(*) FROM diagnosis WHERE id = :id AND " + UNFINISHED).bind("id", id)
+                .mapTo(Integer.class).one() == 0;
+    }
+
+    /** Deletes a diagnosis that has ended; false when it is missing or still unfinished. */
+    boolean deleteEnded(Handle h, long id) {
+        return h.createUpdate("DELETE FROM diagnosis WHERE id = :id AND NOT (" + UNFINISHED + ")").bind("id", id).execute() == 1;
+    }
+
+    /**
+     * Up to {@code limit} ended diagnoses past the retention, oldest first: those created before {@code before}, and on
+     * each host those beyond its {@code keepPerHost} newest ended ones. Unfinished diagnoses are neither chosen nor
+     * counted.
+     */
+    List<Long> pastRetention(Handle h, int keepPerHost, OffsetDateTime before, int limit) {
+        return h.createQuery("""
+                        SELECT id FROM (
+                            SELECT id, created_at, ROW_NUMBER() OVER (PARTITION BY host_id ORDER BY id DESC) AS newest
+                            FROM diagnosis WHERE NOT (""" + UNFINISHED + """
+                        )) ended
+                        WHERE newest > :keep OR created_at < :before
+                        ORDER BY id LIMIT :limit""")
+                .bind("keep", keepPerHost).bind("before", before).bind("limit", limit).mapTo(Long.class).list();
+    }
+
+    /** Deletes these diagnoses, those that have ended only; how many. */
+    int deleteEnded(Handle h, List<Long> ids) {
+        if (ids.isEmpty()) {
+            return 0;
+        }
+        return h.createUpdate("DELETE FROM diagnosis WHERE id IN (<ids>) AND NOT (" + UNFINISHED + ")").bindList("ids", ids).execute();
     }
 
     Optional<Row> find(Handle h, long id) {
@@ -198,7 +269,8 @@ final class DiagnosisRepository {
 
     /**
      * Records that an alert with this fingerprint starts a diagnosis now, unless one did after {@code since}: true when
-     * it is recorded (and so the alert is not a repeat).
+     * it is recorded (and so the alert is not a repeat). Run in the transaction that stores the diagnosis, so that a
+     * start that fails leaves the fingerprint unclaimed; two servers claiming at once: one wins.
      */
     boolean claimFingerprint(Handle h, String fingerprint, OffsetDateTime since, OffsetDateTime now) {
         int updated = h.createUpdate("UPDATE diag_alert SET fired_at = :now WHERE fingerprint = :fp AND fired_at <= :since")
@@ -206,13 +278,8 @@ final class DiagnosisRepository {
         if (updated > 0) {
             return true;
         }
-        boolean exists = h.createQuery("SELECT COUNT(*) FROM diag_alert WHERE fingerprint = :fp").bind("fp", fingerprint)
-                .mapTo(Integer.class).one() > 0;
-        if (exists) {
-            return false;
-        }
-        h.createUpdate("INSERT INTO diag_alert (fingerprint, fired_at) VALUES (:fp, :now)").bind("fp", fingerprint).bind("now", now).execute();
-        return true;
+        return h.createUpdate("INSERT INTO diag_alert (fingerprint, fired_at) VALUES (:fp, :now) ON CONFLICT DO NOTHING")
+                .bind("fp", fingerprint).bind("now", now).execute() == 1;
     }
 
     int pruneFingerprints(Handle h, OffsetDateTime before) {

@@ -67,6 +67,16 @@ public final class DiagnosisRoutes {
                 "A diagnosis with its status; ?wait=S (up to 60) answers when it ends or after S seconds", DiagnosisInfo.class, Shape.ONE,
                 ctx -> ctx.json(diagnoses.get(principal(ctx), Params.pathId(ctx, "id"),
                         Duration.ofSeconds(Params.bounded(ctx, "wait", 0, 0, 60)))));
+        api.post(API + "/diagnoses/{id}/cancel", Role.OPERATOR, Scope.BUSINESS,
+                "Cancel a running diagnosis: phase Cancelled (no further node runs, from any server of the cluster), then the "
+                        + "running operation's process group is killed on the agent; the Cancelled condition says what the kill did. "
+                        + "A cancelled diagnosis is answered as it is; 409 when it succeeded or failed",
+                null, DiagnosisInfo.class, 200, ctx -> ctx.json(diagnoses.cancel(principal(ctx), Params.pathId(ctx, "id"))));
+        api.delete(API + "/diagnoses/{id}", Role.OPERATOR, Scope.BUSINESS,
+                "Delete a diagnosis that has ended; 409 while it runs (cancel it first)", ctx -> {
+                    diagnoses.delete(principal(ctx), Params.pathId(ctx, "id"));
+                    ctx.status(204);
+                });
         api.post(API + "/alerts", Role.ALERTS, Scope.BUSINESS,
                 "Prometheus alerts (Alertmanager's webhook payload, or a list of alerts) start diagnoses through the triggers",
                 JsonNode.class, AlertReceipt.class, 200,

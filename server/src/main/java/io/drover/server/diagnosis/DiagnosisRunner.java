@@ -37,6 +37,9 @@ import org.slf4j.LoggerFactory;
  * job id once) instead of running the node again.
  * An agent that is offline or does not answer is tried again with a doubling backoff, then the diagnosis fails with
  * the condition AgentUnavailable. At most {@code concurrency} operations run at once.
+ * A cancel ({@link Diagnoses#cancel}, from any server of the cluster) ends the diagnosis in the database first; every
+ * write of the runner checks that it has not ended, so a cancelled diagnosis records no further outcome and sends no
+ * further call, and its runner stops when the killed operation answers.
  */
 public final class DiagnosisRunner implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(DiagnosisRunner.class);
@@ -140,7 +143,7 @@ public final class DiagnosisRunner implements AutoCloseable {
 
     /**
      * Runs the node on the checkpoint: {@link #CONTINUE} when the next node may run, the wait in ms before trying
-     * again when the agent could not be reached, or -1 when the runner stops.
+     * again when the agent could not be reached, or -1 when the runner stops or the diagnosis ended under it (cancelled).
      */
     private long step(DiagnosisRepository.Row row) {
         DiagnosisProgress.State state = row.progress().state();
@@ -187,7 +190,7 @@ public final class DiagnosisRunner implements AutoCloseable {
                 String sentJid = jdbi.withHandle(h -> repository.sent(h, row.id())).filter(sent -> sent.node() == node)
                         .map(DiagnosisRepository.SentCall::jid).orElse(null);
                 result = executor.run(agent, row.bizId(), row.hostId(), operation.get(), DiagnosisProgress.data(row.parameters(), state, context(row)),
-                        new OperationExecutor.Sending(sentJid, jid -> jdbi.useHandle(h -> repository.markSent(h, row.id(), node, jid))));
+                        new OperationExecutor.Sending(sentJid, jid -> markSent(row.id(), node, jid)));
             } finally {
                 slots.release();
             }
@@ -196,6 +199,10 @@ public final class DiagnosisRunner implements AutoCloseable {
             return -1; // the outcome of a node cut short by a stop is not recorded: the node runs again at the next start
         }
         if (result instanceof OperationExecutor.Result.Unreachable unreachable) {
+            if (jdbi.withHandle(h -> repository.ended(h, row.id()))) {
+                attempts.remove(row.id());
+                return -1; // cancelled (or deleted) while its call was going out: nothing is retried
+            }
             int attempt = attempts.merge(row.id(), 1, Integer::sum);
             if (attempt > retry.retries()) {
                 attempts.remove(row.id());
@@ -211,16 +218,31 @@ public final class DiagnosisRunner implements AutoCloseable {
         DiagnosisProgress.State after = DiagnosisProgress.after(paths, state, done.succeeded(), done.results(), done.error());
         List<DiagnosisInfo.NodeRun> nodes = new ArrayList<>(row.progress().nodes());
         nodes.add(new DiagnosisInfo.NodeRun(state.pathIndex(), next.getAsInt(), name, done.succeeded(), done.error(), now(), done.results()));
-        save(row, after, nodes, Map.of("node", next.getAsInt(), "operation", name, "succeeded", done.succeeded()));
-        return CONTINUE;
+        return save(row, after, nodes, Map.of("node", next.getAsInt(), "operation", name, "succeeded", done.succeeded()));
     }
 
     private long abort(DiagnosisRepository.Row row, String reason, String message) {
-        save(row, DiagnosisProgress.abort(row.progress().state(), reason, message), row.progress().nodes(), Map.of("reason", reason));
-        return CONTINUE;
+        return save(row, DiagnosisProgress.abort(row.progress().state(), reason, message), row.progress().nodes(), Map.of("reason", reason));
     }
 
-    private void save(DiagnosisRepository.Row row, DiagnosisProgress.State after, List<DiagnosisInfo.NodeRun> nodes, Map<String, Object> detail) {
+    /** Thrown from the call's sending hook to keep the call from going out: the diagnosis ended meanwhile. */
+    private static final class Ended extends RuntimeException {
+        Ended(long id) {
+            super("diagnosis " + id + " has ended (cancelled): its next call is not sent", null, false, false);
+        }
+    }
+
+    private void markSent(long id, int node, String jid) {
+        if (!jdbi.withHandle(h -> repository.markSent(h, id, node, jid))) {
+            throw new Ended(id);
+        }
+    }
+
+    /**
+     * Stores the new checkpoint: {@link #CONTINUE}, or -1 when the diagnosis ended meanwhile (a cancel, from any server
+     * of the cluster, wins: the outcome is not recorded and no further node runs).
+     */
+    private long save(DiagnosisRepository.Row row, DiagnosisProgress.State after, List<DiagnosisInfo.NodeRun> nodes, Map<String, Object> detail) {
         OffsetDateTime now = now();
         List<OffsetDateTime> times = new ArrayList<>(row.progress().conditionTimes());
         while (times.size() < after.conditions().size()) {
@@ -234,11 +256,20 @@ public final class DiagnosisRunner implements AutoCloseable {
         data.put("bk_biz_id", row.bizId());
         data.put("phase", after.phase().name());
         String tag = "drover/diagnosis/" + row.id() + "/" + (after.finished() ? after.phase().name().toLowerCase(Locale.ROOT) : "node");
-        jdbi.useTransaction(h -> {
-            repository.saveProgress(h, row.id(), progress, now);
+        boolean saved = jdbi.inTransaction(h -> {
+            if (!repository.saveProgress(h, row.id(), progress, now)) {
+                return false;
+            }
             events.append(h, tag, data);
+            return true;
         });
+        if (!saved) {
+            log.info("diagnosis {} ended while its node ran (cancelled): the node's outcome is not recorded", row.id());
+            attempts.remove(row.id());
+            return -1;
+        }
         events.publishPending();
+        return CONTINUE;
     }
 
     /** The keys every operation gets, as KubeDiag's context keys (diagnosis and node) and Drover's (host, business). */

@@ -142,13 +142,14 @@ public final class EventTriggers implements AutoCloseable {
         if (last != null && last.plus(repeatInterval).isAfter(now)) {
             return;
         }
+        String name = "drover-event." + trigger.name() + "." + event.id();
+        diagnoses.start(new Diagnoses.Request(name, trigger.operationSet(), host, parameters(trigger, event), "event", trigger.name()),
+                "system:diagnosis");
+        // Recorded once started: a start that failed leaves the next matching event free to start it.
         lastStarted.put(key, now);
         if (lastStarted.size() > 100_000) {
             lastStarted.entrySet().removeIf(e -> e.getValue().plus(repeatInterval).isBefore(now));
         }
-        String name = "drover-event." + trigger.name() + "." + event.id();
-        diagnoses.start(new Diagnoses.Request(name, trigger.operationSet(), host, parameters(trigger, event), "event", trigger.name()),
-                "system:diagnosis");
     }
 
     /**

@@ -95,7 +95,12 @@ final class HostSubscriptions implements OperationExecutor.SubscriptionReruns {
             for (Map.Entry<Long, SortedSet<String>> deployed : instances.entrySet()) {
                 started.put(deployed.getKey(), subscriptions.runNow(bizId, deployed.getKey(), List.copyOf(deployed.getValue())));
             }
-            how.sending().accept(checkpoint(started));
+            try {
+                how.sending().accept(checkpoint(started));
+            } catch (RuntimeException e) {
+                // the diagnosis ended (a cancel) while the tasks were being started: they run on, unwatched
+                return new OperationExecutor.Result.Done(false, Map.of(), "not waiting for the tasks started: " + e.getMessage());
+            }
         }
         Map<String, String> results = new LinkedHashMap<>();
         List<Long> tasks = new ArrayList<>();

@@ -1,6 +1,6 @@
 package io.drover.server.http;
 
-import io.drover.transport.net.AddressBlock;
+import io.drover.core.net.AddressBlock;
 import java.util.List;
 import java.util.regex.Pattern;
 

@@ -9,7 +9,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The hourly pruning: audit entries, published events, and jobs with their returns older than their retention are
- * deleted, then the pages they left free are given back to the file system (SQLite), so that the database file stops
+ * deleted, and ended diagnoses past theirs (count per host and age), then the pages they left free are given back to the file system (SQLite), so that the database file stops
  * growing once the retention window is full. Each step runs even when one before it failed.
  */
 public final class Retention {
@@ -20,7 +20,7 @@ public final class Retention {
     }
 
     /** What one run deleted and the database pages it gave back; -1 for a step that failed. */
-    public record Pruned(int audit, int events, int jobs, long freedPages) {
+    public record Pruned(int audit, int events, int jobs, int diagnoses, long freedPages) {
     }
 
     private final AuditStore audit;
@@ -28,8 +28,12 @@ public final class Retention {
     private final JobService jobs;
     private final Database database;
     private final Days days;
+    private final java.util.function.IntSupplier diagnoses;
 
-    public Retention(AuditStore audit, EventStore events, JobService jobs, Database database, Days days) {
+    /** {@code diagnoses}: deletes the diagnoses past their retention (settings diagnosis-retention-*); how many. */
+    public Retention(AuditStore audit, EventStore events, JobService jobs, java.util.function.IntSupplier diagnoses, Database database,
+                     Days days) {
+        this.diagnoses = diagnoses;
         this.audit = audit;
         this.events = events;
         this.jobs = jobs;
@@ -50,6 +54,10 @@ public final class Retention {
         if (jobsPruned > 0) {
             log.info("pruned {} job(s) older than {} days with their returns", jobsPruned, days.jobs());
         }
+        int diagnosesPruned = step("diagnosis", diagnoses);
+        if (diagnosesPruned > 0) {
+            log.info("pruned {} ended diagnosis(es) past their retention", diagnosesPruned);
+        }
         long freed;
         try {
             freed = database.reclaimFreePages();
@@ -60,7 +68,7 @@ public final class Retention {
             log.warn("giving free database pages back failed", e);
             freed = -1;
         }
-        return new Pruned(auditPruned, eventsPruned, jobsPruned, freed);
+        return new Pruned(auditPruned, eventsPruned, jobsPruned, diagnosesPruned, freed);
     }
 
     private static int step(String what, java.util.function.IntSupplier prune) {

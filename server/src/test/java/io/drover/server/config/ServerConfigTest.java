@@ -142,13 +142,25 @@ class ServerConfigTest {
     @Test
     void theLimitsOfTheHardeningRefuseValuesThatAreNotPositiveNumbers() {
         for (Setting limit : java.util.List.of(Setting.SALT_MAX_MESSAGE_BYTES, Setting.SALT_MAX_CONNECTIONS,
-                Setting.RETURN_MAX_BYTES, Setting.AUDIT_RETENTION_DAYS, Setting.AUTH_FAILURES_PER_MINUTE)) {
+                Setting.RETURN_MAX_BYTES, Setting.AUDIT_RETENTION_DAYS, Setting.AUTH_FAILURES_PER_MINUTE,
+                Setting.DIAGNOSIS_RETENTION_PER_HOST, Setting.DIAGNOSIS_RETENTION_HOURS)) {
             for (String bad : java.util.List.of("0", "-1", "many", "99999999999999999999", "1.5", "7\u0000")) {
                 assertThatThrownBy(() -> ServerConfig.resolve(Map.of(limit, bad), Map.of(), Map.of(), ""))
                         .as("%s = %s", limit.key(), bad).isInstanceOf(ConfigException.class)
                         .hasMessageContaining("setting " + limit.key());
             }
         }
+    }
+
+    @Test
+    void diagnosesAreKeptAsKubeDiagKeepsThemUnlessSetOtherwise() {
+        ServerConfig defaults = ServerConfig.resolve(Map.of(), Map.of(), Map.of(), "");
+        assertThat(defaults.diagnosisRetentionPerHost()).isEqualTo(20);
+        assertThat(defaults.diagnosisRetentionHours()).isEqualTo(240);
+        ServerConfig set = ServerConfig.resolve(Map.of(Setting.DIAGNOSIS_RETENTION_PER_HOST, "5"),
+                Map.of("DROVER_DIAGNOSIS_RETENTION_HOURS", "48"), Map.of(), "");
+        assertThat(set.diagnosisRetentionPerHost()).isEqualTo(5);
+        assertThat(set.diagnosisRetentionHours()).isEqualTo(48);
     }
 
     @Test

@@ -125,7 +125,8 @@ class DiagnosisModuleTest {
                 },
                 host -> "agent-" + host, a -> a.equals("agent-1") ? 1L : null, a -> online.get(),
                 new io.drover.server.cluster.WorkLeaseStore(db.jdbi(), clock, true), clock),
-                new DiagnosisModule.Settings(10, new DiagnosisRunner.Retry(Duration.ofMillis(20), 6), Duration.ofHours(6), 1000));
+                new DiagnosisModule.Settings(10, new DiagnosisRunner.Retry(Duration.ofMillis(20), 6), Duration.ofHours(6), 1000,
+                        new Diagnoses.Retention(20, Duration.ofHours(240))));
         m.start(bus, () -> {
             leadsAsked.incrementAndGet();
             return leading.get();

@@ -1,6 +1,6 @@
 package io.drover.transport.admission;
 
-import io.drover.transport.net.AddressBlock;
+import io.drover.core.net.AddressBlock;
 import java.net.InetAddress;
 import java.util.List;
 
@@ -38,6 +38,6 @@ public record AddressLimits(int maxConnections, int signInsPerMinute, List<Addre
     }
 
     public boolean isExempt(InetAddress source) {
-        return AddressBlock.anyContains(exempt, source);
+        return AddressBlock.anyContains(exempt, source == null ? null : source.getAddress());
     }
 }

@@ -4,7 +4,7 @@ import static io.drover.transport.admission.SignInsPerAddressTest.ip;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.drover.transport.net.AddressBlock;
+import io.drover.core.net.AddressBlock;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;

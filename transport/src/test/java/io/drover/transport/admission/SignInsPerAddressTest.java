@@ -3,7 +3,7 @@ package io.drover.transport.admission;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.drover.transport.net.AddressBlock;
+import io.drover.core.net.AddressBlock;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Clock;

@@ -90,6 +90,7 @@ final class FakeAgentCalls implements AgentCalls {
             case AgentCall.AgentVersion v -> new AgentResult.Text("0.1.0");
             case AgentCall.GetGrains g -> new AgentResult.Grains(Map.of());
             case AgentCall.FindJob f -> new AgentResult.RunningJob(Map.of());
+            case AgentCall.KillJob k -> new AgentResult.JobKilled(k.jid(), false, 0);
             case AgentCall.RunCommand r -> new AgentResult.CommandOutput("", 0);
             case AgentCall.RunScript r -> new AgentResult.CommandOutput("", 0);
             case AgentCall.WriteFile w -> new AgentResult.FileWritten(w.path(), w.content().length(), "md5");
