@@ -174,7 +174,7 @@ class ServerConfigTest {
                 Map.of(), Map.of(), "").saltAddressLimits();
         assertThat(set.maxConnections()).isZero();
         assertThat(set.signInsPerMinute()).isEqualTo(60);
-        assertThat(set.exempt()).hasToString("[203.0.113.10/32, fd00:0:0:0:0:0:0:0/8]");
+        assertThat(set.exempt()).hasToString("[203.0.113.10/32, fd00::/8]");
         assertThat(ServerConfig.resolve(Map.of(Setting.SALT_ADDRESS_LIMITS_EXEMPT, ""), Map.of(), Map.of(), "")
                 .saltAddressLimits().exempt()).isEmpty();
         for (Setting limit : java.util.List.of(Setting.SALT_MAX_CONNECTIONS_PER_ADDRESS, Setting.SALT_SIGN_INS_PER_ADDRESS_PER_MINUTE)) {
