@@ -11,7 +11,9 @@ import io.drover.agent.plans.PlanRunner;
 import io.drover.agent.plans.PlanService;
 import io.drover.agent.plans.PlanSetup;
 import io.drover.agent.plans.SaltStackExecutor;
+import io.drover.core.plans.ExecutionResult;
 import io.drover.core.plans.LogMessage;
+import io.drover.core.plans.PlanRestarts;
 import io.drover.agent.jobs.JobProcesses;
 import io.drover.agent.journal.Journal;
 import io.drover.agent.supervisor.Supervisor;
@@ -181,19 +183,16 @@ public final class DroverAgent implements AutoCloseable {
 
             @Override
             public void restartable(int maxReboots) {
-                restartablePlans.mark(planId(plan), maxReboots);
+                restartablePlans.write(plan, restartablePlans.read(plan).waiting(maxReboots));
+            }
+
+            @Override
+            public void rebootWaitOver() {
+                restartablePlans.write(plan, restartablePlans.read(plan).running());
             }
         });
-        restartablePlans.clear(answer.sourceId());
+        restartablePlans.clear(plan);
         return answer.document();
-    }
-
-    private static String planId(String plan) {
-        try {
-            return io.drover.model.plans.PlanJson.read(plan) instanceof Map<?, ?> map && map.get("ID") instanceof String id ? id : "";
-        } catch (java.io.IOException e) {
-            return "";
-        }
     }
 
     /** The server this agent uses now (the first of its list that answers). */
@@ -271,7 +270,37 @@ public final class DroverAgent implements AutoCloseable {
         return new AgentResult.JobKilled(jid, true, signalled);
     }
 
-    /** A journalled job run again (a plan that waited for a reboot): its return is journalled and sent as any. */
+    /**
+     * A {@code plan.execute} job cut short by a stop: its plan runs again from the start (once after a crash, or after
+     * each reboot it waited for, within its expectReboots), or its error result is journalled as the job's return.
+     */
+    private void restartOrAnswer(String jid, Map<?, ?> job, List<?> args, String plan) {
+        switch (restartablePlans.read(plan).atStart()) {
+            case PlanRestarts.Decision.Restart restart -> {
+                restartablePlans.write(plan, restart.next());
+                log.info("{}: job {} ran a plan cut short by {}; running it again from the start", minion.id(), jid,
+                        restart.afterReboot() ? "a reboot it waited for" : "a stop of the agent");
+                inFlight.put(jid, Map.of("jid", jid, "fun", "plan.execute", "arg", args, "pid", ProcessHandle.current().pid()));
+                Thread.ofVirtual().name("plan-restart-" + jid).start(() -> rerun(jid, job, args));
+            }
+            case PlanRestarts.Decision.Answer answer -> {
+                restartablePlans.clear(plan);
+                Map<String, Object> document = ExecutionResult.failure(PlanRunner.newId(), planSourceId(plan), answer.error(),
+                        java.time.Instant.now()).toWire();
+                journal.finish(jid, SaltPack.pack(returnOf(jid, "plan.execute", args, document, 1)));
+            }
+        }
+    }
+
+    private static String planSourceId(String plan) {
+        try {
+            return io.drover.model.plans.PlanJson.read(plan) instanceof Map<?, ?> map && map.get("ID") instanceof String id ? id : null;
+        } catch (java.io.IOException e) {
+            return null;
+        }
+    }
+
+    /** A journalled job run again (a plan cut short by a stop): its return is journalled and sent as any. */
     private void rerun(String jid, Map<?, ?> job, List<?> args) {
         try {
             String fun = String.valueOf(job.get("fun"));
@@ -302,7 +331,7 @@ public final class DroverAgent implements AutoCloseable {
 
     /**
      * After a restart or a lost connection: sends returns that were written but not acknowledged, and reports jobs
-     * that were running when the agent stopped as interrupted (they are never run again).
+     * that were running when the agent stopped as interrupted (they are never run again; a plan is, within limits).
      */
     private void resendLoop() {
         while (running) {
@@ -314,11 +343,8 @@ public final class DroverAgent implements AutoCloseable {
                         }
                         Map<?, ?> job = (Map<?, ?>) SaltPack.unpack(journal.read(jid, "job"));
                         List<?> args = job.get("arg") instanceof List<?> l ? l : List.of();
-                        if ("plan.execute".equals(job.get("fun")) && !args.isEmpty()
-                                && restartablePlans.takeRestart(planId(String.valueOf(args.getFirst())))) {
-                            log.info("{}: job {} ran a plan that waited for a reboot; running it again", minion.id(), jid);
-                            inFlight.put(jid, Map.of("jid", jid, "fun", "plan.execute", "arg", args, "pid", ProcessHandle.current().pid()));
-                            Thread.ofVirtual().name("plan-restart-" + jid).start(() -> rerun(jid, job, args));
+                        if ("plan.execute".equals(job.get("fun")) && !args.isEmpty() && args.getFirst() instanceof String plan) {
+                            restartOrAnswer(jid, job, args, plan);
                             continue;
                         }
                         Map<String, Object> ret = returnOf(jid, String.valueOf(job.get("fun")), args,

@@ -163,7 +163,7 @@ class PlanRunnerTest {
                 + "api.reboot()\\napi.waitReboot(1)\\nreturn 'after'\"}", "m1");
         assertThat(answer.result().body()).isEqualTo("after");
         assertThat(answer.reboot()).isTrue();
-        assertThat(agent.restartable).containsExactly(2);
+        assertThat(agent.restartable).as("waiting with the limit of 2, then the wait over (-1)").containsExactly(2, -1);
     }
 
     @Test
