@@ -193,14 +193,17 @@ public final class PlanRunner {
 
         /**
          * Whether a simple Body can run without python3: every script it calls exists, and a field is read only from
-         * a script whose answer always has it (a process's exitCode, stdout and stderr).
+         * a script whose answer always has it (a process's exitCode, stdout and stderr; not a SaltStack function's or a
+         * Python function's return value).
          */
         private boolean runsHere(SimpleBody.Value value) {
             if (!(value instanceof SimpleBody.Call call)) {
                 return true;
             }
             PlanScript script = context.plan().scripts().get(call.script());
-            if (script == null || (call.field() != null && script.type().equals("SaltStack"))) {
+            boolean anyValue = script != null && (script.type().equals("SaltStack")
+                    || script.type().equals("Python") && call.function() != null);
+            if (script == null || call.field() != null && anyValue) {
                 return false;
             }
             return call.positional().stream().allMatch(this::runsHere) && call.keywords().values().stream().allMatch(this::runsHere);
