@@ -61,7 +61,8 @@ public final class DroverAgent implements AutoCloseable {
     private final java.util.concurrent.atomic.AtomicInteger loopRestarts = new java.util.concurrent.atomic.AtomicInteger();
     private final java.util.function.IntConsumer exit = System::exit;
 
-    private DroverAgent(MinionConfig config, Path root, String version, Grains.Placement placement, Duration heartbeat,
+    /** {@code config} null: no Drover server, plans over AMQP only (no minion, heartbeats or job journal resends). */
+    private DroverAgent(String id, MinionConfig config, Path root, String version, Grains.Placement placement, Duration heartbeat,
                         AmqpSettings amqpSettings) {
         Path stateDir = root.resolve("var/lib/drover-agent");
         AgentKeys keys = new AgentKeys(stateDir);
@@ -69,7 +70,7 @@ public final class DroverAgent implements AutoCloseable {
         this.version = version;
         this.placement = placement;
         this.heartbeat = heartbeat;
-        this.grains = Grains.collect(config.id(), placement);
+        this.grains = Grains.collect(id, placement);
         this.supervisor = new Supervisor(stateDir, root, this::pluginDied);
         FileserverSource fileserver = new FileserverSource(this::minion, stateDir.resolve("tmp"));
         // Made on the first plan (or now, for the AMQP channel): an agent that runs no plans does not pay for them.
@@ -79,6 +80,12 @@ public final class DroverAgent implements AutoCloseable {
                 ListeningPorts::read, this::runPlan,
                 new SelfUpgrade(root, AgentHome.fromSystem(), version, fileserver, inFlight::size), this::killJob);
         this.amqp = amqpSettings == null ? null : new AmqpChannel(amqpSettings, plans.get(), stateDir, java.time.Clock.systemUTC());
+        if (config == null) {
+            this.minion = null;
+            this.resender = null;
+            this.heartbeats = null;
+            return;
+        }
         this.minion = new SaltMinion(config, keys.loadOrCreate(), keys.pinnedMaster(), Targets.of(config.id(), () -> grains),
                 this::runJob, keys::pinMaster, new SignInFile(stateDir, version, java.time.Clock.systemUTC()));
         this.resender = Thread.ofPlatform().name("agent-resend").daemon().start(this::resendLoop);
@@ -88,13 +95,21 @@ public final class DroverAgent implements AutoCloseable {
     /** Starts the agent: it signs in (retrying until its key is accepted) and then runs the jobs that target it. */
     public static DroverAgent start(MinionConfig config, Path root, String version, Grains.Placement placement,
                                     Duration heartbeat) {
-        return new DroverAgent(config, root, version, placement, heartbeat, null);
+        return new DroverAgent(config.id(), config, root, version, placement, heartbeat, null);
     }
 
     /** As above, also taking execution plans over AMQP. */
     public static DroverAgent start(MinionConfig config, Path root, String version, Grains.Placement placement,
                                     Duration heartbeat, AmqpSettings amqp) {
-        return new DroverAgent(config, root, version, placement, heartbeat, amqp);
+        return new DroverAgent(config.id(), config, root, version, placement, heartbeat, amqp);
+    }
+
+    /**
+     * An agent with no Drover server: it takes execution plans over AMQP only. SaltStack scripts still call its own
+     * functions; a plan file from the fileserver ({@code salt://}) cannot be fetched (error 8).
+     */
+    public static DroverAgent startAmqpOnly(String id, Path root, String version, Grains.Placement placement, AmqpSettings amqp) {
+        return new DroverAgent(id, null, root, version, placement, Duration.ofSeconds(30), java.util.Objects.requireNonNull(amqp));
     }
 
     /**
@@ -388,6 +403,8 @@ public final class DroverAgent implements AutoCloseable {
             amqp.close();
         }
         supervisor.close();
-        minion.close();
+        if (minion != null) {
+            minion.close();
+        }
     }
 }
