@@ -81,7 +81,7 @@ class PlanAgentRestartTest {
         JsonNode run = finished(id);
         assertThat(run.path("status").asText()).isEqualTo("FAILED");
         JsonNode result = run.path("results").path("host-1");
-        assertThat(result.path("errorCode").asInt()).as(run.toString()).isEqualTo(1);
+        assertThat(result.path("error_code").asInt()).as(run.toString()).isEqualTo(1);
         assertThat(result.path("message").asText()).contains("again after it was restarted from the start");
         assertThat(Files.readAllLines(marker)).as("run twice, never a third time").hasSize(2);
     }

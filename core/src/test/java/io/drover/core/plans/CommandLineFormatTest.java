@@ -36,7 +36,6 @@ class CommandLineFormatTest {
         String evil = "$(touch /tmp/x); `id` | rm -rf / \n'\"\\";
         String line = CommandLineFormat.format("{0}", List.of(evil), Map.of());
         assertThat(line).startsWith("'").endsWith("'").isEqualTo(CommandLineFormat.quote(evil));
-        assertThat(line.replace("'\\''", "")).doesNotContain("'" + "$").contains("$(touch");
     }
 
     @Test
