@@ -37,6 +37,7 @@ public final class DroverAgent implements AutoCloseable {
     private static final long RESEND_MS = 2000;
     private static final int MAX_LOOP_RESTARTS = 3;
 
+    /** Null for an agent that takes plans over AMQP only. */
     private final SaltMinion minion;
     private final Functions functions;
     private final Lazy<PlanService> plans;
