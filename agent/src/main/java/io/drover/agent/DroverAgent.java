@@ -11,7 +11,9 @@ import io.drover.agent.plans.PlanRunner;
 import io.drover.agent.plans.PlanService;
 import io.drover.agent.plans.PlanSetup;
 import io.drover.agent.plans.SaltStackExecutor;
+import io.drover.core.plans.ExecutionResult;
 import io.drover.core.plans.LogMessage;
+import io.drover.core.plans.PlanRestarts;
 import io.drover.agent.jobs.JobProcesses;
 import io.drover.agent.journal.Journal;
 import io.drover.agent.supervisor.Supervisor;
@@ -35,6 +37,7 @@ public final class DroverAgent implements AutoCloseable {
     private static final long RESEND_MS = 2000;
     private static final int MAX_LOOP_RESTARTS = 3;
 
+    /** Null for an agent that takes plans over AMQP only. */
     private final SaltMinion minion;
     private final Functions functions;
     private final Lazy<PlanService> plans;
@@ -59,7 +62,8 @@ public final class DroverAgent implements AutoCloseable {
     private final java.util.concurrent.atomic.AtomicInteger loopRestarts = new java.util.concurrent.atomic.AtomicInteger();
     private final java.util.function.IntConsumer exit = System::exit;
 
-    private DroverAgent(MinionConfig config, Path root, String version, Grains.Placement placement, Duration heartbeat,
+    /** {@code config} null: no Drover server, plans over AMQP only (no minion, heartbeats or job journal resends). */
+    private DroverAgent(String id, MinionConfig config, Path root, String version, Grains.Placement placement, Duration heartbeat,
                         AmqpSettings amqpSettings) {
         Path stateDir = root.resolve("var/lib/drover-agent");
         AgentKeys keys = new AgentKeys(stateDir);
@@ -67,7 +71,7 @@ public final class DroverAgent implements AutoCloseable {
         this.version = version;
         this.placement = placement;
         this.heartbeat = heartbeat;
-        this.grains = Grains.collect(config.id(), placement);
+        this.grains = Grains.collect(id, placement);
         this.supervisor = new Supervisor(stateDir, root, this::pluginDied);
         FileserverSource fileserver = new FileserverSource(this::minion, stateDir.resolve("tmp"));
         // Made on the first plan (or now, for the AMQP channel): an agent that runs no plans does not pay for them.
@@ -77,6 +81,12 @@ public final class DroverAgent implements AutoCloseable {
                 ListeningPorts::read, this::runPlan,
                 new SelfUpgrade(root, AgentHome.fromSystem(), version, fileserver, inFlight::size), this::killJob);
         this.amqp = amqpSettings == null ? null : new AmqpChannel(amqpSettings, plans.get(), stateDir, java.time.Clock.systemUTC());
+        if (config == null) {
+            this.minion = null;
+            this.resender = null;
+            this.heartbeats = null;
+            return;
+        }
         this.minion = new SaltMinion(config, keys.loadOrCreate(), keys.pinnedMaster(), Targets.of(config.id(), () -> grains),
                 this::runJob, keys::pinMaster, new SignInFile(stateDir, version, java.time.Clock.systemUTC()));
         this.resender = Thread.ofPlatform().name("agent-resend").daemon().start(this::resendLoop);
@@ -86,13 +96,21 @@ public final class DroverAgent implements AutoCloseable {
     /** Starts the agent: it signs in (retrying until its key is accepted) and then runs the jobs that target it. */
     public static DroverAgent start(MinionConfig config, Path root, String version, Grains.Placement placement,
                                     Duration heartbeat) {
-        return new DroverAgent(config, root, version, placement, heartbeat, null);
+        return new DroverAgent(config.id(), config, root, version, placement, heartbeat, null);
     }
 
     /** As above, also taking execution plans over AMQP. */
     public static DroverAgent start(MinionConfig config, Path root, String version, Grains.Placement placement,
                                     Duration heartbeat, AmqpSettings amqp) {
-        return new DroverAgent(config, root, version, placement, heartbeat, amqp);
+        return new DroverAgent(config.id(), config, root, version, placement, heartbeat, amqp);
+    }
+
+    /**
+     * An agent with no Drover server: it takes execution plans over AMQP only. SaltStack scripts still call its own
+     * functions; a plan file from the fileserver ({@code salt://}) cannot be fetched (error 8).
+     */
+    public static DroverAgent startAmqpOnly(String id, Path root, String version, Grains.Placement placement, AmqpSettings amqp) {
+        return new DroverAgent(id, null, root, version, placement, Duration.ofSeconds(30), java.util.Objects.requireNonNull(amqp));
     }
 
     /**
@@ -181,19 +199,16 @@ public final class DroverAgent implements AutoCloseable {
 
             @Override
             public void restartable(int maxReboots) {
-                restartablePlans.mark(planId(plan), maxReboots);
+                restartablePlans.write(plan, restartablePlans.read(plan).waiting(maxReboots));
+            }
+
+            @Override
+            public void rebootWaitOver() {
+                restartablePlans.write(plan, restartablePlans.read(plan).running());
             }
         });
-        restartablePlans.clear(answer.sourceId());
+        restartablePlans.clear(plan);
         return answer.document();
-    }
-
-    private static String planId(String plan) {
-        try {
-            return io.drover.model.plans.PlanJson.read(plan) instanceof Map<?, ?> map && map.get("ID") instanceof String id ? id : "";
-        } catch (java.io.IOException e) {
-            return "";
-        }
     }
 
     /** The server this agent uses now (the first of its list that answers). */
@@ -271,7 +286,37 @@ public final class DroverAgent implements AutoCloseable {
         return new AgentResult.JobKilled(jid, true, signalled);
     }
 
-    /** A journalled job run again (a plan that waited for a reboot): its return is journalled and sent as any. */
+    /**
+     * A {@code plan.execute} job cut short by a stop: its plan runs again from the start (once after a crash, or after
+     * each reboot it waited for, within its expectReboots), or its error result is journalled as the job's return.
+     */
+    private void restartOrAnswer(String jid, Map<?, ?> job, List<?> args, String plan) {
+        switch (restartablePlans.read(plan).atStart()) {
+            case PlanRestarts.Decision.Restart restart -> {
+                restartablePlans.write(plan, restart.next());
+                log.info("{}: job {} ran a plan cut short by {}; running it again from the start", minion.id(), jid,
+                        restart.afterReboot() ? "a reboot it waited for" : "a stop of the agent");
+                inFlight.put(jid, Map.of("jid", jid, "fun", "plan.execute", "arg", args, "pid", ProcessHandle.current().pid()));
+                Thread.ofVirtual().name("plan-restart-" + jid).start(() -> rerun(jid, job, args));
+            }
+            case PlanRestarts.Decision.Answer answer -> {
+                restartablePlans.clear(plan);
+                Map<String, Object> document = ExecutionResult.failure(PlanRunner.newId(), planSourceId(plan), answer.error(),
+                        java.time.Instant.now()).toWire();
+                journal.finish(jid, SaltPack.pack(returnOf(jid, "plan.execute", args, document, 1)));
+            }
+        }
+    }
+
+    private static String planSourceId(String plan) {
+        try {
+            return io.drover.model.plans.PlanJson.read(plan) instanceof Map<?, ?> map && map.get("ID") instanceof String id ? id : null;
+        } catch (java.io.IOException e) {
+            return null;
+        }
+    }
+
+    /** A journalled job run again (a plan cut short by a stop): its return is journalled and sent as any. */
     private void rerun(String jid, Map<?, ?> job, List<?> args) {
         try {
             String fun = String.valueOf(job.get("fun"));
@@ -302,7 +347,7 @@ public final class DroverAgent implements AutoCloseable {
 
     /**
      * After a restart or a lost connection: sends returns that were written but not acknowledged, and reports jobs
-     * that were running when the agent stopped as interrupted (they are never run again).
+     * that were running when the agent stopped as interrupted (they are never run again; a plan is, within limits).
      */
     private void resendLoop() {
         while (running) {
@@ -314,11 +359,8 @@ public final class DroverAgent implements AutoCloseable {
                         }
                         Map<?, ?> job = (Map<?, ?>) SaltPack.unpack(journal.read(jid, "job"));
                         List<?> args = job.get("arg") instanceof List<?> l ? l : List.of();
-                        if ("plan.execute".equals(job.get("fun")) && !args.isEmpty()
-                                && restartablePlans.takeRestart(planId(String.valueOf(args.getFirst())))) {
-                            log.info("{}: job {} ran a plan that waited for a reboot; running it again", minion.id(), jid);
-                            inFlight.put(jid, Map.of("jid", jid, "fun", "plan.execute", "arg", args, "pid", ProcessHandle.current().pid()));
-                            Thread.ofVirtual().name("plan-restart-" + jid).start(() -> rerun(jid, job, args));
+                        if ("plan.execute".equals(job.get("fun")) && !args.isEmpty() && args.getFirst() instanceof String plan) {
+                            restartOrAnswer(jid, job, args, plan);
                             continue;
                         }
                         Map<String, Object> ret = returnOf(jid, String.valueOf(job.get("fun")), args,
@@ -362,6 +404,8 @@ public final class DroverAgent implements AutoCloseable {
             amqp.close();
         }
         supervisor.close();
-        minion.close();
+        if (minion != null) {
+            minion.close();
+        }
     }
 }

@@ -25,7 +25,12 @@ public final class FileserverSource implements FileSource {
 
     @Override
     public Path fetch(String path, String expectedSha256) throws IOException {
-        Map<?, ?> hash = (Map<?, ?>) minion.get().call("_file_hash", Map.of("path", path, "saltenv", "base"))
+        SaltMinion server = minion.get();
+        if (server == null) {
+            throw new IOException("this agent takes plans over AMQP only (no --master): there is no Drover fileserver to fetch "
+                    + path + " from");
+        }
+        Map<?, ?> hash = (Map<?, ?>) server.call("_file_hash", Map.of("path", path, "saltenv", "base"))
                 .filter(r -> r instanceof Map<?, ?>).orElseThrow(() -> new IOException("the server did not answer for " + path));
         Object hsum = hash.get("hsum");
         if (hsum == null) {
@@ -44,7 +49,7 @@ public final class FileserverSource implements FileSource {
                 request.put("path", path);
                 request.put("loc", received);
                 request.put("saltenv", "base");
-                Object reply = minion.get().call("_serve_file", request).orElseThrow(
+                Object reply = server.call("_serve_file", request).orElseThrow(
                         () -> new IOException("the server stopped answering while sending " + path));
                 byte[] data = reply instanceof Map<?, ?> m ? io.drover.transport.wire.SaltPack.bytes(m.get("data")) : new byte[0];
                 if (data.length == 0) {

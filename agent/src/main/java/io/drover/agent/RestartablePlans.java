@@ -1,17 +1,20 @@
 package io.drover.agent;
 
+import io.drover.agent.disk.DurableFiles;
 import io.drover.core.Hashing;
+import io.drover.core.plans.PlanRestarts;
+import io.drover.model.plans.PlanJson;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
+import java.util.Map;
 
 /**
- * Plans that came over the Drover transport and wait for a reboot ({@code api.waitReboot}): a file per plan under
- * {@code <state>/plans/restartable} with the restarts left. A job interrupted by a stop is reported, never run
- * again, unless its plan is here with restarts left.
+ * What the plans that came over the Drover transport left of their restarts ({@link PlanRestarts}): a file per plan
+ * under {@code <state>/plans/restartable}, named by the plan's ID (or its text's hash when it has none), written
+ * when the plan waits for a reboot and when it is restarted, removed when it finishes. A {@code plan.execute} job
+ * the journal finds interrupted is run again or answered as its plan's entry here decides.
  */
 final class RestartablePlans {
     private final Path dir;
@@ -20,45 +23,42 @@ final class RestartablePlans {
         this.dir = stateDir.resolve("plans/restartable");
     }
 
-    synchronized void mark(String planId, int restarts) {
+    synchronized PlanRestarts read(String plan) {
+        Path file = dir.resolve(name(plan));
+        try {
+            return Files.exists(file) ? PlanRestarts.fromMap(PlanJson.read(Files.readAllBytes(file))) : PlanRestarts.STARTED;
+        } catch (IOException e) {
+            return PlanRestarts.STARTED;
+        }
+    }
+
+    synchronized void write(String plan, PlanRestarts restarts) {
         try {
             Files.createDirectories(dir);
-            Path temp = dir.resolve(name(planId) + ".part");
-            Files.writeString(temp, Integer.toString(restarts));
-            Files.move(temp, dir.resolve(name(planId)), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        DurableFiles.write(dir.resolve(name(plan)), PlanJson.bytes(restarts.toMap()));
+    }
+
+    synchronized void clear(String plan) {
+        try {
+            Files.deleteIfExists(dir.resolve(name(plan)));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
     }
 
-    /** True (and one restart fewer) when the plan may run again. */
-    synchronized boolean takeRestart(String planId) {
-        Path file = dir.resolve(name(planId));
+    /** The plan's ID, or the hash of its text when it has none (a vCurrent plan, a bad one). */
+    private static String name(String plan) {
+        String id = "";
         try {
-            if (!Files.exists(file)) {
-                return false;
+            if (PlanJson.read(plan) instanceof Map<?, ?> map && map.get("ID") instanceof String text) {
+                id = "id:" + text;
             }
-            int left = Integer.parseInt(Files.readString(file, StandardCharsets.UTF_8).strip());
-            if (left <= 0) {
-                Files.deleteIfExists(file);
-                return false;
-            }
-            mark(planId, left - 1);
-            return true;
-        } catch (IOException | NumberFormatException e) {
-            return false;
-        }
-    }
-
-    synchronized void clear(String planId) {
-        try {
-            Files.deleteIfExists(dir.resolve(name(planId)));
         } catch (IOException e) {
-            throw new UncheckedIOException(e);
+            // the text's hash below
         }
-    }
-
-    private static String name(String planId) {
-        return Hashing.sha256(String.valueOf(planId));
+        return Hashing.sha256(id.isEmpty() ? "text:" + plan : id);
     }
 }

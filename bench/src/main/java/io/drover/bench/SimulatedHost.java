@@ -54,6 +54,10 @@ final class SimulatedHost {
         @Override
         public void restartable(int maxReboots) {
         }
+
+        @Override
+        public void rebootWaitOver() {
+        }
     };
 
     private static PlanService plans(Path root, Path state, FileserverSource fileserver) {

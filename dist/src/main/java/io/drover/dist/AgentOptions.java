@@ -34,7 +34,8 @@ final class AgentOptions {
                     + "win; an unknown name is refused.", DEFAULT_CONFIG + " when it exists"},
             {"--master", "HOST[:PORT][,HOST[:PORT]...]", "The server's agent transport: host and request port (port 4506 when "
                     + "left out). Several servers of a cluster, in order of preference: the agent uses the first that answers "
-                    + "and moves to the next, after a random pause, when the one it uses stops answering. At most 16.", null},
+                    + "and moves to the next, after a random pause, when the one it uses stops answering. At most 16.",
+                    "none; --master, --amqp-url or both are required (--amqp-url alone: plans over AMQP only)"},
             {"--id", "ID", "This agent's id (letters, digits, '.', '_', '@', '-').", null},
             {"--master-finger", "SHA256", "Trust only a master whose key has this sha256 fingerprint (drover key finger --master "
                     + "shows it; colons optional).", "none: the first master's key is pinned"},
@@ -51,7 +52,8 @@ final class AgentOptions {
             {"--master-failback", "SECONDS", "With several --master servers: check every SECONDS (10 to 86400) whether the "
                     + "first answers again and move back to it, keeping the session (a cluster's servers share it).",
                     "off, the agent stays where it moved"},
-            {"--amqp-url", "URL", "Take execution plans from RabbitMQ too: amqp[s]://user[:password]@host:port/vhost.", "none"},
+            {"--amqp-url", "URL", "Take execution plans from RabbitMQ: amqp[s]://user[:password]@host:port/vhost. Without "
+                    + "--master the agent takes plans over AMQP only: no Drover server, no jobs, no fileserver files.", "none"},
             {"--amqp-password-file", "FILE", "Read the broker password from this file (the URL then holds none).", "none"},
             {"--amqp-cacert", "PEM", "CA certificates an amqps:// broker's certificate is checked against (its host name "
                     + "always is).", "the system's CAs"},
@@ -68,6 +70,10 @@ final class AgentOptions {
             {"--amqp-reboot-command", "CMD", "Command run after a plan that called api.reboot(), split at spaces; may be "
                     + "given several times, the words add up.", "none, the request is logged"},
     };
+
+    /** The options about the Drover server, refused without --master. */
+    private static final String[] SERVER_ONLY = {"--master-finger", "--publish-port", "--enroll-token", "--enroll-token-file",
+            "--heartbeat", "--master-failback"};
 
     /** Thrown for anything the agent cannot start with: a one-line message naming the option. */
     static final class Invalid extends Exception {
@@ -260,19 +266,29 @@ final class AgentOptions {
 
     /** The required options, then what {@code drover agent} checked before it started the agent (same messages). */
     private void check(boolean[] seen, Map<String, String> env) throws Invalid {
-        if (master == null && id == null) {
-            throw new Invalid("--master and --id are required" + hint());
+        if (master == null && amqpUrl == null) {
+            throw new Invalid((id == null ? "--id and " : "") + "--master or --amqp-url " + (id == null ? "are" : "is")
+                    + " required: --master to work with a Drover server, --amqp-url alone to take execution plans over AMQP only"
+                    + hint());
         }
-        if (master == null || id == null) {
-            throw new Invalid((master == null ? "--master" : "--id") + " is required" + hint());
+        if (id == null) {
+            throw new Invalid("--id is required" + hint());
         }
         if (!io.drover.transport.protocol.Messages.validId(id)) {
             throw new Invalid(show(id) + " is not a valid agent id");
         }
-        try {
-            masters = AgentRunCommand.masters(master, publishPort);
-        } catch (IllegalArgumentException e) {
-            throw new Invalid("--master " + e.getMessage());
+        if (master == null) {
+            for (String serverOnly : SERVER_ONLY) {
+                if (seen[indexOf(serverOnly)]) {
+                    throw new Invalid(serverOnly + " needs --master: without it the agent takes plans over AMQP only");
+                }
+            }
+        } else {
+            try {
+                masters = AgentRunCommand.masters(master, publishPort);
+            } catch (IllegalArgumentException e) {
+                throw new Invalid("--master " + e.getMessage());
+            }
         }
         if (heartbeatSeconds < 1 || heartbeatSeconds > 3600) {
             throw new Invalid("--heartbeat must be 1 to 3600 seconds");
@@ -381,9 +397,11 @@ final class AgentOptions {
     /** {@code drover agent --help}: every option with its description and default. */
     static String usage() {
         StringBuilder out = new StringBuilder(4096);
-        out.append("Usage: drover agent --master HOST[:PORT][,HOST[:PORT]...] --id ID [OPTION]...\n");
-        wrap(out, "Run the agent of this host: it signs in to the server and runs the jobs that target it. "
-                + "(drover agent list|show|grains ask the server about agents.)", "", 80);
+        out.append("Usage: drover agent --master HOST[:PORT][,...] --id ID [--amqp-url URL] [OPTION]\n");
+        out.append("       drover agent --amqp-url URL --id ID [OPTION]...\n");
+        wrap(out, "Run the agent of this host. With --master it signs in to the Drover server and runs the jobs that target "
+                + "it; with --amqp-url it also takes Murano execution plans from RabbitMQ; with --amqp-url alone it takes "
+                + "execution plans over AMQP only (no server). (drover agent list|show|grains ask the server about agents.)", "", 80);
         out.append('\n');
         out.append("Options (--name VALUE or --name=VALUE):\n");
         for (String[] option : OPTIONS) {

@@ -10,7 +10,8 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 
 /**
- * {@code drover agent}: one per host; signs in to the server and runs the jobs that target it. Its options are read
+ * {@code drover agent}: one per host; signs in to the server and runs the jobs that target it (or, with
+ * {@code --amqp-url} and no {@code --master}, only takes execution plans over AMQP). Its options are read
  * by {@link AgentOptions} (no picocli on this path: an idle agent keeps every class it loaded); {@code drover agent
  * list|show|grains} are operator commands of the CLI.
  */
@@ -35,15 +36,27 @@ final class AgentRunCommand {
             System.out.println("drover agent " + AgentHome.version(AgentHome.fromSystem(), BuildVersion.current()));
             return 0;
         }
-        MinionConfig config = MinionConfig.of(o.id, "localhost", o.publishPort, 4506).withMasters(o.masters)
-                .withEnrollToken(o.enrollToken).withFailback(o.failbackSeconds == 0 ? null : Duration.ofSeconds(o.failbackSeconds))
-                .withMasterFinger(o.masterFinger);
         io.drover.agent.amqp.AmqpSettings amqp = o.amqpUrl == null ? null : new io.drover.agent.amqp.AmqpSettings(o.amqpUrl,
                 o.amqpQueue, o.amqpResultExchange, o.amqpResultRoutingKey, o.amqpReplyTo, o.amqpEngineKey, o.amqpAllowUnsigned,
                 o.amqpPassword, o.amqpCaCert, o.amqpRebootCommand, o.amqpLogRoutingKey);
+        String version = AgentHome.version(AgentHome.fromSystem(), BuildVersion.current());
+        if (o.masters == null) {
+            DroverAgent agent;
+            try {
+                agent = DroverAgent.startAmqpOnly(o.id, o.root, version, new Grains.Placement(o.innerIp, o.cloudId), amqp);
+            } catch (RuntimeException e) {
+                e.printStackTrace();
+                return 1;
+            }
+            System.out.println("drover agent " + o.id + " taking execution plans over AMQP only from " + o.amqpQueue);
+            return runUntilStopped(agent);
+        }
+        MinionConfig config = MinionConfig.of(o.id, "localhost", o.publishPort, 4506).withMasters(o.masters)
+                .withEnrollToken(o.enrollToken).withFailback(o.failbackSeconds == 0 ? null : Duration.ofSeconds(o.failbackSeconds))
+                .withMasterFinger(o.masterFinger);
         DroverAgent agent;
         try {
-            agent = DroverAgent.start(config, o.root, AgentHome.version(AgentHome.fromSystem(), BuildVersion.current()), new Grains.Placement(o.innerIp, o.cloudId),
+            agent = DroverAgent.start(config, o.root, version, new Grains.Placement(o.innerIp, o.cloudId),
                     Duration.ofSeconds(o.heartbeatSeconds), amqp);
         } catch (RuntimeException e) {
             e.printStackTrace();

@@ -140,6 +140,16 @@ class AgentOptionsTest {
     }
 
     @Test
+    void amqpUrlWithoutMasterIsAnAmqpOnlyAgent() throws Exception {
+        AgentOptions o = parseOnly("--amqp-url", "amqp://mq", "--id", "web-1");
+        assertThat(o.masters).as("no Drover server").isNull();
+        assertThat(o.amqpQueue).isEqualTo("drover-web-1");
+        assertThat(parseOnly("--amqp-url", "amqp://mq", "--id", "web-1", "--master", "m").masters).hasSize(1);
+        assertThat(AgentOptions.usage()).contains("drover agent --amqp-url URL --id ID [OPTION]...");
+        assertThat(AgentOptions.usage().replaceAll("\\s+", " ")).contains("with --amqp-url alone it takes execution plans over AMQP only");
+    }
+
+    @Test
     void amqpEngineKeyMustBeReadable(@TempDir Path dir) throws Exception {
         Path key = Files.writeString(dir.resolve("engine.pem"), "-----BEGIN PUBLIC KEY-----\n");
         AgentOptions o = parse("--amqp-url", "amqp://mq", "--amqp-engine-key", key.toString(), "--amqp-queue", "q");
@@ -152,8 +162,15 @@ class AgentOptionsTest {
     static Stream<Arguments> refused() {
         return Stream.of(
                 // missing options and values
-                Arguments.of(List.of(), "--master and --id are required (drover agent --help lists the options)"),
-                Arguments.of(List.of("--id", "x"), "--master is required (drover agent --help lists the options)"),
+                Arguments.of(List.of(), "--id and --master or --amqp-url are required: --master to work with a Drover server, "
+                        + "--amqp-url alone to take execution plans over AMQP only (drover agent --help lists the options)"),
+                Arguments.of(List.of("--id", "x"), "--master or --amqp-url is required: --master to work with a Drover server, "
+                        + "--amqp-url alone to take execution plans over AMQP only (drover agent --help lists the options)"),
+                Arguments.of(List.of("--amqp-url", "amqp://mq"), "--id is required (drover agent --help lists the options)"),
+                Arguments.of(List.of("--amqp-url", "amqp://mq", "--id", "x", "--heartbeat", "5"),
+                        "--heartbeat needs --master: without it the agent takes plans over AMQP only"),
+                Arguments.of(List.of("--amqp-url", "amqp://mq", "--id", "x", "--enroll-token", "t"),
+                        "--enroll-token needs --master: without it the agent takes plans over AMQP only"),
                 Arguments.of(List.of("--master", "m"), "--id is required (drover agent --help lists the options)"),
                 Arguments.of(List.of("--master", "m", "--id"), "--id needs a value: --id ID (drover agent --help lists the options)"),
                 Arguments.of(List.of("--id", "--master", "m"), "--id needs a value: --id ID (drover agent --help lists the options)"),
@@ -250,7 +267,7 @@ class AgentOptionsTest {
     void helpListsEveryOptionWithItsDescriptionAndDefault() {
         String usage = AgentOptions.usage();
         for (String[] line : new String[][] {
-                {"--master HOST[:PORT][,HOST[:PORT]...]", "Required."},
+                {"--master HOST[:PORT][,HOST[:PORT]...]", "Default: none; --master, --amqp-url or both are required (--amqp-url"},
                 {"--id ID", "Required."},
                 {"--root DIR", "Default: /."},
                 {"--publish-port PORT", "Default: 4505."},
@@ -279,7 +296,8 @@ class AgentOptionsTest {
             String entry = usage.substring(at, next < 0 ? usage.length() : next).replaceAll("\\s+", " ");
             assertThat(entry).as(line[0]).contains(line[1]);
         }
-        assertThat(usage).startsWith("Usage: drover agent --master HOST[:PORT][,HOST[:PORT]...] --id ID [OPTION]...\n");
+        assertThat(usage).startsWith("Usage: drover agent --master HOST[:PORT][,...] --id ID [--amqp-url URL] [OPTION]\n"
+                + "       drover agent --amqp-url URL --id ID [OPTION]...\n");
         assertThat(usage.lines()).allMatch(l -> l.length() <= 80, "lines of at most 80 characters");
     }
 
@@ -389,7 +407,8 @@ class AgentOptionsTest {
         assertThat(unknown.err.lines()).containsExactly("error: unknown option '--bogus' (drover agent --help lists the options)");
         Run missing = run("agent", "--id", "x");
         assertThat(missing.code).isEqualTo(2);
-        assertThat(missing.err.lines()).containsExactly("error: --master is required (drover agent --help lists the options)");
+        assertThat(missing.err.lines()).containsExactly("error: --master or --amqp-url is required: --master to work with a Drover"
+                + " server, --amqp-url alone to take execution plans over AMQP only (drover agent --help lists the options)");
         Run help = run("agent", "--help");
         assertThat(help.code).isZero();
         assertThat(help.out).isEqualTo(AgentOptions.usage());
@@ -399,7 +418,8 @@ class AgentOptionsTest {
         assertThat(version.out).startsWith("drover agent ");
         Run justAgent = run("agent");
         assertThat(justAgent.code).isEqualTo(2);
-        assertThat(justAgent.err.lines()).containsExactly("error: --master and --id are required (drover agent --help lists the options)");
+        assertThat(justAgent.err.lines()).containsExactly("error: --id and --master or --amqp-url are required: --master to work"
+                + " with a Drover server, --amqp-url alone to take execution plans over AMQP only (drover agent --help lists the options)");
     }
 
     private record Run(int code, String out, String err) {

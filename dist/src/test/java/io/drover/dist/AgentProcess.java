@@ -22,6 +22,14 @@ final class AgentProcess {
         return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
     }
 
+    /** An agent with no Drover server, taking execution plans over AMQP only ({@code extra} holds its --amqp-* options). */
+    static Process startAmqpOnly(String id, Path root, Path log, String... extra) throws Exception {
+        List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"), "-Xmx128m",
+                "-cp", System.getProperty("java.class.path"), Main.class.getName(), "agent", "--id", id, "--root", root.toString()));
+        command.addAll(List.of(extra));
+        return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+    }
+
     /** SIGKILL, and wait until it is gone. */
     static void kill(Process process) throws InterruptedException {
         process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);

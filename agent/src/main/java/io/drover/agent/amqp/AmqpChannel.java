@@ -11,6 +11,7 @@ import io.drover.core.plans.ExecutionResult;
 import io.drover.core.plans.LogMessage;
 import io.drover.core.plans.PlanErrorCode;
 import io.drover.core.plans.PlanException;
+import io.drover.core.plans.PlanRestarts;
 import io.drover.model.plans.PlanJson;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -277,21 +278,27 @@ public final class AmqpChannel implements AutoCloseable {
         }
         Map<?, ?> document = peek(entry.data());
         if (entry.running()) {
-            Optional<Integer> restarts = entry.restartsLeft();
-            if (restarts.isEmpty() || restarts.get() <= 0) {
-                finish(entry, messageId, error(PlanErrorCode.GENERIC, sourceId(document, messageId), "The agent stopped while this plan ran; "
-                        + "it was not run again (only a plan waiting for a reboot is restarted)"));
-                return;
+            // Cut short by a stop: restarted from the start within the plan's limits, else answered.
+            switch (entry.restarts().atStart()) {
+                case PlanRestarts.Decision.Answer answer -> {
+                    finish(entry, messageId, error(answer.error(), sourceId(document, messageId)));
+                    return;
+                }
+                case PlanRestarts.Decision.Restart restart -> {
+                    queue.markRestarts(entry, restart.next());
+                    log.info("execution plans: plan {} was cut short by {}; running it again from the start",
+                            sourceId(document, messageId), restart.afterReboot() ? "a reboot it waited for" : "a stop of the agent");
+                }
             }
-            queue.markRestartable(entry, restarts.get() - 1);
-            log.info("execution plans: plan {} waited for a reboot; running it again ({} restart(s) left)",
-                    sourceId(document, messageId), restarts.get() - 1);
         } else {
-            // Marked first: a plan cut short by a crash is reported at the next start, never dropped as a duplicate.
+            // Marked first: a plan cut short by a crash is restarted at the next start, never dropped as a duplicate.
             queue.markRunning(entry);
             if (document != null && document.get("Stamp") instanceof Number stamp && !queue.newStamp(stamp.longValue())) {
-                log.info("execution plans: dropping old or duplicate plan {} (Stamp {})", sourceId(document, messageId), stamp);
-                queue.drop(entry);
+                // Answered, not dropped: the engine would otherwise wait out its timeout.
+                log.info("execution plans: refusing plan {}: its Stamp {} is not newer than the last one run", sourceId(document, messageId), stamp);
+                finish(entry, messageId, error(PlanErrorCode.BAD_FORMAT, sourceId(document, messageId), "The plan's Stamp " + stamp
+                        + " is not newer than the Stamp of a plan this agent ran before (" + queue.lastStamp() + "): an old or"
+                        + " repeated plan; it was not run"));
                 return;
             }
             String id = sourceId(document, messageId);
@@ -316,7 +323,12 @@ public final class AmqpChannel implements AutoCloseable {
 
             @Override
             public void restartable(int maxReboots) {
-                queue.markRestartable(entry, maxReboots);
+                queue.markRestarts(entry, entry.restarts().waiting(maxReboots));
+            }
+
+            @Override
+            public void rebootWaitOver() {
+                queue.markRestarts(entry, entry.restarts().running());
             }
         });
         finish(entry, messageId == null ? answer.sourceId() : messageId, answer.document());
@@ -335,7 +347,11 @@ public final class AmqpChannel implements AutoCloseable {
     }
 
     private Map<String, Object> error(int code, String sourceId, String message) {
-        return ExecutionResult.failure(newId(), sourceId, new PlanException(code, message), clock.instant()).toWire();
+        return error(new PlanException(code, message), sourceId);
+    }
+
+    private Map<String, Object> error(PlanException error, String sourceId) {
+        return ExecutionResult.failure(newId(), sourceId, error, clock.instant()).toWire();
     }
 
     private boolean verified(PlanQueue.Entry entry) {

@@ -2,6 +2,7 @@ package io.drover.agent.amqp;
 
 import io.drover.agent.disk.DurableFiles;
 import io.drover.core.Hashing;
+import io.drover.core.plans.PlanRestarts;
 import io.drover.model.plans.PlanJson;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -22,7 +23,8 @@ import java.util.stream.Stream;
  * <ul>
  * <li>{@code inbox/<seq>/plan.json}: a received plan, written (and forced to disk) before the broker is acknowledged,
  * as the reference agent stores it ({@code Data}, {@code Signature}, {@code ID}, {@code ReplyTo});
- * {@code running} beside it once it started, {@code restartable} when it waits for a reboot;</li>
+ * {@code running} beside it once it started, {@code restarts} with its {@link PlanRestarts} once it waited for a
+ * reboot or was restarted;</li>
  * <li>{@code outbox/<seq>.json}: a result or log message to send, written before its plan is removed from the inbox
  * and deleted once the broker confirmed it;</li>
  * <li>{@code stamp}: the newest Stamp run; {@code seen/}: the IDs of plans run (the newest ten thousand).</li>
@@ -38,13 +40,13 @@ final class PlanQueue {
             return Files.exists(dir.resolve("running"));
         }
 
-        /** Reboots the plan may still survive when it waits for one; empty when it is not restartable. */
-        Optional<Integer> restartsLeft() {
+        /** What the plan's earlier runs left: a reboot it waits for, restarts it had. */
+        PlanRestarts restarts() {
             try {
-                Path marker = dir.resolve("restartable");
-                return Files.exists(marker) ? Optional.of(Integer.parseInt(Files.readString(marker).strip())) : Optional.empty();
-            } catch (IOException | NumberFormatException e) {
-                return Optional.empty();
+                Path file = dir.resolve("restarts");
+                return Files.exists(file) ? PlanRestarts.fromMap(PlanJson.read(Files.readAllBytes(file))) : PlanRestarts.STARTED;
+            } catch (IOException e) {
+                return PlanRestarts.STARTED;
             }
         }
     }
@@ -122,8 +124,8 @@ final class PlanQueue {
         DurableFiles.write(entry.dir().resolve("running"), new byte[0]);
     }
 
-    void markRestartable(Entry entry, int restartsLeft) {
-        DurableFiles.write(entry.dir().resolve("restartable"), Integer.toString(restartsLeft).getBytes(StandardCharsets.UTF_8));
+    void markRestarts(Entry entry, PlanRestarts restarts) {
+        DurableFiles.write(entry.dir().resolve("restarts"), PlanJson.bytes(restarts.toMap()));
     }
 
     /** Queues a message to send (a log message while its plan runs). */
@@ -174,7 +176,16 @@ final class PlanQueue {
         }
     }
 
-    /** False when a plan with this Stamp must be dropped (not newer than the last one run); otherwise records it. */
+    /** The newest Stamp run, or "none". */
+    synchronized String lastStamp() {
+        try {
+            return Files.exists(stamp) ? Files.readString(stamp).strip() : "none";
+        } catch (IOException e) {
+            return "unreadable";
+        }
+    }
+
+    /** False when a plan with this Stamp must be refused (not newer than the last one run); otherwise records it. */
     synchronized boolean newStamp(long value) {
         try {
             long last = Files.exists(stamp) ? Long.parseLong(Files.readString(stamp).strip()) : Long.MIN_VALUE;

@@ -1,18 +1,21 @@
 package io.drover.agent.plans;
 
+import io.drover.core.plans.CommandLineFormat;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
 import java.util.EnumSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
 /**
  * Application: the entry point is made executable and run through {@code /bin/sh} in the script's folder as
- * {@code ./<name> <commandline>}, where the command line is the call's first argument (or {@code commandline=}),
- * as the reference agent does. Functions are not a thing here: {@code app.fn(x)} runs the whole script too.
+ * {@code ./<name> <commandline>}, the command line made by {@link CommandLineFormat} from the call's first argument
+ * (or {@code commandline=}) and all its other arguments; {@code input=} goes to its stdin, as the reference agent's.
+ * Functions are not a thing here: {@code app.fn(x)} runs the whole script too.
  */
 final class ApplicationExecutor extends ProcessExecutor {
     ApplicationExecutor() {
@@ -22,10 +25,15 @@ final class ApplicationExecutor extends ProcessExecutor {
     @Override
     public Object run(PlanContext plan, LoadedScript script, String function, List<Object> args, Map<String, Object> kwargs)
             throws InterruptedException {
-        Object line = kwargs.containsKey("commandline") ? kwargs.get("commandline") : args.isEmpty() ? "" : args.get(0);
-        Object input = kwargs.get("input");
+        boolean named = kwargs.containsKey("commandline");
+        Object line = named ? kwargs.get("commandline") : args.isEmpty() ? "" : args.get(0);
+        List<Object> positional = named || args.isEmpty() ? args : args.subList(1, args.size());
+        Map<String, Object> keywords = new LinkedHashMap<>(kwargs);
+        keywords.remove("commandline");
+        Object input = keywords.remove("input");
+        String commandLine = CommandLineFormat.format(word(line), positional, keywords);
         makeExecutable(script.entryPoint());
-        String command = "./" + shellQuote(script.entryName()) + " " + word(line);
+        String command = "./" + CommandLineFormat.quote(script.entryName()) + " " + commandLine;
         return finish(plan, script, function, List.of("/bin/sh", "-c", command), input == null ? null : word(input));
     }
 

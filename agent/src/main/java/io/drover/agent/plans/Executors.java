@@ -24,7 +24,7 @@ final class Executors {
         List<ScriptExecutor> all = new ArrayList<>();
         all.add(new ApplicationExecutor());
         all.add(InterpreterExecutor.bash());
-        all.add(InterpreterExecutor.python());
+        all.add(new PythonExecutor());
         all.add(InterpreterExecutor.powerShell());
         all.add(new SaltStackExecutor(functions));
         all.add(new RecipeExecutor.Chef());

@@ -4,8 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Bash, Python and PowerShell: the entry point is run by the platform's interpreter with the call's arguments; a
- * function call loads the file and calls the function in it with those arguments.
+ * Bash and PowerShell: the entry point is run by the platform's interpreter with the call's arguments; a function
+ * call loads the file and calls the function in it with those arguments (Python: {@link PythonExecutor}).
  */
 final class InterpreterExecutor extends ProcessExecutor {
     /** How one interpreter runs a whole file and a function in it. */
@@ -31,20 +31,6 @@ final class InterpreterExecutor extends ProcessExecutor {
             public List<String> function(String entry, String function, List<String> args) {
                 return concat(List.of("bash", "-c", "script=\"$0\"; call=(\"$@\"); set --; source \"$script\"; \"${call[@]}\"",
                         entry, function), args);
-            }
-        });
-    }
-
-    static InterpreterExecutor python() {
-        return new InterpreterExecutor("Python", "python3", new Commands() {
-            public List<String> whole(String entry, List<String> args) {
-                return concat(List.of("python3", entry), args);
-            }
-
-            public List<String> function(String entry, String function, List<String> args) {
-                return concat(List.of("python3", "-c", "import runpy, sys\n"
-                        + "result = runpy.run_path(sys.argv[1])[sys.argv[2]](*sys.argv[3:])\n"
-                        + "if result is not None:\n    print(result)\n", entry, function), args);
             }
         });
     }

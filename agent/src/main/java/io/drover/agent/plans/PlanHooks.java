@@ -9,7 +9,10 @@ public interface PlanHooks {
 
     /**
      * The plan waits for a reboot ({@code api.waitReboot}): if the agent stops now, run the plan again at start,
-     * at most {@code maxReboots} times.
+     * unless it has already been restarted after {@code maxReboots} reboots ({@code api.expectReboots}).
      */
     void restartable(int maxReboots);
+
+    /** The wait for a reboot ended without one: a stop from now on is a crash. */
+    void rebootWaitOver();
 }

@@ -8,6 +8,7 @@ import io.drover.core.plans.LogMessage;
 import io.drover.core.plans.PlanErrorCode;
 import io.drover.core.plans.PlanException;
 import io.drover.core.plans.PlanFile;
+import io.drover.core.plans.PlanRestarts;
 import io.drover.core.plans.PlanScript;
 import io.drover.core.plans.PlanValidator;
 import io.drover.core.plans.SimpleBody;
@@ -119,7 +120,7 @@ public final class PlanRunner {
                 + "); its processes were killed");
     }
 
-    static String newId() {
+    public static String newId() {
         return UUID.randomUUID().toString().replace("-", "");
     }
 
@@ -132,7 +133,7 @@ public final class PlanRunner {
         private final Map<String, PlanFile> added = new LinkedHashMap<>();
         private int exitCode;
         private boolean reboot;
-        private int maxReboots = 10;
+        private int maxReboots = PlanRestarts.DEFAULT_REBOOTS;
 
         Run(PlanContext context, PlanHooks hooks) {
             this.context = context;
@@ -192,14 +193,17 @@ public final class PlanRunner {
 
         /**
          * Whether a simple Body can run without python3: every script it calls exists, and a field is read only from
-         * a script whose answer always has it (a process's exitCode, stdout and stderr).
+         * a script whose answer always has it (a process's exitCode, stdout and stderr; not a SaltStack function's or a
+         * Python function's return value).
          */
         private boolean runsHere(SimpleBody.Value value) {
             if (!(value instanceof SimpleBody.Call call)) {
                 return true;
             }
             PlanScript script = context.plan().scripts().get(call.script());
-            if (script == null || (call.field() != null && script.type().equals("SaltStack"))) {
+            boolean anyValue = script != null && (script.type().equals("SaltStack")
+                    || script.type().equals("Python") && call.function() != null);
+            if (script == null || call.field() != null && anyValue) {
                 return false;
             }
             return call.positional().stream().allMatch(this::runsHere) && call.keywords().values().stream().allMatch(this::runsHere);
@@ -298,6 +302,7 @@ public final class PlanRunner {
                     int seconds = args.isEmpty() ? 0 : integer(args, 0, "timeout");
                     Duration wait = context.limit(seconds > 0 ? Duration.ofSeconds(seconds) : null);
                     Thread.sleep(wait.toMillis());
+                    hooks.rebootWaitOver();
                     yield null;
                 }
                 case "setState" -> {

@@ -1,5 +1,6 @@
 package io.drover.agent.plans;
 
+import io.drover.core.plans.CommandLineFormat;
 import io.drover.core.plans.PlanErrorCode;
 import io.drover.core.plans.PlanException;
 import java.nio.file.Path;
@@ -54,6 +55,12 @@ abstract class ProcessExecutor implements ScriptExecutor {
 
     Object finish(PlanContext plan, LoadedScript script, String function, List<String> command, String input)
             throws InterruptedException {
+        return execute(plan, script, command, input).toMap();
+    }
+
+    /** Runs one call's process; with verifyExitcode a non-zero exit is error 100. */
+    ScriptProcess.Outcome execute(PlanContext plan, LoadedScript script, List<String> command, String input)
+            throws InterruptedException {
         ScriptProcess.Outcome outcome = new ScriptProcess(plan).run(script.script().name(), new ScriptProcess.Spec(command,
                 script.folder(), input, script.script().flag("captureStdout", true), script.script().flag("captureStderr", true),
                 script.timeout()));
@@ -61,22 +68,11 @@ abstract class ProcessExecutor implements ScriptExecutor {
             throw new PlanException(PlanErrorCode.USER_BASE, "Script " + script.script().name() + " returned error code",
                     outcome.toMap());
         }
-        return outcome.toMap();
+        return outcome;
     }
 
     static String word(Object value) {
-        if (value == null) {
-            return "";
-        }
-        if (value instanceof String || value instanceof Number || value instanceof Boolean) {
-            return String.valueOf(value);
-        }
-        return io.drover.model.plans.PlanJson.write(value);
-    }
-
-    /** A word quoted for {@code /bin/sh}. */
-    static String shellQuote(String word) {
-        return "'" + word.replace("'", "'\\''") + "'";
+        return CommandLineFormat.word(value);
     }
 
     static String entry(LoadedScript script) {

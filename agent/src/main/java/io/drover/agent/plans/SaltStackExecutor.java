@@ -6,16 +6,22 @@ import io.drover.model.Json;
 import io.drover.model.agentapi.SaltArgs;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * SaltStack: calls the agent's own functions. {@code salt.cmd_run('ls')} calls {@code cmd.run} (the first
  * underscore is the dot); the keywords become Salt keyword arguments. Calling the script as a whole runs its entry
  * point, a YAML or JSON list of {@code {fun: …, arg: […], kwarg: {…}}} in order, stopping at the first failure, and
- * answers the list of returns. A failing function is error 100 with its retcode and return.
+ * answers the list of returns. A failing function is error 100 with its retcode and return; one still running at the
+ * script's {@code timeout} option is stopped (its command killed) and the call fails with 10.
  */
 public final class SaltStackExecutor implements ScriptExecutor {
     /** The agent's functions: Salt's fun and argument list in, the return value and retcode out. */
@@ -44,7 +50,8 @@ public final class SaltStackExecutor implements ScriptExecutor {
     }
 
     @Override
-    public Object run(PlanContext plan, LoadedScript script, String function, List<Object> args, Map<String, Object> kwargs) {
+    public Object run(PlanContext plan, LoadedScript script, String function, List<Object> args, Map<String, Object> kwargs)
+            throws InterruptedException {
         if (function != null) {
             int underscore = function.indexOf('_');
             if (underscore <= 0 || underscore == function.length() - 1) {
@@ -52,7 +59,7 @@ public final class SaltStackExecutor implements ScriptExecutor {
                         + " does not name a function (write module_function, e.g. cmd_run for cmd.run)");
             }
             String fun = function.substring(0, underscore) + "." + function.substring(underscore + 1);
-            return call(script, fun, args, kwargs);
+            return call(plan, script, fun, args, kwargs);
         }
         List<Object> returns = new ArrayList<>();
         for (Map<?, ?> step : steps(script)) {
@@ -61,17 +68,18 @@ public final class SaltStackExecutor implements ScriptExecutor {
             if (step.get("kwarg") instanceof Map<?, ?> map) {
                 map.forEach((k, v) -> stepKwargs.put(String.valueOf(k), v));
             }
-            returns.add(call(script, String.valueOf(step.get("fun")), stepArgs, stepKwargs));
+            returns.add(call(plan, script, String.valueOf(step.get("fun")), stepArgs, stepKwargs));
         }
         return returns;
     }
 
-    private Object call(LoadedScript script, String fun, List<Object> args, Map<String, Object> kwargs) {
+    private Object call(PlanContext plan, LoadedScript script, String fun, List<Object> args, Map<String, Object> kwargs)
+            throws InterruptedException {
         List<Object> wire = new SaltArgs(args, kwargs).toList();
         if (fun.equals("plan.execute")) {
             throw new PlanException(PlanErrorCode.GENERIC, "Script " + script.script().name() + ": a plan cannot run another plan");
         }
-        Reply reply = functions.call(fun, wire);
+        Reply reply = withinLimit(plan, script, fun, wire);
         if (reply.retcode() != 0) {
             Map<String, Object> info = new LinkedHashMap<>();
             info.put("function", fun);
@@ -80,6 +88,29 @@ public final class SaltStackExecutor implements ScriptExecutor {
             throw new PlanException(PlanErrorCode.USER_BASE, "Script " + script.script().name() + ": " + fun + " failed", info);
         }
         return reply.value();
+    }
+
+    /**
+     * The function runs on its own thread; past the script's {@code timeout} (or the plan's limit) that thread is
+     * interrupted, which kills a command the function runs (cmd.run, cmd.script), and the call fails with 10.
+     */
+    private Reply withinLimit(PlanContext plan, LoadedScript script, String fun, List<Object> wire) throws InterruptedException {
+        Duration limit = plan.limit(script.timeout());
+        FutureTask<Reply> task = new FutureTask<>(() -> functions.call(fun, wire));
+        Thread.ofVirtual().name("plan-salt-" + fun).start(task);
+        try {
+            return task.get(Math.max(1, limit.toMillis()), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            task.cancel(true);
+            throw new PlanException(PlanErrorCode.TIMEOUT, "Script " + script.script().name() + ": " + fun + " did not finish within "
+                    + limit.toMillis() / 1000.0 + " s; it was stopped");
+        } catch (InterruptedException e) {
+            task.cancel(true);
+            throw e;
+        } catch (ExecutionException e) {
+            throw new PlanException(PlanErrorCode.GENERIC, "Script " + script.script().name() + ": " + fun + " failed: "
+                    + e.getCause());
+        }
     }
 
     private static List<Map<?, ?>> steps(LoadedScript script) {

@@ -52,4 +52,9 @@ final class PlanFixture implements PlanHooks {
     public void restartable(int maxReboots) {
         restartable.add(maxReboots);
     }
+
+    @Override
+    public void rebootWaitOver() {
+        restartable.add(-1);
+    }
 }

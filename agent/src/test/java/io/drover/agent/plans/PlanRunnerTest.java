@@ -96,9 +96,9 @@ class PlanRunnerTest {
                 "p", Map.of("Name", "lib.py", "BodyType", "Text", "Body",
                         "import sys\ndef add(a, b):\n    return int(a) + int(b)\nif __name__ == '__main__':\n    print(sys.stdin.read().upper())\n"),
                 "a", Map.of("Name", "tool", "BodyType", "Text", "Body", "#!/bin/sh\necho \"$2-$1\"\n"));
-        Map<String, Object> result = agent.run(plan("return [sh.greet('you').stdout, sh('x', 'y').stdout, py.add(2, 3).stdout,"
+        Map<String, Object> result = agent.run(plan("return [sh.greet('you').stdout, sh('x', 'y').stdout, py.add(2, 3),"
                 + " py(input='quiet').stdout, app('one two').stdout]", scripts, files), "m1");
-        assertThat(result.get("Body")).as(String.valueOf(result)).isEqualTo(List.of("hi you", "args: x y", "5", "QUIET", "two-one"));
+        assertThat(result.get("Body")).as(String.valueOf(result)).isEqualTo(List.of("hi you", "args: x y", 5, "QUIET", "two-one"));
     }
 
     @Test
@@ -163,7 +163,7 @@ class PlanRunnerTest {
                 + "api.reboot()\\napi.waitReboot(1)\\nreturn 'after'\"}", "m1");
         assertThat(answer.result().body()).isEqualTo("after");
         assertThat(answer.reboot()).isTrue();
-        assertThat(agent.restartable).containsExactly(2);
+        assertThat(agent.restartable).as("waiting with the limit of 2, then the wait over (-1)").containsExactly(2, -1);
     }
 
     @Test

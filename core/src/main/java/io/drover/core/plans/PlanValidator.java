@@ -20,12 +20,14 @@ import java.util.regex.Pattern;
 /**
  * Checks an execution plan as it arrived (a JSON object read into maps and lists) and turns it into an
  * {@link ExecutionPlan}, or throws a {@link PlanException} with the specification's code: 2 bad format, 3 a script
- * type this agent has no executor for, 5 invalid options, 7 a file a script names missing from Files, 9 a
+ * type this agent has no executor for (or a script Version above {@link #EXECUTOR_VERSION}), 5 invalid options, 7 a file a script names missing from Files, 9 a
  * FormatVersion above 2.2.0. A plan below 2.0.0 (or without FormatVersion) is a vCurrent plan and is converted first.
  * Structure is checked before the platform, so a plan that is wrong everywhere says so on every agent.
  */
 public final class PlanValidator {
     public static final Version NEWEST = Version.of(2, 2, 0);
+    /** The version of every executor of this agent: a script whose Version is above it is refused with 3. */
+    public static final Version EXECUTOR_VERSION = Version.of(1, 0, 0);
     private static final Version V2_0 = Version.of(2, 0, 0);
     private static final Version V2_1 = Version.of(2, 1, 0);
     private static final Pattern STRICT_SEMVER = Pattern.compile("\\d{1,9}\\.\\d{1,9}\\.\\d{1,9}(-[0-9A-Za-z.-]+)?(\\+[0-9A-Za-z.-]+)?");
@@ -167,7 +169,25 @@ public final class PlanValidator {
         if (version != null && !(version instanceof String)) {
             throw bad("Incorrect Version entry in script " + name);
         }
+        if (version != null) {
+            platformVersion(name, type, (String) version);
+        }
         return new PlanScript(name, type, (String) version, entryPoint, fileIds, options);
+    }
+
+    /**
+     * A script's Version, the least version of its platform's executor it needs: as the reference engine's templates
+     * write it ({@code 1.0.0}; {@code 1} and {@code 1.0} read as {@code 1.0.0}), and not above {@link #EXECUTOR_VERSION}.
+     */
+    private static void platformVersion(String script, String type, String text) {
+        String padded = text.matches("\\d{1,9}") ? text + ".0.0" : text.matches("\\d{1,9}\\.\\d{1,9}") ? text + ".0" : text;
+        if (!STRICT_SEMVER.matcher(padded).matches()) {
+            throw bad("Version " + quote(text) + " of script " + script + " is not a version (MAJOR.MINOR.PATCH)");
+        }
+        if (Version.parse(padded).comparePrecedence(EXECUTOR_VERSION) > 0) {
+            throw new PlanException(UNSUPPORTED_PLATFORM, "Script " + script + " needs version " + text + " of the " + type
+                    + " platform; this agent's executors are version " + EXECUTOR_VERSION);
+        }
     }
 
     /** A script's file: the id of a plan file, or (as the reference engine writes it) {@code {name: url}}. */

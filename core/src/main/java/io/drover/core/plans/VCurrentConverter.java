@@ -12,7 +12,7 @@ import java.util.regex.Pattern;
 /**
  * The specification's conversion of a vCurrent (1.0.0, PowerShell) plan into a vNext one: FormatVersion 2.0.0,
  * Action execute, ID = the message id, Name Auto-converted; every command argument becomes the parameter
- * {@code <command>_<argument>}; every script becomes a Base64 file {@code script<index>.ps1} (index from 0); a Text
+ * {@code <command>_<argument>} (with {@code #2}, {@code #3}… when a command given again would reuse a key); every script becomes a Base64 file {@code script<index>.ps1} (index from 0); a Text
  * entry point dot-sources them; one script {@code ps} of type PowerShell holds them all; the Body calls
  * {@code ps.<command>(<argument>=args['<command>_<argument>'], …)} for each command in order inside a try block,
  * and RebootOnCompletion becomes {@code api.reboot()} (1: when no command failed, 2: always).
@@ -39,7 +39,7 @@ public final class VCurrentConverter {
             Map<?, ?> given = command.get("Arguments") instanceof Map<?, ?> m ? m : Map.of();
             for (Map.Entry<?, ?> argument : given.entrySet()) {
                 String name = String.valueOf(argument.getKey());
-                String key = function + "_" + name;
+                String key = unused(parameters, function + "_" + name);
                 parameters.put(key, argument.getValue());
                 arguments.add(IDENTIFIER.matcher(name).matches() ? name + "=args[" + literal(key) + "]"
                         : "**{" + literal(name) + ": args[" + literal(key) + "]}");
@@ -102,6 +102,18 @@ public final class VCurrentConverter {
         converted.put("Files", files);
         converted.put("Scripts", Map.of(SCRIPT, script));
         return converted;
+    }
+
+    /**
+     * The seed's key, or, when an earlier argument took it (the same command given twice, or {@code a}'s {@code b_c}
+     * and {@code a_b}'s {@code c}), the key with {@code #2}, {@code #3}… so that each call keeps its own arguments.
+     */
+    private static String unused(Map<String, Object> parameters, String key) {
+        String candidate = key;
+        for (int n = 2; parameters.containsKey(candidate); n++) {
+            candidate = key + "#" + n;
+        }
+        return candidate;
     }
 
     private static List<String> scripts(Object value) {

@@ -93,6 +93,12 @@ class PlanValidatorTest {
                 refused("script file entry neither id nor {name: url}", p -> at(p, "Scripts", "run").put("Files", List.of(5)), 2,
                         "Incorrect entry 5 in the Files of script run"),
                 refused("Puppet with a file as entry point", p -> at(p, "Scripts", "run").put("Type", "Puppet"), 2, "Wrong EntryPoint f1 for Puppet/Chef"),
+                refused("script Version above the executors'", p -> at(p, "Scripts", "run").put("Version", "1.1.0"), 3,
+                        "Script run needs version 1.1.0 of the Bash platform; this agent's executors are version 1.0.0"),
+                refused("script Version major above", p -> at(p, "Scripts", "run").put("Version", "2"), 3, "needs version 2 of the Bash"),
+                refused("script Version not a version", p -> at(p, "Scripts", "run").put("Version", "latest"), 2,
+                        "Version 'latest' of script run is not a version"),
+                refused("script Version not a string", p -> at(p, "Scripts", "run").put("Version", 1), 2, "Incorrect Version entry in script run"),
                 refused("unknown platform", p -> at(p, "Scripts", "run").put("Type", "VBScript"), 3,
                         "Script run cannot run here: there is no executor for the deployment platform VBScript"),
                 refused("downloadable before 2.1.0", p -> {
@@ -177,6 +183,15 @@ class PlanValidatorTest {
         assertThat(file.kind()).isEqualTo(PlanFile.Kind.DOWNLOADABLE);
         assertThat(file.name()).isEqualTo("mysql");
         assertThat(file.url()).isEqualTo("https://git.example.org/mysql.git");
+    }
+
+    @Test
+    void scriptVersionsUpToTheExecutorsAreAccepted() {
+        for (String version : List.of("1.0.0", "1.0", "1", "0.9.1", "1.0.0-rc1", "1.0.0+build")) {
+            Map<String, Object> plan = plan();
+            at(plan, "Scripts", "run").put("Version", version);
+            assertThat(VALIDATOR.validate(plan, "m1").scripts().get("run").version()).as(version).isEqualTo(version);
+        }
     }
 
     @Test

@@ -31,6 +31,22 @@ class VCurrentConverterTest {
     }
 
     @Test
+    void aCommandGivenTwiceKeepsEachCallsArguments() {
+        Map<String, Object> plan = Map.of("Scripts", List.of(), "Commands", List.of(
+                Map.of("Name", "Set", "Arguments", Map.of("Value", 1)),
+                Map.of("Name", "Set", "Arguments", Map.of("Value", 2)),
+                Map.of("Name", "Set_Value", "Arguments", Map.of("x", 3)),
+                Map.of("Name", "Set", "Arguments", Map.of("Value_x", 4))));
+        Map<String, Object> converted = VCurrentConverter.toVNext(plan, "m1");
+
+        assertThat(converted.get("Parameters")).isEqualTo(Map.of("Set_Value", 1, "Set_Value#2", 2, "Set_Value_x", 3,
+                "Set_Value_x#2", 4));
+        assertThat(String.valueOf(converted.get("Body"))).contains(
+                "ps.Set(Value=args['Set_Value'])", "ps.Set(Value=args['Set_Value#2'])",
+                "ps.Set_Value(x=args['Set_Value_x'])", "ps.Set(Value_x=args['Set_Value_x#2'])");
+    }
+
+    @Test
     void theSamplePlanKeepsCommandOrderArgumentsAndNames() throws Exception {
         // The reference sample has a byte order mark and trailing commas, as the Windows agent's JSON reader allowed.
         ObjectMapper lenient = JsonMapper.builder().enable(JsonReadFeature.ALLOW_TRAILING_COMMA).build();
