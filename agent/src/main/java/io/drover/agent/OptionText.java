@@ -1,11 +1,47 @@
 package io.drover.agent;
 
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+
 /**
  * Command-line values as the agent's commands ({@code drover agent}, {@code drover-agent install …}) read and show
  * them: whole numbers of ASCII digits only, and any value quoted safely in a one-line message.
  */
 public final class OptionText {
     private OptionText() {
+    }
+
+    /** A command line the agent's commands refuse: the message says which option and why. */
+    public static final class Invalid extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        public Invalid(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    /** The value of option {@code name} as a whole number from min to max. */
+    public static long number(String name, String value, long min, long max) throws Invalid {
+        Long n = wholeNumber(value);
+        if (n == null) {
+            throw new Invalid(name + " " + show(value, 200) + " is not a whole number");
+        }
+        if (n < min || n > max) {
+            throw new Invalid(name + " must be " + min + " to " + max + ", not " + value);
+        }
+        return n;
+    }
+
+    /** The value of option {@code name} as a path: not empty, and one the file system can name. */
+    public static Path path(String name, String value) throws Invalid {
+        if (value.isEmpty()) {
+            throw new Invalid(name + " needs a path, not ''");
+        }
+        try {
+            return Path.of(value);
+        } catch (InvalidPathException e) {
+            throw new Invalid(name + " " + show(value, 200) + " is not a valid path");
+        }
     }
 
     /** The value as a whole number (ASCII digits, optionally negative, at most 19 of them), or null when it is not one. */

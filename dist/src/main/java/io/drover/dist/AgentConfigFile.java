@@ -1,5 +1,6 @@
 package io.drover.dist;
 
+import io.drover.agent.OptionText;
 import java.io.IOException;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -20,18 +21,18 @@ final class AgentConfigFile {
     }
 
     /** The file's settings in order: {name, value, line number}. */
-    static List<String[]> read(Path file, long maxBytes) throws AgentOptions.Invalid {
+    static List<String[]> read(Path file, long maxBytes) throws OptionText.Invalid {
         String text;
         try {
             if (Files.size(file) > maxBytes) {
-                throw new AgentOptions.Invalid("--config " + AgentOptions.show(file.toString()) + " is larger than " + maxBytes + " bytes");
+                throw new OptionText.Invalid("--config " + AgentOptions.show(file.toString()) + " is larger than " + maxBytes + " bytes");
             }
             text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
                     .onUnmappableCharacter(CodingErrorAction.REPORT).decode(java.nio.ByteBuffer.wrap(Files.readAllBytes(file))).toString();
         } catch (CharacterCodingException e) {
-            throw new AgentOptions.Invalid("--config " + AgentOptions.show(file.toString()) + " is not UTF-8 text");
+            throw new OptionText.Invalid("--config " + AgentOptions.show(file.toString()) + " is not UTF-8 text");
         } catch (IOException e) {
-            throw new AgentOptions.Invalid("--config " + AgentOptions.show(file.toString()) + " cannot be read");
+            throw new OptionText.Invalid("--config " + AgentOptions.show(file.toString()) + " cannot be read");
         }
         List<String[]> out = new ArrayList<>();
         String[] lines = text.split("\n", -1);
@@ -43,27 +44,27 @@ final class AgentConfigFile {
                 continue;
             }
             if (Character.isWhitespace(line.charAt(0)) || trimmed.startsWith("-")) {
-                throw new AgentOptions.Invalid(at + ": nested values and lists are not supported; write 'name: value'");
+                throw new OptionText.Invalid(at + ": nested values and lists are not supported; write 'name: value'");
             }
             int colon = line.indexOf(':');
             String name = colon < 0 ? line : line.substring(0, colon);
             if (colon < 0 || !name.matches("[a-z][a-z0-9-]{0,63}")) {
-                throw new AgentOptions.Invalid(at + ": expected 'name: value', not " + AgentOptions.show(trimmed));
+                throw new OptionText.Invalid(at + ": expected 'name: value', not " + AgentOptions.show(trimmed));
             }
             String rest = line.substring(colon + 1);
             if (!rest.isEmpty() && rest.charAt(0) != ' ' && rest.charAt(0) != '\t') {
-                throw new AgentOptions.Invalid(at + ": expected a space after '" + name + ":'");
+                throw new OptionText.Invalid(at + ": expected a space after '" + name + ":'");
             }
             out.add(new String[] {name, value(rest.strip(), at), Integer.toString(i + 1)});
         }
         return out;
     }
 
-    private static String value(String raw, String at) throws AgentOptions.Invalid {
+    private static String value(String raw, String at) throws OptionText.Invalid {
         for (int i = 0; i < raw.length(); i++) {
             char c = raw.charAt(i);
             if (Character.isISOControl(c) && c != '\t') {
-                throw new AgentOptions.Invalid(at + ": control characters are not allowed");
+                throw new OptionText.Invalid(at + ": control characters are not allowed");
             }
         }
         if (raw.startsWith("'") || raw.startsWith("\"")) {
@@ -72,15 +73,15 @@ final class AgentConfigFile {
         int comment = raw.indexOf(" #");
         String plain = (comment < 0 ? raw : raw.substring(0, comment)).strip();
         if (plain.isEmpty()) {
-            throw new AgentOptions.Invalid(at + ": the value is missing");
+            throw new OptionText.Invalid(at + ": the value is missing");
         }
         if ("&*!|>{[@`".indexOf(plain.charAt(0)) >= 0) {
-            throw new AgentOptions.Invalid(at + ": quote a value that starts with '" + plain.charAt(0) + "'");
+            throw new OptionText.Invalid(at + ": quote a value that starts with '" + plain.charAt(0) + "'");
         }
         return plain;
     }
 
-    private static String quoted(String raw, String at) throws AgentOptions.Invalid {
+    private static String quoted(String raw, String at) throws OptionText.Invalid {
         char quote = raw.charAt(0);
         StringBuilder out = new StringBuilder(raw.length());
         int i = 1;
@@ -96,7 +97,7 @@ final class AgentConfigFile {
             }
             if (quote == '"' && c == '\\') {
                 if (i + 1 >= raw.length() || (raw.charAt(i + 1) != '"' && raw.charAt(i + 1) != '\\')) {
-                    throw new AgentOptions.Invalid(at + ": only \\\" and \\\\ are understood in a \"…\" value");
+                    throw new OptionText.Invalid(at + ": only \\\" and \\\\ are understood in a \"…\" value");
                 }
                 out.append(raw.charAt(++i));
                 continue;
@@ -107,11 +108,11 @@ final class AgentConfigFile {
             out.append(c);
         }
         if (i >= raw.length()) {
-            throw new AgentOptions.Invalid(at + ": the quoted value is not closed");
+            throw new OptionText.Invalid(at + ": the quoted value is not closed");
         }
         String after = raw.substring(i + 1).strip();
         if (!after.isEmpty() && !after.startsWith("#")) {
-            throw new AgentOptions.Invalid(at + ": unexpected text after the quoted value");
+            throw new OptionText.Invalid(at + ": unexpected text after the quoted value");
         }
         return out.toString();
     }

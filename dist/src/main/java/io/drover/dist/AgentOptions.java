@@ -1,10 +1,10 @@
 package io.drover.dist;
 
 import io.drover.agent.OptionText;
+import io.drover.agent.OptionText.Invalid;
 
 import io.drover.transport.minion.MinionConfig;
 import java.nio.file.Files;
-import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -75,14 +75,6 @@ final class AgentOptions {
     private static final String[] SERVER_ONLY = {"--master-finger", "--publish-port", "--enroll-token", "--enroll-token-file",
             "--heartbeat", "--master-failback"};
 
-    /** Thrown for anything the agent cannot start with: a one-line message naming the option. */
-    static final class Invalid extends Exception {
-        private static final long serialVersionUID = 1L;
-
-        Invalid(String message) {
-            super(message, null, false, false);
-        }
-    }
 
     String master;
     /** Null: trust on first use. */
@@ -222,10 +214,10 @@ final class AgentOptions {
 
     private void set(String name, String value) throws Invalid {
         switch (name) {
-            case "--config" -> config = path(name, value);
-            case "--enroll-token-file" -> enrollToken = secret(name, path(name, value));
-            case "--amqp-password-file" -> amqpPassword = secret(name, path(name, value));
-            case "--amqp-cacert" -> amqpCaCert = path(name, value);
+            case "--config" -> config = OptionText.path(name, value);
+            case "--enroll-token-file" -> enrollToken = secret(name, OptionText.path(name, value));
+            case "--amqp-password-file" -> amqpPassword = secret(name, OptionText.path(name, value));
+            case "--amqp-cacert" -> amqpCaCert = OptionText.path(name, value);
             case "--master" -> master = value;
             case "--master-finger" -> {
                 if (!MinionConfig.normalFinger(value).matches("[0-9a-f]{64}")) {
@@ -234,22 +226,22 @@ final class AgentOptions {
                 masterFinger = value;
             }
             case "--id" -> id = value;
-            case "--root" -> root = path(name, value);
-            case "--publish-port" -> publishPort = (int) number(name, value, 1, 65535);
+            case "--root" -> root = OptionText.path(name, value);
+            case "--publish-port" -> publishPort = (int) OptionText.number(name, value, 1, 65535);
             case "--ip" -> innerIp = value;
-            case "--cloud-id" -> cloudId = number(name, value, Long.MIN_VALUE, Long.MAX_VALUE);
+            case "--cloud-id" -> cloudId = OptionText.number(name, value, Long.MIN_VALUE, Long.MAX_VALUE);
             case "--enroll-token" -> enrollToken = value;
             case "--heartbeat" -> {
-                long seconds = number(name, value, Long.MIN_VALUE, Long.MAX_VALUE);
+                long seconds = OptionText.number(name, value, Long.MIN_VALUE, Long.MAX_VALUE);
                 heartbeatSeconds = seconds < 1 || seconds > 3600 ? 0 : (int) seconds; // refused by check()
             }
-            case "--master-failback" -> failbackSeconds = number(name, value, 10, 86_400);
+            case "--master-failback" -> failbackSeconds = OptionText.number(name, value, 10, 86_400);
             case "--amqp-url" -> amqpUrl = value;
             case "--amqp-queue" -> amqpQueue = value;
             case "--amqp-result-exchange" -> amqpResultExchange = value;
             case "--amqp-result-routing-key" -> amqpResultRoutingKey = value;
             case "--amqp-log-routing-key" -> amqpLogRoutingKey = value;
-            case "--amqp-engine-key" -> amqpEngineKey = path(name, value);
+            case "--amqp-engine-key" -> amqpEngineKey = OptionText.path(name, value);
             case "--amqp-reboot-command" -> {
                 if (amqpRebootCommand == null) {
                     amqpRebootCommand = new ArrayList<>();
@@ -326,28 +318,7 @@ final class AgentOptions {
         }
     }
 
-    /** A whole number of ASCII digits (optionally negative) between min and max. */
-    private static long number(String name, String value, long min, long max) throws Invalid {
-        Long n = OptionText.wholeNumber(value);
-        if (n == null) {
-            throw new Invalid(name + " " + show(value) + " is not a whole number");
-        }
-        if (n < min || n > max) {
-            throw new Invalid(name + " must be " + min + " to " + max + ", not " + value);
-        }
-        return n;
-    }
 
-    private static Path path(String name, String value) throws Invalid {
-        if (value.isEmpty()) {
-            throw new Invalid(name + " needs a path, not ''");
-        }
-        try {
-            return Path.of(value);
-        } catch (InvalidPathException e) {
-            throw new Invalid(name + " " + show(value) + " is not a valid path");
-        }
-    }
 
     /** The first line of a secret file, stripped; refused when the file is unreadable, empty or too large. */
     private static String secret(String name, Path file) throws Invalid {

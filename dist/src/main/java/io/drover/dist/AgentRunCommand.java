@@ -1,5 +1,6 @@
 package io.drover.dist;
 
+import io.drover.agent.OptionText;
 import io.drover.agent.DroverAgent;
 import io.drover.agent.Grains;
 import io.drover.agent.install.AgentHome;
@@ -24,7 +25,7 @@ final class AgentRunCommand {
         AgentOptions o;
         try {
             o = AgentOptions.parse(args, from, System.getenv());
-        } catch (AgentOptions.Invalid e) {
+        } catch (OptionText.Invalid e) {
             System.err.println("error: " + e.getMessage());
             return 2;
         }

@@ -1,5 +1,6 @@
 package io.drover.dist;
 
+import io.drover.agent.OptionText;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -25,11 +26,11 @@ class AgentOptionsTest {
     private static final String[] REQUIRED = {"--master", "10.0.0.1:14506", "--id", "web-1"};
 
     /** Parses REQUIRED plus these arguments, without the environment. */
-    private static AgentOptions parse(String... more) throws AgentOptions.Invalid {
+    private static AgentOptions parse(String... more) throws OptionText.Invalid {
         return parse(Map.of(), more);
     }
 
-    private static AgentOptions parse(Map<String, String> env, String... more) throws AgentOptions.Invalid {
+    private static AgentOptions parse(Map<String, String> env, String... more) throws OptionText.Invalid {
         List<String> args = new ArrayList<>(List.of("agent"));
         args.addAll(List.of(REQUIRED));
         args.addAll(List.of(more));
@@ -39,7 +40,7 @@ class AgentOptionsTest {
     /** The machine's /etc/drover/agent.yaml must not change what these tests parse. */
     private static final Path NO_DEFAULT_CONFIG = Path.of("/nonexistent/drover/agent.yaml");
 
-    private static AgentOptions parseOnly(String... args) throws AgentOptions.Invalid {
+    private static AgentOptions parseOnly(String... args) throws OptionText.Invalid {
         String[] all = new String[args.length + 1];
         all[0] = "agent";
         System.arraycopy(args, 0, all, 1, args.length);
@@ -234,7 +235,7 @@ class AgentOptionsTest {
     @ParameterizedTest(name = "{1}")
     @MethodSource("refused")
     void refusedWithOneLineNamingTheOption(List<String> args, String message) {
-        assertThatThrownBy(() -> parseOnly(args.toArray(String[]::new))).isInstanceOf(AgentOptions.Invalid.class)
+        assertThatThrownBy(() -> parseOnly(args.toArray(String[]::new))).isInstanceOf(OptionText.Invalid.class)
                 .hasMessage(message).message().doesNotContain("\n", "\r", "\u0000", "\u2028", "\u202e");
     }
 
@@ -361,7 +362,7 @@ class AgentOptionsTest {
     @MethodSource("badConfigFiles")
     void aBadConfigFileIsRefusedNamingTheLine(String content, String message, @TempDir Path dir) throws Exception {
         Path file = Files.writeString(dir.resolve("agent.yaml"), content);
-        assertThatThrownBy(() -> parseOnly("--config", file.toString())).isInstanceOf(AgentOptions.Invalid.class)
+        assertThatThrownBy(() -> parseOnly("--config", file.toString())).isInstanceOf(OptionText.Invalid.class)
                 .hasMessage(message.formatted(file)).message().doesNotContain("\n", "\u0000");
     }
 

@@ -1,5 +1,6 @@
 package io.drover.agent.install;
 
+import io.drover.agent.OptionText;
 import java.io.PrintStream;
 import java.util.List;
 
@@ -26,7 +27,7 @@ public final class InstallCommands {
         InstallOptions options;
         try {
             options = InstallOptions.parse(command, args, from + 1);
-        } catch (InstallOptions.Invalid e) {
+        } catch (OptionText.Invalid e) {
             err.println("error: " + e.getMessage());
             return 2;
         }

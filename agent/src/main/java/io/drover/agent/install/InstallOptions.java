@@ -1,10 +1,10 @@
 package io.drover.agent.install;
 
 import io.drover.agent.OptionText;
+import io.drover.agent.OptionText.Invalid;
 import io.drover.transport.minion.MinionConfig;
 import io.drover.transport.protocol.Messages;
 import java.nio.file.Files;
-import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,14 +28,6 @@ final class InstallOptions {
         }
     }
 
-    /** Thrown for a bad command line: one line naming the option. */
-    static final class Invalid extends Exception {
-        private static final long serialVersionUID = 1L;
-
-        Invalid(String message) {
-            super(message, null, false, false);
-        }
-    }
 
     /** The longest value taken (a path, a URL, a list of servers). */
     private static final int MAX_VALUE = 4096;
@@ -173,7 +165,7 @@ final class InstallOptions {
         }
         switch (name) {
             case "--prefix" -> {
-                prefix = path(name, value).toAbsolutePath().normalize();
+                prefix = OptionText.path(name, value).toAbsolutePath().normalize();
                 prefixGiven = true;
                 if (!prefix.toString().matches(PLAIN_PATH)) {
                     throw new Invalid("--prefix " + show(value) + " must be a path of letters, digits and '._/+-' "
@@ -183,17 +175,17 @@ final class InstallOptions {
                     throw new Invalid("--prefix " + show(value) + " is not a directory");
                 }
             }
-            case "--package" -> packageDir = path(name, value);
+            case "--package" -> packageDir = OptionText.path(name, value);
             case "--service" -> {
                 if (!value.equals("auto") && AgentService.Kind.of(value) == null) {
                     throw new Invalid("--service must be auto, systemd, process or none, not " + show(value));
                 }
                 service = value;
             }
-            case "--wait-seconds" -> waitSeconds = (int) number(name, value, 0, 3600);
+            case "--wait-seconds" -> waitSeconds = (int) OptionText.number(name, value, 0, 3600);
             case "--purge" -> purge = value.equals("true");
-            case "--enroll-token-file" -> tokenFile = value.equals("-") ? "-" : path(name, value).toString();
-            case "--amqp-password-file" -> amqpPasswordFile = path(name, value);
+            case "--enroll-token-file" -> tokenFile = value.equals("-") ? "-" : OptionText.path(name, value).toString();
+            case "--amqp-password-file" -> amqpPasswordFile = OptionText.path(name, value);
             case "--id" -> {
                 if (!Messages.validId(value)) {
                     throw new Invalid("--id " + show(value) + " is not a valid agent id (letters, digits, '.', '_', '@', '-')");
@@ -206,10 +198,10 @@ final class InstallOptions {
                     throw new Invalid("--master-finger " + show(value) + " is not a sha256 fingerprint (64 hex digits, colons optional)");
                 }
             }
-            case "--publish-port" -> number(name, value, 1, 65535);
-            case "--cloud-id" -> number(name, value, Long.MIN_VALUE, Long.MAX_VALUE);
-            case "--heartbeat" -> number(name, value, 1, 3600);
-            case "--master-failback" -> number(name, value, 10, 86_400);
+            case "--publish-port" -> OptionText.number(name, value, 1, 65535);
+            case "--cloud-id" -> OptionText.number(name, value, Long.MIN_VALUE, Long.MAX_VALUE);
+            case "--heartbeat" -> OptionText.number(name, value, 1, 3600);
+            case "--master-failback" -> OptionText.number(name, value, 10, 86_400);
             case "--amqp-url" -> {
                 if (!value.matches("amqps?://[^\\s]+")) {
                     throw new Invalid("--amqp-url must start with amqp:// or amqps://");
@@ -221,7 +213,7 @@ final class InstallOptions {
                 }
             }
             case "--amqp-cacert", "--amqp-engine-key" -> {
-                Path file = path(name, value).toAbsolutePath().normalize();
+                Path file = OptionText.path(name, value).toAbsolutePath().normalize();
                 if (!Files.isRegularFile(file) || !Files.isReadable(file)) {
                     throw new Invalid(name + " " + show(value) + " is not a readable file");
                 }
@@ -305,27 +297,7 @@ final class InstallOptions {
         return " (drover-agent " + command.word() + " --help lists the options)";
     }
 
-    private static long number(String name, String value, long min, long max) throws Invalid {
-        Long n = OptionText.wholeNumber(value);
-        if (n == null) {
-            throw new Invalid(name + " " + show(value) + " is not a whole number");
-        }
-        if (n < min || n > max) {
-            throw new Invalid(name + " must be " + min + " to " + max + ", not " + value);
-        }
-        return n;
-    }
 
-    private static Path path(String name, String value) throws Invalid {
-        if (value.isEmpty()) {
-            throw new Invalid(name + " needs a path, not ''");
-        }
-        try {
-            return Path.of(value);
-        } catch (InvalidPathException e) {
-            throw new Invalid(name + " " + show(value) + " is not a valid path");
-        }
-    }
 
     /** The options of {@code command} for its help: {name and label, description} in order. */
     static List<String[]> help(Command command) {
