@@ -78,4 +78,79 @@ class JobKillTest {
         assertThat(returnOf(again, "kill-1").path("ret").path("found").asBoolean()).isFalse();
         assertThat(returnOf(again, "kill-1").path("ret").path("signalled").asInt()).isZero();
     }
+
+    JsonNode states(String jid) {
+        return fleet.server.get("/api/v1/jobs/" + jid, fleet.server.adminToken()).body().path("states");
+    }
+
+    /**
+     * The issue's case: a job with a 60 s sleep on 3 real agents, cancelled after 2 s with {@code drover job kill}:
+     * every process gone, each agent recorded RUNNING while it ran and CANCELLED after, and shown so by the API and
+     * by {@code drover job get|list}.
+     */
+    @Test
+    void aSixtySecondSleepOnThreeAgentsCancelledAfterTwoSecondsLeavesNoProcessAndEveryAgentCancelled() {
+        List<String> agents = List.of("kill-1", "kill-2", "kill-3");
+        agents.forEach(fleet::agent);
+        await().atMost(Duration.ofSeconds(30)).until(() -> fleet.drover("run", "kill-*", "test.ping", "--timeout", "3").exit() == 0);
+
+        String marker = "60.1" + ProcessHandle.current().pid();
+        String jid = job(Map.of("tgt", "kill-*", "fun", "cmd.run", "arg", List.of("sleep " + marker + " & sleep " + marker + "; echo finished"),
+                "timeout", 120)).path("jid").asText();
+        await().atMost(Duration.ofSeconds(15)).until(() -> running(marker).size() >= 6);
+        List<ProcessHandle> processes = running(marker);
+        await().atMost(Duration.ofSeconds(15)).until(() -> agents.stream().allMatch(a -> states(jid).path(a).asText().equals("RUNNING")));
+        await().pollDelay(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3)).until(() -> true);
+
+        Fleet.Run kill = fleet.drover("job", "kill", jid);
+        assertThat(kill.exit()).as(kill.err()).isZero();
+        assertThat(kill.out()).contains("cancelled on 3 agent(s), 0 had finished");
+        await().atMost(Duration.ofSeconds(15)).until(() -> processes.stream().noneMatch(ProcessHandle::isAlive) && running(marker).isEmpty());
+        for (String agent : agents) {
+            await().atMost(Duration.ofSeconds(15)).until(() -> !returnOf(jid, agent).isMissingNode());
+            assertThat(returnOf(jid, agent).path("retcode").asInt()).isNotZero();
+            assertThat(states(jid).path(agent).asText()).as("the killed return keeps the agent cancelled").isEqualTo("CANCELLED");
+        }
+        JsonNode job = fleet.server.get("/api/v1/jobs/" + jid, fleet.server.adminToken()).body();
+        assertThat(job.path("counts").path("CANCELLED").asInt()).isEqualTo(3);
+
+        Fleet.Run get = fleet.drover("job", "get", jid, "--page-size", "2");
+        assertThat(get.exit()).as(get.err()).isZero();
+        assertThat(get.out()).contains("kill-1").contains("kill-2").contains("kill-3")
+                .contains("job " + jid + ": 3 agent(s): cancelled=3").doesNotContain("finished");
+        assertThat(get.out().lines().filter(l -> l.contains(" cancelled ")).count()).isEqualTo(3);
+        assertThat(fleet.drover("job", "list").out()).contains(jid).contains("cancelled=3");
+
+        // A second kill finds nothing to stop; a target the job did not name is refused, naming it.
+        assertThat(fleet.drover("job", "kill", jid).out()).contains("cancelled on 0 agent(s), 3 had finished");
+        Fleet.Run foreign = fleet.drover("job", "kill", jid, "--target", "kill-1,ghost-9");
+        assertThat(foreign.exit()).isNotZero();
+        assertThat(foreign.err()).contains("ghost-9");
+    }
+
+    /** Bad paging and cancel input is refused with the parameter named, and changes nothing. */
+    @Test
+    void badPagingAndCancelInputIsRefusedNamingTheParameter() {
+        fleet.agent("kill-1");
+        await().atMost(Duration.ofSeconds(30)).until(() -> fleet.drover("run", "kill-1", "test.ping", "--timeout", "3").exit() == 0);
+        String jid = job(Map.of("tgt", "kill-1", "fun", "test.ping")).path("jid").asText();
+        String token = fleet.server.adminToken();
+        await().atMost(Duration.ofSeconds(10)).until(() -> states(jid).path("kill-1").asText().equals("RETURNED"));
+        for (String query : List.of("limit=0", "limit=5001", "limit=abc", "limit=-1", "after=%00x", "after=" + "a".repeat(256))) {
+            TestServer.Response r = fleet.server.get("/api/v1/jobs/" + jid + "/returns?" + query, token);
+            assertThat(r.status()).as(query + ": " + r.text()).isEqualTo(422);
+            assertThat(r.text()).contains(query.substring(0, query.indexOf('=')));
+        }
+        assertThat(fleet.server.get("/api/v1/jobs/12345/returns", token).status()).isEqualTo(422);
+        assertThat(fleet.server.get("/api/v1/jobs/20200101000000000000/returns", token).status()).isEqualTo(404);
+        assertThat(fleet.server.post("/api/v1/jobs/20200101000000000000/cancel", token, Map.of()).status()).isEqualTo(404);
+        TestServer.Response nul = fleet.server.post("/api/v1/jobs/" + jid + "/cancel", token, Map.of("targets", List.of("a\u0000b")));
+        assertThat(nul.status()).as(nul.text()).isEqualTo(422);
+        assertThat(nul.text()).contains("targets[0]");
+        JsonNode page = fleet.server.get("/api/v1/jobs/" + jid + "/returns?limit=1", token).body();
+        assertThat(page.path("agents").get(0).path("id").asText()).isEqualTo("kill-1");
+        assertThat(page.path("agents").get(0).path("state").asText()).isEqualTo("RETURNED");
+        assertThat(page.path("next").isNull() || page.path("next").isMissingNode()).isTrue();
+        assertThat(states(jid).path("kill-1").asText()).isEqualTo("RETURNED");
+    }
 }
