@@ -153,4 +153,85 @@ class JobKillTest {
         assertThat(page.path("next").isNull() || page.path("next").isMissingNode()).isTrue();
         assertThat(states(jid).path("kill-1").asText()).isEqualTo("RETURNED");
     }
+
+    /**
+     * The server's own calls on agents (subscriptions, plans, diagnosis use them): cancelling one reaches the agent,
+     * whose process is killed, and the waiting call ends with the killed return instead of waiting out its timeout.
+     */
+    @Test
+    void cancellingAnAgentCallKillsItsProcessOnTheAgent() throws Exception {
+        fleet.agent("kill-1");
+        await().atMost(Duration.ofSeconds(30)).until(() -> fleet.drover("run", "kill-1", "test.ping", "--timeout", "3").exit() == 0);
+        var calls = new io.drover.server.jobs.JobAgentCalls(fleet.server.server().jobs(), Duration.ofSeconds(120),
+                io.drover.server.auth.Principal.system("test"));
+        String marker = "60.2" + ProcessHandle.current().pid();
+        var sent = new java.util.concurrent.CompletableFuture<String>();
+        var outcome = java.util.concurrent.CompletableFuture.supplyAsync(() -> calls.call("kill-1",
+                new io.drover.model.agentapi.AgentCall.RunCommand("sleep " + marker), sent::complete));
+        String jid = sent.get(15, java.util.concurrent.TimeUnit.SECONDS);
+        await().atMost(Duration.ofSeconds(15)).until(() -> !running(marker).isEmpty());
+        long started = System.nanoTime();
+        assertThat(calls.cancel("kill-1", jid)).isTrue();
+        var result = outcome.get(20, java.util.concurrent.TimeUnit.SECONDS);
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(15));
+        assertThat(result.ok()).isFalse();
+        assertThat(result.answered()).isTrue();
+        assertThat(running(marker)).isEmpty();
+        assertThat(states(jid).path("kill-1").asText()).isEqualTo("CANCELLED");
+        assertThat(calls.cancel("kill-1", jid)).as("nothing left to stop").isFalse();
+    }
+
+    /**
+     * A token scoped to business 2 stops only its own agents' part of a job: a cancel or a page that concerns an agent
+     * of business 7 is 403 with a count and no id; a job it cannot see is not listed; an unknown job is 404.
+     */
+    @Test
+    void aScopedTokenCancelsOnlyItsBusinessesAgentsAndLearnsNoOtherId() {
+        String admin = fleet.server.adminToken();
+        assertThat(fleet.server.postRaw("/api/v1/inventory/import", admin, "application/yaml", TwoBusinesses.INVENTORY).status())
+                .isEqualTo(200);
+        for (long biz : new long[] {2, 7}) {
+            JsonNode created = fleet.server.post("/api/v1/enrollment-tokens", admin, Map.of("name", "e" + biz, "bk_biz_id", biz)).body();
+            fleet.agent(biz == 2 ? "in-1" : "out-1", biz == 2 ? "10.9.0.1" : "10.9.7.1", created.path("token").asText(),
+                    Duration.ofSeconds(30));
+        }
+        await().atMost(Duration.ofSeconds(30)).until(() -> {
+            JsonNode agents = fleet.server.get("/api/v1/agents", admin).body();
+            return agents.size() == 2 && agents.get(0).path("bk_host_id").asLong() > 0 && agents.get(1).path("bk_host_id").asLong() > 0;
+        });
+        await().atMost(Duration.ofSeconds(30)).until(() -> fleet.drover("run", "-L", "in-1,out-1", "test.ping", "--timeout", "3").exit() == 0);
+        TestServer.Response made = fleet.server.post("/api/v1/tokens", admin, Map.of("name", "op2", "role", "operator", "bk_biz_ids", List.of(2)));
+        assertThat(made.status()).as(made.text()).isEqualTo(201);
+        String scoped = made.body().path("token").asText();
+
+        String marker = "60.3" + ProcessHandle.current().pid();
+        String both = job(Map.of("tgt", "in-1,out-1", "tgt_type", "list", "fun", "cmd.run", "arg", List.of("sleep " + marker), "timeout", 120))
+                .path("jid").asText();
+        String outside = job(Map.of("tgt", "out-1", "tgt_type", "list", "fun", "test.ping")).path("jid").asText();
+        await().atMost(Duration.ofSeconds(15)).until(() -> running(marker).size() >= 2);
+
+        for (TestServer.Response r : List.of(fleet.server.post("/api/v1/jobs/" + both + "/cancel", scoped, Map.of()),
+                fleet.server.post("/api/v1/jobs/" + both + "/cancel", scoped, Map.of("targets", List.of("out-1"))),
+                fleet.server.post("/api/v1/jobs/" + both + "/cancel", scoped, Map.of("targets", List.of("in-1", "out-1"))),
+                fleet.server.get("/api/v1/jobs/" + both + "/returns", scoped),
+                fleet.server.get("/api/v1/jobs/" + outside + "/returns", scoped),
+                fleet.server.post("/api/v1/jobs/" + outside + "/cancel", scoped, Map.of()))) {
+            assertThat(r.status()).as(r.text()).isEqualTo(403);
+            assertThat(r.text()).doesNotContain("out-1").doesNotContain("10.9.7.1");
+        }
+        assertThat(states(both).path("in-1").asText()).as("a refused cancel changes nothing").isNotEqualTo("CANCELLED");
+        assertThat(fleet.server.get("/api/v1/jobs/20200101000000000000/returns", scoped).status()).isEqualTo(404);
+        String listed = fleet.server.get("/api/v1/jobs", scoped).text();
+        assertThat(listed).doesNotContain(both).doesNotContain(outside).doesNotContain("out-1");
+
+        int onBoth = running(marker).size(); // the same number of processes on each agent
+        TestServer.Response mine = fleet.server.post("/api/v1/jobs/" + both + "/cancel", scoped, Map.of("targets", List.of("in-1")));
+        assertThat(mine.status()).as(mine.text()).isEqualTo(200);
+        assertThat(mine.body().path("cancelled").asInt()).isEqualTo(1);
+        await().atMost(Duration.ofSeconds(15)).until(() -> running(marker).size() == onBoth / 2);
+        await().atMost(Duration.ofSeconds(15)).until(() -> states(both).path("in-1").asText().equals("CANCELLED"));
+        assertThat(states(both).path("out-1").asText()).isEqualTo("RUNNING");
+        assertThat(fleet.drover("job", "kill", both).out()).contains("cancelled on 1 agent(s), 1 had finished");
+        await().atMost(Duration.ofSeconds(15)).until(() -> running(marker).isEmpty());
+    }
 }

@@ -1,7 +1,7 @@
 -- Each agent's state in a job, recorded when it happens (AgentJobState): PUBLISHED when the job is sent, RECEIVED and
 -- RUNNING from the agent's own events, RETURNED with its return, TIMED_OUT and AGENT_LOST by the housekeeping sweep,
 -- CANCELLED by POST /jobs/{jid}/cancel. One row per agent and job, keyed for keyset paging (GET /jobs/{jid}/returns):
--- a job to 100,000 agents is 100,000 narrow rows, read a page at a time. Ids sort bytewise (COLLATE "C"), as on SQLite.
+-- a job to 100,000 agents is 100,000 narrow rows, read a page at a time.
 CREATE TABLE job_agent (
     jid       VARCHAR(32) NOT NULL REFERENCES job (jid) ON DELETE CASCADE,
     minion_id VARCHAR(255) NOT NULL,

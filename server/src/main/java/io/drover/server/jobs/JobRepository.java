@@ -117,10 +117,13 @@ final class JobRepository {
 
     /** Up to {@code limit} agents of a job after {@code after} (null: from the first) in id order, with their returns. */
     List<AgentJob> page(Handle h, String jid, String after, int limit) {
+        // The page is cut from job_agent first (its primary key's range), then joined: a join before the LIMIT may
+        // read every return of the job for each page.
         return h.createQuery("""
                         SELECT a.minion_id, a.state, a.state_at, r.ret, r.retcode, r.success, r.at
-                        FROM job_agent a LEFT JOIN job_return r ON r.jid = a.jid AND r.minion_id = a.minion_id
-                        WHERE a.jid = :jid AND a.minion_id > :after ORDER BY a.minion_id LIMIT :limit""")
+                        FROM (SELECT jid, minion_id, state, state_at FROM job_agent WHERE jid = :jid AND minion_id > :after
+                              ORDER BY minion_id LIMIT :limit) a
+                        LEFT JOIN job_return r ON r.jid = a.jid AND r.minion_id = a.minion_id ORDER BY a.minion_id""")
                 .bind("jid", jid).bind("after", after == null ? "" : after).bind("limit", limit)
                 .map((rs, ctx) -> new AgentJob(rs.getString(1), AgentJobState.valueOf(rs.getString(2)), SqlTime.read(rs, "state_at"),
                         rs.getString("ret") == null ? null : storedReturn(rs))).list();

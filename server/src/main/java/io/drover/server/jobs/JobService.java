@@ -732,8 +732,13 @@ public final class JobService implements AutoCloseable {
      */
     public List<JobSummary> list(Principal principal, String before, int limit) {
         return jdbi.withHandle(h -> repository.list(h, before, limit)).stream()
-                .filter(j -> principal.allBusinesses() || j.minions().stream().allMatch(id -> principal.covers(
-                        agentBusinesses.apply(j.minions()).get(id))))
+                .filter(j -> {
+                    if (principal.allBusinesses()) {
+                        return true;
+                    }
+                    Map<String, Long> businesses = agentBusinesses.apply(j.minions());
+                    return j.minions().stream().allMatch(id -> principal.covers(businesses.get(id)));
+                })
                 .map(JobRepository.Listed::summary).toList();
     }
 
