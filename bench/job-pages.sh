@@ -6,7 +6,7 @@
 # FleetLoad process of PER agents on each. One test.ping job goes to all of them from the first server; then
 # `drover job get JID` streams the job's agents from the first server's GET /jobs/{jid}/returns, 500 a page.
 # Prints how long the job and the paging took, how many agents the CLI printed, and the first server's heap (most
-# used, sampled every 0.2 s from /metrics) while the returns came in and while they were paged through; then the same
+# used, and most live after a collection, sampled every 0.2 s from /metrics) while the returns came in and while they were paged through; then the same
 # for one GET /jobs/{jid}, which answers every return at once.
 # Usage: bench/job-pages.sh [SERVERS PER]   (default 2 5000). Uses the distribution and classes already built in this
 # checkout (./mvnw -pl dist,bench -am package -DskipTests -Ddrover.agent-package.skip=true). Needs ports 14223,
@@ -61,10 +61,13 @@ for i in $(seq 1 "$servers"); do
 done
 expect=$((servers * per))
 
-heap() { curl -s "$server_url/metrics" | grep '^jvm_memory_used_bytes{area="heap"' | awk '{s += $NF} END {printf "%d", s}'; }
-# samples the first server's heap every 0.2 s until $work/$1.stop exists, then writes the most used (MiB) to $work/$1
-sample() { ( m=0; while [ ! -f "$work/$1.stop" ]; do h=$(heap); [ "${h:-0}" -gt "$m" ] && m=$h; sleep 0.2; done
-  echo $((m / 1048576)) > "$work/$1" ) & }
+heap() { curl -s "$server_url/metrics" | awk '/^jvm_memory_used_bytes\{area="heap"/ {u += $NF} /^jvm_gc_live_data_size_bytes/ {l = $NF}
+  END {printf "%d %d", u, l}'; }
+# samples the first server's heap every 0.2 s until $work/$1.stop exists, then writes to $work/$1 the most used and the
+# most still live after a collection (jvm_gc_live_data_size_bytes: the old generation after one), in MiB
+sample() { ( mu=0; ml=0; while [ ! -f "$work/$1.stop" ]; do set -- $(heap) "$1"; [ "${1:-0}" -gt "$mu" ] && mu=$1
+  [ "${2%.*}" -gt "$ml" ] 2>/dev/null && ml=${2%.*}; shift 2; sleep 0.2; done
+  echo "$((mu / 1048576)) MiB used, $((ml / 1048576)) MiB live after a collection" > "$work/$1" ) & }
 stop() { touch "$work/$1.stop"; while [ ! -f "$work/$1" ]; do sleep 0.1; done; cat "$work/$1"; }
 ms() { date +%s%3N; }
 start_job() { curl -sf -H "Authorization: Bearer $token" -H 'Content-Type: application/json' -X POST "$server_url/api/v1/jobs" \
@@ -82,15 +85,15 @@ sample job; t0=$(ms)
 jid=$(start_job)
 until [ "$(returned)" = "$expect" ]; do sleep 0.2; done
 t1=$(ms); job_heap=$(stop job)
-echo "job $jid to $expect agents: every agent recorded RETURNED after $((t1 - t0)) ms; first server's heap at most $job_heap MiB meanwhile"
+echo "job $jid to $expect agents: every agent recorded RETURNED after $((t1 - t0)) ms; first server's heap at most $job_heap meanwhile"
 
 sample pages; t0=$(ms)
 $drover job get "$jid" --page-size 500 --server "$server_url" --token "$token" > "$work/pages.txt"
 t1=$(ms); pages_heap=$(stop pages)
 echo "drover job get: $(grep -c ' returned ' "$work/pages.txt") agent lines over $(((expect + 499) / 500)) pages in $((t1 - t0)) ms" \
-  "($(tail -1 "$work/pages.txt")); first server's heap at most $pages_heap MiB meanwhile"
+  "($(tail -1 "$work/pages.txt")); first server's heap at most $pages_heap meanwhile"
 
 sample whole; t0=$(ms)
 curl -sf -H "Authorization: Bearer $token" "$server_url/api/v1/jobs/$jid" > "$work/whole.json"
 t1=$(ms); whole_heap=$(stop whole)
-echo "GET /jobs/$jid (everything at once): $(wc -c < "$work/whole.json") bytes in $((t1 - t0)) ms; first server's heap at most $whole_heap MiB meanwhile"
+echo "GET /jobs/$jid (everything at once): $(wc -c < "$work/whole.json") bytes in $((t1 - t0)) ms; first server's heap at most $whole_heap meanwhile"

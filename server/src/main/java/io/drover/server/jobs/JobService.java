@@ -766,8 +766,13 @@ public final class JobService implements AutoCloseable {
         List<String> cancelled = jdbi.inTransaction(h -> repository.cancel(h, jid, chosen));
         String killJid = null;
         if (!cancelled.isEmpty()) {
-            killJid = start(principal, String.join(",", cancelled), "list", new io.drover.model.agentapi.AgentCall.KillJob(jid),
-                    60).jid();
+            try {
+                killJid = start(principal, String.join(",", cancelled), "list", new io.drover.model.agentapi.AgentCall.KillJob(jid),
+                        60).jid();
+            } catch (DomainException e) {
+                // none of them is an accepted agent any more (their keys were deleted): nothing to send the kill to
+                log.info("job {}: cancelled on {} agent(s), none of which can be sent the kill: {}", jid, cancelled.size(), e.getMessage());
+            }
             log.info("job {}: cancelled on {} agent(s) by {} (kill job {})", jid, cancelled.size(), principal.name(), killJid);
         }
         int concerned = chosen == null ? minions.size() : chosen.size();
