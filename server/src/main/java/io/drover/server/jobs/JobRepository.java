@@ -93,9 +93,12 @@ final class JobRepository {
         return ids;
     }
 
-    /** Agents of jobs whose timeout passed (since {@code since}) that have neither returned nor stopped: TIMED_OUT. */
-    int recordTimeouts(Handle h, OffsetDateTime since) {
-        OffsetDateTime now = OffsetDateTime.now(clock);
+    /**
+     * Agents of jobs whose timeout passed after {@code since} and by {@code now} that have neither returned nor
+     * stopped: TIMED_OUT. Each job is swept once (the caller moves {@code since} on): a later report cannot move an
+     * agent back to a waiting state.
+     */
+    int recordTimeouts(Handle h, OffsetDateTime since, OffsetDateTime now) {
         return h.createUpdate("""
                         UPDATE job_agent SET state = :state, state_at = :now
                         WHERE state IN (<waiting>) AND jid IN (SELECT jid FROM job WHERE timeout_at <= :now AND timeout_at > :since)""")

@@ -686,9 +686,16 @@ public final class JobService implements AutoCloseable {
     /** Agents' reports of their jobs share transactions, as job starts do. */
     private final GroupCommit stateWrites;
 
+    /** Where the last sweep for timeouts ended (a day back after a start): each job's timeout is swept once. */
+    private volatile java.time.OffsetDateTime sweptUntil;
+
     /** Records TIMED_OUT for the agents of jobs whose timeout passed that have not returned; how many. */
-    public int recordTimeouts() {
-        return jdbi.inTransaction(h -> repository.recordTimeouts(h, java.time.OffsetDateTime.now(clock).minus(SWEPT)));
+    public synchronized int recordTimeouts() {
+        java.time.OffsetDateTime now = java.time.OffsetDateTime.now(clock);
+        java.time.OffsetDateTime since = sweptUntil == null ? now.minus(SWEPT) : sweptUntil;
+        int recorded = jdbi.inTransaction(h -> repository.recordTimeouts(h, since, now));
+        sweptUntil = now;
+        return recorded;
     }
 
     /** An agent went offline ({@code drover/agent/<id>/lost}): the jobs it had not finished record AGENT_LOST. */
@@ -752,10 +759,11 @@ public final class JobService implements AutoCloseable {
         List<String> minions = jdbi.withHandle(h -> repository.minions(h, jid)).orElseThrow(() -> DomainException.notFound("job", jid));
         List<String> chosen = targets == null || targets.isEmpty() ? null : targets.stream().distinct().toList();
         if (chosen != null) {
+            // Checked first against the principal, every id named (an unknown one is in no business): a scoped token
+            // learns nothing of the job's other agents, nor whether an agent outside its businesses ran it.
+            principal.requireAgents(chosen, agentBusinesses, "the cancel names");
             java.util.Set<String> named = new java.util.HashSet<>(minions);
             List<String> foreign = chosen.stream().filter(id -> !named.contains(id)).toList();
-            // Checked first against the principal: a scoped token learns nothing of the job's other agents.
-            principal.requireAgents(chosen.stream().filter(named::contains).toList(), agentBusinesses, "the cancel names");
             if (!foreign.isEmpty()) {
                 throw DomainException.invalid("targets", foreign.size() + " of the targets were not sent job " + jid
                         + " (first: " + io.drover.transport.logging.RateLimitedLog.shown(foreign.getFirst(), 80) + ")");

@@ -72,7 +72,7 @@ class JobRepositoryTest {
             repository.insertReturns(h, List.of(new JobRepository.ReturnRow(jid, "a", "\"\"", 143, false, true),
                     new JobRepository.ReturnRow(jid, "b", "\"finished anyway\"", 0, true, false)));
             assertThat(repository.recordLost(h, "d", past)).isEqualTo(1);
-            assertThat(repository.recordTimeouts(h, past)).as("the job has no timeout").isZero();
+            assertThat(repository.recordTimeouts(h, past, java.time.OffsetDateTime.now())).as("the job has no timeout").isZero();
             assertThat(repository.states(h, jid)).containsExactly(Map.entry("a", AgentJobState.CANCELLED),
                     Map.entry("b", AgentJobState.RETURNED), Map.entry("c", AgentJobState.RETURNED),
                     Map.entry("d", AgentJobState.AGENT_LOST), Map.entry("e", AgentJobState.PUBLISHED),
@@ -83,7 +83,9 @@ class JobRepositoryTest {
             repository.insertJob(h, timed, "test.ping", List.of(), null, "a,b", "list", List.of("a", "b"), "alice",
                     java.time.OffsetDateTime.now().minusSeconds(1));
             repository.insertReturns(h, List.of(new JobRepository.ReturnRow(timed, "a", "true", 0, true, false)));
-            assertThat(repository.recordTimeouts(h, past)).isEqualTo(1);
+            assertThat(repository.recordTimeouts(h, past, java.time.OffsetDateTime.now())).isEqualTo(1);
+            assertThat(repository.recordTimeouts(h, java.time.OffsetDateTime.now(), java.time.OffsetDateTime.now().plusSeconds(5)))
+                    .as("swept once").isZero();
             assertThat(repository.states(h, timed)).containsExactly(Map.entry("a", AgentJobState.RETURNED),
                     Map.entry("b", AgentJobState.TIMED_OUT));
         }));
