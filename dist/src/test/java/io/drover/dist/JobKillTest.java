@@ -234,4 +234,23 @@ class JobKillTest {
         assertThat(fleet.drover("job", "kill", both).out()).contains("cancelled on 1 agent(s), 1 had finished");
         await().atMost(Duration.ofSeconds(15)).until(() -> running(marker).isEmpty());
     }
+
+    /** An execution plan's script is killed the same way: its process group goes, and the job returns killed. */
+    @Test
+    void killingAPlanJobKillsItsScript() {
+        fleet.agent("kill-1");
+        await().atMost(Duration.ofSeconds(30)).until(() -> fleet.drover("run", "kill-1", "test.ping", "--timeout", "3").exit() == 0);
+        String marker = "60.4" + ProcessHandle.current().pid();
+        String plan = "{\"FormatVersion\": \"2.1.0\", \"ID\": \"kill-plan\", \"Body\": \"return s()\","
+                + " \"Scripts\": {\"s\": {\"Type\": \"Bash\", \"EntryPoint\": \"f\"}},"
+                + " \"Files\": {\"f\": {\"Name\": \"f.sh\", \"BodyType\": \"Text\", \"Body\": \"sleep " + marker + " & sleep " + marker + "\"}}}";
+        String jid = job(Map.of("tgt", "kill-1", "fun", "plan.execute", "arg", List.of(plan), "timeout", 120)).path("jid").asText();
+        await().atMost(Duration.ofSeconds(20)).until(() -> running(marker).size() >= 2);
+        await().atMost(Duration.ofSeconds(10)).until(() -> states(jid).path("kill-1").asText().equals("RUNNING"));
+        assertThat(fleet.drover("job", "kill", jid).out()).contains("cancelled on 1 agent(s)");
+        await().atMost(Duration.ofSeconds(15)).until(() -> running(marker).isEmpty());
+        await().atMost(Duration.ofSeconds(15)).until(() -> !returnOf(jid, "kill-1").isMissingNode());
+        assertThat(returnOf(jid, "kill-1").path("retcode").asInt()).isNotZero();
+        assertThat(states(jid).path("kill-1").asText()).isEqualTo("CANCELLED");
+    }
 }
