@@ -220,6 +220,9 @@ export interface JobResult {
   missing: string[];
   created_at?: string;
   returns?: Record<string, { ret: unknown; retcode?: number; success?: boolean; at?: string }>;
+  /** each agent's recorded state: PUBLISHED, RECEIVED, RUNNING, RETURNED, TIMED_OUT, AGENT_LOST, CANCELLED */
+  states?: Record<string, string>;
+  counts?: Record<string, number>;
 }
 
 export interface PlanSummary {

@@ -28,6 +28,7 @@ export function parseArgs(text: string): unknown[] {
 }
 
 function JobForm({ onError }: { onError: (e: unknown) => void }) {
+  const { can } = useSession();
   const [tgt, setTgt] = useState('*');
   const [tgtType, setTgtType] = useState('glob');
   const [fun, setFun] = useState('test.ping');
@@ -107,11 +108,20 @@ function JobForm({ onError }: { onError: (e: unknown) => void }) {
             <span>{job.minions.length} targeted</span>
             <span>{returns.length} returned</span>
             {job.missing?.length ? <span className="badge badge-pend">missing: {job.missing.join(', ')}</span> : <span className="badge badge-ok">all returned</span>}
+            {Object.entries(job.counts ?? {}).map(([state, n]) => (
+              <span key={state} className="small" data-testid="job-count">
+                {state.toLowerCase()}: {n}
+              </span>
+            ))}
+            {job.missing?.length && can('POST', '/api/v1/jobs/{jid}/cancel') ? (
+              <ActionButton label="Kill" kind="danger" confirm={`Kill job ${job.jid} on the agents still running it?`} run={() => api.post(`/api/v1/jobs/${encodeURIComponent(job.jid)}/cancel`, {})} onError={onError} onDone={() => undefined} />
+            ) : null}
           </div>
           <table className="table">
             <thead>
               <tr>
                 <th>Host</th>
+                <th>State</th>
                 <th>Success</th>
                 <th>Retcode</th>
                 <th>Return</th>
@@ -121,6 +131,9 @@ function JobForm({ onError }: { onError: (e: unknown) => void }) {
               {returns.map(([host, r]) => (
                 <tr key={host} data-testid="job-row">
                   <td>{host}</td>
+                  <td data-testid="job-state">
+                    <Badge status={job.states?.[host] ?? 'RETURNED'} />
+                  </td>
                   <td data-status={r.success === false ? 'FAILED' : 'SUCCESS'}>
                     <Badge status={r.success === false ? 'FAILED' : 'SUCCESS'} />
                   </td>
@@ -135,6 +148,9 @@ function JobForm({ onError }: { onError: (e: unknown) => void }) {
               {(job.missing ?? []).map((m) => (
                 <tr key={`missing-${m}`}>
                   <td>{m}</td>
+                  <td data-testid="job-state">
+                    <Badge status={job.states?.[m] ?? 'PUBLISHED'} />
+                  </td>
                   <td data-status="PENDING">
                     <Badge status="PENDING" />
                   </td>

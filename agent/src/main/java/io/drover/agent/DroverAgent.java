@@ -45,6 +45,9 @@ public final class DroverAgent implements AutoCloseable {
     /** A plan's log messages, kept while the master is away (at most 10,000). */
     private final EventOutbox planLogs = new EventOutbox(
             (tag, data) -> minion().state() == SaltMinion.State.CONNECTED && minion().fireEvent(tag, data), 10_000);
+    /** Jobs' states (received, running) for the server, kept while the master is away (at most 10,000). */
+    private final EventOutbox jobStates = new EventOutbox(
+            (tag, data) -> minion().state() == SaltMinion.State.CONNECTED && minion().fireEvent(tag, data), 10_000);
     private final AmqpChannel amqp;
     private final Journal journal;
     private final Thread resender;
@@ -245,6 +248,7 @@ public final class DroverAgent implements AutoCloseable {
                 log.debug("{}: job {} was seen before (sent again); not running it again", source.id(), jid);
                 return;
             }
+            reportJob(jid, "received");
             String fun = String.valueOf(load.get("fun"));
             List<?> args = load.get("arg") instanceof List<?> l ? l : List.of();
             finish(jid, fun, args, () -> functions.call(fun, args));
@@ -258,7 +262,7 @@ public final class DroverAgent implements AutoCloseable {
      * {@code saltutil.kill_job} returns marked {@code killed}, with a non-zero retcode.
      */
     private void finish(String jid, String fun, List<?> args, java.util.function.Supplier<Functions.Result> call) {
-        JobProcesses processes = new JobProcesses(jid);
+        JobProcesses processes = new JobProcesses(jid, () -> reportJob(jid, "running"));
         jobProcesses.put(jid, processes);
         Functions.Result result;
         try {
@@ -273,6 +277,15 @@ public final class DroverAgent implements AutoCloseable {
         }
         journal.finish(jid, SaltPack.pack(ret));
         send(jid, ret);
+    }
+
+    /**
+     * Tells the server how far a job got ({@code received}: journalled, it will run; {@code running}: it started a
+     * process), without holding the job up; kept while the master is away, as plan logs are.
+     */
+    private void reportJob(String jid, String state) {
+        Thread.ofVirtual().name("job-state-" + jid).start(() -> jobStates.send(
+                io.drover.core.agents.AgentEventTags.jobState(minion.id(), jid, state), Map.of("jid", jid)));
     }
 
     /** {@code saltutil.kill_job}: the job's process groups get SIGTERM, then SIGKILL after a grace. */
@@ -377,6 +390,7 @@ public final class DroverAgent implements AutoCloseable {
                     }
                     journal.prune();
                     planLogs.flush();
+                    jobStates.flush();
                 }
                 Thread.sleep(RESEND_MS);
             } catch (InterruptedException e) {

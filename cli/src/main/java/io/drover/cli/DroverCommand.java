@@ -10,7 +10,7 @@ import picocli.CommandLine.Model.OptionSpec;
         description = "Drover fleet manager.",
         subcommands = {InventoryCommand.class, BizCommand.class, HostCommand.class, ServiceCommand.class,
                 EventsCommand.class, TokenCommand.class, AuditCommand.class, KeyCommand.class, EnrollCommand.class,
-                AgentCommand.class, AgentPackageCommand.class, RunCommand.class, PluginCommand.class, RegistryCommand.class, AddonCommand.class, SubCommand.class, SecretCommand.class, TaskCommand.class, PlanCommand.class, DiagCommand.class, CommandLine.HelpCommand.class})
+                AgentCommand.class, AgentPackageCommand.class, RunCommand.class, JobCommand.class, PluginCommand.class, RegistryCommand.class, AddonCommand.class, SubCommand.class, SecretCommand.class, TaskCommand.class, PlanCommand.class, DiagCommand.class, CommandLine.HelpCommand.class})
 public final class DroverCommand {
 
     /** Builds the command line with Drover's error handling: "error: ..." on stderr and exit code 1. */

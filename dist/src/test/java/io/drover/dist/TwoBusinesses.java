@@ -354,6 +354,8 @@ final class TwoBusinesses implements AutoCloseable {
         Map<String, Object> host1 = Map.of("bk_host_id", 1, "bk_biz_id", 2, "bk_host_innerip", "10.9.0.1", "bk_host_name", "in-host",
                 "bk_module_ids", List.of(20));
         return switch (op.method() + " " + p) {
+            case "post /jobs/{jid}/cancel" -> List.of(new Variant("targets", Map.of("targets", List.of("out-1"))),
+                    new Variant("targets", Map.of("targets", List.of("in-1", "out-1"))));
             case "post /businesses", "put /businesses/{bk_biz_id}" -> List.of(new Variant("bk_biz_id", Map.of("bk_biz_id", 7,
                     "bk_biz_name", "outside")));
             case "post /sets", "put /sets/{bk_set_id}" -> List.of(

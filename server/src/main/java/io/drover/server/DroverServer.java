@@ -188,6 +188,8 @@ public final class DroverServer implements AutoCloseable {
                     };
             this.jobs = new JobService(database.jdbi(), events, keys, agents::grains, agents::businesses, config.nodegroups(),
                     publish, bus::wantPeerReturns, config.returnMaxBytes(), secrets, clock);
+            // an agent that went offline leaves its unfinished jobs AGENT_LOST (the registry writes the event once)
+            bus.subscribe(e -> e.tag().startsWith("drover/agent/") && e.tag().endsWith("/lost"), jobs::agentLost);
             if (cluster != null) {
                 // returns another server stored complete the jobs this server's callers wait on
                 bus.subscribe(e -> e.tag().startsWith("salt/job/") && e.tag().contains("/ret/"), jobs::returnStored);
@@ -382,6 +384,7 @@ public final class DroverServer implements AutoCloseable {
         server.leadership.refresh();
         server.housekeeping.scheduleWithFixedDelay(server::prune, 1, 60, TimeUnit.MINUTES);
         server.housekeeping.scheduleWithFixedDelay(server::checkPresence, 1, 1, TimeUnit.SECONDS);
+        server.housekeeping.scheduleWithFixedDelay(server::recordJobTimeouts, 2, 2, TimeUnit.SECONDS);
         server.housekeeping.scheduleWithFixedDelay(server::auditAuthFailures, 10, 10, TimeUnit.SECONDS);
         if (server.certificates != null) {
             server.housekeeping.scheduleWithFixedDelay(server.certificates, CERTIFICATE_CHECK_SECONDS,
@@ -451,6 +454,14 @@ public final class DroverServer implements AutoCloseable {
             agentUpgrades.failAbandoned(false);
         } catch (RuntimeException e) {
             log.warn("refreshing leases failed", e);
+        }
+    }
+
+    private void recordJobTimeouts() {
+        try {
+            jobs.recordTimeouts();
+        } catch (RuntimeException e) {
+            log.warn("recording timed-out jobs failed", e);
         }
     }
 

@@ -25,11 +25,15 @@ public final class JobProcesses {
     private static final ThreadLocal<JobProcesses> CURRENT = new ThreadLocal<>();
 
     private final String jid;
+    private final Runnable firstProcess;
+    private final java.util.concurrent.atomic.AtomicBoolean started = new java.util.concurrent.atomic.AtomicBoolean();
     private final Set<Process> processes = ConcurrentHashMap.newKeySet();
     private volatile boolean killed;
 
-    public JobProcesses(String jid) {
+    /** {@code firstProcess} runs (on the job's thread) when the job starts its first process. */
+    public JobProcesses(String jid, Runnable firstProcess) {
         this.jid = jid;
+        this.firstProcess = firstProcess;
     }
 
     public String jid() {
@@ -63,6 +67,8 @@ public final class JobProcesses {
         job.processes.add(process);
         if (job.killed) {
             ProcessGroups.kill(process);
+        } else if (job.started.compareAndSet(false, true)) {
+            job.firstProcess.run();
         }
     }
 

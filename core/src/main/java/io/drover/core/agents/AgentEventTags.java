@@ -16,6 +16,11 @@ public final class AgentEventTags {
         HEARTBEAT,
         /** {@code drover/plan/<run>/log}: a log line of a plan run; {@link Verdict#planRun} holds the run. */
         PLAN_LOG,
+        /**
+         * {@code drover/agent/<id>/job/<jid>/received|running}: how far the agent got with a job it was sent;
+         * {@link Verdict#jid} and {@link Verdict#jobState} hold which and what. Recorded on the job, not stored as an event.
+         */
+        JOB_STATE,
         /** Under the agent's own namespace, or Salt's start event: stored and published as it is. */
         OWN,
         /** A tag the server alone writes about an agent (online, lost, linked, …), even the sender's own. */
@@ -24,7 +29,11 @@ public final class AgentEventTags {
         FOREIGN
     }
 
-    public record Verdict(Kind kind, String planRun) {
+    public record Verdict(Kind kind, String planRun, String jid, String jobState) {
+        public Verdict(Kind kind, String planRun) {
+            this(kind, planRun, null, null);
+        }
+
         public boolean allowed() {
             return kind != Kind.RESERVED && kind != Kind.FOREIGN;
         }
@@ -39,6 +48,13 @@ public final class AgentEventTags {
     private static final Set<String> SERVER_WRITTEN = Set.of("online", "lost", "linked", "link-conflict", "unlinked",
             "address-changed");
     private static final String AGENT_PREFIX = "drover/agent/";
+    /** The job states an agent reports, after its own prefix. */
+    private static final java.util.regex.Pattern JOB_STATE = java.util.regex.Pattern.compile("job/(\\d{20})/(received|running)");
+    /** The agent-side half of {@link #JOB_STATE}: the tag an agent fires when it got that far with job {@code jid}. */
+    public static String jobState(String agentId, String jid, String state) {
+        return AGENT_PREFIX + agentId + "/job/" + jid + "/" + state;
+    }
+
     private static final String PLAN_PREFIX = "drover/plan/";
 
     private AgentEventTags() {
@@ -57,6 +73,10 @@ public final class AgentEventTags {
             }
             if (rest.isEmpty() || SERVER_WRITTEN.contains(firstSegment(rest))) {
                 return new Verdict(Kind.RESERVED, null);
+            }
+            java.util.regex.Matcher job = JOB_STATE.matcher(rest);
+            if (job.matches()) {
+                return new Verdict(Kind.JOB_STATE, null, job.group(1), job.group(2));
             }
             return new Verdict(Kind.OWN, null);
         }

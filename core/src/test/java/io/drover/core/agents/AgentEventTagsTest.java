@@ -16,6 +16,12 @@ class AgentEventTagsTest {
             "web-1, drover/agent/web-1/custom, OWN",
             "web-1, salt/minion/web-1/start, OWN",
             "web-1, drover/plan/run-42/log, PLAN_LOG",
+            "web-1, drover/agent/web-1/job/20261127000000000000/received, JOB_STATE",
+            "web-1, drover/agent/web-1/job/20261127000000000000/running, JOB_STATE",
+            // not a job state: kept as the agent's own event, never recorded on a job
+            "web-1, drover/agent/web-1/job/20261127000000000000/returned, OWN",
+            "web-1, drover/agent/web-1/job/2026112700000000000x/running, OWN",
+            "web-1, drover/agent/web-2/job/20261127000000000000/running, FOREIGN",
             // the server writes these about an agent; the agent itself may not
             "web-1, drover/agent/web-1/online, RESERVED",
             "web-1, drover/agent/web-1/lost, RESERVED",
@@ -44,6 +50,14 @@ class AgentEventTagsTest {
     void anAgentSpeaksForItselfOnly(String agent, String tag, Kind expected) {
         assertThat(AgentEventTags.classify(agent, tag).kind()).isEqualTo(expected);
         assertThat(AgentEventTags.classify(agent, tag).allowed()).isEqualTo(expected != Kind.RESERVED && expected != Kind.FOREIGN);
+    }
+
+    @Test
+    void aJobStateNamesItsJobAndState() {
+        AgentEventTags.Verdict v = AgentEventTags.classify("web-1", AgentEventTags.jobState("web-1", "20261127000000000042", "running"));
+        assertThat(v.kind()).isEqualTo(Kind.JOB_STATE);
+        assertThat(v.jid()).isEqualTo("20261127000000000042");
+        assertThat(v.jobState()).isEqualTo("running");
     }
 
     @Test

@@ -72,6 +72,16 @@ public interface AgentCalls {
         return call(agentId, call, timeout);
     }
 
+    /**
+     * Stops a call sent as job {@code jid} on its agent: the job's processes are killed there ({@code
+     * saltutil.kill_job}) and the agent is recorded CANCELLED; the call's caller gets the killed return (a failure).
+     * A caller that gives up on a call (a cancelled diagnosis, say) calls this: an interrupted wait alone stops only
+     * the server's wait, and the process runs on. False when the call had already finished or could not be stopped.
+     */
+    default boolean cancel(String agentId, String jid) {
+        return false;
+    }
+
     /** As {@link #resume(String, String, AgentCall)}, waiting up to {@code timeout}. */
     default <R extends AgentResult> Outcome<R> resume(String agentId, String jid, AgentCall<R> call, java.time.Duration timeout) {
         return resume(agentId, jid, call);

@@ -66,6 +66,15 @@ public final class JobAgentCalls implements AgentCalls {
     }
 
     @Override
+    public boolean cancel(String agentId, String jid) {
+        try {
+            return jobs.cancel(caller, jid, java.util.List.of(agentId)).cancelled() > 0;
+        } catch (RuntimeException e) {
+            return false;
+        }
+    }
+
+    @Override
     public <R extends AgentResult> Outcome<R> call(String agentId, AgentCall<R> call, Duration timeout, Consumer<String> sending) {
         return call(agentId, call, call, timeout, sending);
     }

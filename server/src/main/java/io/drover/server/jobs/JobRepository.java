@@ -1,7 +1,10 @@
 package io.drover.server.jobs;
 
 import com.fasterxml.jackson.core.type.TypeReference;
+import io.drover.model.jobs.AgentJob;
+import io.drover.model.jobs.AgentJobState;
 import io.drover.model.jobs.JobResult;
+import io.drover.model.jobs.JobSummary;
 import io.drover.server.store.Sql;
 import io.drover.server.store.SqlTime;
 import java.sql.ResultSet;
@@ -30,19 +33,145 @@ final class JobRepository {
         this.clock = clock;
     }
 
-    /** One return to store. */
-    record ReturnRow(String jid, String minionId, String retJson, int retcode, boolean success) {
+    /** One return to store; {@code killed}: the agent stopped the job on a cancel (its state stays CANCELLED). */
+    record ReturnRow(String jid, String minionId, String retJson, int retcode, boolean success, boolean killed) {
     }
 
-    /** {@code arg} as it may be shown; {@code sealedArg} what the agents are sent, sealed (null: the same as arg). */
+    /** The states an agent may still leave: a later fact about the job replaces them. */
+    private static final List<String> OPEN = java.util.Arrays.stream(AgentJobState.values()).filter(AgentJobState::open)
+            .map(Enum::name).toList();
+
+    /**
+     * {@code arg} as it may be shown; {@code sealedArg} what the agents are sent, sealed (null: the same as arg);
+     * {@code timeoutAt} when agents that have not returned are recorded TIMED_OUT (null: never). Every agent is
+     * recorded PUBLISHED.
+     */
     void insertJob(Handle h, String jid, String fun, List<Object> arg, String sealedArg, String tgt, String type,
-                   List<String> minions, String actor) {
+                   List<String> minions, String actor, OffsetDateTime timeoutAt) {
+        OffsetDateTime now = OffsetDateTime.now(clock);
         h.createUpdate("""
-                        INSERT INTO job (jid, fun, arg, sealed_arg, tgt, tgt_type, minions, actor, created_at)
-                        VALUES (:jid, :fun, :arg, :sealed, :tgt, :type, :minions, :actor, :now)""")
+                        INSERT INTO job (jid, fun, arg, sealed_arg, tgt, tgt_type, minions, actor, created_at, timeout_at)
+                        VALUES (:jid, :fun, :arg, :sealed, :tgt, :type, :minions, :actor, :now, :timeout)""")
                 .bind("jid", jid).bind("fun", fun).bind("arg", Sql.toJson(arg)).bind("sealed", sealedArg).bind("tgt", tgt)
                 .bind("type", type).bind("minions", Sql.toJson(minions)).bind("actor", actor)
-                .bind("now", OffsetDateTime.now(clock)).execute();
+                .bind("now", now).bind("timeout", timeoutAt).execute();
+        var insert = h.prepareBatch("INSERT INTO job_agent (jid, minion_id, state, state_at) VALUES (:jid, :id, :state, :now)");
+        for (String id : minions) {
+            insert.bind("jid", jid).bind("id", id).bind("state", AgentJobState.PUBLISHED.name()).bind("now", now).add();
+        }
+        if (!minions.isEmpty()) {
+            insert.execute();
+        }
+    }
+
+    /** Records {@code state} for one agent of a job if it is now in one of {@code from}; whether it was. */
+    boolean advance(Handle h, String jid, String minionId, AgentJobState state, List<AgentJobState> from) {
+        return h.createUpdate("""
+                        UPDATE job_agent SET state = :state, state_at = :now
+                        WHERE jid = :jid AND minion_id = :id AND state IN (<from>)""")
+                .bind("state", state.name()).bind("now", OffsetDateTime.now(clock)).bind("jid", jid).bind("id", minionId)
+                .bindList("from", from.stream().map(Enum::name).toList()).execute() > 0;
+    }
+
+    /**
+     * The agents of a job (those of {@code targets}, or all when null) that may still be working on it, recorded
+     * CANCELLED; answers their ids.
+     */
+    List<String> cancel(Handle h, String jid, List<String> targets) {
+        String only = targets == null ? "" : " AND minion_id IN (<targets>)";
+        var select = h.createQuery("SELECT minion_id FROM job_agent WHERE jid = :jid AND state IN (<open>)" + only
+                + " ORDER BY minion_id").bind("jid", jid).bindList("open", OPEN);
+        var update = h.createUpdate("UPDATE job_agent SET state = :state, state_at = :now WHERE jid = :jid AND state IN (<open>)"
+                + only).bind("state", AgentJobState.CANCELLED.name()).bind("now", OffsetDateTime.now(clock)).bind("jid", jid)
+                .bindList("open", OPEN);
+        if (targets != null) {
+            select.bindList("targets", targets);
+            update.bindList("targets", targets);
+        }
+        List<String> ids = select.mapTo(String.class).list();
+        update.execute();
+        return ids;
+    }
+
+    /**
+     * Agents of jobs whose timeout passed after {@code since} and by {@code now} that have neither returned nor
+     * stopped: TIMED_OUT. Each job is swept once (the caller moves {@code since} on): a later report cannot move an
+     * agent back to a waiting state.
+     */
+    int recordTimeouts(Handle h, OffsetDateTime since, OffsetDateTime now) {
+        return h.createUpdate("""
+                        UPDATE job_agent SET state = :state, state_at = :now
+                        WHERE state IN (<waiting>) AND jid IN (SELECT jid FROM job WHERE timeout_at <= :now AND timeout_at > :since)""")
+                .bind("state", AgentJobState.TIMED_OUT.name()).bind("now", now).bind("since", since)
+                .bindList("waiting", List.of(AgentJobState.PUBLISHED.name(), AgentJobState.RECEIVED.name(), AgentJobState.RUNNING.name()))
+                .execute();
+    }
+
+    /** An agent went offline: its jobs since {@code since} that it had not finished are AGENT_LOST. */
+    int recordLost(Handle h, String minionId, OffsetDateTime since) {
+        return h.createUpdate("""
+                        UPDATE job_agent SET state = :state, state_at = :now
+                        WHERE minion_id = :id AND state IN (<waiting>) AND jid IN (SELECT jid FROM job WHERE created_at > :since)""")
+                .bind("state", AgentJobState.AGENT_LOST.name()).bind("now", OffsetDateTime.now(clock)).bind("id", minionId)
+                .bind("since", since)
+                .bindList("waiting", List.of(AgentJobState.PUBLISHED.name(), AgentJobState.RECEIVED.name(), AgentJobState.RUNNING.name()))
+                .execute();
+    }
+
+    /** Up to {@code limit} agents of a job after {@code after} (null: from the first) in id order, with their returns. */
+    List<AgentJob> page(Handle h, String jid, String after, int limit) {
+        // The page is cut from job_agent first (its primary key's range), then joined: a join before the LIMIT may
+        // read every return of the job for each page.
+        return h.createQuery("""
+                        SELECT a.minion_id, a.state, a.state_at, r.ret, r.retcode, r.success, r.at
+                        FROM (SELECT jid, minion_id, state, state_at FROM job_agent WHERE jid = :jid AND minion_id > :after
+                              ORDER BY minion_id LIMIT :limit) a
+                        LEFT JOIN job_return r ON r.jid = a.jid AND r.minion_id = a.minion_id ORDER BY a.minion_id""")
+                .bind("jid", jid).bind("after", after == null ? "" : after).bind("limit", limit)
+                .map((rs, ctx) -> new AgentJob(rs.getString(1), AgentJobState.valueOf(rs.getString(2)), SqlTime.read(rs, "state_at"),
+                        rs.getString("ret") == null ? null : storedReturn(rs))).list();
+    }
+
+    /** Each agent's recorded state in a job. */
+    Map<String, AgentJobState> states(Handle h, String jid) {
+        Map<String, AgentJobState> states = new LinkedHashMap<>();
+        h.createQuery("SELECT minion_id, state FROM job_agent WHERE jid = :jid ORDER BY minion_id").bind("jid", jid)
+                .map((rs, ctx) -> states.put(rs.getString(1), AgentJobState.valueOf(rs.getString(2)))).forEach(ignored -> { });
+        return states;
+    }
+
+    /** How many agents of each job are in each state. */
+    Map<String, Map<AgentJobState, Integer>> counts(Handle h, Collection<String> jids) {
+        Map<String, Map<AgentJobState, Integer>> counts = new HashMap<>();
+        if (jids.isEmpty()) {
+            return counts;
+        }
+        h.createQuery("SELECT jid, state, COUNT(*) FROM job_agent WHERE jid IN (<jids>) GROUP BY jid, state")
+                .bindList("jids", List.copyOf(jids))
+                .map((rs, ctx) -> counts.computeIfAbsent(rs.getString(1), j -> new java.util.EnumMap<>(AgentJobState.class))
+                        .put(AgentJobState.valueOf(rs.getString(2)), rs.getInt(3))).forEach(ignored -> { });
+        return counts;
+    }
+
+    /** A job of the list, with the minions it targeted (for the business check). */
+    record Listed(JobSummary summary, List<String> minions) {
+    }
+
+    /** Up to {@code limit} jobs older than {@code before} (null: the newest), newest first. */
+    List<Listed> list(Handle h, String before, int limit) {
+        List<Listed> jobs = h.createQuery("SELECT jid, fun, tgt, tgt_type, actor, created_at, minions FROM job"
+                        + (before == null ? "" : " WHERE jid < :before") + " ORDER BY jid DESC LIMIT :limit")
+                .bind("before", before).bind("limit", limit)
+                .map((rs, ctx) -> {
+                    List<String> minions = Sql.fromJson(rs.getString("minions"), STRINGS);
+                    return new Listed(new JobSummary(rs.getString("jid"), rs.getString("fun"), rs.getString("tgt"),
+                            rs.getString("tgt_type"), rs.getString("actor"), SqlTime.read(rs, "created_at"), minions.size(),
+                            Map.of()), minions);
+                }).list();
+        Map<String, Map<AgentJobState, Integer>> counts = counts(h, jobs.stream().map(j -> j.summary().jid()).toList());
+        return jobs.stream().map(j -> new Listed(new JobSummary(j.summary().jid(), j.summary().fun(), j.summary().tgt(),
+                j.summary().tgtType(), j.summary().actor(), j.summary().createdAt(), j.summary().agents(),
+                counts.getOrDefault(j.summary().jid(), Map.of())), j.minions())).toList();
     }
 
     /** Deletes up to {@code limit} jobs created before the cutoff, with their returns; returns how many. */
@@ -82,6 +211,14 @@ final class JobRepository {
                     .bind("success", r.success()).bind("now", now).add();
         }
         insert.execute();
+        OffsetDateTime at = now;
+        // The return is the last fact: a job that finished before a cancel reached it is RETURNED, a killed one CANCELLED.
+        var state = h.prepareBatch("UPDATE job_agent SET state = :state, state_at = :now WHERE jid = :jid AND minion_id = :id");
+        for (ReturnRow r : rows) {
+            state.bind("state", (r.killed() ? AgentJobState.CANCELLED : AgentJobState.RETURNED).name()).bind("now", at)
+                    .bind("jid", r.jid()).bind("id", r.minionId()).add();
+        }
+        state.execute();
     }
 
     /** The job with its returns and the minions still missing. */
@@ -90,7 +227,7 @@ final class JobRepository {
                 .map((rs, ctx) -> new JobResult(rs.getString("jid"), rs.getString("fun"),
                         Sql.fromJson(rs.getString("arg"), LIST), rs.getString("tgt"), rs.getString("tgt_type"),
                         Sql.fromJson(rs.getString("minions"), STRINGS), List.of(),
-                        SqlTime.read(rs, "created_at"), Map.of())).findOne();
+                        SqlTime.read(rs, "created_at"), Map.of(), Map.of(), Map.of())).findOne();
         if (job.isEmpty()) {
             return job;
         }
@@ -100,7 +237,12 @@ final class JobRepository {
                 .map((rs, ctx) -> returns.put(rs.getString("minion_id"), storedReturn(rs))).forEach(ignored -> { });
         List<String> missing = found.minions().stream().filter(id -> !returns.containsKey(id)).toList();
         return Optional.of(new JobResult(found.jid(), found.fun(), found.arg(), found.tgt(), found.tgtType(),
-                found.minions(), missing, found.createdAt(), returns));
+                found.minions(), missing, found.createdAt(), returns, states(h, jid),
+                counts(h, List.of(jid)).getOrDefault(jid, Map.of())));
+    }
+
+    boolean exists(Handle h, String jid) {
+        return h.createQuery("SELECT COUNT(*) FROM job WHERE jid = :jid").bind("jid", jid).mapTo(Integer.class).one() > 0;
     }
 
     /** The minions a job targeted; empty when there is no such job. */

@@ -38,6 +38,14 @@ public final class JobRoutes {
         principal.requireAgents(List.of(id), agentBusinesses, "of key '" + id + "'");
     }
 
+    private static String jid(String name, String text) {
+        if (!text.matches("\\d{20}")) {
+            throw DomainException.invalid(name, io.drover.transport.logging.RateLimitedLog.shown(text, 40)
+                    + " is not a 20-digit job id");
+        }
+        return text;
+    }
+
     public void register(HttpApi api) {
         api.get(API + "/keys", Role.VIEWER, Scope.BUSINESS, "List agent keys (?state=accepted|pending|rejected|denied)", MinionKey.class,
                 Shape.LIST, ctx -> {
@@ -72,13 +80,49 @@ public final class JobRoutes {
                 });
         api.post(API + "/jobs", Role.OPERATOR, Scope.BUSINESS, "Run a function on the agents a target names", JobRequest.class,
                 JobStarted.class, 201, ctx -> ctx.json(jobs.start(principal(ctx), Bodies.read(ctx, JobRequest.class))));
+        api.get(API + "/jobs", Role.VIEWER, Scope.BUSINESS,
+                "Jobs, newest first, with how many agents are in each recorded state; ?before=JID&limit=N (up to 1000) pages back",
+                io.drover.model.jobs.JobSummary.class, Shape.LIST, ctx -> {
+                    String before = ctx.queryParam("before");
+                    if (before != null && !before.isEmpty()) {
+                        jid("before", before);
+                    }
+                    int limit = (int) io.drover.server.http.Params.bounded(ctx, "limit", 100, 1, 1000);
+                    ctx.json(jobs.list(principal(ctx), before == null || before.isEmpty() ? null : before, limit));
+                });
+        api.get(API + "/jobs/{jid}/returns", Role.VIEWER, Scope.BUSINESS,
+                "A page of the job's agents in id order, each with its recorded state and its return when stored; ?after=ID"
+                        + " (the previous page's next) and ?limit=N (1 to " + JobService.MAX_PAGE + ", default 500)",
+                io.drover.model.jobs.AgentJobPage.class, Shape.ONE, ctx -> {
+                    String jid = jid("jid", ctx.pathParam("jid"));
+                    String after = io.drover.server.http.Params.text(ctx, "after", 255);
+                    int limit = (int) io.drover.server.http.Params.bounded(ctx, "limit", 500, 1, JobService.MAX_PAGE);
+                    ctx.json(jobs.agents(principal(ctx), jid, after, limit));
+                });
+        api.post(API + "/jobs/{jid}/cancel", Role.OPERATOR, Scope.BUSINESS,
+                "Stop a job on its agents (all, or the body's targets): their processes are killed (saltutil.kill_job) and"
+                        + " each agent still working on it is recorded cancelled",
+                io.drover.model.jobs.JobCancelRequest.class, io.drover.model.jobs.JobCancelled.class, 200, ctx -> {
+                    String jid = jid("jid", ctx.pathParam("jid"));
+                    io.drover.model.jobs.JobCancelRequest body = Bodies.readOptional(ctx, io.drover.model.jobs.JobCancelRequest.class);
+                    List<String> targets = body == null ? null : body.targets();
+                    if (targets != null) {
+                        if (targets.size() > 100_000) {
+                            throw DomainException.invalid("targets", "names " + targets.size() + " agents; at most 100000");
+                        }
+                        for (int i = 0; i < targets.size(); i++) {
+                            String id = targets.get(i);
+                            if (id == null || id.isBlank() || id.length() > 255 || !id.chars().allMatch(c -> c > 0x20 && c != 0x7f)) {
+                                throw DomainException.invalid("targets[" + i + "]", "is not an agent id");
+                            }
+                        }
+                    }
+                    ctx.json(jobs.cancel(principal(ctx), jid, targets));
+                });
         api.get(API + "/jobs/{jid}", Role.VIEWER, Scope.BUSINESS,
                 "A job with its returns so far and the minions still missing; ?wait=S (up to 60) answers once every minion returned or after S seconds",
                 JobResult.class, Shape.ONE, ctx -> {
-                    String jid = ctx.pathParam("jid");
-                    if (!jid.matches("\\d{20}")) {
-                        throw DomainException.invalid("jid", "'" + jid + "' is not a 20-digit job id");
-                    }
+                    String jid = jid("jid", ctx.pathParam("jid"));
                     long wait = io.drover.server.http.Params.bounded(ctx, "wait", 0, 0, 60);
                     ctx.json(jobs.await(principal(ctx), jid, java.time.Duration.ofSeconds(wait)));
                 });

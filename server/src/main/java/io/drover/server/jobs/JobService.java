@@ -7,7 +7,12 @@ import io.drover.core.match.TargetException;
 import io.drover.core.match.TargetExpression;
 import io.drover.model.api.Problem.FieldError;
 import io.drover.model.agentapi.SaltArgs;
+import io.drover.model.jobs.AgentJob;
+import io.drover.model.jobs.AgentJobPage;
+import io.drover.model.jobs.AgentJobState;
+import io.drover.model.jobs.JobCancelled;
 import io.drover.model.jobs.JobRequest;
+import io.drover.model.jobs.JobSummary;
 import io.drover.model.jobs.JobResult;
 import io.drover.model.jobs.JobStarted;
 import io.drover.server.auth.Principal;
@@ -127,6 +132,7 @@ public final class JobService implements AutoCloseable {
         this.nodegroups = Map.copyOf(nodegroups);
         this.jdbi = jdbi;
         this.jobStarts = new GroupCommit(jdbi, 200);
+        this.stateWrites = new GroupCommit(jdbi, 500);
         this.events = events;
         this.keys = keys;
         this.publisher = publisher;
@@ -263,7 +269,8 @@ public final class JobService implements AutoCloseable {
         // with the returns' events: no second round trip to mark it published, which on SQLite queued every job start
         // of a deployment behind one lock.
         List<io.drover.model.events.Event> created = jobStarts.write(h -> {
-            repository.insertJob(h, jid, request.fun(), shownArgs, sealedArg, request.tgt(), type, minions, principal.name());
+            repository.insertJob(h, jid, request.fun(), shownArgs, sealedArg, request.tgt(), type, minions, principal.name(),
+                    request.timeout() == null ? null : java.time.OffsetDateTime.now(clock).plusSeconds(request.timeout()));
             return events.appendPublished(h, List.of(Map.entry("salt/job/" + jid + "/new", Map.of("jid", jid,
                     "fun", request.fun(), "arg", shownArgs, "tgt", request.tgt(), "tgt_type", type, "minions", minions,
                     "user", principal.name()))));
@@ -495,7 +502,8 @@ public final class JobService implements AutoCloseable {
                     retcode = retcode == 0 ? 1 : retcode;
                     success = false;
                 }
-                rows.add(new JobRepository.ReturnRow(jid, p.minionId(), json, retcode, success));
+                rows.add(new JobRepository.ReturnRow(jid, p.minionId(), json, retcode, success,
+                        Boolean.TRUE.equals(p.load().get("killed"))));
                 Map<String, Object> data = new LinkedHashMap<>();
                 data.put("jid", jid);
                 data.put("id", p.minionId());
@@ -661,6 +669,129 @@ public final class JobService implements AutoCloseable {
     @Override
     public void close() {
         writer.interrupt();
+    }
+
+    /** How far back the sweeps look: a job is forgotten by this server after a day too ({@link #forgetStaleJobs}). */
+    private static final java.time.Duration SWEPT = java.time.Duration.ofDays(1);
+    /** The most agents a page of {@link #agents} holds. */
+    public static final int MAX_PAGE = 5_000;
+
+    /**
+     * What an agent reported of a job it was sent ({@code drover/agent/<id>/job/<jid>/received|running}): recorded
+     * when it moves the agent forward (a late or repeated report changes nothing), and only for an agent the job
+     * targeted. Reports arriving together share a transaction.
+     */
+    public void onAgentState(String minionId, String jid, AgentJobState state) {
+        List<AgentJobState> from = switch (state) {
+            case RECEIVED -> List.of(AgentJobState.PUBLISHED);
+            case RUNNING -> List.of(AgentJobState.PUBLISHED, AgentJobState.RECEIVED);
+            default -> throw new IllegalArgumentException("an agent does not report " + state);
+        };
+        stateWrites.write(h -> repository.advance(h, jid, minionId, state, from));
+    }
+
+    /** Agents' reports of their jobs share transactions, as job starts do. */
+    private final GroupCommit stateWrites;
+
+    /** Where the last sweep for timeouts ended (a day back after a start): each job's timeout is swept once. */
+    private volatile java.time.OffsetDateTime sweptUntil;
+
+    /** Records TIMED_OUT for the agents of jobs whose timeout passed that have not returned; how many. */
+    public synchronized int recordTimeouts() {
+        java.time.OffsetDateTime now = java.time.OffsetDateTime.now(clock);
+        java.time.OffsetDateTime since = sweptUntil == null ? now.minus(SWEPT) : sweptUntil;
+        int recorded = jdbi.inTransaction(h -> repository.recordTimeouts(h, since, now));
+        sweptUntil = now;
+        return recorded;
+    }
+
+    /** An agent went offline ({@code drover/agent/<id>/lost}): the jobs it had not finished record AGENT_LOST. */
+    public void agentLost(io.drover.model.events.Event event) {
+        if (event.data().get("id") instanceof String id) {
+            jdbi.useTransaction(h -> repository.recordLost(h, id, java.time.OffsetDateTime.now(clock).minus(SWEPT)));
+        }
+    }
+
+    /**
+     * A page of a job's agents, in id order after {@code after}, with their recorded states and returns: a job to
+     * 100,000 agents is read a page at a time. Refused (403) for a principal whose businesses do not hold every
+     * agent of the job; 404 for no such job.
+     */
+    public AgentJobPage agents(Principal principal, String jid, String after, int limit) {
+        requireJob(principal, jid);
+        List<AgentJob> page = jdbi.withHandle(h -> repository.page(h, jid, after, limit + 1));
+        boolean more = page.size() > limit;
+        List<AgentJob> shown = more ? page.subList(0, limit) : page;
+        return new AgentJobPage(jid, shown, more ? shown.getLast().id() : null);
+    }
+
+    /**
+     * 404 when there is no such job; 403 when the principal's businesses do not hold every agent of the job (read
+     * only for a scoped principal: a page of a large job does not read its whole target list).
+     */
+    private void requireJob(Principal principal, String jid) {
+        if (principal.allBusinesses()) {
+            if (!jdbi.withHandle(h -> repository.exists(h, jid))) {
+                throw DomainException.notFound("job", jid);
+            }
+            return;
+        }
+        List<String> minions = jdbi.withHandle(h -> repository.minions(h, jid)).orElseThrow(() -> DomainException.notFound("job", jid));
+        principal.requireAgents(minions, agentBusinesses, "job " + jid + " targeted");
+    }
+
+    /**
+     * Up to {@code limit} jobs older than {@code before}, newest first, with how many agents are in each state; a
+     * business-scoped principal sees only jobs whose every agent is in its businesses.
+     */
+    public List<JobSummary> list(Principal principal, String before, int limit) {
+        return jdbi.withHandle(h -> repository.list(h, before, limit)).stream()
+                .filter(j -> {
+                    if (principal.allBusinesses()) {
+                        return true;
+                    }
+                    Map<String, Long> businesses = agentBusinesses.apply(j.minions());
+                    return j.minions().stream().allMatch(id -> principal.covers(businesses.get(id)));
+                })
+                .map(JobRepository.Listed::summary).toList();
+    }
+
+    /**
+     * Stops a job on its agents ({@code targets}: some of them; null or empty: all): the agents still working on it
+     * are recorded CANCELLED and sent {@code saltutil.kill_job} (a Drover agent kills the job's process groups and
+     * the job returns marked killed; a salt-minion kills the job's process). A target the job did not name is refused
+     * (422); a principal whose businesses do not hold every agent concerned is refused (403) without their names.
+     */
+    public JobCancelled cancel(Principal principal, String jid, List<String> targets) {
+        List<String> minions = jdbi.withHandle(h -> repository.minions(h, jid)).orElseThrow(() -> DomainException.notFound("job", jid));
+        List<String> chosen = targets == null || targets.isEmpty() ? null : targets.stream().distinct().toList();
+        if (chosen != null) {
+            // Checked first against the principal, every id named (an unknown one is in no business): a scoped token
+            // learns nothing of the job's other agents, nor whether an agent outside its businesses ran it.
+            principal.requireAgents(chosen, agentBusinesses, "the cancel names");
+            java.util.Set<String> named = new java.util.HashSet<>(minions);
+            List<String> foreign = chosen.stream().filter(id -> !named.contains(id)).toList();
+            if (!foreign.isEmpty()) {
+                throw DomainException.invalid("targets", foreign.size() + " of the targets were not sent job " + jid
+                        + " (first: " + io.drover.transport.logging.RateLimitedLog.shown(foreign.getFirst(), 80) + ")");
+            }
+        } else {
+            principal.requireAgents(minions, agentBusinesses, "job " + jid + " targeted");
+        }
+        List<String> cancelled = jdbi.inTransaction(h -> repository.cancel(h, jid, chosen));
+        String killJid = null;
+        if (!cancelled.isEmpty()) {
+            try {
+                killJid = start(principal, String.join(",", cancelled), "list", new io.drover.model.agentapi.AgentCall.KillJob(jid),
+                        60).jid();
+            } catch (DomainException e) {
+                // none of them is an accepted agent any more (their keys were deleted): nothing to send the kill to
+                log.info("job {}: cancelled on {} agent(s), none of which can be sent the kill: {}", jid, cancelled.size(), e.getMessage());
+            }
+            log.info("job {}: cancelled on {} agent(s) by {} (kill job {})", jid, cancelled.size(), principal.name(), killJid);
+        }
+        int concerned = chosen == null ? minions.size() : chosen.size();
+        return new JobCancelled(jid, cancelled.size(), concerned - cancelled.size(), killJid);
     }
 
     public JobResult get(String jid) {

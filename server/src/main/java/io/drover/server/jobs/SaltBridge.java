@@ -150,6 +150,11 @@ public final class SaltBridge implements MasterHandler {
             return true;
         }
         agents.seen(id);
+        if (verdict.kind() == AgentEventTags.Kind.JOB_STATE) {
+            jobs.onAgentState(id, verdict.jid(), verdict.jobState().equals("running")
+                    ? io.drover.model.jobs.AgentJobState.RUNNING : io.drover.model.jobs.AgentJobState.RECEIVED);
+            return true;
+        }
         if (verdict.kind() == AgentEventTags.Kind.PLAN_LOG && !plans.onLog(id, verdict.planRun(), payload)) {
             return refuse(id, tag, verdict.kind());
         }

@@ -2,6 +2,8 @@ package io.drover.server.jobs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.drover.model.jobs.AgentJob;
+import io.drover.model.jobs.AgentJobState;
 import io.drover.model.jobs.JobResult;
 import io.drover.server.testing.OnBothDatabases;
 import io.drover.server.testing.TestDatabases;
@@ -18,16 +20,16 @@ class JobRepositoryTest {
     void aJobItsReturnsAndWhoIsStillMissing(String kind) {
         TestDatabases.on(kind, db -> db.jdbi().useTransaction(h -> {
             repository.insertJob(h, "20261125000000000001", "cmd.run", List.of("uptime", Map.of("__kwarg__", true, "cwd", "/")),
-                    null, "web-*", "glob", List.of("web-1", "web-2", "web-3"), "alice");
-            repository.insertJob(h, "20261125000000000002", "test.ping", List.of(), "v1:sealed", "db-1", "list", List.of("db-1"), "bob");
+                    null, "web-*", "glob", List.of("web-1", "web-2", "web-3"), "alice", null);
+            repository.insertJob(h, "20261125000000000002", "test.ping", List.of(), "v1:sealed", "db-1", "list", List.of("db-1"), "bob", null);
             assertThat(repository.sealedArg(h, "20261125000000000001")).isEmpty();
             assertThat(repository.sealedArg(h, "20261125000000000002")).contains("v1:sealed");
             assertThat(repository.awaiting(h, List.of("20261125000000000001", "20261125000000000002")))
                     .containsEntry("20261125000000000001", Set.of("web-1", "web-2", "web-3"))
                     .containsEntry("20261125000000000002", Set.of("db-1"));
 
-            repository.insertReturns(h, List.of(new JobRepository.ReturnRow("20261125000000000001", "web-2", "\"up 3 days\"", 0, true),
-                    new JobRepository.ReturnRow("20261125000000000001", "web-3", "\"sh: uptime: not found\"", 127, false)));
+            repository.insertReturns(h, List.of(new JobRepository.ReturnRow("20261125000000000001", "web-2", "\"up 3 days\"", 0, true, false),
+                    new JobRepository.ReturnRow("20261125000000000001", "web-3", "\"sh: uptime: not found\"", 127, false, false)));
             repository.insertReturns(h, List.of());
             assertThat(repository.awaiting(h, List.of("20261125000000000001"))).containsEntry("20261125000000000001", Set.of("web-1"));
 
@@ -40,6 +42,87 @@ class JobRepositoryTest {
             assertThat(job.returns().get("web-3").retcode()).isEqualTo(127);
             assertThat(job.returns().get("web-3").success()).isFalse();
             assertThat(repository.find(h, "20261125000000000009")).isEmpty();
+            assertThat(job.states()).containsExactly(Map.entry("web-1", AgentJobState.PUBLISHED),
+                    Map.entry("web-2", AgentJobState.RETURNED), Map.entry("web-3", AgentJobState.RETURNED));
+            assertThat(job.counts()).containsOnly(Map.entry(AgentJobState.PUBLISHED, 1), Map.entry(AgentJobState.RETURNED, 2));
+        }));
+    }
+
+    /**
+     * Each agent's state moves only forward, from facts: its reports, its return, a cancel, a timeout, its loss. A
+     * killed return keeps CANCELLED; a return after a cancel that came too late is RETURNED.
+     */
+    @OnBothDatabases
+    void statesAreRecordedAsTheyHappen(String kind) {
+        TestDatabases.on(kind, db -> db.jdbi().useTransaction(h -> {
+            String jid = "20261125000000000003";
+            java.time.OffsetDateTime past = java.time.OffsetDateTime.now().minusSeconds(5);
+            repository.insertJob(h, jid, "cmd.run", List.of("sleep 60"), null, "a,b,c,d,e,f", "list",
+                    List.of("a", "b", "c", "d", "e", "f"), "alice", null);
+            assertThat(repository.advance(h, jid, "a", AgentJobState.RECEIVED, List.of(AgentJobState.PUBLISHED))).isTrue();
+            assertThat(repository.advance(h, jid, "a", AgentJobState.RUNNING, List.of(AgentJobState.PUBLISHED, AgentJobState.RECEIVED))).isTrue();
+            assertThat(repository.advance(h, jid, "a", AgentJobState.RECEIVED, List.of(AgentJobState.PUBLISHED)))
+                    .as("a late report does not move it back").isFalse();
+            assertThat(repository.advance(h, jid, "zz", AgentJobState.RUNNING, List.of(AgentJobState.PUBLISHED)))
+                    .as("an agent the job did not name").isFalse();
+            repository.advance(h, jid, "b", AgentJobState.RUNNING, List.of(AgentJobState.PUBLISHED, AgentJobState.RECEIVED));
+            repository.insertReturns(h, List.of(new JobRepository.ReturnRow(jid, "c", "\"done\"", 0, true, false)));
+
+            assertThat(repository.cancel(h, jid, List.of("a", "b", "c"))).as("c had returned").containsExactly("a", "b");
+            repository.insertReturns(h, List.of(new JobRepository.ReturnRow(jid, "a", "\"\"", 143, false, true),
+                    new JobRepository.ReturnRow(jid, "b", "\"finished anyway\"", 0, true, false)));
+            assertThat(repository.recordLost(h, "d", past)).isEqualTo(1);
+            assertThat(repository.recordTimeouts(h, past, java.time.OffsetDateTime.now())).as("the job has no timeout").isZero();
+            assertThat(repository.states(h, jid)).containsExactly(Map.entry("a", AgentJobState.CANCELLED),
+                    Map.entry("b", AgentJobState.RETURNED), Map.entry("c", AgentJobState.RETURNED),
+                    Map.entry("d", AgentJobState.AGENT_LOST), Map.entry("e", AgentJobState.PUBLISHED),
+                    Map.entry("f", AgentJobState.PUBLISHED));
+            assertThat(repository.cancel(h, jid, null)).as("a lost agent may still run it").containsExactly("d", "e", "f");
+
+            String timed = "20261125000000000004";
+            repository.insertJob(h, timed, "test.ping", List.of(), null, "a,b", "list", List.of("a", "b"), "alice",
+                    java.time.OffsetDateTime.now().minusSeconds(1));
+            repository.insertReturns(h, List.of(new JobRepository.ReturnRow(timed, "a", "true", 0, true, false)));
+            assertThat(repository.recordTimeouts(h, past, java.time.OffsetDateTime.now())).isEqualTo(1);
+            assertThat(repository.recordTimeouts(h, java.time.OffsetDateTime.now(), java.time.OffsetDateTime.now().plusSeconds(5)))
+                    .as("swept once").isZero();
+            assertThat(repository.states(h, timed)).containsExactly(Map.entry("a", AgentJobState.RETURNED),
+                    Map.entry("b", AgentJobState.TIMED_OUT));
+        }));
+    }
+
+    /**
+     * The paging contract of GET /jobs/{jid}/returns: every agent once, in id order, pages of at most the limit, the
+     * next page after the last id of this one, no next on the last page; agents with and without returns alike.
+     */
+    @OnBothDatabases
+    void aJobsAgentsArePagedInIdOrderEachOnce(String kind) {
+        TestDatabases.on(kind, db -> db.jdbi().useTransaction(h -> {
+            String jid = "20261125000000000005";
+            List<String> ids = java.util.stream.IntStream.range(0, 1_234).mapToObj(i -> "host-" + Integer.toString(i, 36)).toList();
+            repository.insertJob(h, jid, "test.ping", List.of(), null, "host-*", "glob", ids, "alice", null);
+            repository.insertReturns(h, ids.stream().filter(id -> id.hashCode() % 3 != 0)
+                    .map(id -> new JobRepository.ReturnRow(jid, id, "true", 0, true, false)).toList());
+            List<String> seen = new java.util.ArrayList<>();
+            String after = null;
+            int pages = 0;
+            while (true) {
+                List<AgentJob> page = repository.page(h, jid, after, 100);
+                assertThat(page.size()).isLessThanOrEqualTo(100);
+                if (page.isEmpty()) {
+                    break;
+                }
+                pages++;
+                for (AgentJob a : page) {
+                    seen.add(a.id());
+                    assertThat(a.state()).isEqualTo(a.id().hashCode() % 3 != 0 ? AgentJobState.RETURNED : AgentJobState.PUBLISHED);
+                    assertThat(a.ret() == null).isEqualTo(a.id().hashCode() % 3 == 0);
+                }
+                after = page.getLast().id();
+            }
+            assertThat(pages).isEqualTo(13);
+            assertThat(seen).containsExactlyInAnyOrderElementsOf(ids).doesNotHaveDuplicates();
+            assertThat(repository.page(h, "20261125000000000099", null, 10)).isEmpty();
         }));
     }
 }

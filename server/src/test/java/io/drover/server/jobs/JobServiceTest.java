@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.drover.core.match.Glob;
+import io.drover.model.jobs.AgentJobState;
 import io.drover.model.jobs.JobRequest;
 import io.drover.model.jobs.JobStarted;
 import io.drover.server.agents.AgentRegistry;
@@ -63,6 +64,56 @@ class JobServiceTest {
                 assertThatThrownBy(() -> jobs.start(admin, new JobRequest("auto-1", "list", "test.ping", List.of(), Map.of(), 30)))
                         .hasMessageContaining("closed");
                 assertThat(wanted).as("nobody waits on a job that did not go out").isFalse();
+            } finally {
+                jobs.close();
+            }
+        });
+    }
+
+    /**
+     * States recorded by the service from what happens, never inferred: the agents' reports (only forward, only their
+     * own), the sweep of timed-out jobs (once per job), an agent's loss, a return.
+     */
+    @Test
+    void eachAgentsStateIsRecordedFromWhatHappens() {
+        TestDatabases.on("sqlite", db -> {
+            io.drover.server.testing.ManualClock clock = new io.drover.server.testing.ManualClock(System.currentTimeMillis());
+            EventBus bus = new EventBus();
+            EventStore events = new EventStore(db.jdbi(), bus, clock);
+            AgentRegistry agents = new AgentRegistry(db.jdbi(), events, new InventoryService(db.jdbi(), new InventoryRepository(), events),
+                    null, clock);
+            KeyStore keys = new KeyStore(db.jdbi(), events, List.of(Glob.compile("auto-*")), new EnrollmentTokenStore(db.jdbi(), clock),
+                    agents, () -> { }, clock);
+            for (String id : List.of("auto-1", "auto-2", "auto-3", "auto-4")) {
+                assertThat(keys.decide(id, KEY, null)).isEqualTo(KeyDecision.ACCEPTED);
+            }
+            JobService jobs = new JobService(db.jdbi(), events, keys, id -> Map.of(), agents::businesses, Map.of(), (load, minions) -> { },
+                    () -> () -> { }, 1 << 20, io.drover.server.store.SecretBox.of(new byte[32]), clock);
+            try {
+                Principal admin = Principal.system("test");
+                String jid = jobs.start(admin, new JobRequest("auto-*", "glob", "cmd.run", List.of("sleep 9"), Map.of(), 30)).jid();
+                assertThat(jobs.get(jid).states()).containsOnly(Map.entry("auto-1", AgentJobState.PUBLISHED),
+                        Map.entry("auto-2", AgentJobState.PUBLISHED), Map.entry("auto-3", AgentJobState.PUBLISHED),
+                        Map.entry("auto-4", AgentJobState.PUBLISHED));
+                jobs.onAgentState("auto-1", jid, AgentJobState.RECEIVED);
+                jobs.onAgentState("auto-2", jid, AgentJobState.RUNNING);
+                jobs.onAgentState("auto-2", jid, AgentJobState.RECEIVED); // late: stays RUNNING
+                jobs.onAgentState("ghost", jid, AgentJobState.RUNNING); // not targeted: nothing
+                jobs.onReturn("auto-3", Map.of("jid", jid, "fun", "cmd.run", "return", "", "retcode", 0));
+                jobs.agentLost(new io.drover.model.events.Event(1, "drover/agent/auto-4/lost", java.time.OffsetDateTime.now(clock),
+                        Map.of("id", "auto-4")));
+                assertThat(jobs.recordTimeouts()).as("not yet").isZero();
+                clock.advance(Duration.ofSeconds(31));
+                assertThat(jobs.recordTimeouts()).isEqualTo(2);
+                assertThat(jobs.recordTimeouts()).as("each job swept once").isZero();
+                assertThat(jobs.get(jid).states()).containsOnly(Map.entry("auto-1", AgentJobState.TIMED_OUT),
+                        Map.entry("auto-2", AgentJobState.TIMED_OUT), Map.entry("auto-3", AgentJobState.RETURNED),
+                        Map.entry("auto-4", AgentJobState.AGENT_LOST));
+                assertThat(jobs.get(jid).states()).doesNotContainKey("ghost");
+                assertThat(jobs.get(jid).counts()).containsOnly(Map.entry(AgentJobState.TIMED_OUT, 2),
+                        Map.entry(AgentJobState.RETURNED, 1), Map.entry(AgentJobState.AGENT_LOST, 1));
+                jobs.onReturn("auto-1", Map.of("jid", jid, "fun", "cmd.run", "return", "late", "retcode", 0));
+                assertThat(jobs.get(jid).states().get("auto-1")).as("a late return is the last fact").isEqualTo(AgentJobState.RETURNED);
             } finally {
                 jobs.close();
             }
