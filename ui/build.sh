@@ -19,7 +19,7 @@ if [ "$1" = "--test" ]; then
   exec npm run --silent test
 fi
 out=${1:?usage: ui/build.sh OUT_DIR | --test}
-if [ -f "$out/files.txt" ] && [ -z "$(find src index.html package-lock.json vite.config.ts tsconfig.json -newer "$out/files.txt" -print -quit 2>/dev/null)" ]; then
+if [ -f "$out/files.txt" ] && [ -z "$(find src index.html package-lock.json vite.config.ts tsconfig.json eslint.config.js -newer "$out/files.txt" -print -quit 2>/dev/null)" ]; then
   exit 0
 fi
 DROVER_UI_OUT="$out" npm run --silent build
