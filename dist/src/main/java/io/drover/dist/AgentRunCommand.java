@@ -35,9 +35,7 @@ final class AgentRunCommand {
             System.out.println("drover agent " + AgentHome.version(AgentHome.fromSystem(), BuildVersion.current()));
             return 0;
         }
-        MinionConfig config = MinionConfig.of(o.id, "localhost", o.publishPort, 4506).withMasters(o.masters)
-                .withEnrollToken(o.enrollToken).withFailback(o.failbackSeconds == 0 ? null : Duration.ofSeconds(o.failbackSeconds))
-                .withMasterFinger(o.masterFinger);
+        MinionConfig config = minionConfig(o);
         io.drover.agent.amqp.AmqpSettings amqp = o.amqpUrl == null ? null : new io.drover.agent.amqp.AmqpSettings(o.amqpUrl,
                 o.amqpQueue, o.amqpResultExchange, o.amqpResultRoutingKey, o.amqpReplyTo, o.amqpEngineKey, o.amqpAllowUnsigned,
                 o.amqpPassword, o.amqpCaCert, o.amqpRebootCommand, o.amqpLogRoutingKey);
@@ -53,6 +51,13 @@ final class AgentRunCommand {
         System.out.println("drover agent " + o.id + " connecting to " + (masters.size() == 1 ? masters.getFirst()
                 : masters.getFirst() + " (then " + masters.subList(1, masters.size()) + ")"));
         return runUntilStopped(agent);
+    }
+
+    /** The minion configuration an agent runs with: Salt's timeouts and retries, the masters and options given. */
+    static MinionConfig minionConfig(AgentOptions o) {
+        return MinionConfig.of(o.id, "localhost", o.publishPort, 4506).withMasters(o.masters)
+                .withEnrollToken(o.enrollToken).withFailback(o.failbackSeconds == 0 ? null : Duration.ofSeconds(o.failbackSeconds))
+                .withMasterFinger(o.masterFinger);
     }
 
     /** {@code host[:port]} entries separated by commas; each server's publish port until it names its own. */
