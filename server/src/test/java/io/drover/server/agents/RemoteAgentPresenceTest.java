@@ -104,7 +104,7 @@ class RemoteAgentPresenceTest {
             assertThat(events).filteredOn(e -> e.tag().equals("drover/agent/far-3/online")).singleElement()
                     .satisfies(e -> assertThat(e.data().get("reason")).isEqualTo("moved here"));
             OffsetDateTime stored = db.jdbi().withHandle(h -> h.createQuery("SELECT last_seen FROM agent WHERE id = 'far-3'")
-                    .mapTo(OffsetDateTime.class).one());
+                    .map((rs, ctx) -> io.drover.server.store.SqlTime.read(rs, "last_seen")).one());
             assertThat(stored.toInstant()).as("the watcher of remote agents reads a fresh last-seen").isEqualTo(clock.instant());
 
             agents.seen("far-3");
