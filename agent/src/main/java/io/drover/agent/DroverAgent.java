@@ -144,7 +144,7 @@ public final class DroverAgent implements AutoCloseable {
                     data.put("version", version);
                     data.put("interval", heartbeat.toSeconds());
                     data.put("grains", current);
-                    boolean sent = minion.fireEvent("drover/agent/" + minion.id() + "/heartbeat", data);
+                    boolean sent = minion.heartbeat("drover/agent/" + minion.id() + "/heartbeat", data, heartbeat);
                     nextAt = System.nanoTime() + (sent ? heartbeat : Duration.ofSeconds(2)).toNanos();
                 }
                 last = now;

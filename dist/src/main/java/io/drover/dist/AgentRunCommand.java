@@ -52,9 +52,7 @@ final class AgentRunCommand {
             System.out.println("drover agent " + o.id + " taking execution plans over AMQP only from " + o.amqpQueue);
             return runUntilStopped(agent);
         }
-        MinionConfig config = MinionConfig.of(o.id, "localhost", o.publishPort, 4506).withMasters(o.masters)
-                .withEnrollToken(o.enrollToken).withFailback(o.failbackSeconds == 0 ? null : Duration.ofSeconds(o.failbackSeconds))
-                .withMasterFinger(o.masterFinger);
+        MinionConfig config = minionConfig(o);
         DroverAgent agent;
         try {
             agent = DroverAgent.start(config, o.root, version, new Grains.Placement(o.innerIp, o.cloudId),
@@ -67,6 +65,13 @@ final class AgentRunCommand {
         System.out.println("drover agent " + o.id + " connecting to " + (masters.size() == 1 ? masters.getFirst()
                 : masters.getFirst() + " (then " + masters.subList(1, masters.size()) + ")"));
         return runUntilStopped(agent);
+    }
+
+    /** The minion configuration an agent runs with: Salt's timeouts and retries, the masters and options given. */
+    static MinionConfig minionConfig(AgentOptions o) {
+        return MinionConfig.of(o.id, "localhost", o.publishPort, 4506).withMasters(o.masters)
+                .withEnrollToken(o.enrollToken).withFailback(o.failbackSeconds == 0 ? null : Duration.ofSeconds(o.failbackSeconds))
+                .withMasterFinger(o.masterFinger);
     }
 
     /** {@code host[:port]} entries separated by commas; each server's publish port until it names its own. */

@@ -137,14 +137,18 @@ public final class AgentRegistry {
      */
     public void seen(String id) {
         Agent a = agents.computeIfAbsent(id, Agent::new);
-        a.remote = false;
         a.lastSeen = clock.instant();
         a.lastSeenDirty = true;
         synchronized (a) {
             if (!a.online) {
                 a.online = true;
                 a.pendingReason = "heard from";
+            } else if (a.remote) {
+                // It moved here from another server (which may have died): the online event tells the others where it
+                // is now, and writes when it was last heard, so that none of them takes it for lost.
+                a.pendingReason = "moved here";
             }
+            a.remote = false;
         }
     }
 
@@ -568,6 +572,10 @@ public final class AgentRegistry {
                 case "lost" -> {
                     if (a.remote) {
                         a.online = false;
+                    } else if (a.online) {
+                        // Another server lost it while it is connected here (it moved here after that server last
+                        // heard it): telling them again that it is online corrects them.
+                        a.pendingReason = "connected here";
                     }
                 }
                 default -> { }

@@ -90,4 +90,44 @@ class RemoteAgentPresenceTest {
             assertThat(agents.online("far-2")).isTrue();
         });
     }
+
+    @OnBothDatabases
+    void anAgentThatMovesHereFromAnotherServerIsAnnouncedOnlineWithWhenItWasHeard(String kind) {
+        TestDatabases.on(kind, db -> {
+            writtenByItsServer(db, "far-3", 5);
+            AgentRegistry agents = registry(db);
+            agents.peerReported(peerEvent("drover/agent/far-3/online"));
+            clock.advance(Duration.ofSeconds(40)); // its server died 40 s after it last wrote when it heard the agent
+
+            agents.seen("far-3"); // the agent moved here
+            agents.checkPresence();
+            assertThat(events).filteredOn(e -> e.tag().equals("drover/agent/far-3/online")).singleElement()
+                    .satisfies(e -> assertThat(e.data().get("reason")).isEqualTo("moved here"));
+            OffsetDateTime stored = db.jdbi().withHandle(h -> h.createQuery("SELECT last_seen FROM agent WHERE id = 'far-3'")
+                    .map((rs, ctx) -> io.drover.server.store.SqlTime.read(rs, "last_seen")).one());
+            assertThat(stored.toInstant()).as("the watcher of remote agents reads a fresh last-seen").isEqualTo(clock.instant());
+
+            agents.seen("far-3");
+            agents.checkPresence();
+            assertThat(events).as("announced once, not on every request").filteredOn(e -> e.tag().endsWith("/online")).hasSize(1);
+        });
+    }
+
+    @OnBothDatabases
+    void aServerThatLosesAnAgentConnectedHereIsToldAgainThatItIsOnline(String kind) {
+        TestDatabases.on(kind, db -> {
+            watches.set(false);
+            AgentRegistry agents = registry(db);
+            agents.seen("near-1");
+            agents.checkPresence();
+            events.clear();
+
+            // another server had it online through a server that died, and lost it after it moved here
+            agents.peerReported(peerEvent("drover/agent/near-1/lost"));
+            assertThat(agents.online("near-1")).isTrue();
+            agents.checkPresence();
+            assertThat(events).filteredOn(e -> e.tag().equals("drover/agent/near-1/online")).singleElement()
+                    .satisfies(e -> assertThat(e.data().get("reason")).isEqualTo("connected here"));
+        });
+    }
 }

@@ -20,6 +20,12 @@ public interface MinionTransport extends AutoCloseable {
     byte[] request(MinionConfig.Master master, byte[] frame);
 
     /**
+     * As {@link #request(MinionConfig.Master, byte[])}, waiting at most {@code timeout} per try and trying at most
+     * {@code tries} times (a heartbeat's bound, shorter than a job return's).
+     */
+    byte[] request(MinionConfig.Master master, byte[] frame, java.time.Duration timeout, int tries);
+
+    /**
      * Receives publishes from {@code host:port} with the given subscription prefixes (an empty prefix takes
      * everything) and hands each one's payload (its last frame) to {@code onPayload}, in order, on the calling
      * thread. Returns when {@code keepGoing} turns false (checked at least once a second) or the subscription

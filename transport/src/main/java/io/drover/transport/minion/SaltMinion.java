@@ -63,6 +63,11 @@ public final class SaltMinion implements AutoCloseable {
     private final java.util.concurrent.atomic.AtomicBoolean checkingKey = new java.util.concurrent.atomic.AtomicBoolean();
     /** Set by a failover: the next connection first tries the session key it has. */
     private volatile boolean moved;
+    /**
+     * A request to the master in use went unanswered (no try answered, or every connection was refused): with
+     * several masters the minion leaves its subscription and moves to the next at once.
+     */
+    private volatile boolean masterSilent;
     /** The master frames publishes with topics (a Drover server says so when signing in); false for a salt-master. */
     private volatile boolean topics;
     /**
@@ -151,6 +156,7 @@ public final class SaltMinion implements AutoCloseable {
                 log.error("{}: sign-in failed", config.id(), e);
                 result = report(SignInListener.Result.FAILED, "sign-in failed: " + e, State.CONNECTING);
             }
+            masterSilent = false;
             state = result;
             if (result == State.CONNECTED) {
                 wait = config.acceptanceWait();
@@ -160,8 +166,13 @@ public final class SaltMinion implements AutoCloseable {
                     log.error("{}: the subscription failed; signing in again", config.id(), e);
                     sleep(jittered(Duration.ofSeconds(1)));
                 }
+                // Not connected until the next sign-in: requests meanwhile fail at once instead of waiting on a
+                // master that is gone (or holding the request socket that the next sign-in needs).
+                state = State.CONNECTING;
                 if (preferredAnswers) {
                     backToPreferred();
+                } else if (masterSilent && running && config.masters().size() > 1) {
+                    failOver();
                 }
                 continue;
             }
@@ -228,16 +239,26 @@ public final class SaltMinion implements AutoCloseable {
     }
 
     /**
-     * Moves to the next master in the list after a pause jittered over {@code reconnectJitter}, so that the agents of
-     * a server that died do not all sign in to the next one at the same instant.
+     * The most a failover waits before it moves: the agents of a server that died spread over this much time (ten
+     * thousand agents: 2,500 moves a second, each one request under the session key they keep), and yet each of them
+     * answers through the next server within seconds.
+     */
+    static final Duration FAILOVER_JITTER = Duration.ofSeconds(4);
+
+    /**
+     * Moves to the next master in the list after a pause jittered over {@code reconnectJitter} (at most
+     * {@link #FAILOVER_JITTER}), so that the agents of a server that died do not all move to the next one at the same
+     * instant.
      */
     private void failOver() {
         moved = true;
         MinionConfig.Master from = master();
         current = (current + 1) % config.masters().size();
         publishPort = master().publishPort();
-        log.warn("{}: master {} does not answer; moving to {}", config.id(), from, master());
-        sleep(Duration.ofMillis(ThreadLocalRandom.current().nextLong(1 + config.reconnectJitter().toMillis())));
+        Duration jitter = config.reconnectJitter().compareTo(FAILOVER_JITTER) < 0 ? config.reconnectJitter() : FAILOVER_JITTER;
+        long pause = ThreadLocalRandom.current().nextLong(1 + jitter.toMillis());
+        log.warn("{}: master {} does not answer; moving to {} in {} ms", config.id(), from, master(), pause);
+        sleep(Duration.ofMillis(pause));
     }
 
     /**
@@ -406,7 +427,8 @@ public final class SaltMinion implements AutoCloseable {
                 // A salt-master publishes one untagged frame by default (zmq_filtering off): take every publish
                 // and let the target check decide, as a salt-minion does.
                 : List.of(new byte[0]);
-        transport.subscribe(master().host(), publishPort, prefixes, this::onPublish, () -> running && !reauth && stayOnThisMaster());
+        transport.subscribe(master().host(), publishPort, prefixes, this::onPublish,
+                () -> running && !reauth && !masterSilent && stayOnThisMaster());
         if (running && reauth) {
             sleep(jittered(Duration.ofMillis(200)));
         }
@@ -531,6 +553,20 @@ public final class SaltMinion implements AutoCloseable {
         return aesRequest(eventLoad(tag, data)) != NOT_ACKNOWLEDGED;
     }
 
+    /**
+     * Fires a heartbeat event, waiting for the master at most one {@code interval} (one try, not Salt's three tries
+     * of a minute): a master that does not answer it is noticed within two intervals, and a minion with several
+     * masters moves to the next.
+     */
+    public boolean heartbeat(String tag, Map<String, Object> data, Duration interval) {
+        Crypticle key = session;
+        if (key == null || state != State.CONNECTED) {
+            return false;
+        }
+        Duration timeout = interval.compareTo(config.requestTimeout()) < 0 ? interval : config.requestTimeout();
+        return exchange(key, eventLoad(tag, data), null, timeout, 1) != NOT_ACKNOWLEDGED;
+    }
+
     private Map<String, Object> eventLoad(String tag, Map<String, Object> data) {
         Map<String, Object> load = new LinkedHashMap<>();
         load.put("cmd", "_minion_event");
@@ -574,15 +610,22 @@ public final class SaltMinion implements AutoCloseable {
         return exchange(current, load, null);
     }
 
-    /** An encrypted request to {@code to} (null: the master in use). */
     private Object exchange(Crypticle current, Map<String, Object> load, MinionConfig.Master to) {
+        return exchange(current, load, to, config.requestTimeout(), config.tries());
+    }
+
+    /**
+     * An encrypted request to {@code to} (null: the master in use, which is taken to be gone when no try is
+     * answered).
+     */
+    private Object exchange(Crypticle current, Map<String, Object> load, MinionConfig.Master to, Duration timeout, int tries) {
         String nonce = Messages.nonce();
         Map<String, Object> withNonce = new LinkedHashMap<>(load);
         withNonce.put("nonce", nonce);
         try {
             byte[] ct = current.dumps(withNonce, null);
             byte[] frame = SaltPack.pack(ownKey ? Messages.agentEnvelope(config.id(), ct) : Messages.envelope("aes", ct));
-            Object reply = to == null ? request(frame) : SaltPack.unpack(transport.request(to, frame));
+            Object reply = SaltPack.unpack(transport.request(to == null ? master() : to, frame, timeout, tries));
             if (reply instanceof String s) {
                 if (to == null) { // the master in use no longer reads this session key
                     log.info("{}: master answered '{}'; re-authenticating", config.id(), s);
@@ -591,7 +634,13 @@ public final class SaltMinion implements AutoCloseable {
                 return NOT_ACKNOWLEDGED;
             }
             return current.loads(SaltPack.bytes(reply), nonce);
-        } catch (RequestTimeoutException | InvalidMessageException | MalformedFrameException e) {
+        } catch (RequestTimeoutException e) {
+            if (to == null && running) {
+                log.info("{}: {} did not answer the request {}", config.id(), master(), load.get("cmd"));
+                masterSilent = config.masters().size() > 1;
+            }
+            return NOT_ACKNOWLEDGED;
+        } catch (InvalidMessageException | MalformedFrameException e) {
             if (to == null) {
                 log.info("{}: request {} failed: {}", config.id(), load.get("cmd"), e.getMessage());
             }

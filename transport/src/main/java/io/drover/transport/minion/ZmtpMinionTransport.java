@@ -66,13 +66,22 @@ public final class ZmtpMinionTransport implements MinionTransport {
 
     @Override
     public byte[] request(MinionConfig.Master master, byte[] frame) {
+        return request(master, frame, config.requestTimeout(), config.tries());
+    }
+
+    /**
+     * A refused or reset connection is tried again after a jittered pause when the minion has one master (it may be
+     * restarting); with several it is tried again at once, and after the last try the minion moves to the next.
+     */
+    @Override
+    public byte[] request(MinionConfig.Master master, byte[] frame, java.time.Duration timeout, int tries) {
         requestLock.lock();
         try {
             if (dealer != null && !master.equals(dealerMaster)) {
                 dealer.connection.close();
                 dealer = null;
             }
-            for (int attempt = 1; attempt <= config.tries() && open; attempt++) {
+            for (int attempt = 1; attempt <= tries && open; attempt++) {
                 Dealer d = dealer;
                 if (d == null || d.closed) {
                     d = new Dealer();
@@ -83,11 +92,13 @@ public final class ZmtpMinionTransport implements MinionTransport {
                 }
                 CompletableFuture<byte[]> reply = d.send(frame);
                 try {
-                    return reply.get(config.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
+                    return reply.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
                 } catch (TimeoutException e) {
                     // no answer: a late reply must not be read as the answer to the next request
                 } catch (ExecutionException e) {
-                    pause(); // refused or reset: the master may be restarting
+                    if (config.masters().size() == 1 && attempt < tries) {
+                        pause(); // refused or reset: the master may be restarting
+                    }
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     break;
