@@ -125,6 +125,8 @@ public final class CommandLineFormat {
         boolean doubled;
         boolean escaped;
         boolean comment;
+        /** For each open parenthesis: whether double quotes were open around it ({@code "$(…)"} starts unquoted). */
+        final java.util.ArrayDeque<Boolean> parentheses = new java.util.ArrayDeque<>();
 
         void append(char c) {
             char before = text.isEmpty() ? '\n' : text.charAt(text.length() - 1);
@@ -143,7 +145,16 @@ public final class CommandLineFormat {
             } else if (c == '\\') {
                 escaped = true;
             } else if (doubled) {
-                doubled = c != '"';
+                if (c == '(' && before == '$') {
+                    parentheses.push(true);
+                    doubled = false;
+                } else {
+                    doubled = c != '"';
+                }
+            } else if (c == '(') {
+                parentheses.push(false);
+            } else if (c == ')' && !parentheses.isEmpty()) {
+                doubled = parentheses.pop();
             } else if (c == '\'') {
                 single = true;
                 dollarSingle = before == '$';

@@ -39,9 +39,11 @@ class CommandLineFormatTest {
 
     @Test
     void valuesNeverBecomeShellSyntaxWhereverThePlaceholderIs() throws Exception {
-        String evil = "$(echo PWNED)`echo PWNED`;echo${IFS}PWNED|'\"\\*";
+        // no blank in it: an unquoted $(…) the author wrote would split it, which is the author's shell, not the value's
+        String evil = "$(echo${IFS}PWNED)`echo${IFS}PWNED`;echo${IFS}PWNED|'\"\\*";
         for (String commandline : List.of("{0}", "\"{0}\"", "\"x{0}y\"", "\"$(printf %s {0})\"", "$(printf %s {0})",
-                "`printf %s {0}`", "\"${{UNSET:-{0}}}\"", "# it's a comment {0}\nf {0}", "<<EOF\n{0}\nEOF")) {
+                "`printf %s {0}`", "\"${{UNSET:-{0}}}\"", "\"$(printf %s \"$((1+2))\" {0})\"", "\"$(printf %s \"a\")\"{0}",
+                "# it's a comment {0}\nf {0}", "<<EOF\n{0}\nEOF")) {
             assertThat(sh(CommandLineFormat.format(commandline, List.of(evil), Map.of()))).as(commandline).contains(evil);
         }
         assertThat(sh(CommandLineFormat.format("\"x{0}y\" {0}", List.of("a  b*\nc"), Map.of()))).isEqualTo("[xa  b*\ncy][a  b*\nc]");
