@@ -293,7 +293,10 @@ public final class AmqpChannel implements AutoCloseable {
         } else {
             // Marked first: a plan cut short by a crash is restarted at the next start, never dropped as a duplicate.
             queue.markRunning(entry);
-            if (document != null && document.get("Stamp") instanceof Number stamp && !queue.newStamp(stamp.longValue())) {
+            // Only an integer Stamp is recorded: 1e300 read as Long.MAX_VALUE would make every later plan stale. The
+            // validator answers any other Stamp.
+            if (document != null && document.get("Stamp") instanceof Number stamp && (stamp instanceof Integer || stamp instanceof Long)
+                    && !queue.newStamp(stamp.longValue())) {
                 // Answered, not dropped: the engine would otherwise wait out its timeout.
                 log.info("execution plans: refusing plan {}: its Stamp {} is not newer than the last one run", sourceId(document, messageId), stamp);
                 finish(entry, messageId, error(PlanErrorCode.BAD_FORMAT, sourceId(document, messageId), "The plan's Stamp " + stamp

@@ -49,6 +49,9 @@ public final class OperationRunner {
     /** All argKeys' values together, well under the kernel's total for arguments and environment. */
     static final int MAX_ARGUMENTS = 1 << 20;
     static final String DATA_FILE = ".data.json";
+    /** An operation's folder: its script, code, data and output are the owner's alone, as the map may hold secrets. */
+    private static final java.nio.file.attribute.FileAttribute<?> OWNER_ONLY = java.nio.file.attribute.PosixFilePermissions
+            .asFileAttribute(java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
 
     private final Path workRoot;
     private HttpClient http;
@@ -74,7 +77,7 @@ public final class OperationRunner {
         }
         Path dir = workRoot.resolve(UUID.randomUUID().toString());
         try {
-            Files.createDirectories(dir);
+            Files.createDirectories(dir, OWNER_ONLY);
             Path script = dir.resolve("script.sh");
             Files.writeString(script, run.script());
             List<String> command = new ArrayList<>(List.of("/bin/sh", script.toString()));
@@ -113,7 +116,7 @@ public final class OperationRunner {
         }
         Path dir = workRoot.resolve(UUID.randomUUID().toString());
         try {
-            Files.createDirectories(dir);
+            Files.createDirectories(dir, OWNER_ONLY);
             for (Map.Entry<String, String> file : run.code().entrySet()) {
                 if (!file.getKey().matches("[A-Za-z0-9_.-]{1,100}") || file.getKey().startsWith(".")) {
                     return new OperationOutcome(false, Map.of(), "function: '" + file.getKey() + "' is not a plain file name");
@@ -260,9 +263,13 @@ public final class OperationRunner {
             ProcessGroups.kill(process);
             JobProcesses.ended(process);
         }
+        if (!Files.isRegularFile(out, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            // A FIFO would block the read forever, a link to /dev/zero feed it; the script swapped what it was given.
+            return new Finished("", "its output file .output is not a regular file any more");
+        }
         String output;
         long size = Files.size(out);
-        try (InputStream in = Files.newInputStream(out)) {
+        try (InputStream in = Files.newInputStream(out, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
             output = new String(in.readNBytes(MAX_OUTPUT), StandardCharsets.UTF_8);
         }
         if (size > MAX_OUTPUT) {

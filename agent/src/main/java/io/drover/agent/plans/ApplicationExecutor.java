@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
+import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -14,7 +15,8 @@ import java.util.Set;
 /**
  * Application: the entry point is made executable and run through {@code /bin/sh} in the script's folder as
  * {@code ./<name> <commandline>}, the command line made by {@link CommandLineFormat} from the call's first argument
- * (or {@code commandline=}) and all its other arguments; {@code input=} goes to its stdin, as the reference agent's.
+ * (or {@code commandline=}), its other arguments passed as the shell's positional parameters (never as shell text);
+ * {@code input=} goes to its stdin, as the reference agent's.
  * Functions are not a thing here: {@code app.fn(x)} runs the whole script too.
  */
 final class ApplicationExecutor extends ProcessExecutor {
@@ -31,10 +33,12 @@ final class ApplicationExecutor extends ProcessExecutor {
         Map<String, Object> keywords = new LinkedHashMap<>(kwargs);
         keywords.remove("commandline");
         Object input = keywords.remove("input");
-        String commandLine = CommandLineFormat.format(word(line), positional, keywords);
+        CommandLineFormat.CommandLine commandLine = CommandLineFormat.format(word(line), positional, keywords);
         makeExecutable(script.entryPoint());
-        String command = "./" + CommandLineFormat.quote(script.entryName()) + " " + commandLine;
-        return finish(plan, script, function, List.of("/bin/sh", "-c", command), input == null ? null : word(input));
+        List<String> command = new ArrayList<>(List.of("/bin/sh", "-c",
+                "./" + CommandLineFormat.quote(script.entryName()) + " " + commandLine.text(), "sh"));
+        command.addAll(commandLine.words());
+        return finish(plan, script, function, command, input == null ? null : word(input));
     }
 
     @Override

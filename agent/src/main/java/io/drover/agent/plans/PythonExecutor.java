@@ -6,6 +6,7 @@ import io.drover.model.plans.PlanJson;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -74,14 +75,21 @@ final class PythonExecutor extends ProcessExecutor {
         }
     }
 
+    /** The result file, read no further than the limit and only as the regular file it was made (the function may swap it). */
     private static Object read(LoadedScript script, Path result) throws IOException {
-        if (Files.size(result) > MAX_RESULT) {
+        if (!Files.isRegularFile(result, LinkOption.NOFOLLOW_LINKS)) {
+            throw new PlanException(PlanErrorCode.GENERIC, "Script " + script.script().name()
+                    + ": the file its function's return value was written to is not a regular file any more");
+        }
+        byte[] bytes;
+        try (InputStream in = Files.newInputStream(result, LinkOption.NOFOLLOW_LINKS)) {
+            bytes = in.readNBytes(MAX_RESULT + 1);
+        }
+        if (bytes.length > MAX_RESULT) {
             throw new PlanException(PlanErrorCode.GENERIC, "Script " + script.script().name() + " returned a value over "
                     + MAX_RESULT + " bytes as JSON");
         }
-        try (InputStream in = Files.newInputStream(result)) {
-            return PlanJson.read(in.readAllBytes());
-        }
+        return PlanJson.read(bytes);
     }
 
     private static void deleteQuietly(Path file) {

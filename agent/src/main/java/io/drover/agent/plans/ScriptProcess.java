@@ -92,7 +92,12 @@ final class ScriptProcess {
     }
 
     private static String text(Path file) throws IOException {
-        try (InputStream stream = Files.newInputStream(file)) {
+        if (!Files.isRegularFile(file, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            // a FIFO the script put in its place would block the read forever
+            throw new PlanException(PlanErrorCode.GENERIC, "The script's output file " + file.getFileName()
+                    + " is not a regular file any more; it was not read");
+        }
+        try (InputStream stream = Files.newInputStream(file, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
             String text = new String(stream.readNBytes(MAX_OUTPUT), StandardCharsets.UTF_8).strip();
             return text.isEmpty() ? null : text;
         }

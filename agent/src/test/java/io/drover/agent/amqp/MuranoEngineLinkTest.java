@@ -196,6 +196,22 @@ class MuranoEngineLinkTest {
     }
 
     @Test
+    void aStampThatIsNoIntegerIsRefusedAndDoesNotJamTheNextPlans() throws Exception {
+        declareAsTheEngine(planQueue);
+        declareAsTheEngine(resultsQueue);
+        startAgent();
+        engine = new MuranoEngine(URL, planQueue, resultsQueue);
+        List<String> ids = new ArrayList<>();
+        Map<String, Object> forged = plan("return 'forged'", null);
+        forged.put("Stamp", 1e300);
+        MuranoEngine.Outcome refused = call(ids, forged).get(60, TimeUnit.SECONDS);
+        assertThat(refused.error()).as(String.valueOf(refused)).containsEntry("errorCode", 2);
+        assertThat(String.valueOf(refused.error().get("message"))).contains("Stamp is not an integer");
+        MuranoEngine.Outcome next = call(ids, plan("return 'next'", null)).get(60, TimeUnit.SECONDS);
+        assertThat(next).as("the next plan's Stamp is newer than the last integer one run").isEqualTo(new MuranoEngine.Outcome("next", null));
+    }
+
+    @Test
     void theLogKeyMayNotBeTheResultsKey() {
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> new AmqpSettings(URL, "q", "", "r", false, null, true, null, null, null, "r"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("results' routing key");

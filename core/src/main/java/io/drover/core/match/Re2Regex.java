@@ -34,17 +34,40 @@ public final class Re2Regex {
             throw new TargetException(what + " '" + TargetExpression.shown(text) + "' is too large: its repetitions expand to more than "
                     + MAX_SIZE + " steps");
         }
+        Pattern pattern;
         try {
-            return new Re2Regex(Pattern.compile(text));
+            pattern = Pattern.compile(text);
         } catch (PatternSyntaxException e) {
             throw new TargetException(what + " '" + TargetExpression.shown(text) + "' is not a regular expression (RE2 syntax): "
                     + e.getMessage());
+        } catch (StackOverflowError e) {
+            throw tooDeep(text, what);
         }
+        try {
+            pattern.matcher("").find();
+        } catch (StackOverflowError e) {
+            throw tooDeep(text, what);
+        }
+        return new Re2Regex(pattern);
     }
 
-    /** Matches anywhere in {@code input}, as Go's {@code regexp.MatchString}. */
+    /**
+     * re2j follows a chain of steps that match nothing (an empty group, {@code a?}, {@code ^}) by recursion, one frame
+     * a step: {@code ((a?){100}){100}} overflows a thread's stack. Compiling tries the empty input; what overflows on
+     * a smaller stack later is read as no match rather than an error in the thread matching it.
+     */
+    private static TargetException tooDeep(String text, String what) {
+        return new TargetException(what + " '" + TargetExpression.shown(text) + "' repeats what can match nothing too often"
+                + " to be matched (re2j follows such steps one stack frame each); repeat fewer of them");
+    }
+
+    /** Matches anywhere in {@code input}, as Go's {@code regexp.MatchString}; no match when the matcher runs out of stack. */
     public boolean find(String input) {
-        return pattern.matcher(input).find();
+        try {
+            return pattern.matcher(input).find();
+        } catch (StackOverflowError e) {
+            return false;
+        }
     }
 
     /**
@@ -76,7 +99,7 @@ public final class Re2Regex {
                 frame = new long[] {0, 0};
                 i++;
             } else if (c == ')') {
-                long group = frame[0] + frame[1];
+                long group = Math.max(1, frame[0] + frame[1]); // an empty group still compiles to steps
                 frame = frames.isEmpty() ? new long[] {0, 0} : frames.pop();
                 frame[0] += frame[1];
                 frame[1] = group;

@@ -41,4 +41,28 @@ class Re2RegexTest {
         assertThat((System.nanoTime() - started) / 1e9).isLessThan(5);
         assertThat(evil.find("aaaa")).isTrue();
     }
+
+    @Test
+    void emptyRepetitionsCountAndNeverOverflowAMatchersStack() throws Exception {
+        assertThat(Re2Regex.size("((){50}){50}")).as("an empty group still costs a step").isGreaterThanOrEqualTo(2500);
+        java.util.List<String> outcomes = new java.util.concurrent.CopyOnWriteArrayList<>();
+        for (String evil : java.util.List.of("((){100}){100}", "((|){1000}){100}", "((a?){100}){100}", "((((a?){10}){10}){10}){10}",
+                "((a*){100}){30}", "(($){30}){300}", "(a?){1000}")) {
+            // a thread with a small stack, as a busy server thread has little of its stack left
+            Thread thread = new Thread(null, () -> {
+                try {
+                    Re2Regex regex = Re2Regex.compile(evil, "labels.x");
+                    outcomes.add(evil + " matched " + regex.find("") + " " + regex.find("xyz"));
+                } catch (TargetException e) {
+                    outcomes.add(evil + " refused " + e.getMessage());
+                } catch (Throwable e) {
+                    outcomes.add(evil + " FAILED " + e);
+                }
+            }, "small-stack", 256 << 10);
+            thread.start();
+            thread.join();
+        }
+        assertThat(outcomes).hasSize(7).noneMatch(o -> o.contains("FAILED"));
+        assertThat(outcomes).anyMatch(o -> o.startsWith("((a?){100}){100} refused") && o.contains("labels.x"));
+    }
 }

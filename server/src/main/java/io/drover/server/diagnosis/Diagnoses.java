@@ -217,6 +217,7 @@ public final class Diagnoses {
             return get(principal, id, Duration.ZERO);
         }
         events.publishPending();
+        DiagnosisRepository.Progress answered = claimed.progress();
         if (claimed.sent() != null) {
             String agent = agentOfHost.apply(claimed.row().hostId());
             String outcome = agent == null ? "host " + claimed.row().hostName() + " has no agent to kill job " + claimed.sent().jid() + " on"
@@ -229,6 +230,14 @@ public final class Diagnoses {
                     s.nodeIndex(), s.failedPaths(), s.succeededPath(), s.results(), conditions), claimed.progress().conditionTimes(),
                     claimed.progress().nodes());
             jdbi.useHandle(h -> repository.saveEnded(h, id, progress, now));
+            answered = progress;
+        }
+        if (jdbi.withHandle(h -> repository.find(h, id)).isEmpty()) {
+            // Deleted (or pruned) once it was Cancelled, while the kill went on: answered as this cancel left it.
+            DiagnosisRepository.Row r = claimed.row();
+            return info(new DiagnosisRepository.Row(r.id(), r.name(), r.operationSet(), r.setHash(), r.hostId(), r.hostName(), r.bizId(),
+                    r.agentId(), r.source(), r.trigger(), r.parameters(), answered, r.createdBy(), r.createdAt(), now),
+                    catalog.operationSet(r.operationSet()).map(DiagnosisCatalog.RunnableSet::paths).orElse(List.of()));
         }
         return get(principal, id, Duration.ZERO);
     }

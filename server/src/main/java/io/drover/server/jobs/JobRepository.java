@@ -198,6 +198,14 @@ final class JobRepository {
         return awaiting;
     }
 
+    /** The function each job was sent as: what its returns are judged by, never the fun an agent claims. */
+    Map<String, String> funs(Handle h, Collection<String> jids) {
+        Map<String, String> funs = new HashMap<>();
+        h.createQuery("SELECT jid, fun FROM job WHERE jid IN (<jids>)").bindList("jids", List.copyOf(jids))
+                .map((rs, ctx) -> funs.put(rs.getString(1), rs.getString(2))).forEach(ignored -> { });
+        return funs;
+    }
+
     void insertReturns(Handle h, List<ReturnRow> rows) {
         if (rows.isEmpty()) {
             return;

@@ -476,6 +476,7 @@ public final class JobService implements AutoCloseable {
                 awaiting.putAll(read);
                 otherJobs.putAll(read);
             }
+            Map<String, String> funs = repository.funs(h, jids);
             java.util.Set<String> taken = new java.util.HashSet<>();
             List<JobRepository.ReturnRow> rows = new ArrayList<>();
             List<Map.Entry<String, Map<String, Object>>> fired = new ArrayList<>();
@@ -493,7 +494,7 @@ public final class JobService implements AutoCloseable {
                 boolean success = !Boolean.FALSE.equals(p.load().get("success"));
                 String json = Sql.documentToJson(ret);
                 int size = json.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
-                int limit = "diag.operation".equals(p.load().get("fun")) ? Math.max(returnMaxBytes, DIAGNOSIS_RETURN_MAX_BYTES) : returnMaxBytes;
+                int limit = "diag.operation".equals(funs.get(jid)) ? Math.max(returnMaxBytes, DIAGNOSIS_RETURN_MAX_BYTES) : returnMaxBytes;
                 if (size > limit) {
                     ret = "the return of " + size + " bytes is over the limit of " + limit
                             + " bytes (setting return-max-bytes" + (limit == returnMaxBytes ? "" : ", at least " + DIAGNOSIS_RETURN_MAX_BYTES
@@ -507,7 +508,7 @@ public final class JobService implements AutoCloseable {
                 Map<String, Object> data = new LinkedHashMap<>();
                 data.put("jid", jid);
                 data.put("id", p.minionId());
-                data.put("fun", p.load().get("fun"));
+                data.put("fun", funs.get(jid));
                 data.put("return", ret);
                 data.put("retcode", retcode);
                 data.put("success", success);

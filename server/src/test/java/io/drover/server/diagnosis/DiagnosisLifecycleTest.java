@@ -64,6 +64,8 @@ class DiagnosisLifecycleTest {
         final AtomicInteger jobs = new AtomicInteger();
         final AtomicBoolean online = new AtomicBoolean(true);
         volatile CountDownLatch hold;
+        /** Runs while a kill is under way, before the agent answers it. */
+        volatile Runnable duringKill = () -> { };
 
         @Override
         public AgentCalls forBusinesses(Set<Long> bizIds) {
@@ -93,6 +95,7 @@ class DiagnosisLifecycleTest {
             if (call instanceof AgentCall.KillJob kill) {
                 boolean found = running.contains(kill.jid());
                 killed.add(kill.jid());
+                duringKill.run();
                 CountDownLatch h = hold;
                 if (found && h != null) {
                     h.countDown();
@@ -256,6 +259,24 @@ class DiagnosisLifecycleTest {
         return db.jdbi().withHandle(h -> repository.insert(h, new DiagnosisRepository.Row(0, "d", "host-overview", "x", host.bkHostId(),
                 host.bkHostName(), host.bkBizId(), "agent-" + host.bkHostId(), "api", null, Map.of(),
                 new DiagnosisRepository.Progress(DiagnosisProgress.start(), List.of(now), List.of()), "admin", now, now)));
+    }
+
+    @OnBothDatabases
+    void aDiagnosisDeletedWhileItsCancelKillsTheJobIsAnsweredAsCancelledNotAsMissing(String kind) {
+        open(kind);
+        DiagnosisModule m = server(true);
+        agents.hold = new CountDownLatch(1);
+        long id = diagnose(m, ADMIN, "web-1");
+        await().atMost(Duration.ofSeconds(10)).until(() -> agents.running.size() == 1);
+        // the cancel has recorded Cancelled, so a delete (or the retention) may remove it before the kill is answered
+        agents.duringKill = () -> m.diagnoses().delete(ADMIN, id);
+
+        DiagnosisInfo cancelled = m.diagnoses().cancel(ADMIN, id);
+
+        assertThat(cancelled.phase()).isEqualTo("Cancelled");
+        assertThat(cancelled.conditions().getLast().message()).contains("killed on agent agent-1");
+        assertThatThrownBy(() -> get(m, id)).hasMessage("diagnosis " + id + " does not exist");
+        assertThatThrownBy(() -> m.diagnoses().cancel(ADMIN, id)).hasMessage("diagnosis " + id + " does not exist");
     }
 
     @OnBothDatabases
