@@ -36,7 +36,8 @@ class ArchitectureTest {
     /**
      * Jinjava (and the EL classes it ships) is allowed because rendering is pure logic that belongs in core
      * (docs/architecture.md); so are MACs (javax.crypto) and byte buffers (java.nio, not its files or channels), which
-     * seal cluster messages, and the JDK's X.500 names because a certificate's subject is one (core.tls); nothing else is.
+     * seal cluster messages, the JDK's X.500 names because a certificate's subject is one (core.tls), and re2j because
+     * trigger regexes are matched with RE2's semantics in linear time (core.match); nothing else is.
      */
     @Test
     void coreIsPureLogicThatDependsOnTheModelOnly() {
@@ -44,7 +45,7 @@ class ArchitectureTest {
                 .resideInAnyPackage("io.drover.core..", "io.drover.model..", "java.lang..", "java.util..",
                         "java.math..", "java.time..", "java.text..", "java.io..", "java.nio.charset..",
                         "java.security..", "javax.crypto..", "java.nio", "javax.security.auth.x500..", "com.hubspot.jinjava..",
-                        "jinjava.javax.el..", "java.beans..")
+                        "jinjava.javax.el..", "java.beans..", "com.google.re2j..")
                 .check(drover);
     }
 

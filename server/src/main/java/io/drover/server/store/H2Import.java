@@ -182,9 +182,13 @@ public final class H2Import {
 
     private static long copyTable(Connection from, Connection to, String table) throws SQLException {
         List<String> columns = new ArrayList<>();
+        java.util.Set<String> inH2 = columnsInH2(from, table);
         try (Statement s = to.createStatement(); ResultSet rs = s.executeQuery("PRAGMA table_info(" + table + ")")) {
             while (rs.next()) {
-                columns.add(rs.getString("name"));
+                // a column added by a migration after the last H2 release takes its default
+                if (inH2.contains(rs.getString("name").toLowerCase(java.util.Locale.ROOT))) {
+                    columns.add(rs.getString("name"));
+                }
             }
         }
         String list = String.join(", ", columns);
@@ -205,6 +209,20 @@ public final class H2Import {
             insert.executeBatch();
         }
         return rows;
+    }
+
+    private static java.util.Set<String> columnsInH2(Connection h2, String table) throws SQLException {
+        java.util.Set<String> columns = new java.util.HashSet<>();
+        try (PreparedStatement s = h2.prepareStatement(
+                "SELECT column_name FROM information_schema.columns WHERE LOWER(table_name) = ?")) {
+            s.setString(1, table.toLowerCase(java.util.Locale.ROOT));
+            try (ResultSet rs = s.executeQuery()) {
+                while (rs.next()) {
+                    columns.add(rs.getString(1).toLowerCase(java.util.Locale.ROOT));
+                }
+            }
+        }
+        return columns;
     }
 
     private static void bind(PreparedStatement insert, int i, Object value) throws SQLException {
