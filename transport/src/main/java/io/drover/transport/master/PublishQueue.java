@@ -14,7 +14,7 @@ import org.slf4j.LoggerFactory;
  * Job publishes waiting for the master's publisher thread, in the order they were made. Whoever starts jobs holds
  * it from the start, before the master is bound; a full queue drops the publish and counts it.
  */
-public final class PublishQueue {
+public final class PublishQueue implements io.drover.transport.envelope.JobPublisher {
     private static final Logger log = LoggerFactory.getLogger(PublishQueue.class);
     static final int MAX_QUEUED = 100_000;
 
@@ -26,10 +26,16 @@ public final class PublishQueue {
     private final AtomicLong dropped = new AtomicLong();
 
     /**
-     * Queues a job load ({@code fun, arg, tgt, tgt_type, jid, ret, user}) for the given minions, or for every
-     * subscriber when {@code minions} is null; the publisher thread adds the increasing {@code serial}.
+     * Queues a job load for the given minions, or for every subscriber when {@code minions} is null; the publisher
+     * thread adds the increasing {@code serial}.
      */
-    public void publish(Map<String, Object> load, Collection<String> minions) {
+    @Override
+    public void publish(io.drover.transport.envelope.PublishLoad load, Collection<String> minions) {
+        publish(load.toWire(), minions);
+    }
+
+    /** As {@link #publish(io.drover.transport.envelope.PublishLoad, Collection)} with a load as it goes on the wire. */
+    void publish(Map<String, Object> load, Collection<String> minions) {
         if (!queue.offer(new Publish(load, minions == null ? null : List.copyOf(minions)))) {
             dropped.incrementAndGet();
             log.warn("publish queue full ({} waiting); a publish was dropped", MAX_QUEUED);

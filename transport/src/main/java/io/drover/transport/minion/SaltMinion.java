@@ -541,6 +541,11 @@ public final class SaltMinion implements AutoCloseable {
     }
 
     /** Sends a job return; true when the master acknowledged it (any decrypted reply, Salt answers None). */
+    public boolean sendReturn(io.drover.transport.envelope.JobReturn ret) {
+        return sendReturn(ret.toWire());
+    }
+
+    /** As {@link #sendReturn(io.drover.transport.envelope.JobReturn)} with a return as it goes on the wire, unchecked. */
     public boolean sendReturn(Map<String, Object> ret) {
         Map<String, Object> load = new LinkedHashMap<>(ret);
         load.put("cmd", "_return");
