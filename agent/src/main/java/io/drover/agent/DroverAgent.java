@@ -18,6 +18,8 @@ import io.drover.agent.jobs.JobProcesses;
 import io.drover.agent.journal.Journal;
 import io.drover.agent.supervisor.Supervisor;
 import io.drover.transport.minion.MinionConfig;
+import io.drover.transport.envelope.JobReturn;
+import io.drover.transport.envelope.MalformedEnvelopeException;
 import io.drover.transport.minion.SaltMinion;
 import io.drover.transport.minion.Targets;
 import io.drover.transport.wire.SaltPack;
@@ -270,12 +272,12 @@ public final class DroverAgent implements AutoCloseable {
         } finally {
             jobProcesses.remove(jid, processes);
         }
-        Map<String, Object> ret = returnOf(jid, fun, args, result.value(),
+        JobReturn ret = JobReturn.of(jid, fun, args, result.value(),
                 processes.killed() && result.retcode() == 0 ? 1 : result.retcode());
         if (processes.killed()) {
-            ret.put("killed", true);
+            ret = ret.asKilled();
         }
-        journal.finish(jid, SaltPack.pack(ret));
+        journal.finish(jid, SaltPack.pack(ret.toWire()));
         send(jid, ret);
     }
 
@@ -316,7 +318,7 @@ public final class DroverAgent implements AutoCloseable {
                 restartablePlans.clear(plan);
                 Map<String, Object> document = ExecutionResult.failure(PlanRunner.newId(), planSourceId(plan), answer.error(),
                         java.time.Instant.now()).toWire();
-                journal.finish(jid, SaltPack.pack(returnOf(jid, "plan.execute", args, document, 1)));
+                journal.finish(jid, SaltPack.pack(JobReturn.of(jid, "plan.execute", args, document, 1).toWire()));
             }
         }
     }
@@ -339,18 +341,7 @@ public final class DroverAgent implements AutoCloseable {
         }
     }
 
-    private static Map<String, Object> returnOf(String jid, String fun, List<?> args, Object value, int retcode) {
-        Map<String, Object> ret = new LinkedHashMap<>();
-        ret.put("jid", jid);
-        ret.put("fun", fun);
-        ret.put("fun_args", args);
-        ret.put("return", value);
-        ret.put("retcode", retcode);
-        ret.put("success", retcode == 0);
-        return ret;
-    }
-
-    private void send(String jid, Map<String, Object> ret) {
+    private void send(String jid, JobReturn ret) {
         if (minion.sendReturn(ret)) {
             journal.acknowledged(jid);
         } else {
@@ -376,16 +367,23 @@ public final class DroverAgent implements AutoCloseable {
                             restartOrAnswer(jid, job, args, plan);
                             continue;
                         }
-                        Map<String, Object> ret = returnOf(jid, String.valueOf(job.get("fun")), args,
+                        JobReturn ret = JobReturn.of(jid, String.valueOf(job.get("fun")), args,
                                 "interrupted: the agent stopped while this job ran; it was not run again", 1);
-                        journal.finish(jid, SaltPack.pack(ret));
+                        journal.finish(jid, SaltPack.pack(ret.toWire()));
                     }
                     for (String jid : journal.unsent()) {
                         if (inFlight.containsKey(jid)) {
                             continue;
                         }
-                        @SuppressWarnings("unchecked")
-                        Map<String, Object> ret = (Map<String, Object>) SaltPack.unpack(journal.read(jid, "ret"));
+                        JobReturn ret;
+                        try {
+                            ret = JobReturn.fromWire(SaltPack.unpack(journal.read(jid, "ret")) instanceof Map<?, ?> m ? m : null);
+                        } catch (MalformedEnvelopeException e) {
+                            log.warn("{}: the journalled return of job {} is not a return ({}); it is not sent", minion.id(), jid,
+                                    e.getMessage());
+                            journal.acknowledged(jid);
+                            continue;
+                        }
                         send(jid, ret);
                     }
                     journal.prune();

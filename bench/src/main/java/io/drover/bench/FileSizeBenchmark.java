@@ -17,6 +17,7 @@ import io.drover.server.ops.Retention;
 import io.drover.server.store.Database;
 import io.drover.server.store.SecretBox;
 import io.drover.transport.crypto.RsaKeys;
+import io.drover.transport.envelope.JobReturn;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -103,8 +104,8 @@ public final class FileSizeBenchmark {
                             JobStarted started = jobs.start(caller, new JobRequest("sim-*", "glob", "status.loadavg", List.of(), Map.of(), 60));
                             List<Future<Boolean>> answers = new ArrayList<>(ids.size());
                             for (String id : ids) {
-                                answers.add(threads.submit(() -> jobs.onReturn(id, Map.of("jid", started.jid(), "fun", "status.loadavg",
-                                        "return", Map.of("1-min", 0.42, "5-min", 0.37, "15-min", 0.31, "host", id), "retcode", 0))));
+                                answers.add(threads.submit(() -> jobs.onReturn(id, JobReturn.fromWire(Map.of("jid", started.jid(), "fun", "status.loadavg",
+                                        "return", Map.of("1-min", 0.42, "5-min", 0.37, "15-min", 0.31, "host", id), "retcode", 0)))));
                             }
                             for (Future<Boolean> answer : answers) {
                                 answer.get();

@@ -1,5 +1,7 @@
 package io.drover.bench;
 
+import io.drover.transport.envelope.JobReturn;
+import io.drover.transport.envelope.PublishLoad;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.drover.model.Json;
 import io.drover.transport.crypto.RsaKeys;
@@ -88,14 +90,8 @@ public final class FleetLoad {
                 long in = System.currentTimeMillis();
                 FIRST_IN.accumulateAndGet(in, Math::min);
                 LAST_IN.accumulateAndGet(in, Math::max);
-                Map<String, Object> ret = new LinkedHashMap<>();
-                ret.put("jid", load.get("jid"));
-                ret.put("fun", load.get("fun"));
-                ret.put("fun_args", load.get("arg"));
-                ret.put("return", true);
-                ret.put("retcode", 0);
-                ret.put("success", true);
-                minion.sendReturn(ret);
+                PublishLoad job = PublishLoad.fromWire(load);
+                minion.sendReturn(JobReturn.of(job.jid(), job.fun(), job.arg(), true, 0));
                 LAST_OUT.accumulateAndGet(System.currentTimeMillis(), Math::max);
             }, pem -> { }, new ZmtpMinionTransport(config, loops[i % loops.length])));
         }

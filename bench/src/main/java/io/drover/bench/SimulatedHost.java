@@ -1,5 +1,7 @@
 package io.drover.bench;
 
+import io.drover.transport.envelope.JobReturn;
+import io.drover.transport.envelope.PublishLoad;
 import io.drover.agent.FileserverSource;
 import io.drover.agent.functions.Functions;
 import io.drover.agent.plans.PlanHooks;
@@ -11,7 +13,6 @@ import io.drover.agent.functions.ListeningPorts;
 import io.drover.agent.supervisor.Supervisor;
 import io.drover.transport.minion.SaltMinion;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -76,9 +77,10 @@ final class SimulatedHost {
 
     /** Runs a job off the minion's I/O thread (a package fetch talks to the server over the same minion). */
     void handle(SaltMinion m, Map<?, ?> load) {
+        PublishLoad job = PublishLoad.fromWire(load);
         jobs.submit(() -> {
-            String fun = String.valueOf(load.get("fun"));
-            List<?> args = load.get("arg") instanceof List<?> l ? l : List.of();
+            String fun = job.fun();
+            List<?> args = job.arg();
             Object value;
             int retcode;
             if (fun.startsWith("proc.")) {
@@ -104,14 +106,7 @@ final class SimulatedHost {
                 value = result.value();
                 retcode = result.retcode();
             }
-            Map<String, Object> ret = new LinkedHashMap<>();
-            ret.put("jid", load.get("jid"));
-            ret.put("fun", fun);
-            ret.put("fun_args", args);
-            ret.put("return", value);
-            ret.put("retcode", retcode);
-            ret.put("success", retcode == 0);
-            m.sendReturn(ret);
+            m.sendReturn(JobReturn.of(job.jid(), fun, args, value, retcode));
         });
     }
 }

@@ -1,5 +1,7 @@
 package io.drover.dist;
 
+import io.drover.transport.envelope.JobReturn;
+import io.drover.transport.envelope.PublishLoad;
 import io.drover.server.DroverServer;
 import io.drover.server.config.ServerConfig;
 import io.drover.server.config.Setting;
@@ -19,7 +21,6 @@ import java.security.interfaces.RSAPrivateCrtKey;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -57,14 +58,8 @@ public final class AotTraining {
                 MinionConfig config = MinionConfig.of("train-" + i, "127.0.0.1", server.master().publishPort(),
                         server.master().requestPort()).withTimeouts(Duration.ofSeconds(30), Duration.ofSeconds(2), Duration.ofSeconds(5));
                 agents.add(new SaltMinion(config, key, null, Targets.byId(config.id()), (minion, load) -> {
-                    Map<String, Object> ret = new LinkedHashMap<>();
-                    ret.put("jid", load.get("jid"));
-                    ret.put("fun", load.get("fun"));
-                    ret.put("fun_args", load.get("arg"));
-                    ret.put("return", true);
-                    ret.put("retcode", 0);
-                    ret.put("success", true);
-                    minion.sendReturn(ret);
+                    PublishLoad job = PublishLoad.fromWire(load);
+                    minion.sendReturn(JobReturn.of(job.jid(), job.fun(), job.arg(), true, 0));
                 }, pem -> { }, new ZmtpMinionTransport(config, loop)));
             }
             long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.drover.agent.DroverAgent;
 import io.drover.server.testing.TestServer;
+import io.drover.transport.envelope.JobReturn;
 import io.drover.transport.minion.SaltMinion;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -72,7 +73,7 @@ class AgentEndToEndTest {
                 .body().path("jid").asText();
         await().atMost(Duration.ofSeconds(10)).until(() -> fleet.server.get("/api/v1/jobs/" + jid, fleet.server.adminToken()).body()
                 .path("missing").isEmpty());
-        assertThat(fleet.server.server().jobs().onReturn("web-2", java.util.Map.of("jid", jid, "fun", "test.ping", "return", true)))
+        assertThat(fleet.server.server().jobs().onReturn("web-2", JobReturn.fromWire(java.util.Map.of("jid", jid, "fun", "test.ping", "return", true))))
                 .isEqualTo(true);
         assertThat(fleet.server.get("/api/v1/jobs/" + jid, fleet.server.adminToken()).body().path("returns").has("web-2")).isFalse();
 

@@ -38,7 +38,7 @@ import io.drover.server.jobs.JobRoutes;
 import io.drover.server.plans.ExecutionPlans;
 import io.drover.server.plans.PlanRoutes;
 import io.drover.server.jobs.JobService;
-import io.drover.server.jobs.SaltBridge;
+import io.drover.server.agentlink.SaltBridge;
 import io.drover.server.keys.KeyStore;
 import io.drover.server.keys.MasterKeyFile;
 import io.drover.server.inventory.InventoryRoutes;
@@ -181,8 +181,7 @@ public final class DroverServer implements AutoCloseable {
                     : io.drover.server.cluster.NatsCluster.join(config.cluster(), config.natsCredentials(),
                     secrets.derive(io.drover.server.cluster.NatsCluster.KEY_LABEL), clock, publishes::publish, bus);
             this.cluster = joined;
-            java.util.function.BiConsumer<java.util.Map<String, Object>, java.util.List<String>> publish =
-                    cluster == null ? publishes::publish : (load, minions) -> {
+            io.drover.transport.envelope.JobPublisher publish = cluster == null ? publishes : (load, minions) -> {
                         publishes.publish(load, minions);
                         cluster.publish(load, minions);
                     };
@@ -249,7 +248,7 @@ public final class DroverServer implements AutoCloseable {
             this.housekeeping = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon()
                     .name("drover-housekeeping").factory());
             // Binds the agent ports: last, so that a port in use leaves nothing else running.
-            SaltBridge bridge = new SaltBridge(keys, jobs, agents, files, database.jdbi(), events, plans,
+            SaltBridge bridge = new SaltBridge(keys, jobs, agents, files, database.jdbi(), events, plans::onLog,
                     config.requireMinionSignMessages(), config.allowPlainEnrollmentTokens());
             bound = new SaltMaster(MasterKeyFile.loadOrCreate(config.dataDir()), bridge, config.saltHost(),
                     config.saltPublishPort(), config.saltRequestPort(),

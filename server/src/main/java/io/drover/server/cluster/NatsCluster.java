@@ -2,11 +2,12 @@ package io.drover.server.cluster;
 
 import com.fasterxml.jackson.annotation.JsonFormat;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
-import com.fasterxml.jackson.core.type.TypeReference;
 import io.drover.core.cluster.ClusterSeal;
 import io.drover.model.Json;
 import io.drover.model.events.Event;
 import io.drover.server.events.EventBus;
+import io.drover.transport.envelope.JobPublisher;
+import io.drover.transport.envelope.PublishLoad;
 import io.drover.transport.logging.RateLimitedLog;
 import io.nats.client.Connection;
 import io.nats.client.Dispatcher;
@@ -25,7 +26,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,7 +53,23 @@ public final class NatsCluster implements AutoCloseable {
     private static final RateLimitedLog peers = new RateLimitedLog(log);
 
     /** A job load for the given minions (null: every subscriber). */
-    record JobPublish(Map<String, Object> load, List<String> minions) {
+    record JobPublish(PublishLoad load, List<String> minions) {
+        /** As it travels: the load in Salt's spelling ({@link PublishLoad#toWire}). */
+        record Wire(Map<?, ?> load, List<String> minions) {
+        }
+
+        Object toWire() {
+            return new Wire(load.toWire(), minions);
+        }
+
+        /** A peer's publish, every field checked; a load that is not one is refused whole. */
+        static JobPublish read(byte[] payload) throws IOException {
+            Wire wire = Json.json().readValue(payload, Wire.class);
+            if (wire.minions() != null && wire.minions().stream().anyMatch(java.util.Objects::isNull)) {
+                throw new IllegalArgumentException("a publish to a null minion");
+            }
+            return new JobPublish(PublishLoad.fromWire(wire.load()), wire.minions() == null ? null : List.copyOf(wire.minions()));
+        }
     }
 
     /** Events a server stored, in id order. */
@@ -100,12 +116,12 @@ public final class NatsCluster implements AutoCloseable {
     private final ClusterSeal seal;
     private final NatsCredentials credentials;
     private final Map<ClusterSeal.Refusal, LongAdder> refused = new EnumMap<>(ClusterSeal.Refusal.class);
-    private final BiConsumer<Map<String, Object>, Collection<String>> localPublish;
+    private final JobPublisher localPublish;
     private final EventBus bus;
     private volatile boolean receivingReturns;
 
     private NatsCluster(Connection nats, NatsCredentials credentials, byte[] key, Clock clock,
-                        BiConsumer<Map<String, Object>, Collection<String>> localPublish, EventBus bus) {
+                        JobPublisher localPublish, EventBus bus) {
         this.nats = nats;
         this.credentials = credentials;
         this.seal = new ClusterSeal(key, UUID.randomUUID(), clock, WINDOW, (int) Math.min(Integer.MAX_VALUE, nats.getMaxPayload()));
@@ -128,7 +144,7 @@ public final class NatsCluster implements AutoCloseable {
      * the credentials.
      */
     public static NatsCluster join(String url, NatsCredentials credentials, byte[] key, Clock clock,
-                                   BiConsumer<Map<String, Object>, Collection<String>> localPublish, EventBus bus) {
+                                   JobPublisher localPublish, EventBus bus) {
         java.util.concurrent.atomic.AtomicReference<String> problem = new java.util.concurrent.atomic.AtomicReference<>();
         Options options = NatsOptions.of(url, credentials).connectionName("drover-server")
                 .connectionTimeout(Duration.ofSeconds(5)).maxReconnects(-1).reconnectWait(Duration.ofSeconds(1))
@@ -168,8 +184,8 @@ public final class NatsCluster implements AutoCloseable {
     }
 
     /** Sends a job this server published to the other servers, for their agents. */
-    public void publish(Map<String, Object> load, Collection<String> minions) {
-        sendSplit(PUBLISH, List.of(new JobPublish(load, minions == null ? null : List.copyOf(minions))), List::getFirst);
+    public void publish(PublishLoad load, Collection<String> minions) {
+        sendSplit(PUBLISH, List.of(new JobPublish(load, minions == null ? null : List.copyOf(minions))), p -> p.getFirst().toWire());
     }
 
     /**
@@ -260,10 +276,8 @@ public final class NatsCluster implements AutoCloseable {
         }
         try {
             if (PUBLISH.equals(message.getSubject())) {
-                JobPublish publish = Json.json().readValue(payload, new TypeReference<>() { });
-                if (publish.load() != null) {
-                    localPublish.accept(publish.load(), publish.minions());
-                }
+                JobPublish publish = JobPublish.read(payload);
+                localPublish.publish(publish.load(), publish.minions());
             } else if (EVENTS.equals(message.getSubject())) {
                 StoredEvents stored = Json.json().readValue(payload, StoredEvents.class);
                 if (stored.events() != null) {

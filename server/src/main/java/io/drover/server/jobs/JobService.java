@@ -22,6 +22,10 @@ import io.drover.server.keys.KeyStore;
 import io.drover.server.store.GroupCommit;
 import io.drover.server.store.SecretBox;
 import io.drover.server.store.Sql;
+import io.drover.transport.envelope.JobPublisher;
+import io.drover.transport.envelope.JobReturn;
+import io.drover.transport.envelope.PublishLoad;
+import io.drover.transport.master.RequestDeferred;
 import io.drover.transport.protocol.Messages;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -35,7 +39,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.function.BiConsumer;
 import java.util.regex.Pattern;
 import org.jdbi.v3.core.Jdbi;
 
@@ -48,7 +51,7 @@ import org.jdbi.v3.core.Jdbi;
  * secret, and a sealed copy is kept to send it again. Its returns are stored with any echo or digest of the secret
  * arguments redacted.
  */
-public final class JobService implements AutoCloseable {
+public final class JobService implements AutoCloseable, io.drover.server.agentlink.JobReports {
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(JobService.class);
     private static final Pattern FUNCTION = Pattern.compile("[a-z][a-z0-9_]*\\.[a-z][a-z0-9_]*");
 
@@ -61,7 +64,7 @@ public final class JobService implements AutoCloseable {
     private final KeyStore keys;
     private final java.util.function.Function<String, Map<String, Object>> grains;
     private final Map<String, String> nodegroups;
-    private final BiConsumer<Map<String, Object>, List<String>> publisher;
+    private final JobPublisher publisher;
     private final JobIds ids;
     private final BlockingQueue<PendingReturn> returns = new LinkedBlockingQueue<>();
     private final Thread writer;
@@ -119,7 +122,7 @@ public final class JobService implements AutoCloseable {
      */
     public JobService(Jdbi jdbi, EventStore events, KeyStore keys, java.util.function.Function<String, Map<String, Object>> grains,
                       java.util.function.Function<java.util.Collection<String>, Map<String, Long>> agentBusinesses,
-                      Map<String, String> nodegroups, BiConsumer<Map<String, Object>, List<String>> publisher,
+                      Map<String, String> nodegroups, JobPublisher publisher,
                       java.util.function.Supplier<AutoCloseable> peerReturns, int returnMaxBytes, SecretBox box, Clock clock) {
         this.peerReturns = peerReturns;
         this.box = box;
@@ -279,16 +282,11 @@ public final class JobService implements AutoCloseable {
         LiveJob waiting = newLiveJob(minions, principal, hidden(arg, shownArgs));
         waiting.missing().addAll(minions);
         live.put(jid, waiting);
-        Map<String, Object> load = new LinkedHashMap<>();
-        load.put("fun", request.fun());
-        load.put("arg", arg);
         // Minions do not know nodegroups: Salt's master publishes them expanded, as compound targets.
-        load.put("tgt", type.equals("list") ? listed : type.equals("nodegroup") || type.equals("compound")
-                ? TargetExpression.expandNodegroups(type, request.tgt(), nodegroups) : request.tgt());
-        load.put("tgt_type", type.equals("nodegroup") ? "compound" : type);
-        load.put("jid", jid);
-        load.put("ret", "");
-        load.put("user", principal.name());
+        PublishLoad load = new PublishLoad(request.fun(), arg, type.equals("list") ? listed
+                : type.equals("nodegroup") || type.equals("compound")
+                ? TargetExpression.expandNodegroups(type, request.tgt(), nodegroups) : request.tgt(),
+                type.equals("nodegroup") ? "compound" : type, jid, "", principal.name());
         JobStarted started = new JobStarted(jid, minions, absent);
         long publishing = System.nanoTime();
         try {
@@ -297,7 +295,7 @@ public final class JobService implements AutoCloseable {
             // agents receive it (minions without an accepted key have no session key), with one send instead of thousands.
             // A job for every accepted minion goes out once for all (a broadcast, and each agent's own frame), unless
             // it carries a secret: that goes only to the agents named, each under its own key.
-            publisher.accept(load, accepted != null && minions.size() == accepted.size() && sealedArg == null ? null : minions);
+            publisher.publish(load, accepted != null && minions.size() == accepted.size() && sealedArg == null ? null : minions);
         } catch (RuntimeException e) {
             if (live.remove(jid, waiting)) { // nobody waits on a job that did not go out
                 waiting.forget();
@@ -332,15 +330,7 @@ public final class JobService implements AutoCloseable {
             answered(jid, minionId);
             return false;
         }
-        Map<String, Object> load = new LinkedHashMap<>();
-        load.put("fun", job.fun());
-        load.put("arg", sent);
-        load.put("tgt", List.of(minionId));
-        load.put("tgt_type", "list");
-        load.put("jid", jid);
-        load.put("ret", "");
-        load.put("user", "redelivery");
-        publisher.accept(load, List.of(minionId));
+        publisher.publish(PublishLoad.forList(job.fun(), sent, List.of(minionId), jid, "redelivery"), List.of(minionId));
         log.debug("job {}: sent again to {}", jid, minionId);
         return true;
     }
@@ -363,37 +353,33 @@ public final class JobService implements AutoCloseable {
      * Stores a return once (a second return for the same job and minion, or one from a minion the job did not
      * target, is acknowledged and ignored) and answers
      * only after it is committed. Returns arriving together are written in one transaction (group commit): a
-     * thousand agents answering at once cost a few transactions, not a thousand. False for a load without a job id.
+     * thousand agents answering at once cost a few transactions, not a thousand.
      *
-     * @throws NotStored when the return could not be stored in time (the database failed, or its disk is full): the
-     *                   agent must send it again, and must not be told it was taken
+     * @throws RequestDeferred when the return could not be stored in time (the database failed, or its disk is full):
+     *                         the agent must send it again, and must not be told it was taken
      */
-    public boolean onReturn(String minionId, Map<?, ?> load) {
-        if (!(load.get("jid") instanceof String jid)) {
-            return false;
-        }
-        PendingReturn pending = new PendingReturn(minionId, load, new CompletableFuture<>());
+    @Override
+    public boolean onReturn(String minionId, JobReturn ret) {
+        String jid = ret.jid();
+        PendingReturn pending = new PendingReturn(minionId, ret, new CompletableFuture<>());
         returns.add(pending);
         try {
             return pending.stored().get(30, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new NotStored(jid, minionId, e);
+            throw notStored(jid, minionId, e);
         } catch (ExecutionException e) {
-            throw new NotStored(jid, minionId, e.getCause());
+            throw notStored(jid, minionId, e.getCause());
         } catch (TimeoutException e) {
-            throw new NotStored(jid, minionId, e);
+            throw notStored(jid, minionId, e);
         }
     }
 
-    /** A return that was not stored; sent again, it is stored once. */
-    public static final class NotStored extends RuntimeException {
-        NotStored(String jid, String minionId, Throwable cause) {
-            super("the return of job " + jid + " from " + minionId + " was not stored: " + cause, cause);
-        }
+    private static RequestDeferred notStored(String jid, String minionId, Throwable cause) {
+        return new RequestDeferred("the return of job " + jid + " from " + minionId + " was not stored: " + cause, cause);
     }
 
-    private record PendingReturn(String minionId, Map<?, ?> load, CompletableFuture<Boolean> stored) {
+    private record PendingReturn(String minionId, JobReturn ret, CompletableFuture<Boolean> stored) {
     }
 
     private void writeReturns() {
@@ -424,7 +410,7 @@ public final class JobService implements AutoCloseable {
                     }
                 }
                 batch.forEach(p -> p.stored().complete(true));
-                batch.forEach(p -> answered((String) p.load().get("jid"), p.minionId()));
+                batch.forEach(p -> answered(p.ret().jid(), p.minionId()));
                 events.publishCommitted(fired);
             } catch (RuntimeException e) {
                 if (Sql.isDiskFull(e)) {
@@ -454,7 +440,7 @@ public final class JobService implements AutoCloseable {
     /** Stores a batch of returns in one transaction; the return events it wrote, to publish after commit. */
     private List<io.drover.model.events.Event> storeBatch(List<PendingReturn> batch) {
         return jdbi.inTransaction(h -> {
-            List<String> jids = batch.stream().map(p -> (String) p.load().get("jid")).distinct().toList();
+            List<String> jids = batch.stream().map(p -> p.ret().jid()).distinct().toList();
             // Only minions the job targeted may answer it, once; anything else is acknowledged and dropped. A live
             // job knows in memory who has not answered yet; other jobs are read from the database once and kept.
             // Names leave these sets after commit, so they are only read here.
@@ -481,17 +467,17 @@ public final class JobService implements AutoCloseable {
             List<JobRepository.ReturnRow> rows = new ArrayList<>();
             List<Map.Entry<String, Map<String, Object>>> fired = new ArrayList<>();
             for (PendingReturn p : batch) {
-                String jid = (String) p.load().get("jid");
+                String jid = p.ret().jid();
                 if (!awaiting.getOrDefault(jid, java.util.Set.of()).contains(p.minionId()) || !taken.add(jid + '\0' + p.minionId())) {
                     continue;
                 }
                 LiveJob liveJob = live.get(jid);
-                Object ret = Messages.jsonSafe(p.load().get("return"));
+                Object ret = Messages.jsonSafe(p.ret().value());
                 if (liveJob != null && !liveJob.hidden().isEmpty()) {
                     ret = redacted(ret, liveJob.hidden());
                 }
-                int retcode = p.load().get("retcode") instanceof Number n ? n.intValue() : 0;
-                boolean success = !Boolean.FALSE.equals(p.load().get("success"));
+                int retcode = p.ret().retcode();
+                boolean success = p.ret().success();
                 String json = Sql.documentToJson(ret);
                 int size = json.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
                 int limit = "diag.operation".equals(funs.get(jid)) ? Math.max(returnMaxBytes, DIAGNOSIS_RETURN_MAX_BYTES) : returnMaxBytes;
@@ -504,7 +490,7 @@ public final class JobService implements AutoCloseable {
                     success = false;
                 }
                 rows.add(new JobRepository.ReturnRow(jid, p.minionId(), json, retcode, success,
-                        Boolean.TRUE.equals(p.load().get("killed"))));
+                        p.ret().killed()));
                 Map<String, Object> data = new LinkedHashMap<>();
                 data.put("jid", jid);
                 data.put("id", p.minionId());
@@ -682,6 +668,7 @@ public final class JobService implements AutoCloseable {
      * when it moves the agent forward (a late or repeated report changes nothing), and only for an agent the job
      * targeted. Reports arriving together share a transaction.
      */
+    @Override
     public void onAgentState(String minionId, String jid, AgentJobState state) {
         List<AgentJobState> from = switch (state) {
             case RECEIVED -> List.of(AgentJobState.PUBLISHED);

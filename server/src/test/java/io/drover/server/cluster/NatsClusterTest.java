@@ -8,6 +8,7 @@ import io.drover.model.Json;
 import io.drover.model.events.Event;
 import io.drover.server.events.EventBus;
 import io.drover.server.testing.TestNats;
+import io.drover.transport.envelope.PublishLoad;
 import io.nats.client.Connection;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -43,9 +44,13 @@ class NatsClusterTest {
     final EventBus busA = new EventBus();
     final EventBus busB = new EventBus();
     final List<Event> heardOnB = new CopyOnWriteArrayList<>();
-    final List<Map<String, Object>> publishedOnB = new CopyOnWriteArrayList<>();
+    final List<PublishLoad> publishedOnB = new CopyOnWriteArrayList<>();
     NatsCluster a;
     NatsCluster b;
+
+    static PublishLoad ping(String jid, String agent) {
+        return PublishLoad.forList("test.ping", List.of(), List.of(agent), jid, "test");
+    }
 
     @BeforeEach
     void join() {
@@ -157,14 +162,14 @@ class NatsClusterTest {
         try (NatsCluster c = NatsCluster.join(natsServer.url(), natsServer.credentials(), otherKey, Clock.systemUTC(),
                 (load, minions) -> { }, busC)) {
             busC.publish(event("drover/agent/web-1/online", Map.of("id", "web-1")));
-            c.publish(Map.of("fun", "cmd.run", "arg", List.of("touch /tmp/pwned"), "jid", "4"), null);
+            c.publish(new PublishLoad("cmd.run", List.of("touch /tmp/pwned"), "*", "glob", "4", "", "x"), null);
         }
         Event marker = event("drover/test/marker-forged", Map.of("n", 1));
         busA.publish(marker);
-        a.publish(Map.of("fun", "test.ping", "jid", "2"), List.of("web-2"));
+        a.publish(ping("2", "web-2"), List.of("web-2"));
         await().atMost(Duration.ofSeconds(10)).until(() -> heardOnB.contains(marker) && !publishedOnB.isEmpty());
         assertThat(heardOnB).as("only the genuine event crossed").containsExactly(marker);
-        assertThat(publishedOnB).as("only the genuine job reached B's agents").containsExactly(Map.of("fun", "test.ping", "jid", "2"));
+        assertThat(publishedOnB).as("only the genuine job reached B's agents").containsExactly(ping("2", "web-2"));
         assertThat(b.refused(ClusterSeal.Refusal.UNSEALED)).as("the plain client's three messages").isEqualTo(3);
         assertThat(b.refused(ClusterSeal.Refusal.FORGED)).as("the two of a server with another key").isEqualTo(2);
         wanted.close();
@@ -178,7 +183,7 @@ class NatsClusterTest {
             nats.flush(Duration.ofSeconds(5));
             Event genuine = event("drover/test/genuine", Map.of("n", 1));
             busA.publish(genuine);
-            a.publish(Map.of("fun", "test.ping", "jid", "3"), List.of("web-3"));
+            a.publish(ping("3", "web-3"), List.of("web-3"));
             await().atMost(Duration.ofSeconds(10)).until(() -> captured.size() == 2 && heardOnB.contains(genuine)
                     && publishedOnB.size() == 1);
             for (byte[] bytes : captured) {

@@ -14,6 +14,7 @@ import io.drover.server.inventory.InventoryService;
 import io.drover.server.keys.KeyStore;
 import io.drover.server.testing.TestDatabases;
 import io.drover.transport.crypto.RsaKeys;
+import io.drover.transport.envelope.JobReturn;
 import io.drover.transport.master.KeyDecision;
 import java.security.interfaces.RSAPublicKey;
 import java.time.Clock;
@@ -43,7 +44,7 @@ class ForgedReturnFunTest {
                 Principal admin = Principal.system("test");
                 String jid = jobs.start(admin, new JobRequest("auto-1", "list", "test.ping", List.of(), Map.of(), 30)).jid();
                 String big = "x".repeat(2 << 20);
-                jobs.onReturn("auto-1", Map.of("jid", jid, "fun", "diag.operation", "return", big));
+                jobs.onReturn("auto-1", JobReturn.fromWire(Map.of("jid", jid, "fun", "diag.operation", "return", big)));
                 assertThat(jobs.awaitReturn(admin, jid, "auto-1", Duration.ofSeconds(5))).hasValueSatisfying(ret -> {
                     assertThat(ret.ret()).isInstanceOf(String.class);
                     assertThat((String) ret.ret()).startsWith("the return of").contains("over the limit of " + (1 << 20));

@@ -18,6 +18,7 @@ import io.drover.server.inventory.InventoryService;
 import io.drover.server.keys.KeyStore;
 import io.drover.server.testing.TestDatabases;
 import io.drover.transport.crypto.RsaKeys;
+import io.drover.transport.envelope.JobReturn;
 import io.drover.transport.master.KeyDecision;
 import java.security.interfaces.RSAPublicKey;
 import java.time.Clock;
@@ -55,9 +56,9 @@ class JobServiceTest {
                 Principal admin = Principal.system("test");
                 JobStarted started = jobs.start(admin, new JobRequest("auto-*", "glob", "test.ping", List.of(), Map.of(), 30));
                 assertThat(wanted).isTrue();
-                jobs.onReturn("auto-1", Map.of("jid", started.jid(), "fun", "test.ping", "return", true));
+                jobs.onReturn("auto-1", JobReturn.fromWire(Map.of("jid", started.jid(), "fun", "test.ping", "return", true)));
                 assertThat(wanted).as("auto-2 has not answered").isTrue();
-                jobs.onReturn("auto-2", Map.of("jid", started.jid(), "fun", "test.ping", "return", true));
+                jobs.onReturn("auto-2", JobReturn.fromWire(Map.of("jid", started.jid(), "fun", "test.ping", "return", true)));
                 await().atMost(Duration.ofSeconds(5)).until(() -> !wanted.get());
 
                 publishFails.set(true);
@@ -99,7 +100,7 @@ class JobServiceTest {
                 jobs.onAgentState("auto-2", jid, AgentJobState.RUNNING);
                 jobs.onAgentState("auto-2", jid, AgentJobState.RECEIVED); // late: stays RUNNING
                 jobs.onAgentState("ghost", jid, AgentJobState.RUNNING); // not targeted: nothing
-                jobs.onReturn("auto-3", Map.of("jid", jid, "fun", "cmd.run", "return", "", "retcode", 0));
+                jobs.onReturn("auto-3", JobReturn.fromWire(Map.of("jid", jid, "fun", "cmd.run", "return", "", "retcode", 0)));
                 jobs.agentLost(new io.drover.model.events.Event(1, "drover/agent/auto-4/lost", java.time.OffsetDateTime.now(clock),
                         Map.of("id", "auto-4")));
                 assertThat(jobs.recordTimeouts()).as("not yet").isZero();
@@ -112,7 +113,7 @@ class JobServiceTest {
                 assertThat(jobs.get(jid).states()).doesNotContainKey("ghost");
                 assertThat(jobs.get(jid).counts()).containsOnly(Map.entry(AgentJobState.TIMED_OUT, 2),
                         Map.entry(AgentJobState.RETURNED, 1), Map.entry(AgentJobState.AGENT_LOST, 1));
-                jobs.onReturn("auto-1", Map.of("jid", jid, "fun", "cmd.run", "return", "late", "retcode", 0));
+                jobs.onReturn("auto-1", JobReturn.fromWire(Map.of("jid", jid, "fun", "cmd.run", "return", "late", "retcode", 0)));
                 assertThat(jobs.get(jid).states().get("auto-1")).as("a late return is the last fact").isEqualTo(AgentJobState.RETURNED);
             } finally {
                 jobs.close();
@@ -136,7 +137,7 @@ class JobServiceTest {
             keys.recordMode("auto-2", io.drover.transport.master.AgentMode.SALT);
             List<Map<String, Object>> published = new java.util.concurrent.CopyOnWriteArrayList<>();
             JobService jobs = new JobService(db.jdbi(), events, keys, id -> Map.of(), agents::businesses, Map.of(),
-                    (load, minions) -> published.add(load), () -> () -> { }, 1 << 20,
+                    (load, minions) -> published.add(load.toWire()), () -> () -> { }, 1 << 20,
                     io.drover.server.store.SecretBox.of(new byte[32]), clock);
             String content = "password = hunter2-secret\n";
             try {
@@ -144,8 +145,8 @@ class JobServiceTest {
                 var shown = new io.drover.model.agentapi.AgentCall.WriteFile("etc/app.conf", "«redacted»", "0600");
                 JobStarted started = jobs.start(Principal.system("test"), "auto-1", "list", sent, shown, 30, s -> { });
                 assertThat(published).singleElement().satisfies(load -> assertThat(load.get("arg").toString()).contains("hunter2-secret"));
-                jobs.onReturn("auto-1", Map.of("jid", started.jid(), "fun", "file.write", "return", Map.of("path", "etc/app.conf",
-                        "bytes", content.length(), "md5", io.drover.core.Hashing.md5(content).toUpperCase(), "echo", "wrote " + content)));
+                jobs.onReturn("auto-1", JobReturn.fromWire(Map.of("jid", started.jid(), "fun", "file.write", "return", Map.of("path", "etc/app.conf",
+                        "bytes", content.length(), "md5", io.drover.core.Hashing.md5(content).toUpperCase(), "echo", "wrote " + content))));
                 String stored = db.jdbi().withHandle(h -> h.createQuery("SELECT arg || ' ' || COALESCE(sealed_arg, '') FROM job")
                         .mapTo(String.class).one()) + db.jdbi().withHandle(h -> String.join(" ", h.createQuery(
                         "SELECT ret FROM job_return").mapTo(String.class).list())) + db.jdbi().withHandle(h -> String.join(" ",
@@ -206,11 +207,11 @@ class JobServiceTest {
                 assertThatThrownBy(() -> jobs.awaitReturn(otherBusiness, jid, "auto-1", Duration.ZERO))
                         .hasMessageContaining("limited to businesses [99]");
 
-                jobs.onReturn("auto-1", Map.of("jid", jid, "fun", "test.ping", "return", "pong"));
+                jobs.onReturn("auto-1", JobReturn.fromWire(Map.of("jid", jid, "fun", "test.ping", "return", "pong")));
                 assertThat(jobs.awaitReturn(admin, jid, "auto-1", Duration.ofSeconds(1)))
                         .hasValueSatisfying(ret -> assertThat(ret.ret()).isEqualTo("pong"));
                 assertThat(jobs.awaitReturn(admin, jid, "auto-2", Duration.ofMillis(50))).as("auto-2 has not answered").isEmpty();
-                jobs.onReturn("auto-2", Map.of("jid", jid, "fun", "test.ping", "return", "pong 2"));
+                jobs.onReturn("auto-2", JobReturn.fromWire(Map.of("jid", jid, "fun", "test.ping", "return", "pong 2")));
                 // the job is done and no longer waited on here: read from the database, and still refused across businesses
                 assertThat(jobs.awaitReturn(admin, jid, "auto-2", Duration.ofSeconds(1)))
                         .hasValueSatisfying(ret -> assertThat(ret.ret()).isEqualTo("pong 2"));

@@ -15,6 +15,7 @@ import io.drover.server.jobs.JobService;
 import io.drover.server.keys.KeyStore;
 import io.drover.server.testing.TestDatabases;
 import io.drover.transport.crypto.RsaKeys;
+import io.drover.transport.envelope.JobReturn;
 import io.drover.transport.master.KeyDecision;
 import java.security.interfaces.RSAPublicKey;
 import java.time.Clock;
@@ -79,7 +80,7 @@ class ExecutionPlansTest {
             document.put("SourceID", "p-2");
             document.put("ErrorCode", 0);
             document.put("Body", body);
-            assertThat(jobs.onReturn("auto-1", Map.of("jid", jid, "fun", "plan.execute", "return", document, "retcode", 0))).isTrue();
+            assertThat(jobs.onReturn("auto-1", JobReturn.fromWire(Map.of("jid", jid, "fun", "plan.execute", "return", document, "retcode", 0)))).isTrue();
 
             String plan = io.drover.model.Json.json().valueToTree(plans.get(Principal.system("test"), "p-2", java.time.Duration.ZERO)).toString();
             assertThat(plan).contains("\"Body\":{\"seen\":null}");

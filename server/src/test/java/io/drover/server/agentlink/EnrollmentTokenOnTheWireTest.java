@@ -1,4 +1,4 @@
-package io.drover.server.jobs;
+package io.drover.server.agentlink;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

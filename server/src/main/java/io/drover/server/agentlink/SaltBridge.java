@@ -1,17 +1,18 @@
-package io.drover.server.jobs;
+package io.drover.server.agentlink;
 
 import io.drover.core.agents.AgentEventTags;
 import io.drover.server.agents.AgentRegistry;
 import io.drover.server.events.EventStore;
 import io.drover.server.files.FileServer;
 import io.drover.server.keys.KeyStore;
-import io.drover.server.plans.ExecutionPlans;
 import io.drover.transport.master.AgentMode;
 import io.drover.transport.master.KeyDecision;
 import io.drover.transport.master.MasterHandler;
 import io.drover.transport.master.RequestDeferred;
 import io.drover.server.store.Sql;
 import io.drover.transport.logging.RateLimitedLog;
+import io.drover.transport.envelope.JobReturn;
+import io.drover.transport.envelope.MalformedEnvelopeException;
 import io.drover.transport.protocol.Messages;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -19,19 +20,20 @@ import org.jdbi.v3.core.Jdbi;
 import org.slf4j.LoggerFactory;
 
 /**
- * Connects the Salt master to the control plane: keys from the key store, returns to jobs, heartbeats and grains
- * to the agent registry, execution plans' log messages to their plans, fileserver requests to the file root, other
- * events to the bus.
+ * Connects the Salt master to the control plane: keys from the key store, returns and job reports to the job
+ * lifecycle ({@link JobReports}), heartbeats and grains to the agent registry, execution plans' log messages to their
+ * plans ({@link PlanLogs}), fileserver requests to the file root, other events to the bus.
  */
 public final class SaltBridge implements MasterHandler {
     private final KeyStore keys;
-    private final JobService jobs;
+    private final JobReports jobs;
     private final AgentRegistry agents;
     private final FileServer files;
     private final Jdbi jdbi;
     private final EventStore events;
-    private final ExecutionPlans plans;
+    private final PlanLogs plans;
     private final java.util.concurrent.atomic.LongAdder refusedEvents = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder refusedReturns = new java.util.concurrent.atomic.LongAdder();
     private final RateLimitedLog refusals = new RateLimitedLog(LoggerFactory.getLogger(SaltBridge.class));
     private final boolean requireSignedMessages;
     private final boolean allowPlainEnrollment;
@@ -41,8 +43,8 @@ public final class SaltBridge implements MasterHandler {
      * @param requireSignedMessages the {@code require-minion-sign-messages} setting
      * @param allowPlainEnrollment  the {@code allow-plain-enrollment-tokens} setting
      */
-    public SaltBridge(KeyStore keys, JobService jobs, AgentRegistry agents, FileServer files, Jdbi jdbi, EventStore events,
-                      ExecutionPlans plans, boolean requireSignedMessages, boolean allowPlainEnrollment) {
+    public SaltBridge(KeyStore keys, JobReports jobs, AgentRegistry agents, FileServer files, Jdbi jdbi, EventStore events,
+                      PlanLogs plans, boolean requireSignedMessages, boolean allowPlainEnrollment) {
         this.requireSignedMessages = requireSignedMessages;
         this.allowPlainEnrollment = allowPlainEnrollment;
         this.plans = plans;
@@ -118,14 +120,27 @@ public final class SaltBridge implements MasterHandler {
         return requireSignedMessages;
     }
 
+    /**
+     * A return is stored once it is committed; one that is not a job return (a field missing, of another type or over
+     * its limit) is acknowledged with False, counted and dropped: sent again, it would be refused again.
+     */
     @Override
     public Object onReturn(String id, Map<?, ?> load) {
         agents.seen(id);
+        JobReturn ret;
         try {
-            return jobs.onReturn(id, load);
-        } catch (JobService.NotStored e) {
-            throw new RequestDeferred(e.getMessage(), e);
+            ret = JobReturn.fromWire(load);
+        } catch (MalformedEnvelopeException e) {
+            refusedReturns.increment();
+            refusals.warn("return", "dropped a malformed return from agent {}: {}", id, RateLimitedLog.shown(e.getMessage(), 200));
+            return false;
         }
+        return jobs.onReturn(id, ret);
+    }
+
+    /** Returns from agents dropped because they were not job returns. */
+    public long refusedReturns() {
+        return refusedReturns.sum();
     }
 
     /**
