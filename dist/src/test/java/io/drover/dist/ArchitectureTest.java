@@ -2,6 +2,7 @@ package io.drover.dist;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.tngtech.archunit.core.domain.JavaCall;
@@ -141,5 +142,15 @@ class ArchitectureTest {
         }
         assertThat(offenders).withFailMessage("Salt's %s mark is written by hand in %s; build the argument list with "
                 + "io.drover.model.agentapi.SaltArgs instead", SaltArgs.KWARG_MARK, offenders).isEmpty();
+    }
+
+    /**
+     * The server's features (its packages) depend on each other without a cycle: the agent link hands returns, job
+     * reports and plan logs to the job lifecycle and to execution plans through interfaces of its own, so neither
+     * depends back on it.
+     */
+    @Test
+    void serverFeaturesFormNoCycle() {
+        slices().matching("io.drover.server.(*)..").should().beFreeOfCycles().check(drover);
     }
 }

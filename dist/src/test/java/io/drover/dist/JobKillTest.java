@@ -167,7 +167,8 @@ class JobKillTest {
         String marker = "60.2" + ProcessHandle.current().pid();
         var sent = new java.util.concurrent.CompletableFuture<String>();
         var outcome = java.util.concurrent.CompletableFuture.supplyAsync(() -> calls.call("kill-1",
-                new io.drover.model.agentapi.AgentCall.RunCommand("sleep " + marker), sent::complete));
+                new io.drover.model.agentapi.AgentCall.RunCommand("sleep " + marker),
+                io.drover.server.jobs.CallOptions.defaults().withSending(sent::complete)));
         String jid = sent.get(15, java.util.concurrent.TimeUnit.SECONDS);
         await().atMost(Duration.ofSeconds(15)).until(() -> !running(marker).isEmpty());
         long started = System.nanoTime();

@@ -9,6 +9,7 @@ import io.drover.model.agentapi.AgentCall;
 import io.drover.model.agentapi.AgentResult;
 import io.drover.server.agentinstall.LogLines;
 import io.drover.server.jobs.AgentCalls;
+import io.drover.server.jobs.CallOptions;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -91,7 +92,8 @@ final class HostUpgrade {
             return;
         }
         arch = shown(needs.agents().arch(agent), 16);
-        AgentCalls.Outcome<AgentResult.Text> asked = needs.calls().call(agent, new AgentCall.AgentVersion(), needs.timing().versionCall());
+        AgentCalls.Outcome<AgentResult.Text> asked = needs.calls().call(agent, new AgentCall.AgentVersion(),
+                CallOptions.within(needs.timing().versionCall()));
         if (!asked.ok()) {
             end(HostState.FAILED, "did not answer test.version: " + shown(asked.text(), 300));
             return;
@@ -128,7 +130,7 @@ final class HostUpgrade {
             save(HostState.PENDING, null, null);
             handed = needs.calls().call(agent,
                     new AgentCall.UpgradeAgent(pkg.get().source(), pkg.get().info().sha256(), version, waitSeconds),
-                    needs.timing().handOver());
+                    CallOptions.within(needs.timing().handOver()));
         } finally {
             needs.handOvers().release();
         }
@@ -162,7 +164,7 @@ final class HostUpgrade {
             if (!now.isBefore(nextCall) && needs.agents().online(agent)) {
                 Duration left = Duration.between(now, deadline);
                 AgentCalls.Outcome<AgentResult.Text> asked = needs.calls().call(agent, new AgentCall.AgentVersion(),
-                        left.compareTo(needs.timing().versionCall()) < 0 ? left : needs.timing().versionCall());
+                        CallOptions.within(left.compareTo(needs.timing().versionCall()) < 0 ? left : needs.timing().versionCall()));
                 if (asked.ok() && versionOf(asked) != null) {
                     answered = true;
                     reported = shown(versionOf(asked), 64);

@@ -3,6 +3,7 @@ package io.drover.server.diagnosis;
 import io.drover.model.agentapi.AgentCall;
 import io.drover.model.agentapi.AgentResult;
 import io.drover.server.jobs.AgentCalls;
+import io.drover.server.jobs.CallOptions;
 import java.time.Duration;
 import java.util.Set;
 
@@ -20,7 +21,7 @@ final class AgentOperationKills implements OperationKills {
     @Override
     public String kill(String agentId, long bizId, String jid) {
         AgentCalls.Outcome<AgentResult.JobKilled> outcome = agents.forBusinesses(Set.of(bizId))
-                .call(agentId, new AgentCall.KillJob(jid), KILL_TIMEOUT);
+                .call(agentId, new AgentCall.KillJob(jid), CallOptions.within(KILL_TIMEOUT));
         if (!outcome.ok()) {
             return "the kill of job " + jid + " on agent " + agentId + " failed: " + outcome.text();
         }

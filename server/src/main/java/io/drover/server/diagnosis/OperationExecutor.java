@@ -7,6 +7,7 @@ import io.drover.model.agentapi.AgentResult;
 import io.drover.model.agentapi.OperationRun;
 import io.drover.model.agentapi.ProcessOp;
 import io.drover.server.jobs.AgentCalls;
+import io.drover.server.jobs.CallOptions;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -87,8 +88,8 @@ final class OperationExecutor {
 
     private static <R extends AgentResult> AgentCalls.Outcome<R> send(AgentCalls agents, String agentId, AgentCall<R> call,
                                                                       Duration timeout, Sending how) {
-        return how.sentJid() != null ? agents.resume(agentId, how.sentJid(), call, timeout)
-                : agents.call(agentId, call, timeout, how.sending());
+        CallOptions options = CallOptions.within(timeout);
+        return agents.call(agentId, call, how.sentJid() != null ? options.resuming(how.sentJid()) : options.withSending(how.sending()));
     }
 
     private Result action(AgentCalls agents, String agentId, long bizId, long hostId, Operation operation, Map<String, String> data,

@@ -2,7 +2,6 @@ package io.drover.server.jobs;
 
 import io.drover.model.agentapi.AgentCall;
 import io.drover.model.agentapi.AgentResult;
-import java.util.function.Consumer;
 
 /**
  * How the server runs a typed call on one agent and waits for its answer, within a timeout: the seam subscriptions
@@ -27,50 +26,18 @@ public interface AgentCalls {
         }
     }
 
-    <R extends AgentResult> Outcome<R> call(String agentId, AgentCall<R> call);
+    /**
+     * Runs {@code call} on one agent as {@code options} say (its timeout, who hears its job id, what it is shown as,
+     * the earlier job it resumes) and waits for the answer. An agent runs a job id at most once (its journal), so a
+     * resumed call never runs twice.
+     */
+    <R extends AgentResult> Outcome<R> call(String agentId, AgentCall<R> call, CallOptions options);
 
     /**
      * These calls limited to agents of these businesses (as they are when a call is sent): work one business owns
      * (a subscription's task, a diagnosis of one of its hosts) can reach no agent of another.
      */
     AgentCalls forBusinesses(java.util.Set<Long> bizIds);
-
-    /** As {@link #call(String, AgentCall)}, waiting up to {@code timeout} for this call (a diagnosis operation's own). */
-    default <R extends AgentResult> Outcome<R> call(String agentId, AgentCall<R> call, java.time.Duration timeout) {
-        return call(agentId, call);
-    }
-
-    /**
-     * As {@link #call(String, AgentCall)}; {@code sending} is given the call's job id once the job is stored and
-     * before the agent is sent it, so that the caller can record it and {@link #resume} the call after a stop.
-     */
-    default <R extends AgentResult> Outcome<R> call(String agentId, AgentCall<R> call, Consumer<String> sending) {
-        return call(agentId, call);
-    }
-
-    /**
-     * The answer to a call sent earlier as job {@code jid} (by this server before a stop, or by another server of
-     * the cluster): its stored return, else the same job sent again under the same id. An agent runs a job id at
-     * most once (its journal), so a call resumed this way never runs twice.
-     */
-    default <R extends AgentResult> Outcome<R> resume(String agentId, String jid, AgentCall<R> call) {
-        throw new UnsupportedOperationException("this agent seam cannot resume job " + jid);
-    }
-
-    /**
-     * As {@link #call(String, AgentCall, Consumer)} for a call that carries a secret: {@code shown} (the same call with
-     * the secret redacted) is what the job is stored, evented and answered with; only the agent is sent {@code call}.
-     */
-    default <R extends AgentResult> Outcome<R> callWithSecret(String agentId, AgentCall<R> call, AgentCall<R> shown,
-                                                              Consumer<String> sending) {
-        throw new UnsupportedOperationException("this agent seam cannot carry secrets");
-    }
-
-    /** As {@link #call(String, AgentCall, Consumer)}, waiting up to {@code timeout}. */
-    default <R extends AgentResult> Outcome<R> call(String agentId, AgentCall<R> call, java.time.Duration timeout,
-                                                    Consumer<String> sending) {
-        return call(agentId, call, timeout);
-    }
 
     /**
      * Stops a call sent as job {@code jid} on its agent: the job's processes are killed there ({@code
@@ -80,10 +47,5 @@ public interface AgentCalls {
      */
     default boolean cancel(String agentId, String jid) {
         return false;
-    }
-
-    /** As {@link #resume(String, String, AgentCall)}, waiting up to {@code timeout}. */
-    default <R extends AgentResult> Outcome<R> resume(String agentId, String jid, AgentCall<R> call, java.time.Duration timeout) {
-        return resume(agentId, jid, call);
     }
 }

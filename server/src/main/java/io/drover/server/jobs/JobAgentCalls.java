@@ -8,7 +8,6 @@ import io.drover.model.jobs.JobResult;
 import io.drover.model.jobs.JobStarted;
 import io.drover.server.auth.Principal;
 import java.time.Duration;
-import java.util.function.Consumer;
 
 /**
  * {@link AgentCalls} over jobs: each call is a job on one agent, recorded with a system principal (limited to the
@@ -35,27 +34,27 @@ public final class JobAgentCalls implements AgentCalls {
     }
 
     @Override
-    public <R extends AgentResult> Outcome<R> call(String agentId, AgentCall<R> call) {
-        return call(agentId, call, timeout, jid -> { });
+    public <R extends AgentResult> Outcome<R> call(String agentId, AgentCall<R> call, CallOptions options) {
+        Duration wait = options.timeoutOr(timeout);
+        if (options.resumeJid() != null) {
+            return resume(agentId, options.resumeJid(), call, wait);
+        }
+        AgentCall<?> shown = options.shown() == null ? call : options.shown();
+        if (shown.getClass() != call.getClass()) {
+            return Outcome.failed("a call is shown as " + shown.getClass().getSimpleName() + " but sent as "
+                    + call.getClass().getSimpleName());
+        }
+        JobStarted started;
+        try {
+            started = jobs.start(caller, agentId, "list", call, shown, (int) wait.toSeconds(),
+                    s -> options.sending().accept(s.jid()));
+        } catch (RuntimeException e) {
+            return Outcome.failed("agent " + agentId + " cannot be sent " + AgentCallCodec.encode(call).fun() + ": " + e.getMessage());
+        }
+        return answer(agentId, call, started.jid(), wait);
     }
 
-    @Override
-    public <R extends AgentResult> Outcome<R> call(String agentId, AgentCall<R> call, Duration timeout) {
-        return call(agentId, call, timeout, jid -> { });
-    }
-
-    @Override
-    public <R extends AgentResult> Outcome<R> call(String agentId, AgentCall<R> call, Consumer<String> sending) {
-        return call(agentId, call, timeout, sending);
-    }
-
-    @Override
-    public <R extends AgentResult> Outcome<R> resume(String agentId, String jid, AgentCall<R> call) {
-        return resume(agentId, jid, call, timeout);
-    }
-
-    @Override
-    public <R extends AgentResult> Outcome<R> resume(String agentId, String jid, AgentCall<R> call, Duration timeout) {
+    private <R extends AgentResult> Outcome<R> resume(String agentId, String jid, AgentCall<R> call, Duration timeout) {
         try {
             jobs.awaitReturn(caller, jid, agentId, Duration.ZERO); // refused when its agent is no longer in the caller's businesses
             jobs.redeliver(jid, agentId);
@@ -72,28 +71,6 @@ public final class JobAgentCalls implements AgentCalls {
         } catch (RuntimeException e) {
             return false;
         }
-    }
-
-    @Override
-    public <R extends AgentResult> Outcome<R> call(String agentId, AgentCall<R> call, Duration timeout, Consumer<String> sending) {
-        return call(agentId, call, call, timeout, sending);
-    }
-
-    @Override
-    public <R extends AgentResult> Outcome<R> callWithSecret(String agentId, AgentCall<R> call, AgentCall<R> shown,
-                                                             Consumer<String> sending) {
-        return call(agentId, call, shown, timeout, sending);
-    }
-
-    private <R extends AgentResult> Outcome<R> call(String agentId, AgentCall<R> call, AgentCall<R> shown, Duration timeout,
-                                                    Consumer<String> sending) {
-        JobStarted started;
-        try {
-            started = jobs.start(caller, agentId, "list", call, shown, (int) timeout.toSeconds(), s -> sending.accept(s.jid()));
-        } catch (RuntimeException e) {
-            return Outcome.failed("agent " + agentId + " cannot be sent " + AgentCallCodec.encode(call).fun() + ": " + e.getMessage());
-        }
-        return answer(agentId, call, started.jid(), timeout);
     }
 
     private <R extends AgentResult> Outcome<R> answer(String agentId, AgentCall<R> call, String jid, Duration timeout) {

@@ -17,6 +17,7 @@ import io.drover.server.auth.Principal;
 import io.drover.server.cluster.WorkLeaseStore;
 import io.drover.server.errors.DomainException;
 import io.drover.server.jobs.AgentCalls;
+import io.drover.server.jobs.CallOptions;
 import io.drover.server.store.Database;
 import io.drover.server.testing.ManualClock;
 import io.drover.server.testing.OnBothDatabases;
@@ -150,13 +151,8 @@ class AgentUpgradeServiceTest {
         }
 
         @Override
-        public <R extends AgentResult> Outcome<R> call(String agentId, AgentCall<R> call) {
-            return call(agentId, call, Duration.ofSeconds(1));
-        }
-
-        @Override
         @SuppressWarnings("unchecked")
-        public <R extends AgentResult> Outcome<R> call(String agentId, AgentCall<R> call, Duration timeout) {
+        public <R extends AgentResult> Outcome<R> call(String agentId, AgentCall<R> call, CallOptions options) {
             calls.add(agentId + " " + call.getClass().getSimpleName());
             if (!online(agentId)) {
                 return Outcome.unanswered("j", "no answer");

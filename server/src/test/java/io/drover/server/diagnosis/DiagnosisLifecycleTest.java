@@ -22,6 +22,7 @@ import io.drover.server.errors.DomainException;
 import io.drover.server.events.EventBus;
 import io.drover.server.events.EventStore;
 import io.drover.server.jobs.AgentCalls;
+import io.drover.server.jobs.CallOptions;
 import io.drover.server.store.Database;
 import io.drover.server.store.Dialect;
 import io.drover.server.testing.ManualClock;
@@ -40,7 +41,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
 
 /**
@@ -73,21 +73,14 @@ class DiagnosisLifecycleTest {
         }
 
         @Override
-        public <R extends AgentResult> Outcome<R> call(String agentId, AgentCall<R> call) {
-            return call(agentId, call, Duration.ofSeconds(30), jid -> { });
-        }
-
-        @Override
-        public <R extends AgentResult> Outcome<R> call(String agentId, AgentCall<R> call, Duration timeout) {
-            return call(agentId, call, timeout, jid -> { });
-        }
-
-        @Override
         @SuppressWarnings("unchecked")
-        public <R extends AgentResult> Outcome<R> call(String agentId, AgentCall<R> call, Duration timeout, Consumer<String> sending) {
+        public <R extends AgentResult> Outcome<R> call(String agentId, AgentCall<R> call, CallOptions options) {
+            if (options.resumeJid() != null) {
+                throw new UnsupportedOperationException("these fake agents cannot resume job " + options.resumeJid());
+            }
             String jid = "2026112710000000000" + jobs.incrementAndGet();
             try {
-                sending.accept(jid);
+                options.sending().accept(jid);
             } catch (RuntimeException e) {
                 return Outcome.failed("agent " + agentId + " cannot be sent the call: " + e.getMessage());
             }

@@ -19,6 +19,7 @@ import io.drover.server.errors.DomainException;
 import io.drover.server.events.EventBus;
 import io.drover.server.events.EventStore;
 import io.drover.server.jobs.AgentCalls;
+import io.drover.server.jobs.CallOptions;
 import io.drover.server.store.Database;
 import io.drover.server.testing.ManualClock;
 import io.drover.server.testing.TestDatabases;
@@ -65,7 +66,10 @@ class DiagnosisModuleTest {
 
         @Override
         @SuppressWarnings("unchecked")
-        public <R extends AgentResult> Outcome<R> call(String agentId, AgentCall<R> call) {
+        public <R extends AgentResult> Outcome<R> call(String agentId, AgentCall<R> call, CallOptions options) {
+            if (options.resumeJid() != null) {
+                throw new UnsupportedOperationException("this fake agent cannot resume job " + options.resumeJid());
+            }
             calls.add(call);
             if (hold != null) {
                 try {

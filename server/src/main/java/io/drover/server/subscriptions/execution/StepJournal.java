@@ -6,6 +6,7 @@ import io.drover.model.subscriptions.RunStatus;
 import io.drover.model.subscriptions.TaskInfo.StepRecord;
 import io.drover.model.subscriptions.TaskInfo.SubStep;
 import io.drover.server.jobs.AgentCalls;
+import io.drover.server.jobs.CallOptions;
 import java.time.Clock;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
@@ -17,7 +18,7 @@ import java.util.List;
  * the task over) sees the run as it is.
  *
  * <p>A step that was running when its server stopped is replayed: its pipeline runs again from the start, and each
- * sub-step the record already holds is answered by {@link AgentCalls#resume} under its recorded job id (the stored
+ * sub-step the record already holds is answered by {@link CallOptions#resuming} under its recorded job id (the stored
  * return, or the same job sent again, which an agent runs at most once) instead of a new call. Pipelines are
  * deterministic for the same inputs, so the replay meets the recorded sub-steps in order; the first one that differs
  * ends the replay and the rest run as new calls.
@@ -97,14 +98,14 @@ final class StepJournal {
         try {
             if (earlier != null && earlier.jid() != null) {
                 update(new SubStep(name, RunStatus.RUNNING, started, null, List.of(), earlier.jid()), false);
-                outcome = agents.resume(agentId, earlier.jid(), call);
+                outcome = agents.call(agentId, call, CallOptions.defaults().resuming(earlier.jid()));
             } else {
                 // Recorded with its job id before the job goes out, so a server that takes the task over resumes the
                 // same job; a sub-step whose job was never sent appears once it ended (FAILED).
                 java.util.function.Consumer<String> sending =
                         jid -> update(new SubStep(name, RunStatus.RUNNING, started, null, List.of(), jid), true);
-                outcome = call.equals(shown) ? agents.call(agentId, call, sending)
-                        : agents.callWithSecret(agentId, call, shown, sending);
+                CallOptions options = CallOptions.defaults().withSending(sending);
+                outcome = agents.call(agentId, call, call.equals(shown) ? options : options.withShown(shown));
             }
         } catch (RuntimeException e) {
             outcome = AgentCalls.Outcome.failed(e.getMessage());

@@ -6,6 +6,7 @@ import io.drover.model.agentapi.AgentResult;
 import io.drover.model.agentapi.ProcessOp;
 import io.drover.model.agentapi.ProcessStatus;
 import io.drover.server.jobs.AgentCalls;
+import io.drover.server.jobs.CallOptions;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -50,22 +51,19 @@ final class FakeAgentCalls implements AgentCalls {
     }
 
     @Override
-    public <R extends AgentResult> Outcome<R> call(String agentId, AgentCall<R> call) {
-        return call(agentId, call, jid -> { });
-    }
-
-    @Override
-    @SuppressWarnings("unchecked")
-    public <R extends AgentResult> Outcome<R> call(String agentId, AgentCall<R> call, java.util.function.Consumer<String> sending) {
+    public <R extends AgentResult> Outcome<R> call(String agentId, AgentCall<R> call, CallOptions options) {
+        if (options.resumeJid() != null) {
+            return resume(agentId, options.resumeJid(), call);
+        }
         calls.add(new Call(agentId, call));
         String jid = "j" + jobs.incrementAndGet();
         byJid.put(jid, new Call(agentId, call));
-        sending.accept(jid);
+        options.sending().accept(jid);
         return answer(agentId, call, jid);
     }
 
-    @Override
-    public <R extends AgentResult> Outcome<R> resume(String agentId, String jid, AgentCall<R> call) {
+    @SuppressWarnings("unchecked")
+    private <R extends AgentResult> Outcome<R> resume(String agentId, String jid, AgentCall<R> call) {
         Call sent = byJid.get(jid);
         if (sent == null || !sent.agentId().equals(agentId) || !sent.call().equals(call)) {
             throw new IllegalStateException("job " + jid + " was not " + AgentCallCodec.encode(call).fun() + " on " + agentId);
