@@ -203,7 +203,7 @@ public final class DroverServer implements AutoCloseable {
 
             SubscriptionStore subscriptionStore = new SubscriptionStore(database.jdbi(), clock);
             io.drover.server.secrets.SecretStore pluginSecrets = new io.drover.server.secrets.SecretStore(database.jdbi(), secrets,
-                    events, subscriptionStore, clock);
+                    events, biz -> subscriptionStore.list(biz, null), clock);
             new io.drover.server.secrets.SecretRoutes(pluginSecrets).register(api);
             this.registries = new Registries(database.jdbi(), packages, config.dataDir().resolve("registries"), clock);
             this.addons = new AddonService(database.jdbi(), packages, registries,

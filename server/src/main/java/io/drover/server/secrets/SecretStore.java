@@ -11,7 +11,6 @@ import io.drover.server.errors.DomainException;
 import io.drover.server.events.EventStore;
 import io.drover.server.store.SecretBox;
 import io.drover.server.store.SqlTime;
-import io.drover.server.subscriptions.SubscriptionStore;
 import java.time.Clock;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
@@ -35,10 +34,12 @@ public final class SecretStore {
     private final Jdbi jdbi;
     private final SecretBox box;
     private final EventStore events;
-    private final SubscriptionStore subscriptions;
+    /** The subscriptions of a business: who may reference a secret (the subscriptions feature's, handed in). */
+    private final java.util.function.LongFunction<List<SubscriptionInfo>> subscriptions;
     private final Clock clock;
 
-    public SecretStore(Jdbi jdbi, SecretBox box, EventStore events, SubscriptionStore subscriptions, Clock clock) {
+    public SecretStore(Jdbi jdbi, SecretBox box, EventStore events,
+                       java.util.function.LongFunction<List<SubscriptionInfo>> subscriptions, Clock clock) {
         this.jdbi = jdbi;
         this.box = box;
         this.events = events;
@@ -93,7 +94,7 @@ public final class SecretStore {
         if (find(biz, name).isEmpty()) {
             throw DomainException.notFound("secret", name + " in business " + biz);
         }
-        List<Long> users = subscriptions.list(biz, null).stream().filter(s -> references(s, name)).map(SubscriptionInfo::id).toList();
+        List<Long> users = subscriptions.apply(biz).stream().filter(s -> references(s, name)).map(SubscriptionInfo::id).toList();
         if (!users.isEmpty()) {
             throw DomainException.conflict("secret_in_use", "secret " + name + " is referenced by subscription(s) " + users
                     + "; change them first");
