@@ -1,0 +1,72 @@
+package io.drover.server.agentlink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.drover.model.jobs.AgentJobState;
+import io.drover.server.agents.AgentRegistry;
+import io.drover.server.agents.EnrollmentTokenStore;
+import io.drover.server.events.EventBus;
+import io.drover.server.events.EventStore;
+import io.drover.server.inventory.InventoryRepository;
+import io.drover.server.inventory.InventoryService;
+import io.drover.server.keys.KeyStore;
+import io.drover.server.testing.TestDatabases;
+import io.drover.transport.envelope.JobReturn;
+import io.drover.transport.master.RequestDeferred;
+import java.time.Clock;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+
+/** The agent link hands the job lifecycle typed returns only; what is not a return is acknowledged False and dropped. */
+class SaltBridgeReturnsTest {
+    /** What the job lifecycle was handed, and what it answers. */
+    static final class Jobs implements JobReports {
+        final List<JobReturn> returns = new CopyOnWriteArrayList<>();
+        volatile RuntimeException failure;
+
+        @Override
+        public boolean onReturn(String agentId, JobReturn ret) {
+            if (failure != null) {
+                throw failure;
+            }
+            returns.add(ret);
+            return true;
+        }
+
+        @Override
+        public void onAgentState(String agentId, String jid, AgentJobState state) {
+        }
+    }
+
+    @Test
+    void aReturnIsHandedOnTypedAndOneThatIsNotIsRefusedAndCounted() {
+        TestDatabases.on("sqlite", db -> {
+            Clock clock = Clock.systemUTC();
+            EventStore events = new EventStore(db.jdbi(), new EventBus(), clock);
+            AgentRegistry agents = new AgentRegistry(db.jdbi(), events, new InventoryService(db.jdbi(), new InventoryRepository(), events),
+                    null, clock);
+            KeyStore keys = new KeyStore(db.jdbi(), events, List.of(), new EnrollmentTokenStore(db.jdbi(), clock), agents, () -> { }, clock);
+            Jobs jobs = new Jobs();
+            SaltBridge bridge = new SaltBridge(keys, jobs, agents, null, db.jdbi(), events, (agent, run, message) -> false,
+                    false, false);
+
+            assertThat(bridge.onReturn("web-1", Map.of("cmd", "_return", "id", "web-1", "jid", "20261127120000123456",
+                    "fun", "test.ping", "fun_args", List.of(), "return", true, "retcode", 0L, "success", true))).isEqualTo(true);
+            assertThat(jobs.returns).containsExactly(new JobReturn("20261127120000123456", "test.ping", List.of(), true, 0, true, false));
+
+            assertThat(bridge.onReturn("web-1", Map.of("jid", "20261127120000123457", "fun", "test.ping", "retcode", "0")))
+                    .isEqualTo(false);
+            assertThat(bridge.onReturn("web-1", Map.of("fun", "test.ping", "return", true))).isEqualTo(false);
+            assertThat(jobs.returns).hasSize(1);
+            assertThat(bridge.refusedReturns()).isEqualTo(2);
+
+            jobs.failure = new RequestDeferred("the database's disk is full", null);
+            assertThatThrownBy(() -> bridge.onReturn("web-1", Map.of("jid", "20261127120000123458", "fun", "test.ping")))
+                    .as("a return that could not be stored is left unanswered, for the agent to send again")
+                    .isInstanceOf(RequestDeferred.class);
+        });
+    }
+}
