@@ -17,9 +17,10 @@ import io.drover.core.plans.PlanRestarts;
 import io.drover.agent.jobs.JobProcesses;
 import io.drover.agent.journal.Journal;
 import io.drover.agent.supervisor.Supervisor;
-import io.drover.transport.minion.MinionConfig;
 import io.drover.transport.envelope.JobReturn;
 import io.drover.transport.envelope.MalformedEnvelopeException;
+import io.drover.transport.envelope.PublishLoad;
+import io.drover.transport.minion.MinionConfig;
 import io.drover.transport.minion.SaltMinion;
 import io.drover.transport.minion.Targets;
 import io.drover.transport.wire.SaltPack;
@@ -236,9 +237,15 @@ public final class DroverAgent implements AutoCloseable {
 
     /** Journal first, then run, then journal the return, then send it: a crash at any point loses nothing. */
     private void runJob(SaltMinion source, Map<?, ?> load) {
-        String jid = String.valueOf(load.get("jid"));
-        Map<String, Object> running = Map.of("jid", jid, "fun", String.valueOf(load.get("fun")),
-                "arg", load.get("arg") instanceof List<?> l ? l : List.of(), "pid", ProcessHandle.current().pid());
+        PublishLoad job;
+        try {
+            job = PublishLoad.fromWire(load);
+        } catch (MalformedEnvelopeException e) {
+            log.warn("{}: dropped a publish that is not a job: {}", source.id(), e.getMessage());
+            return;
+        }
+        String jid = job.jid();
+        Map<String, Object> running = Map.of("jid", jid, "fun", job.fun(), "arg", job.arg(), "pid", ProcessHandle.current().pid());
         // A job sent again while it still runs here (a server that took the call over) leaves the run alone: had it
         // taken the run's entry out on its way, the resend loop would report the running job as interrupted.
         if (inFlight.putIfAbsent(jid, running) != null) {
@@ -251,9 +258,7 @@ public final class DroverAgent implements AutoCloseable {
                 return;
             }
             reportJob(jid, "received");
-            String fun = String.valueOf(load.get("fun"));
-            List<?> args = load.get("arg") instanceof List<?> l ? l : List.of();
-            finish(jid, fun, args, () -> functions.call(fun, args));
+            finish(jid, job.fun(), job.arg(), () -> functions.call(job.fun(), job.arg()));
         } finally {
             inFlight.remove(jid, running);
         }

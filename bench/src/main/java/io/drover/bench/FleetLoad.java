@@ -1,10 +1,10 @@
 package io.drover.bench;
 
-import io.drover.transport.envelope.JobReturn;
-import io.drover.transport.envelope.PublishLoad;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.drover.model.Json;
 import io.drover.transport.crypto.RsaKeys;
+import io.drover.transport.envelope.JobReturn;
+import io.drover.transport.envelope.PublishLoad;
 import io.drover.transport.minion.MinionConfig;
 import io.drover.transport.minion.SaltMinion;
 import io.drover.transport.minion.Targets;

@@ -1,7 +1,5 @@
 package io.drover.bench;
 
-import io.drover.transport.envelope.JobReturn;
-import io.drover.transport.envelope.PublishLoad;
 import io.drover.agent.FileserverSource;
 import io.drover.agent.functions.Functions;
 import io.drover.agent.plans.PlanHooks;
@@ -11,6 +9,8 @@ import io.drover.agent.plans.PlanSetup;
 import io.drover.agent.plans.SaltStackExecutor;
 import io.drover.agent.functions.ListeningPorts;
 import io.drover.agent.supervisor.Supervisor;
+import io.drover.transport.envelope.JobReturn;
+import io.drover.transport.envelope.PublishLoad;
 import io.drover.transport.minion.SaltMinion;
 import java.nio.file.Path;
 import java.util.List;

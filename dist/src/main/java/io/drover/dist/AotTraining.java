@@ -1,11 +1,11 @@
 package io.drover.dist;
 
-import io.drover.transport.envelope.JobReturn;
-import io.drover.transport.envelope.PublishLoad;
 import io.drover.server.DroverServer;
 import io.drover.server.config.ServerConfig;
 import io.drover.server.config.Setting;
 import io.drover.transport.crypto.RsaKeys;
+import io.drover.transport.envelope.JobReturn;
+import io.drover.transport.envelope.PublishLoad;
 import io.drover.transport.minion.MinionConfig;
 import io.drover.transport.minion.SaltMinion;
 import io.drover.transport.minion.Targets;
