@@ -3,6 +3,7 @@ package io.drover.bench;
 import io.drover.transport.crypto.Crypticle;
 import io.drover.transport.crypto.Rsa;
 import io.drover.transport.crypto.RsaKeys;
+import io.drover.transport.envelope.PublishLoad;
 import io.drover.transport.protocol.Messages;
 import io.drover.transport.wire.SaltPack;
 import java.security.interfaces.RSAPrivateCrtKey;
@@ -52,8 +53,8 @@ public class AgentFramesBenchmark {
         ids.forEach(id -> keys.put(id, new Crypticle(Crypticle.generateKeyString())));
         shared = new Crypticle(Crypticle.generateKeyString());
         masterKey = (RSAPrivateCrtKey) RsaKeys.generate().getPrivate();
-        load = new LinkedHashMap<>(Map.of("fun", "test.ping", "arg", List.of(), "tgt", "host-*", "tgt_type", "glob",
-                "jid", "20261127120000123456", "ret", "", "user", "admin", "serial", 42L));
+        load = new PublishLoad("test.ping", List.of(), "host-*", "glob", "20261127120000123456", "", "admin").toWire();
+        load.put("serial", 42L); // as the master's publisher thread adds it
     }
 
     @Benchmark

@@ -179,7 +179,7 @@ public final class DroverServer implements AutoCloseable {
             // (it opens the shared session key), which neither NATS nor the agents know.
             joined = config.cluster() == null ? null
                     : io.drover.server.cluster.NatsCluster.join(config.cluster(), config.natsCredentials(),
-                    secrets.derive(io.drover.server.cluster.NatsCluster.KEY_LABEL), clock, publishes::publish, bus);
+                    secrets.derive(io.drover.server.cluster.NatsCluster.KEY_LABEL), clock, publishes, bus);
             this.cluster = joined;
             io.drover.transport.envelope.JobPublisher publish = cluster == null ? publishes : (load, minions) -> {
                         publishes.publish(load, minions);

@@ -249,14 +249,10 @@ public final class SaltMaster implements AutoCloseable {
     /**
      * Publishes a job load ({@code fun, arg, tgt, tgt_type, jid, ret, user}) to the given minions (their topics),
      * or to every subscriber when {@code minions} is null. The publisher thread adds the increasing {@code serial}.
-     * The load as it goes on the wire, unchecked: what tests of the minions send as a hostile master would.
+     * The load as it goes on the wire, unchecked (what tests of the minions send as a hostile master would); the server
+     * publishes typed loads through its {@link PublishQueue}.
      */
     public void publish(Map<String, Object> load, Collection<String> minions) {
-        publishes.publish(load, minions);
-    }
-
-    /** Publishes a job's load to the given minions, or to every subscriber when {@code minions} is null. */
-    public void publish(io.drover.transport.envelope.PublishLoad load, Collection<String> minions) {
         publishes.publish(load, minions);
     }
 
