@@ -268,6 +268,17 @@ public final class JobService implements AutoCloseable, io.drover.server.agentli
         }
         String sealedArg = shownArgs.equals(arg) ? null : box.seal(Sql.toJson(arg));
         String jid = ids.next();
+        // Built (and so checked) before anything is stored. Minions do not know nodegroups: Salt's master publishes
+        // them expanded, as compound targets.
+        PublishLoad load;
+        try {
+            load = new PublishLoad(request.fun(), arg, type.equals("list") ? listed
+                    : type.equals("nodegroup") || type.equals("compound")
+                    ? TargetExpression.expandNodegroups(type, request.tgt(), nodegroups) : request.tgt(),
+                    type.equals("nodegroup") ? "compound" : type, jid, "", principal.name());
+        } catch (io.drover.transport.envelope.MalformedEnvelopeException e) {
+            throw DomainException.invalid("job", e.getMessage());
+        }
         // The event is written in the job's transaction and published by the event thread after the commit, in order
         // with the returns' events: no second round trip to mark it published, which on SQLite queued every job start
         // of a deployment behind one lock.
@@ -282,11 +293,6 @@ public final class JobService implements AutoCloseable, io.drover.server.agentli
         LiveJob waiting = newLiveJob(minions, principal, hidden(arg, shownArgs));
         waiting.missing().addAll(minions);
         live.put(jid, waiting);
-        // Minions do not know nodegroups: Salt's master publishes them expanded, as compound targets.
-        PublishLoad load = new PublishLoad(request.fun(), arg, type.equals("list") ? listed
-                : type.equals("nodegroup") || type.equals("compound")
-                ? TargetExpression.expandNodegroups(type, request.tgt(), nodegroups) : request.tgt(),
-                type.equals("nodegroup") ? "compound" : type, jid, "", principal.name());
         JobStarted started = new JobStarted(jid, minions, absent);
         long publishing = System.nanoTime();
         try {

@@ -122,6 +122,38 @@ class JobServiceTest {
     }
 
     @Test
+    void aJobWhoseLoadCannotBePublishedIsRefusedBeforeAnythingIsStoredOrSent() {
+        TestDatabases.on("sqlite", db -> {
+            Clock clock = Clock.systemUTC();
+            EventStore events = new EventStore(db.jdbi(), new EventBus(), clock);
+            AgentRegistry agents = new AgentRegistry(db.jdbi(), events, new InventoryService(db.jdbi(), new InventoryRepository(), events),
+                    null, clock);
+            KeyStore keys = new KeyStore(db.jdbi(), events, List.of(Glob.compile("auto-*")), new EnrollmentTokenStore(db.jdbi(), clock),
+                    agents, () -> { }, clock);
+            assertThat(keys.decide("auto-1", KEY, null)).isEqualTo(KeyDecision.ACCEPTED);
+            List<io.drover.transport.envelope.PublishLoad> published = new java.util.concurrent.CopyOnWriteArrayList<>();
+            JobService jobs = new JobService(db.jdbi(), events, keys, id -> Map.of(), agents::businesses, Map.of(),
+                    (load, minions) -> published.add(load), () -> () -> { }, 1 << 20,
+                    io.drover.server.store.SecretBox.of(new byte[32]), clock);
+            try {
+                Principal admin = Principal.system("test");
+                String fun = "test." + "p".repeat(300); // a function name over the envelope's limit
+                assertThatThrownBy(() -> jobs.start(admin, new JobRequest("auto-1", "list", fun, List.of(), Map.of(), 30)))
+                        .isInstanceOf(io.drover.server.errors.DomainException.class).hasMessageContaining("fun");
+                assertThat(jobs.list(admin, null, 10)).isEmpty();
+                assertThat(published).isEmpty();
+                JobStarted ok = jobs.start(admin, new JobRequest("auto-1", "list", "test.ping", List.of(), Map.of(), 30));
+                assertThat(published).extracting(io.drover.transport.envelope.PublishLoad::toWire).containsExactly(
+                        new java.util.LinkedHashMap<>(Map.of("fun", "test.ping", "arg", List.of(), "tgt", List.of("auto-1"),
+                                "tgt_type", "list", "jid", ok.jid(), "ret", "", "user", admin.name())));
+                assertThat(published.getFirst().toWire().keySet()).containsExactly("fun", "arg", "tgt", "tgt_type", "jid", "ret", "user");
+            } finally {
+                jobs.close();
+            }
+        });
+    }
+
+    @Test
     void aJobThatCarriesASecretIsStoredEventedAndAnsweredRedactedAndSentAgainWhole() {
         TestDatabases.on("sqlite", db -> {
             Clock clock = Clock.systemUTC();

@@ -9,8 +9,8 @@ final class WireFields {
     static final int MAX_NAME = 256;
     /** The longest target expression accepted. */
     static final int MAX_TARGET = 64 * 1024;
-    /** The most arguments, or ids of a list target, accepted. */
-    static final int MAX_ITEMS = 100_000;
+    /** The most arguments, or ids of a list target, accepted (the frame size limits bound them first). */
+    static final int MAX_ITEMS = 1_000_000;
 
     private WireFields() {
     }

@@ -76,7 +76,7 @@ class EnvelopeCodecTest {
                 with(good, "tgt", Map.of("a", 1L)), with(good, "tgt", Arrays.asList("web-1", 7L)),
                 with(good, "tgt_type", true), with(good, "user", 1L), with(good, "ret", "r".repeat(257)),
                 with(good, "jid", "1".repeat(257)), with(good, "tgt", "*".repeat(64 * 1024 + 1)),
-                with(good, "arg", new ArrayList<>(java.util.Collections.nCopies(100_001, 1L))));
+                with(good, "arg", new ArrayList<>(java.util.Collections.nCopies(1_000_001, 1L))));
         for (Map<String, Object> wire : bad) {
             assertThatThrownBy(() -> PublishLoad.fromWire(wire)).as(wire.keySet().toString())
                     .isInstanceOf(MalformedEnvelopeException.class).hasMessageStartingWith("a publish load");
@@ -121,7 +121,7 @@ class EnvelopeCodecTest {
                 with(good, "fun", List.of("a.b", "c.d")), with(good, "fun_args", "x"), with(good, "retcode", 1.5),
                 with(good, "retcode", "0"), with(good, "retcode", 1L << 40), with(good, "success", "yes"),
                 with(good, "killed", 1L), with(good, "jid", ""), with(good, "fun", "f".repeat(257)),
-                with(good, "fun_args", new ArrayList<>(java.util.Collections.nCopies(100_001, "a"))));
+                with(good, "fun_args", new ArrayList<>(java.util.Collections.nCopies(1_000_001, "a"))));
         for (Map<String, Object> wire : bad) {
             assertThatThrownBy(() -> JobReturn.fromWire(wire)).as(wire.toString().substring(0, Math.min(200, wire.toString().length())))
                     .isInstanceOf(MalformedEnvelopeException.class).hasMessageStartingWith("a job return");
