@@ -145,6 +145,18 @@ class ArchitectureTest {
     }
 
     /**
+     * The agent link (what agents send) reaches other features only through interfaces of its own ({@code JobReports},
+     * {@code PlanLogs}, {@code KeyDecisions}, {@code AgentPresence}, {@code FileRequests}) and the event outbox.
+     */
+    @Test
+    void theAgentLinkReachesOtherFeaturesThroughItsOwnInterfacesAndEvents() {
+        classes().that().resideInAPackage("io.drover.server.agentlink..").should().onlyDependOnClassesThat(
+                        JavaClass.Predicates.resideOutsideOfPackage("io.drover.server..").or(JavaClass.Predicates.resideInAnyPackage(
+                                "io.drover.server.agentlink..", "io.drover.server.events..", "io.drover.server.store..")))
+                .check(drover);
+    }
+
+    /**
      * The server's features (its packages) depend on each other without a cycle: the agent link hands returns, job
      * reports and plan logs to the job lifecycle and to execution plans through interfaces of its own, so neither
      * depends back on it. A feature's {@code *Routes} class belongs to the HTTP layer ({@link

@@ -1,10 +1,7 @@
 package io.drover.server.agentlink;
 
 import io.drover.core.agents.AgentEventTags;
-import io.drover.server.agents.AgentRegistry;
 import io.drover.server.events.EventStore;
-import io.drover.server.files.FileServer;
-import io.drover.server.keys.KeyStore;
 import io.drover.transport.master.AgentMode;
 import io.drover.transport.master.KeyDecision;
 import io.drover.transport.master.MasterHandler;
@@ -20,15 +17,17 @@ import org.jdbi.v3.core.Jdbi;
 import org.slf4j.LoggerFactory;
 
 /**
- * Connects the Salt master to the control plane: keys from the key store, returns and job reports to the job
- * lifecycle ({@link JobReports}), heartbeats and grains to the agent registry, execution plans' log messages to their
- * plans ({@link PlanLogs}), fileserver requests to the file root, other events to the bus.
+ * Connects the Salt master to the control plane: keys from the key store ({@link KeyDecisions}), returns and job
+ * reports to the job lifecycle ({@link JobReports}), heartbeats and grains to the agent registry ({@link
+ * AgentPresence}), execution plans' log messages to their plans ({@link PlanLogs}), fileserver requests to the file
+ * root ({@link FileRequests}), other events to the outbox. Each is an interface of this package, so that the agent
+ * link depends on no other feature and none depends back on it through the link.
  */
 public final class SaltBridge implements MasterHandler {
-    private final KeyStore keys;
+    private final KeyDecisions keys;
     private final JobReports jobs;
-    private final AgentRegistry agents;
-    private final FileServer files;
+    private final AgentPresence agents;
+    private final FileRequests files;
     private final Jdbi jdbi;
     private final EventStore events;
     private final PlanLogs plans;
@@ -43,7 +42,7 @@ public final class SaltBridge implements MasterHandler {
      * @param requireSignedMessages the {@code require-minion-sign-messages} setting
      * @param allowPlainEnrollment  the {@code allow-plain-enrollment-tokens} setting
      */
-    public SaltBridge(KeyStore keys, JobReports jobs, AgentRegistry agents, FileServer files, Jdbi jdbi, EventStore events,
+    public SaltBridge(KeyDecisions keys, JobReports jobs, AgentPresence agents, FileRequests files, Jdbi jdbi, EventStore events,
                       PlanLogs plans, boolean requireSignedMessages, boolean allowPlainEnrollment) {
         this.requireSignedMessages = requireSignedMessages;
         this.allowPlainEnrollment = allowPlainEnrollment;

@@ -41,7 +41,7 @@ import org.slf4j.LoggerFactory;
  * last-seen times every 30 seconds in one batch, so a hundred thousand heartbeats (or a thousand first returns) do
  * not become as many transactions.
  */
-public final class AgentRegistry {
+public final class AgentRegistry implements io.drover.server.agentlink.AgentPresence {
     private static final Logger log = LoggerFactory.getLogger(AgentRegistry.class);
     public static final int MISSED_HEARTBEATS = 3;
     private final java.util.function.BooleanSupplier watchesRemote;
@@ -135,6 +135,7 @@ public final class AgentRegistry {
      * Any authenticated request from an accepted minion: it is alive. Memory only: the row of a new agent and the
      * online event are written by the next presence check, so a thousand first returns cost one transaction.
      */
+    @Override
     public void seen(String id) {
         Agent a = agents.computeIfAbsent(id, Agent::new);
         a.lastSeen = clock.instant();
@@ -167,6 +168,7 @@ public final class AgentRegistry {
      * {@link AgentLinkRule} allows it; a linked agent whose address changed keeps its host (the change is recorded).
      */
     @SuppressWarnings("unchecked")
+    @Override
     public void heartbeat(String id, Map<?, ?> data) {
         seen(id);
         Agent a = agents.get(id);

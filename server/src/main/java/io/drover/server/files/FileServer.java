@@ -19,7 +19,7 @@ import java.util.stream.Stream;
  * {@code _file_hash} (sha256) and {@code _serve_file} in chunks. Paths are relative to the root; a path that is
  * absolute, holds {@code ..} or leaves the root through a link is refused.
  */
-public final class FileServer {
+public final class FileServer implements io.drover.server.agentlink.FileRequests {
     public static final int CHUNK = 256 * 1024;
 
     /** Brings back a file the root lacks (a package stored through another server), by its relative path. */
@@ -79,6 +79,7 @@ public final class FileServer {
     }
 
     /** Every regular file under the root whose relative path starts with {@code prefix}, sorted. */
+    @Override
     public List<String> list(String prefix) {
         String wanted = prefix == null ? "" : prefix;
         try (Stream<Path> files = Files.walk(root)) {
@@ -90,6 +91,7 @@ public final class FileServer {
     }
 
     /** {@code {hsum, hash_type: sha256}}, or an empty map for a missing or unsafe path (as Salt answers). */
+    @Override
     public Map<String, Object> hash(Object path) {
         return resolve(path).map(file -> {
             Map<String, Object> out = new LinkedHashMap<>();
@@ -100,6 +102,7 @@ public final class FileServer {
     }
 
     /** One chunk from offset {@code loc}: {@code {data, dest}}; data is empty at the end of the file. */
+    @Override
     public Map<String, Object> serve(Object path, Object loc) {
         Optional<Path> file = resolve(path);
         long offset = loc instanceof Number n ? n.longValue() : 0L;

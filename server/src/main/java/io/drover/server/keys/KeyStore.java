@@ -23,7 +23,7 @@ import org.jdbi.v3.core.Jdbi;
  * auto-accept glob); an operator accepts or rejects it; a different key for a known id is denied. Every decision
  * is a {@code salt/auth} or {@code salt/key} event.
  */
-public final class KeyStore {
+public final class KeyStore implements io.drover.server.agentlink.KeyDecisions {
     public static final String ACCEPTED = "accepted";
     public static final String PENDING = "pending";
     public static final String REJECTED = "rejected";
@@ -68,6 +68,7 @@ public final class KeyStore {
      * Decides on a presented key. {@code enrollToken} is the {@code drover_enroll} field of the auth request: a valid
      * enrollment token accepts a new or pending key of that id and places the agent in the token's business.
      */
+    @Override
     public KeyDecision decide(String id, String publicPem, Object enrollToken) {
         String pem = publicPem.strip();
         // A sign-in storm (thousands of agents moving to this server) writes its events in the sign-ins' own
@@ -129,6 +130,7 @@ public final class KeyStore {
     }
 
     /** The accepted key of an id, or null. Asked on every agent request, so answered from memory after the first time. */
+    @Override
     public String acceptedKey(String id) {
         String cached = acceptedCache.get(id);
         if (cached != null) {
@@ -142,6 +144,7 @@ public final class KeyStore {
     }
 
     /** Records the transport mode an accepted minion signed in with or was heard in (called when it changes). */
+    @Override
     public void recordMode(String id, AgentMode mode) {
         jdbi.useHandle(h -> h.createUpdate("UPDATE minion_key SET transport_mode = :mode WHERE id = :id")
                 .bind("mode", mode.label()).bind("id", id).execute());
@@ -149,6 +152,7 @@ public final class KeyStore {
     }
 
     /** The transport mode recorded for a minion, or null. */
+    @Override
     public AgentMode mode(String id) {
         AgentMode cached = modeCache.get(id);
         if (cached != null) {
