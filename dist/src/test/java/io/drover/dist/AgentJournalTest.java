@@ -136,6 +136,7 @@ class AgentJournalTest {
 
     /** PUB/SUB drops what is sent before the subscription lands: ping until the agent answers. */
     void waitForPing() {
+        await().atMost(Duration.ofSeconds(30)).until(() -> server.server().keys().list("accepted").size() == 1);
         await().atMost(Duration.ofSeconds(40)).pollInterval(Duration.ofSeconds(1)).until(() -> {
             String jid = run("test.ping");
             try {
