@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.drover.server.config.Setting;
 import io.drover.server.testing.TestServer;
 import io.drover.transport.wire.SaltPack;
 import java.nio.file.Files;
@@ -32,7 +33,8 @@ class AgentJournalTest {
 
     @BeforeEach
     void start() {
-        server = TestServer.start();
+        // accepted on sight: a pending key would cost each test the agent's 10 s acceptance wait
+        server = TestServer.start(TestServer.newDataDir(), Map.of(Setting.AUTO_ACCEPT, "web-1"));
     }
 
     @AfterEach
@@ -64,16 +66,10 @@ class AgentJournalTest {
         return r.body().path("jid").asText();
     }
 
-    void acceptAndWaitForPing() {
-        await().atMost(Duration.ofSeconds(30)).until(() -> server.server().keys().list("pending").size() == 1);
-        server.post("/api/v1/keys/web-1/accept", server.adminToken(), Map.of());
-        waitForPing();
-    }
-
     @Test
     void aJobCutShortByKill9IsReportedInterruptedAndNeverRunAgain() throws Exception {
         Process first = agent();
-        acceptAndWaitForPing();
+        waitForPing();
         Path counter = root.resolve("counter");
         String jid = run("cmd.run", "echo ran >> " + counter + "; sleep 5; echo finished");
         await().atMost(Duration.ofSeconds(15)).until(() -> Files.exists(counter));
@@ -91,7 +87,7 @@ class AgentJournalTest {
     @Test
     void aReturnJournalledButNotAcknowledgedIsDeliveredAfterRestartOnce() throws Exception {
         Process first = agent();
-        acceptAndWaitForPing();
+        waitForPing();
         first.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
         // While the agent is down a job is published (it misses it); its journal is then left exactly as a kill -9
         // after running the job but before the server acknowledged the return would leave it.
@@ -125,7 +121,7 @@ class AgentJournalTest {
     @Test
     void aJobSentAgainWhileItStillRunsIsAnsweredByItsRunNotAsInterrupted() throws Exception {
         agent();
-        acceptAndWaitForPing();
+        waitForPing();
         Path counter = root.resolve("counter");
         String jid = run("cmd.run", "echo ran >> " + counter + "; sleep 3; echo finished");
         await().atMost(Duration.ofSeconds(15)).until(() -> Files.exists(counter));
@@ -140,6 +136,7 @@ class AgentJournalTest {
 
     /** PUB/SUB drops what is sent before the subscription lands: ping until the agent answers. */
     void waitForPing() {
+        await().atMost(Duration.ofSeconds(30)).until(() -> server.server().keys().list("accepted").size() == 1);
         await().atMost(Duration.ofSeconds(40)).pollInterval(Duration.ofSeconds(1)).until(() -> {
             String jid = run("test.ping");
             try {

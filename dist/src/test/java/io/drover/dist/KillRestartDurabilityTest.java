@@ -52,14 +52,39 @@ class KillRestartDurabilityTest {
     }
 
     Process start(int port, List<String> database) throws IOException {
+        return start(port, database, Files.exists(classArchive()) ? "-XX:SharedArchiveFile=" + classArchive() : "-Xshare:auto");
+    }
+
+    Process start(int port, List<String> database, String classSharing) throws IOException {
         List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"), "-Xmx256m",
                 // the servers of this test live a second or two: C1 alone starts them sooner on a small machine
-                "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"), Main.class.getName(), "server", "--port", Integer.toString(port),
+                "-XX:TieredStopAtLevel=1", classSharing, "-cp", System.getProperty("java.class.path"), Main.class.getName(),
+                "server", "--port", Integer.toString(port),
                 "--data-dir", dir.resolve("data").toString(), "--salt-publish-port", Integer.toString(publishPort),
                 "--salt-request-port", Integer.toString(requestPort), "--auto-accept", AGENT));
         command.addAll(database);
         return new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("server.log").toFile())).start();
+    }
+
+    Path classArchive() {
+        return dir.resolve("server-classes.jsa");
+    }
+
+    /**
+     * Runs one server that stops cleanly, so that the JVM writes the classes it loaded to a class-data archive: the
+     * servers of the kill loop map it instead of loading and verifying their classes again (each start is most of a
+     * round). Without the archive they start as before.
+     */
+    void writeClassArchive(int port, List<String> database) throws Exception {
+        Process server = start(port, database, "-XX:ArchiveClassesAtExit=" + classArchive());
+        await().atMost(Duration.ofSeconds(120)).ignoreExceptions().until(() -> Files.exists(dir.resolve("data/admin.token"))
+                && send("GET", port, "/readyz", "", null).statusCode() == 200);
+        String token = Files.readString(dir.resolve("data/admin.token")).strip();
+        send("GET", port, "/api/v1/sets?bk_biz_id=9", token, null);
+        auditedSetCreations(port, token);
+        server.destroy(); // SIGTERM: an orderly exit, which writes the archive
+        assertThat(server.waitFor(60, TimeUnit.SECONDS)).isTrue();
     }
 
     Process startAgent() throws IOException {
@@ -87,6 +112,7 @@ class KillRestartDurabilityTest {
         Set<String> answered = ConcurrentHashMap.newKeySet();
         int port = freePort();
         Process agent = null;
+        writeClassArchive(port, database);
         try {
             for (int round = 0; round < rounds; round++) {
                 Process server = start(port, database);

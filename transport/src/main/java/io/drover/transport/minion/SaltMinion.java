@@ -680,11 +680,13 @@ public final class SaltMinion implements AutoCloseable {
     public void close() {
         running = false;
         stopped.countDown();
+        // The transport first: closing it ends a subscription or request at once, where the loop would otherwise
+        // notice `running` only at its next poll (up to a second per minion, minutes for a fleet closed in turn).
+        transport.close();
         try {
             loop.join(3000);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        transport.close();
     }
 }

@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
@@ -199,13 +200,18 @@ class AgentIdentityTest {
             sub.subscribe(new byte[0]);
             sub.subscribe(Messages.topic("victim").getBytes(StandardCharsets.US_ASCII)); // topics are sha1(id): no secret
             sub.setReceiveTimeOut(100);
-            await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(200)).until(() -> {
+            // Two waits, so that a failure says which side saw nothing: the victim, or the eavesdropper.
+            Callable<Boolean> publish = () -> {
                 master.publish(job("20260101" + System.nanoTime() % 1_000_000_000_000L, "victim"), List.of("victim"));
                 for (byte[] frame = sub.recv(); frame != null; frame = sub.recv()) {
                     seen.add(frame);
                 }
-                return !jobs.get("victim").isEmpty() && seen.size() >= 2;
-            });
+                return true;
+            };
+            await("the victim agent receives its job").atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(200))
+                    .until(() -> publish.call() && !jobs.get("victim").isEmpty());
+            await("the empty-prefix subscriber sees the victim's publishes").atMost(Duration.ofSeconds(15))
+                    .pollInterval(Duration.ofMillis(200)).until(() -> publish.call() && seen.size() >= 2);
         }
         assertThat(victim.state()).isEqualTo(SaltMinion.State.CONNECTED);
         for (byte[] frame : seen) {

@@ -85,6 +85,23 @@ class ZmtpMinionTransportTest {
         return m;
     }
 
+    /**
+     * Closing a subscribed minion ends its subscription at once: a fleet closed one after another (an agent's
+     * shutdown, a load tool's end) used to wait for each loop's next poll, up to a second per minion.
+     */
+    @Test
+    void closingSubscribedMinionsReturnsAtOnce() {
+        for (int i = 0; i < 20; i++) {
+            minion("ok-closing-" + i);
+        }
+        await().atMost(Duration.ofSeconds(30)).until(() -> minions.stream().allMatch(m -> m.state() == SaltMinion.State.CONNECTED));
+        long started = System.nanoTime();
+        minions.forEach(SaltMinion::close);
+        long tookMs = (System.nanoTime() - started) / 1_000_000;
+        assertThat(minions).allMatch(m -> m.state() == SaltMinion.State.STOPPED);
+        assertThat(tookMs).as("20 closes, each of which waited up to a second for its loop's poll before").isLessThan(4000);
+    }
+
     static Map<String, Object> ping(String jid, String tgt) {
         return new LinkedHashMap<>(Map.of("fun", "test.ping", "arg", List.of(), "tgt", tgt, "tgt_type", "glob", "jid", jid));
     }
