@@ -170,10 +170,10 @@ def x931_recover(public: RSA.RsaKey, signature: bytes) -> bytes:
 def x931_sign(private: RSA.RsaKey, message: bytes) -> bytes:
     """OpenSSL's RSA_private_encrypt with X9.31 padding (the minion's "tok" proof of its key)."""
     n, size = private.n, (private.n.bit_length() + 7) // 8
-    fill = size - len(message) - 2
-    if fill < 1:
+    fill = size - len(message) - 2  # bytes between the header nibble byte and the message
+    if fill < 0:
         raise ValueError("message too long for X9.31")
-    em = b"\x6a" + message + b"\xcc" if fill == 1 else b"\x6b" + b"\xbb" * (fill - 2) + b"\xba" + message + b"\xcc"
+    em = b"\x6a" + message + b"\xcc" if fill == 0 else b"\x6b" + b"\xbb" * (fill - 1) + b"\xba" + message + b"\xcc"
     s = _private_op(private, int.from_bytes(em, "big"))
     return min(s, n - s).to_bytes(size, "big")
 
