@@ -27,7 +27,8 @@ if [ ! -f "$src/salt/__init__.py" ]; then
   [ -n "${SALT_GIT:-}" ] || { echo "set SALT_GIT to a git repository of Salt with the tag v3006.0 (or SALT_SRC)" >&2; exit 2; }
   mkdir -p "$src"
   # a path-limited archive: snapshots that lack the largest doc blobs still have all of salt/ and scripts/
-  git --git-dir="$SALT_GIT" archive v3006.0 salt scripts | tar -x -C "$src"
+  git --git-dir="$SALT_GIT" archive v3006.0 salt scripts 2>"$base/archive.err" | tar -x -C "$src"
+  [ -f "$src/salt/__init__.py" ] || { echo "no salt/ at v3006.0 in $SALT_GIT:" >&2; cat "$base/archive.err" >&2; exit 1; }
   echo 3006.0 > "$src/salt/_version.txt"  # without it the tree calls itself 3007.0
 fi
 # Salt 3006 imports looseversion (not packaged by Debian 12); Python 3.11's distutils has the same class
