@@ -10,7 +10,7 @@
 #   SALT_GIT or SALT_SRC: where the Salt v3006.0 source comes from (see bench/salt-master.sh)
 #   PROCS: swarm processes (default nproc); KEYS: the minions' RSA key cache (default ~/.cache/salt-swarm-keys;
 #   the first run makes a key per minion, ~0.35 s each); WORK (default /tmp/drover-salt-compare);
-#   ONLY=drover or ONLY=salt runs one side. Ports: 18093, 14505 and 14506 (Drover), 24505 and 24506 (Salt).
+#   ONLY=drover or ONLY=salt runs one side; SALT_CLI (default 3): then times `salt '*' test.ping` that often. Ports: 18093, 14505 and 14506 (Drover), 24505 and 24506 (Salt).
 # Measure with nothing else running (here: flock /work/build.lock bench/salt-compare.sh). Figures: docs/benchmarks.md.
 set -e
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -42,8 +42,26 @@ measure() {
     --keys "$keys" --report "ipc://$work/report.ipc" --start-event > "$work/$side-swarm.log" 2>&1 &
   swarm=$!
   wait $driver || { echo "$side: the driver failed:"; tail -n 5 "$work/$side-drive.log" "$work/$side-swarm.log"; exit 1; }
+  [ "$side" = salt ] && salt_cli
   kill $swarm; wait $swarm 2>/dev/null || true; swarm=""
   echo "== $side"; grep -v '^warm-up\|^round' "$work/$side-drive.log"
+  [ "$side" = salt ] && cat "$work/salt-cli.log"
+  return 0
+}
+
+# What a Salt user sees: `salt '*' test.ping` (the CLI's start-up, publish, and waiting for the returns) SALT_CLI times.
+salt_cli() {
+  : > "$work/salt-cli.log"
+  i=0
+  while [ "$i" -lt "${SALT_CLI:-3}" ]; do
+    t0=$(date +%s.%N)
+    n=$(PYTHONPATH="$work/salt/src:$work/salt/shim" PYTHONWARNINGS=ignore $py "$work/salt/src/scripts/salt" \
+      -c "$work/salt/conf" --timeout 30 --out txt '*' test.ping 2>/dev/null | grep -c ': True$' || true)
+    t1=$(date +%s.%N)
+    echo "salt '*' test.ping (the CLI): $n/$minions True in $(echo "$t0 $t1" | awk '{printf "%.2f", $2 - $1}') s" \
+      >> "$work/salt-cli.log"
+    i=$((i + 1))
+  done
 }
 
 if [ "${ONLY:-drover}" = drover ]; then

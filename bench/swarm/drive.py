@@ -154,11 +154,12 @@ class Driver:
                 if msg["failed"]:
                     sys.exit("some minions did not sign in")
 
-    def round(self) -> tuple[float, int]:
-        """One job to all; (seconds from start to the last acknowledged return, returns acknowledged)."""
+    def round(self) -> tuple[float, int, float]:
+        """One job to all: seconds from its start to the last acknowledged return, the returns acknowledged,
+        and seconds from its start to the first minion that received it."""
         t0 = time.time()
         jid = self.jobs.start(self.args.tgt, self.args.fun)
-        returned, reports, last = 0, 0, t0
+        returned, reports, last, first = 0, 0, t0, float("inf")
         deadline = t0 + ROUND_TIMEOUT
         pending = [m for m in self.early if m["jid"] == jid]
         self.early = [m for m in self.early if m["jid"] != jid]
@@ -177,7 +178,9 @@ class Driver:
             reports += 1
             returned += msg["acknowledged"]
             last = max(last, msg["last_acknowledged"])
-        return last - t0, returned
+            if msg["received"]:
+                first = min(first, msg["first_received"])
+        return last - t0, returned, first - t0
 
     def cpu(self) -> tuple[float, float]:
         server = sum(cpu_seconds(p) for p in process_tree(self.args.server_pid))
@@ -187,33 +190,37 @@ class Driver:
     def run(self) -> dict:
         a = self.args
         for i in range(a.warmup):
-            took, n = self.round()
+            took, n, _ = self.round()
             print(f"warm-up {i + 1}: {n}/{a.expect} returns in {took:.3f} s", flush=True)
             time.sleep(a.gap)
-        times, server_cpu, swarm_cpu, complete = [], [], [], 0
+        times, firsts, server_cpu, swarm_cpu, complete = [], [], [], [], 0
         own0 = time.process_time()
         s0, w0 = self.cpu()
         for i in range(a.rounds):
-            took, n = self.round()
+            took, n, first = self.round()
             time.sleep(a.gap)
             s1, w1 = self.cpu()
             times.append(took)
+            firsts.append(first)
             server_cpu.append(s1 - s0)
             swarm_cpu.append(w1 - w0)
             complete += n == a.expect
-            print(f"round {i + 1}: {n}/{a.expect} returns in {took:.3f} s; CPU server {s1 - s0:.2f} s, "
+            print(f"round {i + 1}: {n}/{a.expect} returns in {took:.3f} s (first publish received after "
+                  f"{first:.3f} s); CPU server {s1 - s0:.2f} s, "
                   f"swarm {w1 - w0:.2f} s", flush=True)
             s0, w0 = s1, w1
         summary = {
             "minions": a.expect, "rounds": a.rounds, "complete_rounds": complete,
             "median_s": statistics.median(times), "min_s": min(times), "max_s": max(times),
+            "first_received_median_s": statistics.median(firsts),
             "server_cpu_per_round_s": statistics.median(server_cpu),
             "swarm_cpu_per_round_s": statistics.median(swarm_cpu),
             "driver_cpu_s": time.process_time() - own0,
             "server_processes": len(process_tree(a.server_pid)), "swarm_processes": len(self.swarm_pids),
         }
         print(f"{a.fun} to {a.expect} minions, {complete}/{a.rounds} rounds complete: median "
-              f"{summary['median_s']:.3f} s (min {summary['min_s']:.3f}, max {summary['max_s']:.3f}); CPU per round "
+              f"{summary['median_s']:.3f} s (min {summary['min_s']:.3f}, max {summary['max_s']:.3f}; first minion "
+              f"reached after {summary['first_received_median_s']:.3f} s); CPU per round "
               f"(median): server {summary['server_cpu_per_round_s']:.2f} s in {summary['server_processes']} "
               f"processes, swarm {summary['swarm_cpu_per_round_s']:.2f} s", flush=True)
         if a.summary:
