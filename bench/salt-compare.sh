@@ -10,7 +10,9 @@
 #   SALT_GIT or SALT_SRC: where the Salt v3006.0 source comes from (see bench/salt-master.sh)
 #   PROCS: swarm processes (default nproc); KEYS: the minions' RSA key cache (default ~/.cache/salt-swarm-keys;
 #   the first run makes a key per minion, ~0.35 s each); WORK (default /tmp/drover-salt-compare);
-#   ONLY=drover or ONLY=salt runs one side; SALT_CLI (default 3): then times `salt '*' test.ping` that often. Ports: 18093, 14505 and 14506 (Drover), 24505 and 24506 (Salt).
+#   ONLY=drover or ONLY=salt runs one side; SALT_CLI (default 3): after Salt's rounds, `salt '*' test.ping` is timed
+#   that often (what a Salt user waits for: the CLI's start-up included). Ports: 18093, 14505 and 14506 (Drover),
+#   24505 and 24506 (Salt).
 # Measure with nothing else running (here: flock /work/build.lock bench/salt-compare.sh). Figures: docs/benchmarks.md.
 set -e
 root=$(cd "$(dirname "$0")/.." && pwd)

@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import ctypes
 import multiprocessing
 import os
 import resource
+import signal
 import sys
 import time
 from pathlib import Path
@@ -130,7 +132,16 @@ def raise_open_files() -> None:
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
 
+def die_with_parent() -> None:
+    """Linux: SIGTERM this worker when the launcher dies, however it dies (no orphaned minions that would
+    sign in to the next master started on the same port)."""
+    pr_set_pdeathsig = 1
+    ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGTERM)
+
+
 def process_main(args: argparse.Namespace, index: int, ids: list[tuple[int, str]]) -> None:
+    die_with_parent()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     raise_open_files()
     try:
         asyncio.run(ProcessSwarm(args, index, ids).run())
@@ -145,12 +156,13 @@ def main(argv: list[str]) -> None:
     shares = [everyone[i::args.procs] for i in range(args.procs)]
     procs = [multiprocessing.Process(target=process_main, args=(args, i, share), name=f"swarm-{i}")
              for i, share in enumerate(shares) if share]
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     for proc in procs:
         proc.start()
     try:
         for proc in procs:
             proc.join()
-    except KeyboardInterrupt:
+    finally:  # SIGTERM, Ctrl-C, or a worker that ended: stop them all
         for proc in procs:
             proc.terminate()
 
