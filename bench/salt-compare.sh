@@ -98,5 +98,7 @@ print(f"test.ping to {d['minions']} minions, median of {d['rounds']} rounds: Dro
 print(f"server CPU per round: Drover {d['server_cpu_per_round_s']:.2f} s, salt-master {s['server_cpu_per_round_s']:.2f} s "
       f"({s['server_cpu_per_round_s'] / max(d['server_cpu_per_round_s'], 1e-9):.1f}x)")
 print(f"swarm CPU per round: {d['swarm_cpu_per_round_s']:.2f} s against Drover, {s['swarm_cpu_per_round_s']:.2f} s against Salt")
+print(f"other processes on the machine during the rounds: {d['other_processes_cores']:.2f} cores (Drover's), "
+      f"{s['other_processes_cores']:.2f} cores (Salt's)")
 PY
 fi

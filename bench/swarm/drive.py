@@ -65,6 +65,12 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / TICKS  # fields 14 and 15 of stat, after "pid (comm)"
 
 
+def machine_busy_seconds() -> float:
+    """CPU seconds all cores spent busy since boot (/proc/stat: everything but idle and iowait)."""
+    values = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    return (sum(values[:8]) - values[3] - values[4]) / TICKS  # user nice system idle iowait irq softirq steal
+
+
 def process_tree(root: int) -> list[int]:
     """root and its descendants (a salt-master is a dozen processes)."""
     children: dict[int, list[int]] = {}
@@ -194,8 +200,8 @@ class Driver:
             print(f"warm-up {i + 1}: {n}/{a.expect} returns in {took:.3f} s", flush=True)
             time.sleep(a.gap)
         times, firsts, server_cpu, swarm_cpu, complete = [], [], [], [], 0
-        own0 = time.process_time()
-        s0, w0 = self.cpu()
+        own0, busy0, wall0 = time.process_time(), machine_busy_seconds(), time.time()
+        first_server, first_swarm = s0, w0 = self.cpu()
         for i in range(a.rounds):
             took, n, first = self.round()
             time.sleep(a.gap)
@@ -209,20 +215,25 @@ class Driver:
                   f"{first:.3f} s); CPU server {s1 - s0:.2f} s, "
                   f"swarm {w1 - w0:.2f} s", flush=True)
             s0, w0 = s1, w1
+        busy, wall = machine_busy_seconds() - busy0, time.time() - wall0
+        driver_cpu = time.process_time() - own0
+        others = busy - (s0 - first_server) - (w0 - first_swarm) - driver_cpu
         summary = {
             "minions": a.expect, "rounds": a.rounds, "complete_rounds": complete,
             "median_s": statistics.median(times), "min_s": min(times), "max_s": max(times),
             "first_received_median_s": statistics.median(firsts),
             "server_cpu_per_round_s": statistics.median(server_cpu),
             "swarm_cpu_per_round_s": statistics.median(swarm_cpu),
-            "driver_cpu_s": time.process_time() - own0,
+            "driver_cpu_s": driver_cpu,
+            "other_processes_cores": others / wall,  # what else ran on the machine meanwhile, in cores
             "server_processes": len(process_tree(a.server_pid)), "swarm_processes": len(self.swarm_pids),
         }
         print(f"{a.fun} to {a.expect} minions, {complete}/{a.rounds} rounds complete: median "
               f"{summary['median_s']:.3f} s (min {summary['min_s']:.3f}, max {summary['max_s']:.3f}; first minion "
               f"reached after {summary['first_received_median_s']:.3f} s); CPU per round "
               f"(median): server {summary['server_cpu_per_round_s']:.2f} s in {summary['server_processes']} "
-              f"processes, swarm {summary['swarm_cpu_per_round_s']:.2f} s", flush=True)
+              f"processes, swarm {summary['swarm_cpu_per_round_s']:.2f} s; other processes used "
+              f"{summary['other_processes_cores']:.2f} cores meanwhile", flush=True)
         if a.summary:
             Path(a.summary).write_text(json.dumps(summary) + "\n")
         return summary
