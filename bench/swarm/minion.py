@@ -81,6 +81,7 @@ class Minion:
         sock = self.ctx.socket(zmq.REQ)
         sock.setsockopt(zmq.LINGER, 0)
         sock.setsockopt(zmq.RECONNECT_IVL_MAX, 5000)
+        sock.setsockopt(zmq.RCVTIMEO, int(REQUEST_TIMEOUT * 1000))  # an awaited recv raises zmq.Again after it
         sock.connect(f"tcp://{self.host}:{self.ret_port}")
         return sock
 
@@ -92,8 +93,10 @@ class Minion:
                 if self._req is None:
                     self._req = self._new_req()
                 await self._req.send(data)
-                if await self._req.poll(REQUEST_TIMEOUT * 1000) & zmq.POLLIN:
+                try:
                     return await self._req.recv()
+                except zmq.Again:
+                    pass
                 self._req.close()
                 self._req = None
             raise TimeoutError(f"{self.ident}: no answer from the master after {REQUEST_TRIES} tries")
