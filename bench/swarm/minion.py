@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import fnmatch
+import hashlib
 import random
 import re
 import time
@@ -107,12 +108,12 @@ class Minion:
         nonce = uuid.uuid4().hex
         load["nonce"] = nonce
         reply = await self._request({"enc": "aes", "load": self.session.crypticle.dumps(load), "version": 2})
-        if not reply or reply[:1] in (b"\xa0",):  # an empty raw: nothing to check
+        sealed = w.unpack_raw(reply)
+        if sealed == b"":  # Salt's own client takes an empty answer as None
             return None
-        raw = w.msgpack.unpackb(reply, raw=True)
-        if not isinstance(raw, bytes):
-            raise w.ProtocolError(f"{self.ident}: master answered {raw!r}")
-        return self.session.crypticle.loads_reply(raw, nonce)
+        if not isinstance(sealed, bytes):
+            raise w.ProtocolError(f"{self.ident}: master answered {sealed!r}")
+        return self.session.crypticle.loads_reply(sealed, nonce)  # an error string ("bad load") fails the HMAC
 
     # ---- sign-in ---------------------------------------------------------------------------
 
@@ -245,4 +246,4 @@ def _raw(value: Any) -> bytes:
 
 
 def _sha256_hex(data: bytes) -> bytes:
-    return w.hashlib.sha256(data).hexdigest().encode("ascii")
+    return hashlib.sha256(data).hexdigest().encode("ascii")

@@ -34,6 +34,11 @@ def pack(obj: Any) -> bytes:
     return msgpack.packb(obj, use_bin_type=False)
 
 
+def unpack_raw(data: bytes) -> Any:
+    """A message as packed, every raw left as bytes."""
+    return msgpack.unpackb(data, raw=True)
+
+
 def unpack_envelope(data: bytes) -> dict[str, Any]:
     """The outer map of a request reply or publish: keys as str, values left raw (some are ciphertext)."""
     outer = msgpack.unpackb(data, raw=True)
