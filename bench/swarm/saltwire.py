@@ -157,8 +157,8 @@ def x931_recover(public: RSA.RsaKey, signature: bytes) -> bytes:
     m = pow(int.from_bytes(signature, "big"), public.e, n)
     if m & 0xF != 0xC:
         m = n - m
-    em = m.to_bytes(size, "big").lstrip(b"\x00")
-    if len(em) < 2 or em[-1] != 0xCC:
+    em = m.to_bytes(size, "big")  # the encoding fills the modulus: a leading 0x00 is no header
+    if em[-1] != 0xCC:
         raise ProtocolError("not an X9.31 signature")
     if em[0] == 0x6A:
         return em[1:-1]

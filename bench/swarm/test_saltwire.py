@@ -57,6 +57,13 @@ class X931Test(unittest.TestCase):
         for message in (b"salt", b"a" * 64, b"b" * 254):
             self.assertEqual(w.x931_recover(KEY.publickey(), w.x931_sign(KEY, message)), message)
 
+    def test_an_encoding_shorter_than_the_modulus_is_refused(self) -> None:
+        message = b"salt"
+        short = b"\x6b" + b"\xbb" * (256 - len(message) - 4) + b"\xba" + message + b"\xcc"  # 255 bytes
+        signature = w._private_op(KEY, int.from_bytes(short, "big")).to_bytes(256, "big")
+        with self.assertRaises(w.ProtocolError):
+            w.x931_recover(KEY.publickey(), signature)
+
     def test_a_wrong_key_does_not_recover_the_message(self) -> None:
         other = RSA.generate(2048)
         with self.assertRaises(w.ProtocolError):
