@@ -3,7 +3,6 @@ package io.drover.server.subscriptions.execution;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.drover.core.subscriptions.Action;
 import io.drover.core.subscriptions.Planner;
 import io.drover.core.subscriptions.Planner.InstancePlan;
 import io.drover.core.subscriptions.Planner.StepAction;
@@ -14,6 +13,7 @@ import io.drover.model.agentapi.AgentCall;
 import io.drover.model.inventory.Host;
 import io.drover.model.packages.PackageInfo;
 import io.drover.model.packages.PackageMetadata;
+import io.drover.model.subscriptions.ChangeAction;
 import io.drover.model.subscriptions.RunStatus;
 import io.drover.model.subscriptions.SubscriptionInfo;
 import io.drover.model.subscriptions.SubscriptionSpec;
@@ -115,9 +115,9 @@ abstract class TaskSchedulerContract {
             if (java.util.Arrays.stream(withoutAgent).noneMatch(x -> x == hostId)) {
                 agentIds.put(h, "a" + h);
             }
-            plans.add(new InstancePlan(id, List.of(new StepAction("exporter", Action.INSTALL, Reason.NEW_INSTALL, null))));
+            plans.add(new InstancePlan(id, List.of(new StepAction("exporter", ChangeAction.INSTALL, Reason.NEW_INSTALL, null))));
         }
-        return new PlanBuilder.Prepared(sub, new Planner.Plan(plans, Map.of(Action.INSTALL, hosts)), instances,
+        return new PlanBuilder.Prepared(sub, new Planner.Plan(plans, Map.of(ChangeAction.INSTALL, hosts)), instances,
                 (instance, stepId) -> io.drover.core.subscriptions.StepFiles.plain(rendered.get(instance.instanceId())),
                 Map.of("exporter", new PlanBuilder.StepPackage(spec.steps().getFirst(), pkg, Map.of())), agentIds, List.of(),
                 List.of(), hostMap, java.util.Set.of(2L));
@@ -322,7 +322,7 @@ abstract class TaskSchedulerContract {
     void aStepThatCannotBeRenderedFailsItsInstanceWithoutCallingTheAgent() throws Exception {
         PlanBuilder.Prepared p = install(1, spec(null, null));
         PlanBuilder.Prepared failing = new PlanBuilder.Prepared(p.subscription(), new Planner.Plan(List.of(new InstancePlan(
-                ScopeInstance.hostInstanceId(1), List.of(new StepAction("exporter", Action.FAIL, Reason.RENDER_FAILED,
+                ScopeInstance.hostInstanceId(1), List.of(new StepAction("exporter", ChangeAction.FAIL, Reason.RENDER_FAILED,
                 "template etc/exporter.yaml, line 2: 'port' is undefined")))), Map.of()), p.instances(), p.files(),
                 p.packages(), p.agents(), p.deployed(), p.missing(), p.hosts(), p.businesses());
         TaskInfo done = finished(scheduler.start(failing, "run", "alice", TaskScheduler.Selection.ALL).orElseThrow());
