@@ -126,7 +126,7 @@ public final class SubscriptionService {
 
     private java.util.function.Consumer<RunStatus> deletedOnSuccess(long id) {
         return status -> {
-            if (status == RunStatus.SUCCESS) {
+            if (status == RunStatus.SUCCEEDED) {
                 store.delete(id);
             }
         };

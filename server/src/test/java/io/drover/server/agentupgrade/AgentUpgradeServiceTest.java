@@ -330,11 +330,11 @@ class AgentUpgradeServiceTest {
                     });
             assertThat(store.list(null, 10)).as("nothing of the refused task is left").hasSize(1);
             var now = java.time.OffsetDateTime.now();
-            store.saveHost(id, "a", new UpgradeStore.HostRow("x86_64", "1.0.0", "2.0.0", io.drover.core.agentupgrade.UpgradeHostState.SUCCEEDED,
+            store.saveHost(id, "a", new UpgradeStore.HostRow("x86_64", "1.0.0", "2.0.0", UpgradeHostState.SUCCEEDED,
                     null, "/var/log/u.log", now, now));
-            store.saveHost(id, "b", new UpgradeStore.HostRow("aarch64", "1.0.0", "1.0.0", io.drover.core.agentupgrade.UpgradeHostState.HANDED_OVER,
+            store.saveHost(id, "b", new UpgradeStore.HostRow("aarch64", "1.0.0", "1.0.0", UpgradeHostState.HANDED_OVER,
                     null, null, now, null));
-            store.saveHost(id, "c", new UpgradeStore.HostRow("x86_64", "1.0.0", "1.0.0", io.drover.core.agentupgrade.UpgradeHostState.PENDING,
+            store.saveHost(id, "c", new UpgradeStore.HostRow("x86_64", "1.0.0", "1.0.0", UpgradeHostState.PENDING,
                     null, null, now, null));
             AgentUpgradeTask task = store.get(id);
             assertThat(task.maxFailureRatio()).isEqualTo(0.25);
@@ -351,8 +351,8 @@ class AgentUpgradeServiceTest {
                     .as("c was being handed the package: it may have taken it").containsExactly("succeeded", "failed", "failed", "not_started");
             assertThat(task.hosts().get(1).error()).contains("the server running the upgrade stopped");
             assertThat(store.busyAgents()).isEmpty();
-            store.finish(id, io.drover.core.agentupgrade.RolloutStatus.SUCCEEDED);
-            assertThat(store.get(id).status()).as("a late end of the server that lost it changes nothing").isEqualTo("failed");
+            store.finish(id, RolloutStatus.SUCCEEDED);
+            assertThat(store.get(id).status().wire()).as("a late end of the server that lost it changes nothing").isEqualTo("failed");
             long other = store.create(new UpgradeStore.NewTask(3, "2.0.0", "c", "list", 1, 0, 180, false, "bob", List.of(List.of("c"))));
             assertThat(store.list(null, 10)).extracting(AgentUpgradeTask::id).containsExactly(other, id);
             assertThat(store.list(List.of(2L), 10)).singleElement().satisfies(t -> {
@@ -405,7 +405,7 @@ class AgentUpgradeServiceTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> agents.upgrades.size() == 1);
         Principal otherBusiness = Principal.system("x").limitedTo(java.util.Set.of(7L));
         assertThatThrownBy(() -> service.cancel(otherBusiness, id)).hasMessageContaining("does not exist");
-        assertThat(service.cancel(ADMIN, id).status()).as("until the batch under way ends").isEqualTo("running");
+        assertThat(service.cancel(ADMIN, id).status().wire()).as("until the batch under way ends").isEqualTo("running");
         agents.release.countDown();
         AgentUpgradeTask task = awaitEnd(id);
         assertThat(task.status().wire()).isEqualTo("cancelled");
@@ -416,7 +416,7 @@ class AgentUpgradeServiceTest {
             assertThat(e.kind()).isEqualTo(DomainException.Kind.CONFLICT);
             assertThat(e.getMessage()).contains("is cancelled");
         });
-        assertThat(awaitEnd(service.start(ADMIN, request("x2", 1, 0)).id()).status()).as("its agents are free").isEqualTo("succeeded");
+        assertThat(awaitEnd(service.start(ADMIN, request("x2", 1, 0)).id()).status().wire()).as("its agents are free").isEqualTo("succeeded");
     }
 
     @Test

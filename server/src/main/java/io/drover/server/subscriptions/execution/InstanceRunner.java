@@ -62,7 +62,7 @@ final class InstanceRunner {
             }
             anyWork = true;
             RunStatus before = journal.status(step.stepId());
-            if (before == RunStatus.SUCCESS) {
+            if (before == RunStatus.SUCCEEDED) {
                 continue; // done before the takeover
             }
             if (before == RunStatus.FAILED) { // failed before the takeover, the instance not yet ended
@@ -78,7 +78,7 @@ final class InstanceRunner {
             if (error != null && Thread.currentThread().isInterrupted()) {
                 return false; // the server is stopping and cut the wait short: the error says nothing about the agent
             }
-            journal.endStep(error == null ? RunStatus.SUCCESS : RunStatus.FAILED);
+            journal.endStep(error == null ? RunStatus.SUCCEEDED : RunStatus.FAILED);
             if (error != null) {
                 ip.steps().stream().dropWhile(s -> s != step).skip(1).filter(s -> s.action().changes())
                         .forEach(s -> journal.markStep(s.stepId(), RunStatus.SKIPPED));
@@ -86,7 +86,7 @@ final class InstanceRunner {
                 return false;
             }
         }
-        tasks.finishInstance(taskId, ip.instanceId(), anyWork ? RunStatus.SUCCESS : RunStatus.SKIPPED,
+        tasks.finishInstance(taskId, ip.instanceId(), anyWork ? RunStatus.SUCCEEDED : RunStatus.SKIPPED,
                 anyWork ? null : skipReason(ip));
         return true;
     }

@@ -114,7 +114,7 @@ final class StepJournal {
             // the task over resumes it
             return outcome;
         }
-        update(new SubStep(name, outcome.ok() ? RunStatus.SUCCESS : RunStatus.FAILED, started, OffsetDateTime.now(clock),
+        update(new SubStep(name, outcome.ok() ? RunStatus.SUCCEEDED : RunStatus.FAILED, started, OffsetDateTime.now(clock),
                 List.of((outcome.jid() == null ? "" : "job " + outcome.jid() + ": ") + outcome.text()), outcome.jid()), true);
         return outcome;
     }
@@ -123,7 +123,7 @@ final class StepJournal {
     void note(String name, boolean ok, String line) {
         replayed(name);
         OffsetDateTime now = OffsetDateTime.now(clock);
-        update(new SubStep(name, ok ? RunStatus.SUCCESS : RunStatus.FAILED, now, now, List.of(line), null), false);
+        update(new SubStep(name, ok ? RunStatus.SUCCEEDED : RunStatus.FAILED, now, now, List.of(line), null), false);
     }
 
     /** The recorded sub-step this one replays, or null (and no more replay) when the record holds another. */

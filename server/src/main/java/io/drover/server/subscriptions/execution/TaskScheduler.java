@@ -219,8 +219,8 @@ public final class TaskScheduler implements AutoCloseable {
 
     private void finish(long taskId, String error) {
         Map<String, Integer> counts = tasks.counts(taskId);
-        RunStatus status = error != null || counts.getOrDefault(RunStatus.FAILED.name(), 0) > 0 ? RunStatus.FAILED
-                : counts.getOrDefault(RunStatus.REVOKED.name(), 0) > 0 ? RunStatus.REVOKED : RunStatus.SUCCESS;
+        RunStatus status = error != null || counts.getOrDefault(RunStatus.FAILED.wire(), 0) > 0 ? RunStatus.FAILED
+                : counts.getOrDefault(RunStatus.REVOKED.wire(), 0) > 0 ? RunStatus.REVOKED : RunStatus.SUCCEEDED;
         long sub = tasks.finish(taskId, status, error, counts);
         log.info("subscription {} task {} finished: {} {}", sub, taskId, status, counts);
         Consumer<RunStatus> then = finished.remove(taskId);
