@@ -1,6 +1,7 @@
 package io.drover.agent.supervisor;
 
 import io.drover.model.agentapi.ProcessSpec;
+import io.drover.model.agentapi.ProcessStatus;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
@@ -48,7 +49,7 @@ final class ProcessControl {
     Map<String, Object> query(ProcessSpec spec) throws IOException, InterruptedException {
         Optional<Long> pid = pid(spec);
         Map<String, Object> out = new LinkedHashMap<>();
-        out.put("status", pid.isPresent() ? "RUNNING" : "TERMINATED");
+        out.put("status", (pid.isPresent() ? ProcessStatus.RUNNING : ProcessStatus.TERMINATED).name());
         out.put("pid", pid.orElse(null));
         String version = null;
         if (pid.isPresent() && present(spec.versionCmd())) {

@@ -2,6 +2,7 @@ package io.drover.agent.supervisor;
 
 import io.drover.model.agentapi.ProcessSpec;
 import io.drover.model.Json;
+import io.drover.model.agentapi.ProcessStatus;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryIteratorException;
@@ -199,7 +200,7 @@ public final class Supervisor implements AutoCloseable {
         if (entry == null) {
             if (op.equals("QUERY")) {
                 Map<String, Object> out = new LinkedHashMap<>();
-                out.put("status", "UNREGISTER");
+                out.put("status", ProcessStatus.UNREGISTER.name());
                 out.put("pid", null);
                 out.put("version", null);
                 return out;
