@@ -84,7 +84,7 @@ final class StepJournal {
         saver.save(steps());
     }
 
-    /** Runs one sub-step, a call on an agent: RUNNING (with its job id) while it runs, then SUCCESS or FAILED with its log line. */
+    /** Runs one sub-step, a call on an agent: RUNNING (with its job id) while it runs, then SUCCEEDED or FAILED with its log line. */
     <R extends AgentResult> AgentCalls.Outcome<R> call(String name, String agentId, AgentCall<R> call) {
         return call(name, agentId, call, call);
     }
