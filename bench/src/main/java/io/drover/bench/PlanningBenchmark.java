@@ -1,7 +1,6 @@
 package io.drover.bench;
 
 import io.drover.core.render.TemplateRenderer;
-import io.drover.core.subscriptions.Action;
 import io.drover.core.subscriptions.InstanceRenderer;
 import io.drover.core.subscriptions.InstanceRenderer.StepInput;
 import io.drover.core.subscriptions.InventorySnapshot;
@@ -14,6 +13,8 @@ import io.drover.model.inventory.Host;
 import io.drover.model.inventory.TopoModule;
 import io.drover.model.packages.PackageMetadata;
 import io.drover.model.packages.PackageMetadata.ConfigTemplate;
+import io.drover.model.subscriptions.ChangeAction;
+import io.drover.model.subscriptions.CopyStatus;
 import io.drover.model.subscriptions.SubscriptionSpec;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
@@ -68,7 +69,7 @@ public final class PlanningBenchmark {
             deployed.clear();
             long t0 = System.nanoTime();
             // Only each plan's totals are kept: a plan of a million instances is not held while the next one runs.
-            Map<Action, Integer> totals = plan(hosts, modules, spec, steps, renderer, cache, deployed, stepSpecs).totals();
+            Map<ChangeAction, Integer> totals = plan(hosts, modules, spec, steps, renderer, cache, deployed, stepSpecs).totals();
             full[run] = ms(t0);
             check(totals, "INSTALL", hostCount * 2);
             deployAsPlanned(hosts, renderer, cache, deployed, spec, steps, modules);
@@ -162,7 +163,7 @@ public final class PlanningBenchmark {
         for (ScopeInstance i : instances) {
             Map<String, List<Planner.Copy>> byStep = new HashMap<>();
             rendering.desiredSteps(i).forEach((step, d) -> byStep.put(step, List.of(new Planner.Copy(i.host().bkHostId(),
-                    step.equals("beat") ? "2.1.0" : "1.0.0", Planner.CopyStatus.RUNNING, d.files()))));
+                    step.equals("beat") ? "2.1.0" : "1.0.0", CopyStatus.RUNNING, d.files()))));
             deployed.put(i.instanceId(), Map.copyOf(byStep));
         }
         rendering.retain(instances);
@@ -183,8 +184,8 @@ public final class PlanningBenchmark {
         }
     }
 
-    static void check(Map<Action, Integer> totals, String action, int expected) {
-        int got = totals.getOrDefault(Action.valueOf(action), 0);
+    static void check(Map<ChangeAction, Integer> totals, String action, int expected) {
+        int got = totals.getOrDefault(ChangeAction.valueOf(action), 0);
         if (got != expected) {
             throw new IllegalStateException("expected " + expected + " " + action + ", got " + totals);
         }

@@ -75,7 +75,7 @@ final class AgentUpgradeCommand {
                 return 0;
             }
             AgentUpgradeTask done = watch(client.client(), out, task.id());
-            return done.status().equals("succeeded") ? 0 : 1;
+            return done.status().wire().equals("succeeded") ? 0 : 1;
         }
     }
 
@@ -86,18 +86,18 @@ final class AgentUpgradeCommand {
             JsonNode node = client.get("/api/v1/agent-upgrades/" + taskId);
             AgentUpgradeTask task = task(node);
             for (AgentUpgradeHost h : task.hosts()) {
-                if (h.status().equals("pending") && h.startedAt() == null) {
+                if (h.status().wire().equals("pending") && h.startedAt() == null) {
                     continue;
                 }
-                String line = Output.printable("batch " + h.batch() + "  " + h.agentId() + "  " + h.status()
+                String line = Output.printable("batch " + h.batch() + "  " + h.agentId() + "  " + h.status().wire()
                         + (h.version() != null ? "  " + h.version() : "") + (h.error() != null ? "  " + h.error() : ""));
                 if (!line.equals(shown.put(h.id(), line))) {
                     out.println(line);
                 }
             }
             out.flush();
-            if (!task.status().equals("running")) {
-                out.printf("agent upgrade %d %s: %d succeeded, %d skipped, %d failed, %d not started%n", taskId, task.status(),
+            if (!task.status().wire().equals("running")) {
+                out.printf("agent upgrade %d %s: %d succeeded, %d skipped, %d failed, %d not started%n", taskId, task.status().wire(),
                         task.succeeded(), task.skipped(), task.failed(), task.notStarted());
                 out.print(Output.table(node.path("hosts"), HOSTS));
                 out.flush();

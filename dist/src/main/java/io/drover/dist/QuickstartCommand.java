@@ -90,7 +90,7 @@ final class QuickstartCommand implements Callable<Integer> {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + DEMO_INVENTORY, e);
         }
-        return server.inventory().importDocument(QUICKSTART, doc);
+        return server.inventoryImport().importDocument(QUICKSTART, doc);
     }
 
     /** Local agent N stands for demo host N (so its address links it to that host), beyond them for new hosts. */

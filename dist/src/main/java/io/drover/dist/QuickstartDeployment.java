@@ -80,7 +80,7 @@ final class QuickstartDeployment {
                 out.print(".");
                 t = server.subscriptions().task(principal, task);
             } while (t.status() == io.drover.model.subscriptions.RunStatus.RUNNING);
-            out.println(" " + t.status());
+            out.println(" " + t.status().wire());
         }
         printResult(id);
         return id;

@@ -4,6 +4,7 @@ import io.drover.core.match.Glob;
 import io.drover.server.addons.AddonRoutes;
 import io.drover.server.addons.AddonService;
 import io.drover.server.agents.AgentRegistry;
+import io.drover.server.inventory.InventoryImport;
 import io.drover.server.packages.PackageRoutes;
 import io.drover.server.packages.PackageStore;
 import io.drover.server.registries.Registries;
@@ -75,6 +76,7 @@ public final class DroverServer implements AutoCloseable {
     private final EventStore events;
     private final TokenStore tokens;
     private final InventoryService inventory;
+    private final InventoryImport inventoryImport;
     private final HttpApi api;
     private final KeyStore keys;
     private final JobService jobs;
@@ -129,11 +131,12 @@ public final class DroverServer implements AutoCloseable {
             this.audit = new AuditStore(database.jdbi(), clock);
             this.authFailures = new AuthFailures(config.authFailuresPerMinute(), clock);
             this.inventory = new InventoryService(database.jdbi(), new InventoryRepository(), events);
+            this.inventoryImport = new InventoryImport(database.jdbi(), new InventoryRepository(), events);
 
             this.api = new HttpApi(tokens, audit, authFailures, metrics,
                     io.drover.server.http.ClientAddress.trusting(config.trustedProxies()));
             new AuthRoutes(tokens, audit).register(api);
-            new InventoryRoutes(inventory).register(api);
+            new InventoryRoutes(inventory, inventoryImport).register(api);
             new EventRoutes(bus, events).register(api);
 
             this.leadership = config.cluster() == null ? Leadership.alone()
@@ -499,6 +502,10 @@ public final class DroverServer implements AutoCloseable {
 
     public InventoryService inventory() {
         return inventory;
+    }
+
+    public InventoryImport inventoryImport() {
+        return inventoryImport;
     }
 
     public SaltMaster master() {

@@ -2,15 +2,12 @@ package io.drover.agent.supervisor;
 
 import io.drover.model.agentapi.ProcessSpec;
 import io.drover.model.Json;
-import java.io.File;
+import io.drover.model.agentapi.ProcessStatus;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.channels.FileChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryIteratorException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
@@ -22,33 +19,25 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * GSE-style process supervision. Registrations are kept in {@code <state>/procs/<name>.json} (written to a temporary
- * file, then renamed), so an agent restart re-adopts its processes from their pid files; a process is alive when its
- * pid file names a live, non-zombie process.
+ * GSE-style process supervision: which processes are registered and whether the operator wants each running.
+ * Registrations are kept in {@code <state>/procs/<name>.json} (written to a temporary file, then renamed), so an agent
+ * restart re-adopts its processes from their pid files; a process is alive when its pid file names a live, non-zombie
+ * process. Running the commands of a process is {@link ProcessControl}'s.
  *
  * <p>A delegated process that the operator started (START or RESTART, and no STOP since) and that dies is started
  * again by a watcher thread, after a backoff from 1 s doubling to 60 s, reset once it stays up for a minute. STOP
  * therefore also holds the watcher off until the next START, so an uninstall (STOP, then remove the directory) is not
  * undone.
- *
- * <p>Commands run with {@code /bin/sh -c} in the setup path, with a timeout. When the agent runs as root and the spec
- * names another {@code user}, they run as that user through {@code runuser}; an agent that is not root cannot switch
- * users, and runs them as itself.
  */
 public final class Supervisor implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Supervisor.class);
     public static final List<String> OPS = List.of("START", "STOP", "RESTART", "RELOAD", "QUERY", "DELEGATE", "UNDELEGATE");
-    /** A start command still running after this long is taken to be the process itself (it did not daemonize). */
-    static final Duration FOREGROUND_AFTER = Duration.ofSeconds(3);
-    private static final int MAX_OUTPUT = 64 * 1024;
-    private static final File NO_INPUT = new File("/dev/null");
 
     /** Timings; {@link #DEFAULTS} in production, shorter ones in tests. */
     public record Options(Duration commandTimeout, Duration startCheck, Duration stopGrace, Duration firstBackoff,
@@ -77,9 +66,8 @@ public final class Supervisor implements AutoCloseable {
     }
 
     private final Path dir;
-    private final Path root;
     private final Options options;
-    private final boolean asRoot;
+    private final ProcessControl control;
     private final Map<String, Entry> entries = new ConcurrentHashMap<>();
     /** Started with the first registration: an agent that supervises nothing keeps no thread (and its stack) for it. */
     private Thread watcher;
@@ -103,9 +91,8 @@ public final class Supervisor implements AutoCloseable {
         this.clock = clock;
         this.onDied = onDied;
         this.dir = stateDir.resolve("procs");
-        this.root = root.toAbsolutePath().normalize();
         this.options = options;
-        this.asRoot = isRoot();
+        this.control = new ProcessControl(root, dir, options, clock);
         try {
             Files.createDirectories(dir);
             List<Path> found = new ArrayList<>(); // a directory stream, not Files.list: fewer classes in an idle agent
@@ -213,7 +200,7 @@ public final class Supervisor implements AutoCloseable {
         if (entry == null) {
             if (op.equals("QUERY")) {
                 Map<String, Object> out = new LinkedHashMap<>();
-                out.put("status", "UNREGISTER");
+                out.put("status", ProcessStatus.UNREGISTER.name());
                 out.put("pid", null);
                 out.put("version", null);
                 return out;
@@ -228,17 +215,17 @@ public final class Supervisor implements AutoCloseable {
             switch (op) {
                 case "START" -> {
                     mark(entry, true);
-                    start(entry.registration.spec());
+                    control.start(entry.registration.spec());
                 }
                 case "STOP" -> {
                     mark(entry, false);
-                    stop(entry.registration.spec());
+                    control.stop(entry.registration.spec());
                 }
                 case "RESTART" -> {
                     mark(entry, true);
-                    restart(entry.registration.spec());
+                    control.restart(entry.registration.spec());
                 }
-                case "RELOAD" -> reload(entry.registration.spec());
+                case "RELOAD" -> control.reload(entry.registration.spec());
                 case "DELEGATE", "UNDELEGATE" -> {
                     Registration r = entry.registration;
                     Registration updated = new Registration(r.spec().withDelegate(op.equals("DELEGATE")), r.started());
@@ -248,7 +235,7 @@ public final class Supervisor implements AutoCloseable {
                 default -> {
                 }
             }
-            return query(entry.registration.spec());
+            return control.query(entry.registration.spec());
         } finally {
             entry.lock.unlock();
         }
@@ -266,231 +253,6 @@ public final class Supervisor implements AutoCloseable {
         entry.delayMs = options.firstBackoff().toMillis();
     }
 
-    private Map<String, Object> query(ProcessSpec spec) throws IOException, InterruptedException {
-        Optional<Long> pid = pid(spec);
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("status", pid.isPresent() ? "RUNNING" : "TERMINATED");
-        out.put("pid", pid.orElse(null));
-        String version = null;
-        if (pid.isPresent() && present(spec.versionCmd())) {
-            Shell.Outcome v = run(spec, spec.versionCmd());
-            version = v.exit() == 0 ? v.output().strip() : null;
-        }
-        out.put("version", version);
-        out.put("delegate", spec.delegate());
-        if (present(spec.healthCmd())) {
-            out.put("healthy", pid.isPresent() && run(spec, spec.healthCmd()).exit() == 0);
-        }
-        return out;
-    }
-
-    private void start(ProcessSpec spec) throws IOException, InterruptedException {
-        if (pid(spec).isPresent()) {
-            return;
-        }
-        Path setup = setupDir(spec);
-        Path pidFile = under(spec.pidPath());
-        Files.createDirectories(pidFile.getParent());
-        // The start command's output goes to a file: a daemon it leaves behind may keep writing to it.
-        Path output = dir.resolve(spec.name() + ".out");
-        Process process = new ProcessBuilder(command(spec, spec.startCmd())).directory(setup.toFile())
-                .redirectInput(NO_INPUT).redirectErrorStream(true).redirectOutput(output.toFile()).start();
-        if (!process.waitFor(FOREGROUND_AFTER.toMillis(), TimeUnit.MILLISECONDS)) {
-            if (pid(spec).isEmpty()) {
-                writePid(pidFile, process.pid());
-            }
-            return;
-        }
-        if (process.exitValue() != 0) {
-            throw new IOException("start_cmd of '" + spec.name() + "' exited with " + process.exitValue() + tail(output));
-        }
-        if (!awaitRunning(spec, options.startCheck())) {
-            throw new IOException("start_cmd of '" + spec.name() + "' succeeded, but " + spec.pidPath()
-                    + " names no running process after " + options.startCheck().toSeconds() + " s" + tail(output));
-        }
-    }
-
-    private void stop(ProcessSpec spec) throws IOException, InterruptedException {
-        Optional<Long> before = pid(spec);
-        String failure = "";
-        if (present(spec.stopCmd())) {
-            Shell.Outcome outcome = run(spec, spec.stopCmd());
-            if (outcome.exit() != 0) {
-                failure = " (stop_cmd exited with " + outcome.exit() + ": " + outcome.text() + ")";
-            }
-            if (before.isEmpty() || awaitExit(before.get(), options.stopGrace())) {
-                removePidFile(spec, before);
-                return;
-            }
-        }
-        if (before.isEmpty()) {
-            return;
-        }
-        long pid = before.get();
-        ProcessHandle handle = ProcessHandle.of(pid).orElse(null);
-        if (handle != null) {
-            handle.descendants().forEach(ProcessHandle::destroy);
-            handle.destroy();
-            if (!awaitExit(pid, options.stopGrace())) {
-                handle.descendants().forEach(ProcessHandle::destroyForcibly);
-                handle.destroyForcibly();
-                if (!awaitExit(pid, Duration.ofSeconds(5))) {
-                    throw new IOException("process '" + spec.name() + "' (pid " + pid + ") did not stop" + failure);
-                }
-            }
-        }
-        removePidFile(spec, before);
-    }
-
-    private void restart(ProcessSpec spec) throws IOException, InterruptedException {
-        if (!present(spec.restartCmd())) {
-            stop(spec);
-            start(spec);
-            return;
-        }
-        setupDir(spec);
-        Optional<Long> before = pid(spec);
-        Shell.Outcome outcome = run(spec, spec.restartCmd());
-        if (outcome.exit() != 0) {
-            throw new IOException("restart_cmd of '" + spec.name() + "' exited with " + outcome.exit() + ": " + outcome.text());
-        }
-        // A restart_cmd that signals the old process and starts the new one in the background returns before the old
-        // one has exited or the new one has written its pid: give it a moment to show a new pid (one that keeps its
-        // pid on restart is accepted once the wait ends).
-        long deadline = clock.millis() + options.startCheck().toMillis();
-        while (before.isPresent() && pid(spec).equals(before) && clock.millis() < deadline) {
-            Thread.sleep(50);
-        }
-        if (!awaitRunning(spec, options.startCheck())) {
-            throw new IOException("restart_cmd of '" + spec.name() + "' succeeded, but " + spec.pidPath()
-                    + " names no running process after " + options.startCheck().toSeconds() + " s");
-        }
-    }
-
-    /** Without a reload command, RELOAD restarts (NodeMan sends {@code reload_cmd = reload or restart}). */
-    private void reload(ProcessSpec spec) throws IOException, InterruptedException {
-        if (pid(spec).isEmpty()) {
-            throw new IOException("process '" + spec.name() + "' is not running; RELOAD needs a running process");
-        }
-        if (!present(spec.reloadCmd())) {
-            restart(spec);
-            return;
-        }
-        Shell.Outcome outcome = run(spec, spec.reloadCmd());
-        if (outcome.exit() != 0) {
-            throw new IOException("reload_cmd of '" + spec.name() + "' exited with " + outcome.exit() + ": " + outcome.text());
-        }
-        if (pid(spec).isEmpty()) {
-            throw new IOException("process '" + spec.name() + "' is no longer running after reload_cmd");
-        }
-    }
-
-    /** The live pid from the pid file, if the file names a running process. */
-    public Optional<Long> pid(ProcessSpec spec) {
-        try (InputStream in = Files.newInputStream(under(spec.pidPath()))) {
-            String text = new String(in.readNBytes(64), StandardCharsets.US_ASCII).strip().split("\\s+", 2)[0];
-            long pid = Long.parseLong(text);
-            // pid 1 or the agent itself in a stale or hostile pid file must never be signalled
-            if (pid <= 1 || pid == ProcessHandle.current().pid()) {
-                return Optional.empty();
-            }
-            return alive(pid) ? Optional.of(pid) : Optional.empty();
-        } catch (IOException | NumberFormatException e) {
-            return Optional.empty();
-        }
-    }
-
-    /** Alive and not a zombie: a killed orphan stays a zombie until an init reaps it, which some containers never do. */
-    static boolean alive(long pid) {
-        if (!ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {
-            return false;
-        }
-        try {
-            String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
-            int close = stat.lastIndexOf(')');
-            return close < 0 || close + 2 >= stat.length() || stat.charAt(close + 2) != 'Z';
-        } catch (NoSuchFileException e) {
-            return false;
-        } catch (IOException e) {
-            return true;
-        }
-    }
-
-    private boolean awaitRunning(ProcessSpec spec, Duration max) throws InterruptedException {
-        long deadline = clock.millis() + max.toMillis();
-        while (pid(spec).isEmpty()) {
-            if (clock.millis() > deadline) {
-                return false;
-            }
-            Thread.sleep(50);
-        }
-        return true;
-    }
-
-    private boolean awaitExit(long pid, Duration max) throws InterruptedException {
-        long deadline = clock.millis() + max.toMillis();
-        while (alive(pid)) {
-            if (clock.millis() > deadline) {
-                return false;
-            }
-            Thread.sleep(50);
-        }
-        return true;
-    }
-
-    /** Removes the pid file if it still names the process that was stopped (a new one may have written its own). */
-    private void removePidFile(ProcessSpec spec, Optional<Long> stopped) throws IOException {
-        Path file = under(spec.pidPath());
-        if (stopped.isEmpty() || !Files.isRegularFile(file)) {
-            return;
-        }
-        try (InputStream in = Files.newInputStream(file)) {
-            String text = new String(in.readNBytes(64), StandardCharsets.US_ASCII).strip();
-            if (text.equals(String.valueOf(stopped.get()))) {
-                Files.deleteIfExists(file);
-            }
-        }
-    }
-
-    private static void writePid(Path file, long pid) throws IOException {
-        Files.writeString(file, pid + "\n");
-    }
-
-    private Path setupDir(ProcessSpec spec) throws IOException {
-        Path setup = under(spec.setupPath());
-        if (!Files.isDirectory(setup)) {
-            throw new IOException("setup_path " + spec.setupPath() + " of '" + spec.name() + "' is not a directory");
-        }
-        return setup;
-    }
-
-    private Shell.Outcome run(ProcessSpec spec, String command) throws IOException, InterruptedException {
-        Shell.Outcome outcome = Shell.run(command(spec, command), setupDir(spec), options.commandTimeout(), MAX_OUTPUT);
-        if (outcome.timedOut()) {
-            throw new IOException("'" + command + "' of '" + spec.name() + "' timed out after "
-                    + options.commandTimeout().toSeconds() + " s");
-        }
-        return outcome;
-    }
-
-    List<String> command(ProcessSpec spec, String command) {
-        List<String> argv = new ArrayList<>();
-        if (asRoot && present(spec.user()) && !spec.user().equals("root")) {
-            argv.addAll(List.of("runuser", "-u", spec.user(), "--"));
-        }
-        argv.addAll(List.of("/bin/sh", "-c", command));
-        return argv;
-    }
-
-    private static String tail(Path output) {
-        try {
-            String text = Shell.head(output, MAX_OUTPUT).strip();
-            return text.isEmpty() ? "" : ": " + text;
-        } catch (IOException e) {
-            return "";
-        }
-    }
-
     private void save(Registration registration) throws IOException {
         String name = registration.spec().name();
         Path tmp = Files.createTempFile(dir, name + ".", ".tmp");
@@ -505,18 +267,6 @@ public final class Supervisor implements AutoCloseable {
         }
     }
 
-    /** A spec path resolved under the agent root ("/usr/local/gse" → {@code <root>/usr/local/gse}). */
-    public Path under(String path) {
-        if (path == null || path.isBlank()) {
-            throw new IllegalArgumentException("empty path");
-        }
-        Path resolved = root.resolve(path.replaceFirst("^/+", "")).normalize();
-        if (!resolved.startsWith(root)) {
-            throw new IllegalArgumentException("path '" + path + "' leaves the agent root");
-        }
-        return resolved;
-    }
-
     private void check(ProcessSpec spec) {
         if (spec == null) {
             throw new IllegalArgumentException("no process spec");
@@ -524,15 +274,12 @@ public final class Supervisor implements AutoCloseable {
         checkName(spec.name());
         for (String[] field : new String[][] {{"setup_path", spec.setupPath()}, {"pid_path", spec.pidPath()},
                 {"start_cmd", spec.startCmd()}}) {
-            if (!present(field[1])) {
+            if (!ProcessControl.present(field[1])) {
                 throw new IllegalArgumentException("'" + field[0] + "' is required");
             }
         }
-        under(spec.setupPath());
-        if (under(spec.pidPath()).equals(root)) {
-            throw new IllegalArgumentException("pid_path may not be the agent root");
-        }
-        if (present(spec.user()) && !spec.user().matches("[A-Za-z_][A-Za-z0-9_.-]{0,31}")) {
+        control.checkPaths(spec);
+        if (ProcessControl.present(spec.user()) && !spec.user().matches("[A-Za-z_][A-Za-z0-9_.-]{0,31}")) {
             throw new IllegalArgumentException("user '" + spec.user() + "' is not a user name");
         }
     }
@@ -541,18 +288,6 @@ public final class Supervisor implements AutoCloseable {
         if (name == null || !name.matches("[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}")) {
             throw new IllegalArgumentException("process name '" + name
                     + "' must be 1-128 letters, digits, '.', '_' or '-', not starting with '.' or '-'");
-        }
-    }
-
-    private static boolean present(String s) {
-        return s != null && !s.isBlank();
-    }
-
-    private static boolean isRoot() {
-        try {
-            return Integer.valueOf(0).equals(Files.getAttribute(Path.of("/proc/self"), "unix:uid"));
-        } catch (IOException | RuntimeException e) {
-            return false;
         }
     }
 
@@ -587,7 +322,7 @@ public final class Supervisor implements AutoCloseable {
                 return;
             }
             long now = clock.millis();
-            if (pid(r.spec()).isPresent()) {
+            if (control.pid(r.spec()).isPresent()) {
                 entry.restartAtMs = 0;
                 if (entry.upSinceMs == 0) {
                     entry.upSinceMs = now;
@@ -610,7 +345,7 @@ public final class Supervisor implements AutoCloseable {
             }
             if (now >= entry.restartAtMs) {
                 entry.restartAtMs = 0;
-                start(r.spec());
+                control.start(r.spec());
             }
         } finally {
             entry.lock.unlock();

@@ -84,11 +84,11 @@ class SupervisorTest {
 
             long restarted = pidOf(supervisor.operate("exporter", "RESTART"));
             assertThat(restarted).isNotEqualTo(pid);
-            assertThat(Supervisor.alive(pid)).as("the old process is gone").isFalse();
+            assertThat(ProcessControl.alive(pid)).as("the old process is gone").isFalse();
 
             Map<String, Object> stopped = supervisor.operate("exporter", "STOP");
             assertThat(stopped).containsEntry("status", "TERMINATED");
-            assertThat(Supervisor.alive(restarted)).isFalse();
+            assertThat(ProcessControl.alive(restarted)).isFalse();
             assertThat(root.resolve("var/run/exporter.pid")).doesNotExist();
             assertThat(supervisor.operate("exporter", "STOP")).as("STOP of a stopped process succeeds").containsEntry("status", "TERMINATED");
             assertThatThrownBy(() -> supervisor.operate("exporter", "RELOAD")).hasMessageContaining("not running");
@@ -98,7 +98,8 @@ class SupervisorTest {
             assertThat(supervisor.operate("exporter", "QUERY")).containsEntry("status", "UNREGISTER");
             assertThat(root.resolve("state/procs/exporter.json")).doesNotExist();
             assertThatThrownBy(() -> supervisor.operate("exporter", "START")).hasMessageContaining("'exporter' is not registered");
-            assertThatThrownBy(() -> supervisor.under("../../etc")).hasMessageContaining("leaves the agent root");
+            assertThatThrownBy(() -> new ProcessControl(root, root, FAST, Clock.systemUTC()).under("../../etc"))
+                    .hasMessageContaining("leaves the agent root");
         }
     }
 
@@ -111,7 +112,7 @@ class SupervisorTest {
             long pid = pidOf(supervisor.operate("noreload", "START"));
             long reloaded = pidOf(supervisor.operate("noreload", "RELOAD"));
             assertThat(reloaded).isNotEqualTo(pid);
-            assertThat(Supervisor.alive(pid)).isFalse();
+            assertThat(ProcessControl.alive(pid)).isFalse();
             supervisor.operate("noreload", "STOP");
         }
     }
@@ -139,13 +140,13 @@ class SupervisorTest {
         }
         // Dies while no agent runs: the next agent starts it again.
         kill(second);
-        awaitTrue(() -> !Supervisor.alive(second), Duration.ofSeconds(5));
+        awaitTrue(() -> !ProcessControl.alive(second), Duration.ofSeconds(5));
         try (Supervisor third = new Supervisor(root.resolve("state"), root, FAST, Clock.systemUTC())) {
             awaitTrue(() -> call(third, "keeper", "QUERY").get("status").equals("RUNNING"), Duration.ofSeconds(5));
             third.operate("keeper", "UNDELEGATE");
             long pid = pidOf(third.operate("keeper", "QUERY"));
             kill(pid);
-            awaitTrue(() -> !Supervisor.alive(pid), Duration.ofSeconds(5));
+            awaitTrue(() -> !ProcessControl.alive(pid), Duration.ofSeconds(5));
             staysTerminated(third, "keeper", Duration.ofMillis(800));
             assertThat(third.operate("keeper", "QUERY")).as("undelegated: not restarted").containsEntry("delegate", false);
         }
@@ -283,7 +284,7 @@ class SupervisorTest {
             assertThat(Duration.ofNanos(System.nanoTime() - began)).isLessThan(Duration.ofSeconds(3));
             assertThat(restarted).isNotEqualTo(pid);
             supervisor.operate("chatty", "STOP");
-            assertThat(Supervisor.alive(restarted)).isFalse();
+            assertThat(ProcessControl.alive(restarted)).isFalse();
         }
     }
 
@@ -297,7 +298,7 @@ class SupervisorTest {
             supervisor.register(slow);
             long pid = pidOf(supervisor.operate("slow", "START"));
             assertThat(supervisor.operate("slow", "STOP")).containsEntry("status", "TERMINATED");
-            assertThat(Supervisor.alive(pid)).as("STOP answers once the process is gone").isFalse();
+            assertThat(ProcessControl.alive(pid)).as("STOP answers once the process is gone").isFalse();
         }
         // A process that ignores its stop command is terminated with signals after the grace period.
         ProcessSpec stubborn = new ProcessSpec("stubborn", SETUP, "/var/run/stubborn.pid", null, daemon("stubborn"),
@@ -306,7 +307,7 @@ class SupervisorTest {
             supervisor.register(stubborn);
             long pid = pidOf(supervisor.operate("stubborn", "START"));
             assertThat(supervisor.operate("stubborn", "STOP")).containsEntry("status", "TERMINATED");
-            assertThat(Supervisor.alive(pid)).isFalse();
+            assertThat(ProcessControl.alive(pid)).isFalse();
         }
     }
 
@@ -368,7 +369,7 @@ class SupervisorTest {
                 }
             }, Duration.ofSeconds(2));
             assertThat(ProcessHandle.of(zombie).map(ProcessHandle::isAlive)).as("the JDK calls it alive").contains(true);
-            assertThat(Supervisor.alive(zombie)).isFalse();
+            assertThat(ProcessControl.alive(zombie)).isFalse();
         } finally {
             parent.destroyForcibly();
         }

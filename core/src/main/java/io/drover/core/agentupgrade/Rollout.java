@@ -1,5 +1,7 @@
 package io.drover.core.agentupgrade;
 
+import io.drover.model.agentupgrade.RolloutStatus;
+import io.drover.model.agentupgrade.UpgradeHostState;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -8,10 +10,10 @@ import java.util.Optional;
 
 /**
  * A fleet upgrade's course, without I/O: the hosts cut into batches of {@code batchSize} in the order given, each
- * host's {@link HostState}, and when to stop. The rule: after a batch has ended, the rollout stops when
+ * host's {@link UpgradeHostState}, and when to stop. The rule: after a batch has ended, the rollout stops when
  * {@code failed / attempted > maxFailureRatio}, where attempted counts the hosts that succeeded or failed so far
  * (a skipped host, already at the version, is neither); the hosts of the later batches are then
- * {@link HostState#NOT_STARTED}. After the last batch there is nothing to stop: failures there make it
+ * {@link UpgradeHostState#NOT_STARTED}. After the last batch there is nothing to stop: failures there make it
  * {@link RolloutStatus#FAILED}, as any failure in a rollout that ran every batch does. A ratio of 0 stops at the first failure, a ratio of 1 never stops. A batch that has
  * started always runs to its end. The hosts of a batch may record their states from threads of their own.
  */
@@ -20,7 +22,7 @@ public final class Rollout {
 
     private final List<List<String>> batches;
     private final double maxFailureRatio;
-    private final Map<String, HostState> states = new LinkedHashMap<>();
+    private final Map<String, UpgradeHostState> states = new LinkedHashMap<>();
     private final Map<String, Integer> batchOf = new java.util.HashMap<>();
     private int next;
     private boolean stopped;
@@ -36,7 +38,7 @@ public final class Rollout {
         }
         this.maxFailureRatio = maxFailureRatio;
         for (String host : hosts) {
-            if (states.put(host, HostState.PENDING) != null) {
+            if (states.put(host, UpgradeHostState.PENDING) != null) {
                 throw new IllegalArgumentException("host " + host + " is named twice");
             }
         }
@@ -70,10 +72,10 @@ public final class Rollout {
         if (next > 0 && batches.get(next - 1).stream().anyMatch(h -> !states.get(h).ended())) {
             throw new IllegalStateException("batch " + next + " has hosts that have not ended");
         }
-        if (!stopped && !cancelled && next > 0 && next < batches.size() && passes(count(HostState.FAILED), attempted(), maxFailureRatio)) {
+        if (!stopped && !cancelled && next > 0 && next < batches.size() && passes(count(UpgradeHostState.FAILED), attempted(), maxFailureRatio)) {
             stopped = true;
             for (int b = next; b < batches.size(); b++) {
-                batches.get(b).forEach(h -> states.put(h, HostState.NOT_STARTED));
+                batches.get(b).forEach(h -> states.put(h, UpgradeHostState.NOT_STARTED));
             }
         }
         if (stopped || cancelled || next >= batches.size()) {
@@ -83,7 +85,7 @@ public final class Rollout {
     }
 
     /**
-     * Starts no further batch: the hosts of the batches not started become {@link HostState#NOT_STARTED}, and the
+     * Starts no further batch: the hosts of the batches not started become {@link UpgradeHostState#NOT_STARTED}, and the
      * rollout is {@link RolloutStatus#CANCELLED} once the batch that runs has ended. Nothing happens once every batch
      * has started or the rollout stopped.
      */
@@ -93,19 +95,19 @@ public final class Rollout {
         }
         cancelled = true;
         for (int b = next; b < batches.size(); b++) {
-            batches.get(b).forEach(h -> states.put(h, HostState.NOT_STARTED));
+            batches.get(b).forEach(h -> states.put(h, UpgradeHostState.NOT_STARTED));
         }
     }
 
     /** Records a host's new state: only forward (PENDING → SKIPPED/HANDED_OVER/FAILED, HANDED_OVER → SUCCEEDED/FAILED). */
-    public synchronized void record(String host, HostState state) {
-        HostState now = states.get(host);
+    public synchronized void record(String host, UpgradeHostState state) {
+        UpgradeHostState now = states.get(host);
         if (now == null) {
             throw new IllegalArgumentException("host " + host + " is not in this rollout");
         }
         boolean allowed = switch (now) {
-            case PENDING -> state == HostState.SKIPPED || state == HostState.HANDED_OVER || state == HostState.FAILED;
-            case HANDED_OVER -> state == HostState.SUCCEEDED || state == HostState.FAILED;
+            case PENDING -> state == UpgradeHostState.SKIPPED || state == UpgradeHostState.HANDED_OVER || state == UpgradeHostState.FAILED;
+            case HANDED_OVER -> state == UpgradeHostState.SUCCEEDED || state == UpgradeHostState.FAILED;
             default -> false;
         };
         if (!allowed || batchOf.get(host) != next - 1) {
@@ -115,12 +117,12 @@ public final class Rollout {
         states.put(host, state);
     }
 
-    public synchronized HostState state(String host) {
+    public synchronized UpgradeHostState state(String host) {
         return states.get(host);
     }
 
     /** Every host's state, in the rollout's order. */
-    public synchronized Map<String, HostState> states() {
+    public synchronized Map<String, UpgradeHostState> states() {
         return java.util.Collections.unmodifiableMap(new LinkedHashMap<>(states));
     }
 
@@ -128,13 +130,13 @@ public final class Rollout {
         return batches.size();
     }
 
-    public synchronized int count(HostState state) {
+    public synchronized int count(UpgradeHostState state) {
         return (int) states.values().stream().filter(s -> s == state).count();
     }
 
     /** Hosts that succeeded or failed. */
     public synchronized int attempted() {
-        return count(HostState.SUCCEEDED) + count(HostState.FAILED);
+        return count(UpgradeHostState.SUCCEEDED) + count(UpgradeHostState.FAILED);
     }
 
     public synchronized boolean stopped() {
@@ -143,10 +145,10 @@ public final class Rollout {
 
     /** The rollout's status: running until every batch ran (or it stopped, or was cancelled) and every host ended. */
     public synchronized RolloutStatus status() {
-        boolean over = stopped || ((cancelled || next >= batches.size()) && states.values().stream().allMatch(HostState::ended));
+        boolean over = stopped || ((cancelled || next >= batches.size()) && states.values().stream().allMatch(UpgradeHostState::ended));
         if (!over) {
             return RolloutStatus.RUNNING;
         }
-        return cancelled ? RolloutStatus.CANCELLED : stopped ? RolloutStatus.STOPPED : count(HostState.FAILED) > 0 ? RolloutStatus.FAILED : RolloutStatus.SUCCEEDED;
+        return cancelled ? RolloutStatus.CANCELLED : stopped ? RolloutStatus.STOPPED : count(UpgradeHostState.FAILED) > 0 ? RolloutStatus.FAILED : RolloutStatus.SUCCEEDED;
     }
 }

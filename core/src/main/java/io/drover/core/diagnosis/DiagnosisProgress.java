@@ -1,5 +1,6 @@
 package io.drover.core.diagnosis;
 
+import io.drover.model.diagnosis.DiagnosisPhase;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -13,9 +14,6 @@ import java.util.OptionalInt;
  * the diagnosis succeeds when one path succeeds and fails when every path failed. Pure: the runner persists each state.
  */
 public final class DiagnosisProgress {
-    /** KubeDiag's phases (Unknown unused), and CANCELLED: stopped by a user, which KubeDiag cannot do. */
-    public enum Phase { PENDING, RUNNING, SUCCEEDED, FAILED, CANCELLED }
-
     /** Why a diagnosis is where it is, as KubeDiag's conditions. */
     public record Condition(String type, String reason, String message) {
     }
@@ -23,7 +21,7 @@ public final class DiagnosisProgress {
     /**
      * {@code pathIndex}/{@code nodeIndex} are the checkpoint; paths are node ids without the start node 0.
      */
-    public record State(Phase phase, int pathIndex, int nodeIndex, List<List<Integer>> failedPaths, List<Integer> succeededPath,
+    public record State(DiagnosisPhase phase, int pathIndex, int nodeIndex, List<List<Integer>> failedPaths, List<Integer> succeededPath,
                         Map<String, String> results, List<Condition> conditions) {
         public State {
             failedPaths = List.copyOf(failedPaths);
@@ -33,7 +31,7 @@ public final class DiagnosisProgress {
         }
 
         public boolean finished() {
-            return phase == Phase.SUCCEEDED || phase == Phase.FAILED || phase == Phase.CANCELLED;
+            return phase.ended();
         }
     }
 
@@ -41,7 +39,7 @@ public final class DiagnosisProgress {
     }
 
     public static State start() {
-        return new State(Phase.RUNNING, 0, 0, List.of(), List.of(), Map.of(), List.of(
+        return new State(DiagnosisPhase.RUNNING, 0, 0, List.of(), List.of(), Map.of(), List.of(
                 new Condition("Accepted", "Accepted", "Diagnosis is accepted")));
     }
 
@@ -73,9 +71,9 @@ public final class DiagnosisProgress {
             if (state.nodeIndex() + 1 == path.size()) {
                 conditions.add(new Condition("Complete", "Succeeded", "Diagnosis is completed: path " + (state.pathIndex() + 1)
                         + " of " + paths.size() + " succeeded"));
-                return new State(Phase.SUCCEEDED, state.pathIndex(), state.nodeIndex(), state.failedPaths(), done, merged, conditions);
+                return new State(DiagnosisPhase.SUCCEEDED, state.pathIndex(), state.nodeIndex(), state.failedPaths(), done, merged, conditions);
             }
-            return new State(Phase.RUNNING, state.pathIndex(), state.nodeIndex() + 1, state.failedPaths(), done, merged, conditions);
+            return new State(DiagnosisPhase.RUNNING, state.pathIndex(), state.nodeIndex() + 1, state.failedPaths(), done, merged, conditions);
         }
         List<List<Integer>> failed = new ArrayList<>(state.failedPaths());
         failed.add(path);
@@ -83,16 +81,16 @@ public final class DiagnosisProgress {
                 + path.get(state.nodeIndex()) + (error == null || error.isBlank() ? "" : ": " + error)));
         if (state.pathIndex() + 1 == paths.size()) {
             conditions.add(new Condition("Complete", "Failed", "every path failed"));
-            return new State(Phase.FAILED, state.pathIndex(), state.nodeIndex(), failed, List.of(), merged, conditions);
+            return new State(DiagnosisPhase.FAILED, state.pathIndex(), state.nodeIndex(), failed, List.of(), merged, conditions);
         }
-        return new State(Phase.RUNNING, state.pathIndex() + 1, 0, failed, List.of(), merged, conditions);
+        return new State(DiagnosisPhase.RUNNING, state.pathIndex() + 1, 0, failed, List.of(), merged, conditions);
     }
 
     /** The diagnosis ends failed for a reason outside its operations (the agent offline, the operation set changed…). */
     public static State abort(State state, String reason, String message) {
         List<Condition> conditions = new ArrayList<>(state.conditions());
         conditions.add(new Condition("Complete", reason, message));
-        return new State(Phase.FAILED, state.pathIndex(), state.nodeIndex(), state.failedPaths(), state.succeededPath(),
+        return new State(DiagnosisPhase.FAILED, state.pathIndex(), state.nodeIndex(), state.failedPaths(), state.succeededPath(),
                 state.results(), conditions);
     }
 
@@ -103,7 +101,7 @@ public final class DiagnosisProgress {
         }
         List<Condition> conditions = new ArrayList<>(state.conditions());
         conditions.add(new Condition("Complete", "Cancelled", message));
-        return new State(Phase.CANCELLED, state.pathIndex(), state.nodeIndex(), state.failedPaths(), state.succeededPath(),
+        return new State(DiagnosisPhase.CANCELLED, state.pathIndex(), state.nodeIndex(), state.failedPaths(), state.succeededPath(),
                 state.results(), conditions);
     }
 }

@@ -1,5 +1,7 @@
 package io.drover.core.subscriptions;
 
+import io.drover.model.subscriptions.ChangeAction;
+import io.drover.model.subscriptions.CopyStatus;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
@@ -41,9 +43,6 @@ public final class Planner {
     public record Desired(String instanceId, Set<Long> targetHosts, Set<Long> offlineHosts, Map<String, DesiredStep> steps) {
     }
 
-    /** Deployed status of one copy, as the last run left it. */
-    public enum CopyStatus { RUNNING, STOPPED, UNKNOWN }
-
     /** One deployed copy of one step on one host. */
     public record Copy(long hostId, String version, CopyStatus status, Map<String, String> files) {
     }
@@ -63,7 +62,7 @@ public final class Planner {
     }
 
     /** The decision for one step of one instance. */
-    public record StepAction(String stepId, Action action, Reason reason, String detail) {
+    public record StepAction(String stepId, ChangeAction action, Reason reason, String detail) {
     }
 
     /** All decisions for one instance, in execution order. */
@@ -74,7 +73,7 @@ public final class Planner {
     }
 
     /** The whole plan: instances in id order and counts per action. */
-    public record Plan(List<InstancePlan> instances, Map<Action, Integer> totals) {
+    public record Plan(List<InstancePlan> instances, Map<ChangeAction, Integer> totals) {
         public boolean changesNothing() {
             return instances.stream().noneMatch(InstancePlan::changes);
         }
@@ -117,7 +116,7 @@ public final class Planner {
         if (anyDeparted) {
             plans.sort(BY_ID);
         }
-        Map<Action, Integer> totals = new EnumMap<>(Action.class);
+        Map<ChangeAction, Integer> totals = new EnumMap<>(ChangeAction.class);
         for (InstancePlan p : plans) {
             for (StepAction s : p.steps()) {
                 totals.merge(s.action(), 1, Integer::sum);
@@ -149,14 +148,14 @@ public final class Planner {
         for (StepSpec step : steps) {
             StepAction a = enabled ? decide(step, d, copies.getOrDefault(step.id(), List.of()))
                     : decideDisabled(step, d, copies.getOrDefault(step.id(), List.of()));
-            (a.action() == Action.STOP || a.action() == Action.UNINSTALL ? backward : forward).add(a);
+            (a.action() == ChangeAction.STOP || a.action() == ChangeAction.UNINSTALL ? backward : forward).add(a);
         }
         if (hasUnknownStep(steps, copies)) {
             for (Map.Entry<String, List<Copy>> e : new java.util.TreeMap<>(copies).entrySet()) {
                 if (!isStep(steps, e.getKey()) && !e.getValue().isEmpty()) {
                     backward.add(offline(d.offlineHosts(), e.getValue(), e.getKey())
-                            ? new StepAction(e.getKey(), Action.SKIP, Reason.AGENT_OFFLINE, offlineDetail(d.offlineHosts()))
-                            : new StepAction(e.getKey(), Action.UNINSTALL, Reason.STEP_REMOVED, null));
+                            ? new StepAction(e.getKey(), ChangeAction.SKIP, Reason.AGENT_OFFLINE, offlineDetail(d.offlineHosts()))
+                            : new StepAction(e.getKey(), ChangeAction.UNINSTALL, Reason.STEP_REMOVED, null));
                 }
             }
         }
@@ -184,47 +183,47 @@ public final class Planner {
     private static StepAction decide(StepSpec step, Desired d, List<Copy> copies) {
         DesiredStep want = d.steps().get(step.id());
         if (want != null && want.renderError() != null) {
-            return new StepAction(step.id(), Action.FAIL, Reason.RENDER_FAILED, want.renderError());
+            return new StepAction(step.id(), ChangeAction.FAIL, Reason.RENDER_FAILED, want.renderError());
         }
         if (!d.offlineHosts().isEmpty()) {
-            return new StepAction(step.id(), Action.SKIP, Reason.AGENT_OFFLINE, offlineDetail(d.offlineHosts()));
+            return new StepAction(step.id(), ChangeAction.SKIP, Reason.AGENT_OFFLINE, offlineDetail(d.offlineHosts()));
         }
         Map<String, String> files = want == null ? Map.of() : want.files();
         if (copies.isEmpty()) {
-            return new StepAction(step.id(), Action.INSTALL, Reason.NEW_INSTALL, null);
+            return new StepAction(step.id(), ChangeAction.INSTALL, Reason.NEW_INSTALL, null);
         }
         if (copies.stream().anyMatch(c -> c.status() == CopyStatus.UNKNOWN)) {
-            return new StepAction(step.id(), Action.INSTALL, Reason.LAST_RUN_UNKNOWN, null);
+            return new StepAction(step.id(), ChangeAction.INSTALL, Reason.LAST_RUN_UNKNOWN, null);
         }
         if (copies.size() != d.targetHosts().size() || !onEachTargetOnce(copies, d.targetHosts())) {
-            return new StepAction(step.id(), Action.INSTALL, Reason.PROC_NUM_NOT_MATCH,
+            return new StepAction(step.id(), ChangeAction.INSTALL, Reason.PROC_NUM_NOT_MATCH,
                     copies.size() + " deployed, " + d.targetHosts().size() + " target host(s)");
         }
         for (Copy c : copies) {
             if (!c.version().equals(step.version())) {
-                return new StepAction(step.id(), Action.INSTALL, Reason.VERSION_CHANGE, c.version() + " → " + step.version());
+                return new StepAction(step.id(), ChangeAction.INSTALL, Reason.VERSION_CHANGE, c.version() + " → " + step.version());
             }
         }
         for (Copy c : copies) {
             if (!c.files().equals(files)) {
-                return new StepAction(step.id(), Action.PUSH_CONFIG, Reason.CONFIG_CHANGE, fileChanges(c.files(), files));
+                return new StepAction(step.id(), ChangeAction.PUSH_CONFIG, Reason.CONFIG_CHANGE, fileChanges(c.files(), files));
             }
         }
         if (copies.stream().anyMatch(c -> c.status() == CopyStatus.STOPPED)) {
-            return new StepAction(step.id(), Action.START, Reason.PROC_STOPPED, null);
+            return new StepAction(step.id(), ChangeAction.START, Reason.PROC_STOPPED, null);
         }
-        return new StepAction(step.id(), Action.NOT_CHANGE, Reason.UP_TO_DATE, null);
+        return new StepAction(step.id(), ChangeAction.NOT_CHANGE, Reason.UP_TO_DATE, null);
     }
 
     private static StepAction decideDisabled(StepSpec step, Desired d, List<Copy> copies) {
         boolean running = copies.stream().anyMatch(c -> c.status() != CopyStatus.STOPPED);
         if (!running) {
-            return new StepAction(step.id(), Action.NOT_CHANGE, Reason.SUBSCRIPTION_DISABLED, null);
+            return new StepAction(step.id(), ChangeAction.NOT_CHANGE, Reason.SUBSCRIPTION_DISABLED, null);
         }
         if (!d.offlineHosts().isEmpty()) {
-            return new StepAction(step.id(), Action.SKIP, Reason.AGENT_OFFLINE, offlineDetail(d.offlineHosts()));
+            return new StepAction(step.id(), ChangeAction.SKIP, Reason.AGENT_OFFLINE, offlineDetail(d.offlineHosts()));
         }
-        return new StepAction(step.id(), Action.STOP, Reason.SUBSCRIPTION_DISABLED, null);
+        return new StepAction(step.id(), ChangeAction.STOP, Reason.SUBSCRIPTION_DISABLED, null);
     }
 
     private static InstancePlan planDeparted(List<StepSpec> steps, Departed d, Map<String, List<Copy>> copies) {
@@ -238,11 +237,11 @@ public final class Planner {
                 continue;
             }
             if (d.why() == Departure.LEFT_BUSINESS) {
-                actions.add(new StepAction(stepId, Action.SKIP, Reason.OUT_OF_BUSINESS, null));
+                actions.add(new StepAction(stepId, ChangeAction.SKIP, Reason.OUT_OF_BUSINESS, null));
             } else if (offline(d.offlineHosts(), stepCopies, stepId)) {
-                actions.add(new StepAction(stepId, Action.SKIP, Reason.AGENT_OFFLINE, offlineDetail(d.offlineHosts())));
+                actions.add(new StepAction(stepId, ChangeAction.SKIP, Reason.AGENT_OFFLINE, offlineDetail(d.offlineHosts())));
             } else {
-                actions.add(new StepAction(stepId, Action.UNINSTALL, d.why() == Departure.SUBSCRIPTION_DELETED
+                actions.add(new StepAction(stepId, ChangeAction.UNINSTALL, d.why() == Departure.SUBSCRIPTION_DELETED
                         ? Reason.SUBSCRIPTION_DELETED : Reason.REMOVE_FROM_SCOPE, null));
             }
         }

@@ -3,6 +3,8 @@ package io.drover.core.agentupgrade;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.drover.model.agentupgrade.RolloutStatus;
+import io.drover.model.agentupgrade.UpgradeHostState;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -44,14 +46,14 @@ class RolloutTest {
         for (List<String> batch : List.of(List.of("a", "b"), List.of("c", "d"), List.of("e"))) {
             assertThat(r.nextBatch()).contains(batch);
             batch.forEach(h -> {
-                r.record(h, HostState.HANDED_OVER);
+                r.record(h, UpgradeHostState.HANDED_OVER);
                 assertThat(r.status()).isEqualTo(RolloutStatus.RUNNING);
-                r.record(h, HostState.SUCCEEDED);
+                r.record(h, UpgradeHostState.SUCCEEDED);
             });
         }
         assertThat(r.nextBatch()).isEmpty();
         assertThat(r.status()).isEqualTo(RolloutStatus.SUCCEEDED);
-        assertThat(r.count(HostState.SUCCEEDED)).isEqualTo(5);
+        assertThat(r.count(UpgradeHostState.SUCCEEDED)).isEqualTo(5);
         assertThat(r.stopped()).isFalse();
     }
 
@@ -59,14 +61,14 @@ class RolloutTest {
     void aCancelLetsTheBatchUnderWayEndStartsNoOtherAndIsCancelledOnceItEnded() {
         Rollout r = new Rollout(FIVE, 2, 1);
         r.nextBatch();
-        r.record("a", HostState.HANDED_OVER);
+        r.record("a", UpgradeHostState.HANDED_OVER);
         r.cancel();
-        assertThat(r.states()).containsExactly(java.util.Map.entry("a", HostState.HANDED_OVER), java.util.Map.entry("b", HostState.PENDING),
-                java.util.Map.entry("c", HostState.NOT_STARTED), java.util.Map.entry("d", HostState.NOT_STARTED),
-                java.util.Map.entry("e", HostState.NOT_STARTED));
+        assertThat(r.states()).containsExactly(java.util.Map.entry("a", UpgradeHostState.HANDED_OVER), java.util.Map.entry("b", UpgradeHostState.PENDING),
+                java.util.Map.entry("c", UpgradeHostState.NOT_STARTED), java.util.Map.entry("d", UpgradeHostState.NOT_STARTED),
+                java.util.Map.entry("e", UpgradeHostState.NOT_STARTED));
         assertThat(r.status()).as("its batch runs on").isEqualTo(RolloutStatus.RUNNING);
-        r.record("a", HostState.SUCCEEDED);
-        r.record("b", HostState.FAILED);
+        r.record("a", UpgradeHostState.SUCCEEDED);
+        r.record("b", UpgradeHostState.FAILED);
         assertThat(r.status()).isEqualTo(RolloutStatus.CANCELLED);
         assertThat(r.nextBatch()).isEmpty();
         assertThat(r.stopped()).isFalse();
@@ -77,11 +79,11 @@ class RolloutTest {
         Rollout last = new Rollout(List.of("a"), 1, 0);
         last.nextBatch();
         last.cancel();
-        last.record("a", HostState.SKIPPED);
+        last.record("a", UpgradeHostState.SKIPPED);
         assertThat(last.status()).isEqualTo(RolloutStatus.SUCCEEDED);
         Rollout stopped = new Rollout(FIVE, 1, 0);
         stopped.nextBatch();
-        stopped.record("a", HostState.FAILED);
+        stopped.record("a", UpgradeHostState.FAILED);
         assertThat(stopped.nextBatch()).isEmpty();
         stopped.cancel();
         assertThat(stopped.status()).isEqualTo(RolloutStatus.STOPPED);
@@ -91,16 +93,16 @@ class RolloutTest {
     void aFailurePastTheRatioStopsBeforeTheNextBatchAndLeavesTheRestNotStarted() {
         Rollout r = new Rollout(FIVE, 2, 0.4);
         r.nextBatch();
-        r.record("a", HostState.HANDED_OVER);
-        r.record("a", HostState.SUCCEEDED);
-        r.record("b", HostState.FAILED); // 1 of 2 = 0.5 > 0.4
+        r.record("a", UpgradeHostState.HANDED_OVER);
+        r.record("a", UpgradeHostState.SUCCEEDED);
+        r.record("b", UpgradeHostState.FAILED); // 1 of 2 = 0.5 > 0.4
         assertThat(r.status()).isEqualTo(RolloutStatus.RUNNING);
         assertThat(r.nextBatch()).isEmpty();
         assertThat(r.stopped()).isTrue();
         assertThat(r.status()).isEqualTo(RolloutStatus.STOPPED);
-        assertThat(r.states()).containsExactly(java.util.Map.entry("a", HostState.SUCCEEDED), java.util.Map.entry("b", HostState.FAILED),
-                java.util.Map.entry("c", HostState.NOT_STARTED), java.util.Map.entry("d", HostState.NOT_STARTED),
-                java.util.Map.entry("e", HostState.NOT_STARTED));
+        assertThat(r.states()).containsExactly(java.util.Map.entry("a", UpgradeHostState.SUCCEEDED), java.util.Map.entry("b", UpgradeHostState.FAILED),
+                java.util.Map.entry("c", UpgradeHostState.NOT_STARTED), java.util.Map.entry("d", UpgradeHostState.NOT_STARTED),
+                java.util.Map.entry("e", UpgradeHostState.NOT_STARTED));
         assertThat(r.nextBatch()).isEmpty();
     }
 
@@ -108,14 +110,14 @@ class RolloutTest {
     void failuresWithinTheRatioGoOnAndTheRatioCountsEveryBatchSoFar() {
         Rollout r = new Rollout(FIVE, 2, 0.5);
         r.nextBatch();
-        r.record("a", HostState.FAILED);
-        r.record("b", HostState.HANDED_OVER);
-        r.record("b", HostState.SUCCEEDED); // 1/2 = 0.5: goes on
+        r.record("a", UpgradeHostState.FAILED);
+        r.record("b", UpgradeHostState.HANDED_OVER);
+        r.record("b", UpgradeHostState.SUCCEEDED); // 1/2 = 0.5: goes on
         assertThat(r.nextBatch()).contains(List.of("c", "d"));
-        r.record("c", HostState.FAILED);
-        r.record("d", HostState.FAILED); // 3/4 > 0.5
+        r.record("c", UpgradeHostState.FAILED);
+        r.record("d", UpgradeHostState.FAILED); // 3/4 > 0.5
         assertThat(r.nextBatch()).isEmpty();
-        assertThat(r.state("e")).isEqualTo(HostState.NOT_STARTED);
+        assertThat(r.state("e")).isEqualTo(UpgradeHostState.NOT_STARTED);
         assertThat(r.status()).isEqualTo(RolloutStatus.STOPPED);
     }
 
@@ -123,8 +125,8 @@ class RolloutTest {
     void skippedHostsAreNotAttempted() {
         Rollout r = new Rollout(FIVE, 2, 0.5);
         r.nextBatch();
-        r.record("a", HostState.SKIPPED);
-        r.record("b", HostState.FAILED); // 1 failed of 1 attempted: 1 > 0.5
+        r.record("a", UpgradeHostState.SKIPPED);
+        r.record("b", UpgradeHostState.FAILED); // 1 failed of 1 attempted: 1 > 0.5
         assertThat(r.attempted()).isEqualTo(1);
         assertThat(r.nextBatch()).isEmpty();
         assertThat(r.status()).isEqualTo(RolloutStatus.STOPPED);
@@ -134,9 +136,9 @@ class RolloutTest {
     void aBatchOfSkippedHostsOnlyNeverStopsAndSucceeds() {
         Rollout r = new Rollout(List.of("a", "b"), 1, 0);
         r.nextBatch();
-        r.record("a", HostState.SKIPPED);
+        r.record("a", UpgradeHostState.SKIPPED);
         r.nextBatch();
-        r.record("b", HostState.SKIPPED);
+        r.record("b", UpgradeHostState.SKIPPED);
         assertThat(r.nextBatch()).isEmpty();
         assertThat(r.status()).isEqualTo(RolloutStatus.SUCCEEDED);
     }
@@ -145,9 +147,9 @@ class RolloutTest {
     void aFailureInTheLastBatchFailsTheRolloutWithoutStoppingIt() {
         Rollout r = new Rollout(List.of("a", "b"), 1, 0);
         r.nextBatch();
-        r.record("a", HostState.SKIPPED);
+        r.record("a", UpgradeHostState.SKIPPED);
         r.nextBatch();
-        r.record("b", HostState.FAILED);
+        r.record("b", UpgradeHostState.FAILED);
         assertThat(r.status()).isEqualTo(RolloutStatus.FAILED);
         assertThat(r.nextBatch()).isEmpty();
         assertThat(r.stopped()).isFalse();
@@ -159,9 +161,9 @@ class RolloutTest {
         Rollout r = new Rollout(FIVE, 1, 1);
         Optional<List<String>> batch;
         while ((batch = r.nextBatch()).isPresent()) {
-            r.record(batch.get().get(0), HostState.FAILED);
+            r.record(batch.get().get(0), UpgradeHostState.FAILED);
         }
-        assertThat(r.count(HostState.FAILED)).isEqualTo(5);
+        assertThat(r.count(UpgradeHostState.FAILED)).isEqualTo(5);
         assertThat(r.status()).isEqualTo(RolloutStatus.FAILED);
     }
 
@@ -169,27 +171,27 @@ class RolloutTest {
     void theNextBatchWaitsForEveryHostOfTheOneBefore() {
         Rollout r = new Rollout(FIVE, 2, 1);
         r.nextBatch();
-        r.record("a", HostState.HANDED_OVER);
-        r.record("b", HostState.SKIPPED);
+        r.record("a", UpgradeHostState.HANDED_OVER);
+        r.record("b", UpgradeHostState.SKIPPED);
         assertThatThrownBy(r::nextBatch).isInstanceOf(IllegalStateException.class).hasMessageContaining("not ended");
-        r.record("a", HostState.SUCCEEDED);
+        r.record("a", UpgradeHostState.SUCCEEDED);
         assertThat(r.nextBatch()).contains(List.of("c", "d"));
     }
 
     @Test
     void statesOnlyMoveForwardAndOnlyWithinTheRunningBatch() {
         Rollout r = new Rollout(FIVE, 2, 1);
-        assertThatThrownBy(() -> r.record("a", HostState.FAILED)).hasMessageContaining("outside its batch");
+        assertThatThrownBy(() -> r.record("a", UpgradeHostState.FAILED)).hasMessageContaining("outside its batch");
         r.nextBatch();
-        assertThatThrownBy(() -> r.record("c", HostState.FAILED)).hasMessageContaining("outside its batch");
-        assertThatThrownBy(() -> r.record("a", HostState.SUCCEEDED)).hasMessageContaining("PENDING to SUCCEEDED");
-        assertThatThrownBy(() -> r.record("a", HostState.NOT_STARTED)).hasMessageContaining("PENDING to NOT_STARTED");
-        assertThatThrownBy(() -> r.record("a", HostState.PENDING)).hasMessageContaining("PENDING to PENDING");
-        r.record("a", HostState.FAILED);
-        assertThatThrownBy(() -> r.record("a", HostState.SUCCEEDED)).hasMessageContaining("FAILED to SUCCEEDED");
-        r.record("b", HostState.SKIPPED);
-        assertThatThrownBy(() -> r.record("b", HostState.HANDED_OVER)).hasMessageContaining("SKIPPED to HANDED_OVER");
-        assertThatThrownBy(() -> r.record("zz", HostState.FAILED)).hasMessageContaining("not in this rollout");
+        assertThatThrownBy(() -> r.record("c", UpgradeHostState.FAILED)).hasMessageContaining("outside its batch");
+        assertThatThrownBy(() -> r.record("a", UpgradeHostState.SUCCEEDED)).hasMessageContaining("PENDING to SUCCEEDED");
+        assertThatThrownBy(() -> r.record("a", UpgradeHostState.NOT_STARTED)).hasMessageContaining("PENDING to NOT_STARTED");
+        assertThatThrownBy(() -> r.record("a", UpgradeHostState.PENDING)).hasMessageContaining("PENDING to PENDING");
+        r.record("a", UpgradeHostState.FAILED);
+        assertThatThrownBy(() -> r.record("a", UpgradeHostState.SUCCEEDED)).hasMessageContaining("FAILED to SUCCEEDED");
+        r.record("b", UpgradeHostState.SKIPPED);
+        assertThatThrownBy(() -> r.record("b", UpgradeHostState.HANDED_OVER)).hasMessageContaining("SKIPPED to HANDED_OVER");
+        assertThatThrownBy(() -> r.record("zz", UpgradeHostState.FAILED)).hasMessageContaining("not in this rollout");
     }
 
     @Test
@@ -211,10 +213,10 @@ class RolloutTest {
 
     @Test
     void statesHaveLowerCaseWireNames() {
-        for (HostState s : HostState.values()) {
-            assertThat(HostState.ofWire(s.wire())).isEqualTo(s);
+        for (UpgradeHostState s : UpgradeHostState.values()) {
+            assertThat(UpgradeHostState.ofWire(s.wire())).isEqualTo(s);
         }
-        assertThat(HostState.HANDED_OVER.wire()).isEqualTo("handed_over");
+        assertThat(UpgradeHostState.HANDED_OVER.wire()).isEqualTo("handed_over");
         assertThat(RolloutStatus.ofWire("stopped")).isEqualTo(RolloutStatus.STOPPED);
     }
 }

@@ -3,8 +3,8 @@ package io.drover.core.diagnosis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.drover.core.diagnosis.DiagnosisProgress.Phase;
 import io.drover.core.diagnosis.DiagnosisProgress.State;
+import io.drover.model.diagnosis.DiagnosisPhase;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -16,7 +16,7 @@ class DiagnosisCancelTest {
     void aCancelledDiagnosisIsFinishedKeepsWhatItFoundAndRunsNoFurtherNode() {
         State running = DiagnosisProgress.after(PATHS, DiagnosisProgress.start(), true, Map.of("collected", "yes"), null);
         State cancelled = DiagnosisProgress.cancel(running, "cancelled by ops while node 2 ran");
-        assertThat(cancelled.phase()).isEqualTo(Phase.CANCELLED);
+        assertThat(cancelled.phase()).isEqualTo(DiagnosisPhase.CANCELLED);
         assertThat(cancelled.finished()).isTrue();
         assertThat(cancelled.results()).containsEntry("collected", "yes");
         assertThat(cancelled.succeededPath()).containsExactly(1);
@@ -28,7 +28,7 @@ class DiagnosisCancelTest {
     @Test
     void onlyAnUnfinishedDiagnosisCanBeCancelled() {
         State succeeded = DiagnosisProgress.after(List.of(List.of(1)), DiagnosisProgress.start(), true, Map.of(), null);
-        assertThat(succeeded.phase()).isEqualTo(Phase.SUCCEEDED);
+        assertThat(succeeded.phase()).isEqualTo(DiagnosisPhase.SUCCEEDED);
         assertThatThrownBy(() -> DiagnosisProgress.cancel(succeeded, "x")).isInstanceOf(IllegalStateException.class);
         State aborted = DiagnosisProgress.abort(DiagnosisProgress.start(), "AgentUnavailable", "offline");
         assertThatThrownBy(() -> DiagnosisProgress.cancel(aborted, "x")).isInstanceOf(IllegalStateException.class);

@@ -2,8 +2,8 @@ package io.drover.core.diagnosis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.drover.core.diagnosis.DiagnosisProgress.Phase;
 import io.drover.core.diagnosis.DiagnosisProgress.State;
+import io.drover.model.diagnosis.DiagnosisPhase;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -20,7 +20,7 @@ class DiagnosisProgressTest {
         s = DiagnosisProgress.after(DIAMOND, s, true, Map.of("a", "1"), null);
         assertThat(DiagnosisProgress.next(DIAMOND, s)).hasValue(3);
         s = DiagnosisProgress.after(DIAMOND, s, true, Map.of("b", "2"), null);
-        assertThat(s.phase()).isEqualTo(Phase.SUCCEEDED);
+        assertThat(s.phase()).isEqualTo(DiagnosisPhase.SUCCEEDED);
         assertThat(s.succeededPath()).containsExactly(1, 3);
         assertThat(s.results()).isEqualTo(Map.of("a", "1", "b", "2"));
         assertThat(DiagnosisProgress.next(DIAMOND, s)).isEmpty();
@@ -33,7 +33,7 @@ class DiagnosisProgressTest {
         State s = DiagnosisProgress.start();
         s = DiagnosisProgress.after(DIAMOND, s, true, Map.of("collected", "yes"), null);
         s = DiagnosisProgress.after(DIAMOND, s, false, Map.of("function.check.error", "exit status 1"), "exit status 1");
-        assertThat(s.phase()).isEqualTo(Phase.RUNNING);
+        assertThat(s.phase()).isEqualTo(DiagnosisPhase.RUNNING);
         assertThat(s.failedPaths()).containsExactly(List.of(1, 3));
         assertThat(s.succeededPath()).isEmpty();
         assertThat(s.pathIndex()).isEqualTo(1);
@@ -43,7 +43,7 @@ class DiagnosisProgressTest {
                 .containsEntry("function.check.error", "exit status 1");
         assertThat(s.conditions().get(1).message()).isEqualTo("path 1 failed at node 3: exit status 1");
         s = DiagnosisProgress.after(DIAMOND, s, false, Map.of(), "");
-        assertThat(s.phase()).isEqualTo(Phase.FAILED);
+        assertThat(s.phase()).isEqualTo(DiagnosisPhase.FAILED);
         assertThat(s.failedPaths()).containsExactly(List.of(1, 3), List.of(2, 3));
         assertThat(DiagnosisProgress.next(DIAMOND, s)).isEmpty();
     }
@@ -64,7 +64,7 @@ class DiagnosisProgressTest {
     @Test
     void anAbortEndsItWithTheReason() {
         State s = DiagnosisProgress.abort(DiagnosisProgress.start(), "AgentOffline", "agent web-1 did not answer after 4 tries");
-        assertThat(s.phase()).isEqualTo(Phase.FAILED);
+        assertThat(s.phase()).isEqualTo(DiagnosisPhase.FAILED);
         assertThat(s.conditions().getLast()).isEqualTo(new DiagnosisProgress.Condition("Complete", "AgentOffline",
                 "agent web-1 did not answer after 4 tries"));
     }

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.drover.core.render.RenderException;
 import io.drover.core.render.TemplateRenderer;
 import io.drover.core.subscriptions.Planner.Copy;
-import io.drover.core.subscriptions.Planner.CopyStatus;
 import io.drover.core.subscriptions.Planner.Departed;
 import io.drover.core.subscriptions.Planner.Departure;
 import io.drover.core.subscriptions.Planner.Desired;
@@ -13,6 +12,8 @@ import io.drover.core.subscriptions.Planner.DesiredStep;
 import io.drover.core.subscriptions.Planner.Plan;
 import io.drover.core.subscriptions.Planner.StepAction;
 import io.drover.core.subscriptions.Planner.StepSpec;
+import io.drover.model.subscriptions.ChangeAction;
+import io.drover.model.subscriptions.CopyStatus;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -129,7 +130,7 @@ class PlannerTest {
         Plan first = plan(true, scope(1, 2), List.of());
         assertThat(actions(first)).containsExactly(
                 Map.entry(id(1) + " exporter", "INSTALL/NEW_INSTALL"), Map.entry(id(2) + " exporter", "INSTALL/NEW_INSTALL"));
-        assertThat(first.totals()).containsEntry(Action.INSTALL, 2);
+        assertThat(first.totals()).containsEntry(ChangeAction.INSTALL, 2);
         apply(first, scope(1, 2));
         Plan steady = plan(true, scope(1, 2), List.of());
         assertThat(actions(steady).values()).containsOnly("NOT_CHANGE/UP_TO_DATE");
@@ -158,7 +159,7 @@ class PlannerTest {
         apply(plan(true, scope(1), List.of()), scope(1));
         templates.remove("etc/extra.yaml");
         StepAction a = plan(true, scope(1), List.of()).instances().getFirst().steps().getFirst();
-        assertThat(a.action()).isEqualTo(Action.PUSH_CONFIG);
+        assertThat(a.action()).isEqualTo(ChangeAction.PUSH_CONFIG);
         assertThat(a.detail()).isEqualTo("removed etc/extra.yaml");
     }
 
@@ -250,7 +251,7 @@ class PlannerTest {
     void aRenderErrorFailsThatInstanceWithTheTemplateAndLine() {
         templates.put("etc/bad.yaml", "a: 1\nb: {{ no_such_variable }}\n");
         StepAction a = plan(true, scope(1), List.of()).instances().getFirst().steps().getFirst();
-        assertThat(a.action()).isEqualTo(Action.FAIL);
+        assertThat(a.action()).isEqualTo(ChangeAction.FAIL);
         assertThat(a.reason()).isEqualTo(Reason.RENDER_FAILED);
         assertThat(a.detail()).contains("template etc/bad.yaml").contains("line 2").contains("no_such_variable");
     }
@@ -316,6 +317,6 @@ class PlannerTest {
     void instancesWithTheSameDecisionsShareOneListOfThem() {
         Plan plan = plan(true, scope(1, 2, 3), List.of());
         assertThat(plan.instances().get(0).steps()).isSameAs(plan.instances().get(2).steps())
-                .containsExactly(new StepAction("exporter", Action.INSTALL, Reason.NEW_INSTALL, null));
+                .containsExactly(new StepAction("exporter", ChangeAction.INSTALL, Reason.NEW_INSTALL, null));
     }
 }

@@ -1,5 +1,6 @@
 package io.drover.model.agents;
 
+import io.drover.model.keys.KeyState;
 import java.time.OffsetDateTime;
 
 /**
@@ -9,6 +10,6 @@ import java.time.OffsetDateTime;
  * mode ({@code drover}: a session key of its own; {@code salt}: the shared key; {@code salt-signed}: the shared key
  * with signed returns and events; null before it first signs in).
  */
-public record AgentInfo(String id, String keyState, Long bkHostId, Long bkBizId, String innerIp, boolean online,
+public record AgentInfo(String id, KeyState keyState, Long bkHostId, Long bkBizId, String innerIp, boolean online,
                         String version, OffsetDateTime lastSeen, LinkConflict linkConflict, String mode) {
 }

@@ -8,5 +8,5 @@ import java.time.OffsetDateTime;
  * host as its agent gave it.
  */
 public record AgentUpgradeHost(long id, String agentId, int batch, String arch, String fromVersion, String version,
-                               String status, String error, String log, OffsetDateTime startedAt, OffsetDateTime finishedAt) {
+                               UpgradeHostState status, String error, String log, OffsetDateTime startedAt, OffsetDateTime finishedAt) {
 }

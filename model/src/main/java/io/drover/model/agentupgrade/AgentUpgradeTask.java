@@ -9,7 +9,7 @@ import java.util.List;
  * started) or cancelled (the batches not started were not). {@code allowDowngrade}: agents that run a newer version
  * are taken down to this one (else they fail).
  */
-public record AgentUpgradeTask(long id, long bkBizId, String status, String version, String tgt, String tgtType,
+public record AgentUpgradeTask(long id, long bkBizId, RolloutStatus status, String version, String tgt, String tgtType,
                                int batchSize, double maxFailureRatio, int waitSeconds, boolean allowDowngrade, String createdBy,
                                OffsetDateTime createdAt, OffsetDateTime finishedAt, int total, int succeeded, int skipped,
                                int failed, int notStarted, List<AgentUpgradeHost> hosts) {

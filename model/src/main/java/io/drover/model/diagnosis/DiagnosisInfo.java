@@ -10,7 +10,7 @@ import java.util.Map;
  * each node run in order with its own results ({@code nodes}) so a graph can show where it went and what each gave. {@code paths} are the operation set's.
  */
 public record DiagnosisInfo(long id, String name, String operationSet, long hostId, String hostName, long bizId, String agentId,
-                            String source, String trigger, Map<String, String> parameters, String phase, Checkpoint checkpoint,
+                            String source, String trigger, Map<String, String> parameters, DiagnosisPhase phase, Checkpoint checkpoint,
                             List<List<Integer>> paths, List<List<Integer>> failedPaths, List<Integer> succeededPath,
                             Map<String, String> operationResults, List<Condition> conditions, List<NodeRun> nodes,
                             String createdBy, OffsetDateTime createdAt, OffsetDateTime updatedAt) {
@@ -33,7 +33,7 @@ public record DiagnosisInfo(long id, String name, String operationSet, long host
     }
 
     /** A line of a diagnosis list. */
-    public record Summary(long id, String name, String operationSet, String hostName, String phase, String source,
+    public record Summary(long id, String name, String operationSet, String hostName, DiagnosisPhase phase, String source,
                           OffsetDateTime createdAt, OffsetDateTime updatedAt) {
     }
 }

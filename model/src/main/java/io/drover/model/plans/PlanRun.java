@@ -11,7 +11,7 @@ import java.util.Map;
  * then SUCCEEDED when every ErrorCode is 0, else FAILED.
  */
 public record PlanRun(String id, String name, String jid, String tgt, String tgtType, String createdBy,
-                      OffsetDateTime createdAt, String status, List<String> minions, List<String> missing,
+                      OffsetDateTime createdAt, PlanStatus status, List<String> minions, List<String> missing,
                       Map<String, HostResult> results, List<LogLine> logs,
                       @JsonInclude(content = JsonInclude.Include.ALWAYS) Map<String, Object> plan) {
 

@@ -9,6 +9,6 @@ public record PlanView(long subscriptionId, List<InstancePlan> instances, Map<St
     public record InstancePlan(String instanceId, Long bkHostId, String host, List<StepPlan> steps) {
     }
 
-    public record StepPlan(String stepId, String action, String reason, String why, String detail) {
+    public record StepPlan(String stepId, ChangeAction action, String reason, String why, String detail) {
     }
 }

@@ -16,7 +16,7 @@ public record TaskInfo(long id, long subscriptionId, RunStatus status, String tr
                                OffsetDateTime finishedAt, List<StepRecord> steps) {
     }
 
-    public record StepRecord(String stepId, String action, String reason, RunStatus status, List<SubStep> subSteps) {
+    public record StepRecord(String stepId, ChangeAction action, String reason, RunStatus status, List<SubStep> subSteps) {
     }
 
     /** One agent call of a step (or a decision the server made); {@code jid}: the job the call went out as. */

@@ -19,6 +19,8 @@ import io.drover.model.packages.AddonInfo;
 import io.drover.model.packages.AddonSchema;
 import io.drover.model.packages.AddonInfo.DependencyState;
 import io.drover.model.packages.AddonRequest;
+import io.drover.model.packages.AddonState;
+import io.drover.model.packages.AddonStepAction;
 import io.drover.model.packages.PackageInfo;
 import io.drover.model.packages.PackageMetadata;
 import io.drover.server.events.EventStore;
@@ -145,7 +147,7 @@ public final class AddonService {
             if (available.isEmpty()) {
                 throw DomainException.notFound("addon", name + " (not enabled, and no registry offers it)");
             }
-            return new AddonInfo(name, "disabled", null, null, available, null, List.of(), Map.of(), null, null);
+            return new AddonInfo(name, AddonState.DISABLED, null, null, available, null, List.of(), Map.of(), null, null);
         }
         return describe(current.get(), available);
     }
@@ -184,7 +186,7 @@ public final class AddonService {
             List<String> available = versions.stream().map(c -> c.version().original()).distinct().toList();
             Enabled e = enabled.get(name);
             String description = e != null ? store.get(e.name(), e.version()).description() : null;
-            addons.add(new AddonInfo(name, e == null ? "disabled" : "enabled", e == null ? null : e.version(),
+            addons.add(new AddonInfo(name, e == null ? AddonState.DISABLED : AddonState.ENABLED, e == null ? null : e.version(),
                     e != null ? e.registry() : versions.isEmpty() ? null : versions.getFirst().registry(), available,
                     description, null, null, e == null ? null : e.enabledAt(), e == null ? null : e.updatedAt()));
         }
@@ -201,7 +203,7 @@ public final class AddonService {
             deps.add(new DependencyState(d.name(), d.version(), have == null ? null : have.original(), ok));
         }
         Map<String, Object> params = ParamsSchema.of(pkg.metadata().parameters()).masked(openParams(e));
-        return new AddonInfo(e.name(), "enabled", e.version(), e.registry(), available, pkg.description(), deps, params,
+        return new AddonInfo(e.name(), AddonState.ENABLED, e.version(), e.registry(), available, pkg.description(), deps, params,
                 e.enabledAt(), e.updatedAt());
     }
 
@@ -297,8 +299,8 @@ public final class AddonService {
         String rootVersion = Version.parse(root.archive().metadata().version()).toString();
         List<AddonChange.Step> steps = fetched.stream().map(f -> new AddonChange.Step(f.step().name(),
                 f.step().candidate().version().toString(), f.step().candidate().registry(),
-                f == root && upgrading != null ? (upgrading.version().equals(rootVersion) ? "reconfigure" : "upgrade")
-                        : "install", f.step().requiredBy())).toList();
+                f == root && upgrading != null ? (upgrading.version().equals(rootVersion) ? AddonStepAction.RECONFIGURE : AddonStepAction.UPGRADE)
+                        : AddonStepAction.INSTALL, f.step().requiredBy())).toList();
         Map<String, String> kept = new LinkedHashMap<>();
         plan.alreadyInstalled().forEach((n, v) -> kept.put(n, v.toString()));
         String renderedNotes;

@@ -5,6 +5,7 @@ import io.drover.model.agentinstall.AgentInstallHost;
 import io.drover.model.agentinstall.AgentInstallRequest;
 import io.drover.model.agentinstall.AgentInstallRetry;
 import io.drover.model.agentinstall.AgentInstallTask;
+import io.drover.model.agentinstall.InstallStatus;
 import io.drover.model.agentinstall.SshHostKey;
 import io.drover.model.agents.CreatedEnrollmentToken;
 import io.drover.model.agents.EnrollmentTokenRequest;
@@ -135,7 +136,7 @@ public final class AgentInstallService implements AutoCloseable {
     /** Runs the failed hosts of a finished task again with credentials given again. */
     public synchronized AgentInstallTask retry(Principal p, long id, AgentInstallRetry r) {
         AgentInstallTask task = get(p, id);
-        if (running.contains(id) || task.status().equals("running")) {
+        if (running.contains(id) || task.status() == InstallStatus.RUNNING) {
             throw DomainException.conflict("install_running", "agent install " + id + " is still running: retry it when it has ended");
         }
         List<FieldError> errors = new ArrayList<>();
@@ -153,7 +154,7 @@ public final class AgentInstallService implements AutoCloseable {
         List<SshTargets.Target> wanted = new ArrayList<>();
         for (int i = 0; i < task.hosts().size(); i++) {
             AgentInstallHost h = task.hosts().get(i);
-            if (h.status().equals("failed")) {
+            if (h.status() == InstallStatus.FAILED) {
                 wanted.add(new SshTargets.Target("hosts[" + i + "].address", h.address(), h.port()));
             }
         }

@@ -2,6 +2,7 @@ package io.drover.server.agentinstall;
 
 import io.drover.model.agentinstall.AgentInstallHost;
 import io.drover.model.agentinstall.AgentInstallStep;
+import io.drover.model.agentinstall.InstallStatus;
 import io.drover.server.agentinstall.SshConnection.Result;
 import io.drover.server.agentinstall.SshConnection.SshFailure;
 import java.io.ByteArrayInputStream;
@@ -82,18 +83,18 @@ final class HostInstall {
     /** Runs every step; true when the agent signed in and was linked. Never throws. */
     boolean run() {
         started = OffsetDateTime.now(clock);
-        save("running", null);
+        save(InstallStatus.RUNNING, null);
         try {
             install();
-            save("succeeded", null);
+            save(InstallStatus.SUCCEEDED, null);
             return true;
         } catch (SshFailure e) {
             failStep(e.step, e.getMessage());
-            save("failed", e.getMessage());
+            save(InstallStatus.FAILED, e.getMessage());
         } catch (RuntimeException e) {
             String message = "internal error: " + e.getClass().getSimpleName();
             failStep("install", message);
-            save("failed", message);
+            save(InstallStatus.FAILED, message);
         } finally {
             needs.ended();
         }
@@ -247,8 +248,8 @@ final class HostInstall {
     }
 
     private void begin(String name, String line) {
-        steps.add(new AgentInstallStep(name, "running", OffsetDateTime.now(clock), null, new ArrayList<>(List.of(line))));
-        save("running", null);
+        steps.add(new AgentInstallStep(name, InstallStatus.RUNNING, OffsetDateTime.now(clock), null, new ArrayList<>(List.of(line))));
+        save(InstallStatus.RUNNING, null);
     }
 
     private void log(String name, String line) {
@@ -259,17 +260,17 @@ final class HostInstall {
     }
 
     private void done(String name, String line) {
-        end(name, "succeeded", line);
+        end(name, InstallStatus.SUCCEEDED, line);
     }
 
     private void failStep(String name, String message) {
         if (find(name) == null) {
-            steps.add(new AgentInstallStep(name, "running", OffsetDateTime.now(clock), null, new ArrayList<>()));
+            steps.add(new AgentInstallStep(name, InstallStatus.RUNNING, OffsetDateTime.now(clock), null, new ArrayList<>()));
         }
-        end(name, "failed", message);
+        end(name, InstallStatus.FAILED, message);
     }
 
-    private void end(String name, String status, String line) {
+    private void end(String name, InstallStatus status, String line) {
         AgentInstallStep step = find(name);
         if (step == null) {
             return;
@@ -278,15 +279,15 @@ final class HostInstall {
         log.add(line);
         steps.set(steps.indexOf(step), new AgentInstallStep(name, status, step.startedAt(), OffsetDateTime.now(clock), log));
         // a step left running by a failure elsewhere is failed too
-        if (status.equals("failed")) {
+        if (status == InstallStatus.FAILED) {
             for (int i = 0; i < steps.size(); i++) {
                 AgentInstallStep s = steps.get(i);
-                if (s.status().equals("running")) {
-                    steps.set(i, new AgentInstallStep(s.name(), "failed", s.startedAt(), OffsetDateTime.now(clock), s.log()));
+                if (s.status() == InstallStatus.RUNNING) {
+                    steps.set(i, new AgentInstallStep(s.name(), InstallStatus.FAILED, s.startedAt(), OffsetDateTime.now(clock), s.log()));
                 }
             }
         }
-        save("running", null);
+        save(InstallStatus.RUNNING, null);
     }
 
     private AgentInstallStep find(String name) {
@@ -298,8 +299,8 @@ final class HostInstall {
         return null;
     }
 
-    private void save(String status, String error) {
-        boolean finished = status.equals("succeeded") || status.equals("failed");
+    private void save(InstallStatus status, String error) {
+        boolean finished = status.ended();
         store.saveHost(host.id(), status, error == null ? null : LogLines.clean(error, 2000), arch, version,
                 List.copyOf(steps), started, finished ? OffsetDateTime.now(clock) : null);
     }

@@ -6,6 +6,7 @@ import io.drover.model.Json;
 import io.drover.model.agentinstall.AgentInstallHost;
 import io.drover.model.agentinstall.AgentInstallStep;
 import io.drover.model.agentinstall.AgentInstallTask;
+import io.drover.model.agentinstall.InstallStatus;
 import io.drover.server.errors.DomainException;
 import io.drover.server.store.SqlTime;
 import java.sql.ResultSet;
@@ -75,7 +76,7 @@ final class InstallStore {
     }
 
     /** Writes a host's row; only that row (a host never changes another's). */
-    void saveHost(long hostId, String status, String error, String arch, String version, List<AgentInstallStep> steps,
+    void saveHost(long hostId, InstallStatus status, String error, String arch, String version, List<AgentInstallStep> steps,
                   OffsetDateTime startedAt, OffsetDateTime finishedAt) {
         String json;
         try {
@@ -86,7 +87,7 @@ final class InstallStore {
         jdbi.useHandle(h -> h.createUpdate("""
                         UPDATE agent_install_host SET status = :status, error = :error, arch = :arch, version = :version,
                         steps = :steps, started_at = :started, finished_at = :finished WHERE id = :id""")
-                .bind("status", status).bind("error", error).bind("arch", arch).bind("version", version).bind("steps", json)
+                .bind("status", status.wire()).bind("error", error).bind("arch", arch).bind("version", version).bind("steps", json)
                 .bind("started", startedAt).bind("finished", finishedAt).bind("id", hostId).execute());
     }
 
@@ -134,21 +135,21 @@ final class InstallStore {
                 Map<String, Integer> c = counts.getOrDefault(t.id(), Map.of());
                 out.add(new AgentInstallTask(t.id(), t.bkBizId(), t.status(), t.createdBy(), t.sshUser(), t.jump(), t.masters(),
                         t.concurrency(), t.createdAt(), t.finishedAt(), c.values().stream().mapToInt(Integer::intValue).sum(),
-                        c.getOrDefault("succeeded", 0), c.getOrDefault("failed", 0), List.of()));
+                        c.getOrDefault(InstallStatus.SUCCEEDED.wire(), 0), c.getOrDefault(InstallStatus.FAILED.wire(), 0), List.of()));
             }
             return out;
         });
     }
 
     private static AgentInstallTask withHosts(AgentInstallTask t, List<AgentInstallHost> hosts) {
-        Map<String, Long> by = hosts.stream().collect(Collectors.groupingBy(AgentInstallHost::status, Collectors.counting()));
+        Map<InstallStatus, Long> by = hosts.stream().collect(Collectors.groupingBy(AgentInstallHost::status, Collectors.counting()));
         return new AgentInstallTask(t.id(), t.bkBizId(), t.status(), t.createdBy(), t.sshUser(), t.jump(), t.masters(),
-                t.concurrency(), t.createdAt(), t.finishedAt(), hosts.size(), by.getOrDefault("succeeded", 0L).intValue(),
-                by.getOrDefault("failed", 0L).intValue(), hosts);
+                t.concurrency(), t.createdAt(), t.finishedAt(), hosts.size(), by.getOrDefault(InstallStatus.SUCCEEDED, 0L).intValue(),
+                by.getOrDefault(InstallStatus.FAILED, 0L).intValue(), hosts);
     }
 
     private static AgentInstallTask task(ResultSet rs, List<AgentInstallHost> hosts) throws SQLException {
-        return new AgentInstallTask(rs.getLong("id"), rs.getLong("bk_biz_id"), rs.getString("status"), rs.getString("created_by"),
+        return new AgentInstallTask(rs.getLong("id"), rs.getLong("bk_biz_id"), InstallStatus.ofWire(rs.getString("status")), rs.getString("created_by"),
                 rs.getString("ssh_user"), rs.getString("jump"), Arrays.asList(rs.getString("masters").split(",")),
                 rs.getInt("concurrency"), SqlTime.read(rs, "created_at"), SqlTime.read(rs, "finished_at"), 0, 0, 0, hosts);
     }
@@ -163,7 +164,7 @@ final class InstallStore {
         long hostId = rs.getLong("bk_host_id");
         Long bkHostId = rs.wasNull() ? null : hostId;
         return new AgentInstallHost(rs.getLong("id"), rs.getString("address"), rs.getInt("port"), rs.getString("agent_id"),
-                rs.getString("inner_ip"), bkHostId, rs.getString("prefix"), rs.getString("status"), rs.getString("error"),
+                rs.getString("inner_ip"), bkHostId, rs.getString("prefix"), InstallStatus.ofWire(rs.getString("status")), rs.getString("error"),
                 rs.getString("arch"), rs.getString("version"), SqlTime.read(rs, "started_at"), SqlTime.read(rs, "finished_at"), steps);
     }
 }

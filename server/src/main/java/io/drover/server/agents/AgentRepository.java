@@ -3,6 +3,7 @@ package io.drover.server.agents;
 import com.fasterxml.jackson.core.type.TypeReference;
 import io.drover.model.agents.LinkConflict;
 import io.drover.model.agents.LinkConflictReason;
+import io.drover.model.keys.KeyState;
 import io.drover.server.store.Dialect;
 import io.drover.server.store.Sql;
 import io.drover.server.store.SqlTime;
@@ -182,13 +183,13 @@ final class AgentRepository {
 
     /** Every key id with its state (accepted, pending, …), in id order. */
     /** A key's state and the transport mode its minion last signed in with (null before that). */
-    record KeyRow(String state, String mode) {
+    record KeyRow(KeyState state, String mode) {
     }
 
     Map<String, KeyRow> keyStates(Handle h) {
         Map<String, KeyRow> out = new java.util.LinkedHashMap<>();
         h.createQuery("SELECT id, state, transport_mode FROM minion_key ORDER BY id")
-                .map((rs, ctx) -> Map.entry(rs.getString(1), new KeyRow(rs.getString(2), rs.getString(3))))
+                .map((rs, ctx) -> Map.entry(rs.getString(1), new KeyRow(KeyState.ofWire(rs.getString(2)), rs.getString(3))))
                 .forEach(e -> out.put(e.getKey(), e.getValue()));
         return out;
     }

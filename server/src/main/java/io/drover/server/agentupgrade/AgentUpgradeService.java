@@ -1,11 +1,11 @@
 package io.drover.server.agentupgrade;
 
 import io.drover.core.agents.AgentPackageName;
-import io.drover.core.agentupgrade.HostState;
 import io.drover.core.agentupgrade.Rollout;
-import io.drover.core.agentupgrade.RolloutStatus;
 import io.drover.model.agentupgrade.AgentUpgradeRequest;
 import io.drover.model.agentupgrade.AgentUpgradeTask;
+import io.drover.model.agentupgrade.RolloutStatus;
+import io.drover.model.agentupgrade.UpgradeHostState;
 import io.drover.model.api.Problem.FieldError;
 import io.drover.server.agentpackages.AgentPackageService;
 import io.drover.server.auth.Principal;
@@ -206,7 +206,7 @@ public final class AgentUpgradeService implements AutoCloseable {
     public AgentUpgradeTask cancel(Principal p, long id) {
         get(p, id);
         if (!store.requestCancel(id)) {
-            throw DomainException.conflict("upgrade_not_running", "agent upgrade " + id + " is " + store.get(id).status()
+            throw DomainException.conflict("upgrade_not_running", "agent upgrade " + id + " is " + store.get(id).status().wire()
                     + ": there is nothing to cancel");
         }
         log.info("agent upgrade {}: cancelled by {}; no further batch starts", id, p.name());
@@ -247,8 +247,8 @@ public final class AgentUpgradeService implements AutoCloseable {
         } finally {
             store.finish(id, status);
             log.info("agent upgrade {} {}: {} succeeded, {} skipped, {} failed, {} not started", id, status.wire(),
-                    rollout.count(HostState.SUCCEEDED), rollout.count(HostState.SKIPPED), rollout.count(HostState.FAILED),
-                    rollout.count(HostState.NOT_STARTED));
+                    rollout.count(UpgradeHostState.SUCCEEDED), rollout.count(UpgradeHostState.SKIPPED), rollout.count(UpgradeHostState.FAILED),
+                    rollout.count(UpgradeHostState.NOT_STARTED));
         }
     }
 

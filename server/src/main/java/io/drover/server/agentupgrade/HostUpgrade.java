@@ -1,12 +1,12 @@
 package io.drover.server.agentupgrade;
 
 import io.drover.core.agents.AgentPackageName;
-import io.drover.core.agentupgrade.HostState;
 import io.drover.core.agentupgrade.Rollout;
 import io.drover.core.packages.Version;
 import io.drover.model.agents.AgentPackageInfo;
 import io.drover.model.agentapi.AgentCall;
 import io.drover.model.agentapi.AgentResult;
+import io.drover.model.agentupgrade.UpgradeHostState;
 import io.drover.server.agentinstall.LogLines;
 import io.drover.server.jobs.AgentCalls;
 import io.drover.server.jobs.CallOptions;
@@ -80,54 +80,54 @@ final class HostUpgrade {
             upgrade();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            end(HostState.FAILED, "the server stopped while this agent was upgraded: see its version in drover agent list");
+            end(UpgradeHostState.FAILED, "the server stopped while this agent was upgraded: see its version in drover agent list");
         } catch (RuntimeException e) {
-            end(HostState.FAILED, "the upgrade broke off: " + e.getMessage());
+            end(UpgradeHostState.FAILED, "the upgrade broke off: " + e.getMessage());
         }
     }
 
     private void upgrade() throws InterruptedException {
         if (!needs.agents().online(agent)) {
-            end(HostState.FAILED, "offline: the agent is not connected (start it, or leave it out of the target)");
+            end(UpgradeHostState.FAILED, "offline: the agent is not connected (start it, or leave it out of the target)");
             return;
         }
         arch = shown(needs.agents().arch(agent), 16);
         AgentCalls.Outcome<AgentResult.Text> asked = needs.calls().call(agent, new AgentCall.AgentVersion(),
                 CallOptions.within(needs.timing().versionCall()));
         if (!asked.ok()) {
-            end(HostState.FAILED, "did not answer test.version: " + shown(asked.text(), 300));
+            end(UpgradeHostState.FAILED, "did not answer test.version: " + shown(asked.text(), 300));
             return;
         }
         if (versionOf(asked) == null) {
-            end(HostState.FAILED, "did not report a version: its answer to test.version was empty");
+            end(UpgradeHostState.FAILED, "did not report a version: its answer to test.version was empty");
             return;
         }
         fromVersion = shown(versionOf(asked), 64);
         reported = fromVersion;
         if (version.equals(fromVersion)) {
-            end(HostState.SKIPPED, null);
+            end(UpgradeHostState.SKIPPED, null);
             return;
         }
         Version running = Version.tryParse(fromVersion);
         if (!allowDowngrade && running != null && running.compareTo(Version.parse(version)) > 0) {
-            end(HostState.FAILED, "runs " + fromVersion + ", newer than " + version + ": a downgrade must be allowed "
+            end(UpgradeHostState.FAILED, "runs " + fromVersion + ", newer than " + version + ": a downgrade must be allowed "
                     + "(allow_downgrade, drover agent upgrade --allow-downgrade)");
             return;
         }
         if (!AgentPackageName.ARCHES.contains(arch)) {
-            end(HostState.FAILED, "reports architecture " + (arch == null ? "(none)" : "'" + arch + "'")
+            end(UpgradeHostState.FAILED, "reports architecture " + (arch == null ? "(none)" : "'" + arch + "'")
                     + ": agent packages are for " + String.join(" and ", AgentPackageName.ARCHES));
             return;
         }
         Optional<Package> pkg = needs.packageFor().apply(arch);
         if (pkg.isEmpty()) {
-            end(HostState.FAILED, "no agent package " + version + " is stored for " + arch + " (was it deleted?)");
+            end(UpgradeHostState.FAILED, "no agent package " + version + " is stored for " + arch + " (was it deleted?)");
             return;
         }
         needs.handOvers().acquire();
         AgentCalls.Outcome<AgentResult.UpgradeHandedOver> handed;
         try {
-            save(HostState.PENDING, null, null);
+            save(UpgradeHostState.PENDING, null, null);
             handed = needs.calls().call(agent,
                     new AgentCall.UpgradeAgent(pkg.get().source(), pkg.get().info().sha256(), version, waitSeconds),
                     CallOptions.within(needs.timing().handOver()));
@@ -135,15 +135,15 @@ final class HostUpgrade {
             needs.handOvers().release();
         }
         if (!handed.ok()) {
-            end(HostState.FAILED, handed.answered() ? "refused the upgrade: " + shown(handed.text(), 300)
+            end(UpgradeHostState.FAILED, handed.answered() ? "refused the upgrade: " + shown(handed.text(), 300)
                     : "did not answer the upgrade within " + needs.timing().handOver().toSeconds() + " s: "
                     + shown(handed.text(), 300)
                     + " (its version may still change: see drover agent list)");
             return;
         }
         log = shown(handed.result().log(), 1024);
-        rollout.record(agent, HostState.HANDED_OVER);
-        save(HostState.HANDED_OVER, null, null);
+        rollout.record(agent, UpgradeHostState.HANDED_OVER);
+        save(UpgradeHostState.HANDED_OVER, null, null);
         awaitVersion();
     }
 
@@ -156,7 +156,7 @@ final class HostUpgrade {
         while (needs.clock().instant().isBefore(deadline)) {
             if (needs.agents().online(agent) && version.equals(needs.agents().version(agent))) {
                 reported = version;
-                end(HostState.SUCCEEDED, null);
+                end(UpgradeHostState.SUCCEEDED, null);
                 return;
             }
             Instant now = needs.clock().instant();
@@ -169,7 +169,7 @@ final class HostUpgrade {
                     answered = true;
                     reported = shown(versionOf(asked), 64);
                     if (version.equals(reported)) {
-                        end(HostState.SUCCEEDED, null);
+                        end(UpgradeHostState.SUCCEEDED, null);
                         return;
                     }
                 }
@@ -178,20 +178,20 @@ final class HostUpgrade {
             Thread.sleep(needs.timing().poll());
         }
         String seeLog = log == null || log.isEmpty() ? "" : "; see " + log + " on the host";
-        end(HostState.FAILED, !answered ? "did not come back with " + version + " within "
+        end(UpgradeHostState.FAILED, !answered ? "did not come back with " + version + " within "
                 + (waitSeconds + needs.timing().restartMargin().toSeconds()) + " s" + seeLog
                 : reported.equals(fromVersion) ? "rolled back to " + fromVersion + seeLog
                 : "reports version " + reported + ", not " + version + seeLog);
     }
 
-    private void end(HostState state, String error) {
+    private void end(UpgradeHostState state, String error) {
         if (!rollout.state(agent).ended()) {
             rollout.record(agent, state);
         }
         save(state, error, OffsetDateTime.now(needs.clock()));
     }
 
-    private void save(HostState state, String error, OffsetDateTime finishedAt) {
+    private void save(UpgradeHostState state, String error, OffsetDateTime finishedAt) {
         needs.store().saveHost(taskId, agent, new UpgradeStore.HostRow(arch, fromVersion, reported, state,
                 error == null ? null : LogLines.clean(error, 2000), log, startedAt, finishedAt));
     }

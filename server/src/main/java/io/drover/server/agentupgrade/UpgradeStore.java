@@ -1,9 +1,9 @@
 package io.drover.server.agentupgrade;
 
-import io.drover.core.agentupgrade.HostState;
-import io.drover.core.agentupgrade.RolloutStatus;
 import io.drover.model.agentupgrade.AgentUpgradeHost;
 import io.drover.model.agentupgrade.AgentUpgradeTask;
+import io.drover.model.agentupgrade.RolloutStatus;
+import io.drover.model.agentupgrade.UpgradeHostState;
 import io.drover.server.errors.DomainException;
 import io.drover.server.store.SqlTime;
 import java.sql.ResultSet;
@@ -56,7 +56,7 @@ final class UpgradeStore {
                 var busy = h.prepareBatch("INSERT INTO agent_upgrade_busy (agent_id, task_id) VALUES (:agent, :task)");
                 for (int b = 0; b < t.batches().size(); b++) {
                     for (String agent : t.batches().get(b)) {
-                        hosts.bind("task", id).bind("agent", agent).bind("batch", b + 1).bind("status", HostState.PENDING.wire()).add();
+                        hosts.bind("task", id).bind("agent", agent).bind("batch", b + 1).bind("status", UpgradeHostState.PENDING.wire()).add();
                         busy.bind("agent", agent).bind("task", id).add();
                     }
                 }
@@ -76,7 +76,7 @@ final class UpgradeStore {
     }
 
     /** What one agent's row says now. */
-    record HostRow(String arch, String fromVersion, String version, HostState state, String error, String log,
+    record HostRow(String arch, String fromVersion, String version, UpgradeHostState state, String error, String log,
                    OffsetDateTime startedAt, OffsetDateTime finishedAt) {
     }
 
@@ -102,7 +102,7 @@ final class UpgradeStore {
                     .bind("running", RolloutStatus.RUNNING.wire()).execute();
             if (ended == 1) {
                 h.createUpdate("UPDATE agent_upgrade_host SET status = :not WHERE task_id = :id AND status = :pending")
-                        .bind("not", HostState.NOT_STARTED.wire()).bind("pending", HostState.PENDING.wire()).bind("id", taskId).execute();
+                        .bind("not", UpgradeHostState.NOT_STARTED.wire()).bind("pending", UpgradeHostState.PENDING.wire()).bind("id", taskId).execute();
             }
             h.createUpdate("DELETE FROM agent_upgrade_busy WHERE task_id = :id").bind("id", taskId).execute();
         });
@@ -128,10 +128,10 @@ final class UpgradeStore {
                             UPDATE agent_upgrade_host SET status = :failed, finished_at = :now,
                             error = 'the server running the upgrade stopped while this agent was upgraded: see its version in drover agent list'
                             WHERE task_id IN (<ids>) AND (status = :handed OR (status = :pending AND started_at IS NOT NULL))""")
-                    .bind("failed", HostState.FAILED.wire()).bind("handed", HostState.HANDED_OVER.wire())
-                    .bind("pending", HostState.PENDING.wire()).bind("now", now).bindList("ids", ids).execute();
+                    .bind("failed", UpgradeHostState.FAILED.wire()).bind("handed", UpgradeHostState.HANDED_OVER.wire())
+                    .bind("pending", UpgradeHostState.PENDING.wire()).bind("now", now).bindList("ids", ids).execute();
             h.createUpdate("UPDATE agent_upgrade_host SET status = :not WHERE task_id IN (<ids>) AND status = :pending")
-                    .bind("not", HostState.NOT_STARTED.wire()).bind("pending", HostState.PENDING.wire()).bindList("ids", ids).execute();
+                    .bind("not", UpgradeHostState.NOT_STARTED.wire()).bind("pending", UpgradeHostState.PENDING.wire()).bindList("ids", ids).execute();
             h.createUpdate("DELETE FROM agent_upgrade_busy WHERE task_id IN (<ids>)").bindList("ids", ids).execute();
             return failed;
         });
@@ -158,7 +158,7 @@ final class UpgradeStore {
                 .map((rs, ctx) -> task(rs)).findOne()).orElseThrow(() -> DomainException.notFound("agent upgrade", id));
         List<AgentUpgradeHost> hosts = jdbi.withHandle(h -> h.createQuery(
                 "SELECT * FROM agent_upgrade_host WHERE task_id = :id ORDER BY batch, id").bind("id", id).map((rs, ctx) -> host(rs)).list());
-        Map<String, Integer> counts = hosts.stream().collect(Collectors.groupingBy(AgentUpgradeHost::status,
+        Map<String, Integer> counts = hosts.stream().collect(Collectors.groupingBy(host -> host.status().wire(),
                 Collectors.summingInt(x -> 1)));
         return withCounts(task, counts, hosts);
     }
@@ -194,13 +194,13 @@ final class UpgradeStore {
     private static AgentUpgradeTask withCounts(AgentUpgradeTask t, Map<String, Integer> c, List<AgentUpgradeHost> hosts) {
         return new AgentUpgradeTask(t.id(), t.bkBizId(), t.status(), t.version(), t.tgt(), t.tgtType(), t.batchSize(),
                 t.maxFailureRatio(), t.waitSeconds(), t.allowDowngrade(), t.createdBy(), t.createdAt(), t.finishedAt(),
-                c.values().stream().mapToInt(Integer::intValue).sum(), c.getOrDefault(HostState.SUCCEEDED.wire(), 0),
-                c.getOrDefault(HostState.SKIPPED.wire(), 0), c.getOrDefault(HostState.FAILED.wire(), 0),
-                c.getOrDefault(HostState.NOT_STARTED.wire(), 0), hosts);
+                c.values().stream().mapToInt(Integer::intValue).sum(), c.getOrDefault(UpgradeHostState.SUCCEEDED.wire(), 0),
+                c.getOrDefault(UpgradeHostState.SKIPPED.wire(), 0), c.getOrDefault(UpgradeHostState.FAILED.wire(), 0),
+                c.getOrDefault(UpgradeHostState.NOT_STARTED.wire(), 0), hosts);
     }
 
     private static AgentUpgradeTask task(ResultSet rs) throws SQLException {
-        return new AgentUpgradeTask(rs.getLong("id"), rs.getLong("bk_biz_id"), rs.getString("status"), rs.getString("version"),
+        return new AgentUpgradeTask(rs.getLong("id"), rs.getLong("bk_biz_id"), RolloutStatus.ofWire(rs.getString("status")), rs.getString("version"),
                 rs.getString("tgt"), rs.getString("tgt_type"), rs.getInt("batch_size"), rs.getDouble("max_failure_ratio"),
                 rs.getInt("wait_seconds"), rs.getBoolean("allow_downgrade"), rs.getString("created_by"), SqlTime.read(rs, "created_at"),
                 SqlTime.read(rs, "finished_at"), 0, 0, 0, 0, 0, List.of());
@@ -208,7 +208,7 @@ final class UpgradeStore {
 
     private static AgentUpgradeHost host(ResultSet rs) throws SQLException {
         return new AgentUpgradeHost(rs.getLong("id"), rs.getString("agent_id"), rs.getInt("batch"), rs.getString("arch"),
-                rs.getString("from_version"), rs.getString("version"), rs.getString("status"), rs.getString("error"),
+                rs.getString("from_version"), rs.getString("version"), UpgradeHostState.ofWire(rs.getString("status")), rs.getString("error"),
                 rs.getString("log"), SqlTime.read(rs, "started_at"), SqlTime.read(rs, "finished_at"));
     }
 }

@@ -7,6 +7,7 @@ import io.drover.model.api.Page;
 import io.drover.model.api.Problem.FieldError;
 import io.drover.model.diagnosis.DiagnosesStarted;
 import io.drover.model.diagnosis.DiagnosisInfo;
+import io.drover.model.diagnosis.DiagnosisPhase;
 import io.drover.model.diagnosis.KubeDocument;
 import io.drover.model.inventory.Host;
 import io.drover.server.auth.Principal;
@@ -198,7 +199,7 @@ public final class Diagnoses {
             data.put("name", row.name());
             data.put("host", row.hostName());
             data.put("bk_biz_id", row.bizId());
-            data.put("phase", DiagnosisProgress.Phase.CANCELLED.name());
+            data.put("phase", DiagnosisPhase.CANCELLED.name());
             data.put("by", principal.name());
             if (sent != null) {
                 data.put("node", sent.node());
@@ -209,9 +210,9 @@ public final class Diagnoses {
         });
         if (claimed == null) {
             DiagnosisRepository.Row row = find(principal, id);
-            DiagnosisProgress.Phase phase = row.progress().state().phase();
-            if (phase != DiagnosisProgress.Phase.CANCELLED) {
-                throw DomainException.conflict("diagnosis_ended", "diagnosis " + id + " has ended (" + phase(phase)
+            DiagnosisPhase phase = row.progress().state().phase();
+            if (phase != DiagnosisPhase.CANCELLED) {
+                throw DomainException.conflict("diagnosis_ended", "diagnosis " + id + " has ended (" + phase.wire()
                         + "): there is nothing to cancel");
             }
             return get(principal, id, Duration.ZERO);
@@ -333,12 +334,14 @@ public final class Diagnoses {
     }
 
     public List<DiagnosisInfo.Summary> list(Principal principal, String phase, int limit) {
-        String wanted = phase == null ? null : phase.toUpperCase(Locale.ROOT);
-        if (wanted != null && !List.of("PENDING", "RUNNING", "SUCCEEDED", "FAILED", "CANCELLED").contains(wanted)) {
+        DiagnosisPhase wanted;
+        try {
+            wanted = phase == null ? null : DiagnosisPhase.parse(phase);
+        } catch (IllegalArgumentException e) {
             throw DomainException.invalid("phase", "must be Pending, Running, Succeeded, Failed or Cancelled");
         }
         return jdbi.withHandle(h -> repository.newest(h, principal.allBusinesses() ? null : principal.bizFilter(), wanted, limit)).stream()
-                .map(r -> new DiagnosisInfo.Summary(r.id(), r.name(), r.operationSet(), r.hostName(), phase(r.progress().state().phase()),
+                .map(r -> new DiagnosisInfo.Summary(r.id(), r.name(), r.operationSet(), r.hostName(), r.progress().state().phase(),
                         r.source(), r.createdAt(), r.updatedAt())).toList();
     }
 
@@ -346,15 +349,9 @@ public final class Diagnoses {
         DiagnosisRepository.Stored stored = DiagnosisRepository.stored(row.progress());
         DiagnosisProgress.State state = row.progress().state();
         return new DiagnosisInfo(row.id(), row.name(), row.operationSet(), row.hostId(), row.hostName(), row.bizId(), row.agentId(),
-                row.source(), row.trigger(), row.parameters(), phase(state.phase()),
+                row.source(), row.trigger(), row.parameters(), state.phase(),
                 new DiagnosisInfo.Checkpoint(state.pathIndex(), state.nodeIndex()), paths, state.failedPaths(), state.succeededPath(),
                 state.results(), stored.conditions(), row.progress().nodes(), row.createdBy(), row.createdAt(), row.updatedAt());
-    }
-
-    /** KubeDiag's spelling of a phase. */
-    static String phase(DiagnosisProgress.Phase phase) {
-        String name = phase.name();
-        return name.charAt(0) + name.substring(1).toLowerCase(Locale.ROOT);
     }
 
     private static String hostLabel(Host host) {

@@ -3,6 +3,7 @@ package io.drover.server.diagnosis;
 import com.fasterxml.jackson.core.type.TypeReference;
 import io.drover.core.diagnosis.DiagnosisProgress;
 import io.drover.model.diagnosis.DiagnosisInfo;
+import io.drover.model.diagnosis.DiagnosisPhase;
 import io.drover.model.diagnosis.KubeDocument;
 import io.drover.server.store.Sql;
 import io.drover.server.store.SqlTime;
@@ -221,7 +222,7 @@ final class DiagnosisRepository {
     }
 
     /** The newest diagnoses first, of these businesses (null: all), in a phase (null: any). */
-    List<Row> newest(Handle h, List<Long> businesses, String phase, int limit) {
+    List<Row> newest(Handle h, List<Long> businesses, DiagnosisPhase phase, int limit) {
         String where = " WHERE 1 = 1" + (businesses == null ? "" : businesses.isEmpty() ? " AND 1 = 0" : " AND biz_id IN (<biz>)")
                 + (phase == null ? "" : " AND phase = :phase");
         var query = h.createQuery("SELECT * FROM diagnosis" + where + " ORDER BY id DESC LIMIT :limit").bind("limit", limit);
@@ -229,13 +230,13 @@ final class DiagnosisRepository {
             query.bindList("biz", businesses);
         }
         if (phase != null) {
-            query.bind("phase", phase);
+            query.bind("phase", phase.name());
         }
         return query.map((rs, ctx) -> row(rs)).list();
     }
 
-    int count(Handle h, String phase) {
-        return h.createQuery("SELECT COUNT(*) FROM diagnosis WHERE phase = :phase").bind("phase", phase).mapTo(Integer.class).one();
+    int count(Handle h, DiagnosisPhase phase) {
+        return h.createQuery("SELECT COUNT(*) FROM diagnosis WHERE phase = :phase").bind("phase", phase.name()).mapTo(Integer.class).one();
     }
 
     private static Row row(ResultSet rs) throws SQLException {
@@ -260,7 +261,7 @@ final class DiagnosisRepository {
     static Progress progress(Stored s) {
         List<DiagnosisProgress.Condition> conditions = s.conditions().stream()
                 .map(c -> new DiagnosisProgress.Condition(c.type(), c.reason(), c.message())).toList();
-        return new Progress(new DiagnosisProgress.State(DiagnosisProgress.Phase.valueOf(s.phase()), s.pathIndex(), s.nodeIndex(),
+        return new Progress(new DiagnosisProgress.State(DiagnosisPhase.valueOf(s.phase()), s.pathIndex(), s.nodeIndex(),
                 s.failedPaths(), s.succeededPath(), s.results(), conditions),
                 s.conditions().stream().map(DiagnosisInfo.Condition::time).toList(), s.nodes() == null ? List.of() : s.nodes());
     }

@@ -123,8 +123,8 @@ final class HostSubscriptions implements OperationExecutor.SubscriptionReruns {
                 }
                 info = subscriptions.task(bizId, task);
             }
-            results.put("task." + task + ".status", info.status().name());
-            if (info.status() != RunStatus.SUCCESS) {
+            results.put("task." + task + ".status", info.status().wire());
+            if (info.status() != RunStatus.SUCCEEDED) {
                 failed.add("task " + task + " is " + info.status() + (info.error() == null ? "" : ": " + info.error()));
             }
         }

@@ -27,9 +27,11 @@ public final class InventoryRoutes {
     /** Largest inventory document imported in one request. */
     public static final long IMPORT_MAX_BYTES = 256L << 20;
     private final InventoryService inventory;
+    private final InventoryImport inventoryImport;
 
-    public InventoryRoutes(InventoryService inventory) {
+    public InventoryRoutes(InventoryService inventory, InventoryImport inventoryImport) {
         this.inventory = inventory;
+        this.inventoryImport = inventoryImport;
     }
 
     public void register(HttpApi api) {
@@ -121,7 +123,7 @@ public final class InventoryRoutes {
                 InventoryDocument.class, ImportResult.class, 200,
                 ctx -> {
                     InventoryDocument doc = Bodies.read(ctx, InventoryDocument.class);
-                    ProgressStream.respond(ctx, progress -> inventory.importDocument(principal(ctx), doc,
+                    ProgressStream.respond(ctx, progress -> inventoryImport.importDocument(principal(ctx), doc,
                             (written, total) -> progress.accept(new ImportProgressLine(written, total))));
                 });
         api.get(API + "/inventory/export", Role.VIEWER, Scope.BUSINESS,

@@ -1,6 +1,7 @@
 package io.drover.server.keys;
 
 import io.drover.core.match.Glob;
+import io.drover.model.keys.KeyState;
 import io.drover.model.keys.MinionKey;
 import io.drover.server.agents.AgentRegistry;
 import io.drover.server.agents.EnrollmentTokenStore;
@@ -216,7 +217,7 @@ public final class KeyStore implements io.drover.server.agentlink.KeyDecisions {
     private static MinionKey minionKey(java.sql.ResultSet rs) throws java.sql.SQLException {
         // Computed from the key rather than read from the fingerprint column: rows written before the fingerprint
         // followed Salt's form (sha256 over the PEM text, not the DER bytes) still show what the minion shows.
-        return new MinionKey(rs.getString("id"), rs.getString("state"), RsaKeys.fingerprint(rs.getString("public_key")),
+        return new MinionKey(rs.getString("id"), KeyState.ofWire(rs.getString("state")), RsaKeys.fingerprint(rs.getString("public_key")),
                 SqlTime.read(rs, "created_at"), SqlTime.read(rs, "updated_at"));
     }
 

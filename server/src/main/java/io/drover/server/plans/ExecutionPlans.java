@@ -9,6 +9,7 @@ import io.drover.model.jobs.JobStarted;
 import io.drover.model.plans.PlanRequest;
 import io.drover.model.plans.PlanRun;
 import io.drover.model.plans.PlanStarted;
+import io.drover.model.plans.PlanStatus;
 import io.drover.model.plans.PlanSummary;
 import io.drover.server.auth.Principal;
 import io.drover.server.errors.DomainException;
@@ -163,11 +164,11 @@ public final class ExecutionPlans {
         return minions.stream().allMatch(m -> principal.covers(businesses.get(m)));
     }
 
-    private static String status(int missing, Collection<PlanRun.HostResult> results) {
+    private static PlanStatus status(int missing, Collection<PlanRun.HostResult> results) {
         if (missing > 0) {
-            return "RUNNING";
+            return PlanStatus.RUNNING;
         }
-        return results.stream().allMatch(r -> r.errorCode() == 0) ? "SUCCEEDED" : "FAILED";
+        return results.stream().allMatch(r -> r.errorCode() == 0) ? PlanStatus.SUCCEEDED : PlanStatus.FAILED;
     }
 
     /** A host's answer: the result document, or an error text (an agent that does not run plans, a refused call). */

@@ -1,7 +1,9 @@
 package io.drover.server.subscriptions;
 
+import io.drover.model.subscriptions.ChangeAction;
+import io.drover.model.subscriptions.CopyStatus;
+import io.drover.model.subscriptions.InstanceState;
 import io.drover.server.subscriptions.planning.PlanBuilder;
-import io.drover.core.subscriptions.Action;
 import io.drover.core.subscriptions.Planner;
 import io.drover.core.subscriptions.Reason;
 import io.drover.core.subscriptions.ScopeInstance;
@@ -124,7 +126,7 @@ public final class SubscriptionService {
 
     private java.util.function.Consumer<RunStatus> deletedOnSuccess(long id) {
         return status -> {
-            if (status == RunStatus.SUCCESS) {
+            if (status == RunStatus.SUCCEEDED) {
                 store.delete(id);
             }
         };
@@ -161,7 +163,7 @@ public final class SubscriptionService {
                     .filter(r -> r.instanceId().equals(ip.instanceId())).map(DeploymentStore.Row::hostId).findFirst().orElse(null);
             Host host = hostId == null ? null : prepared.hosts().get(hostId);
             instances.add(new PlanView.InstancePlan(ip.instanceId(), hostId, host == null ? null : host.bkHostInnerip(),
-                    ip.steps().stream().map(s -> new PlanView.StepPlan(s.stepId(), s.action().name(), s.reason().name(),
+                    ip.steps().stream().map(s -> new PlanView.StepPlan(s.stepId(), s.action(), s.reason().name(),
                             s.reason().text(), s.detail())).toList()));
         }
         Map<String, Integer> totals = new LinkedHashMap<>();
@@ -172,7 +174,7 @@ public final class SubscriptionService {
     /** The full plan, or only the given actions on the given instances. */
     public Started runNow(Principal p, long id, RunRequest request) {
         SubscriptionInfo s = get(p, id);
-        Map<String, Action> forced = new LinkedHashMap<>();
+        Map<String, ChangeAction> forced = new LinkedHashMap<>();
         if (request != null && request.actions() != null) {
             Set<String> steps = new HashSet<>();
             s.spec().steps().forEach(step -> steps.add(step.id()));
@@ -181,7 +183,7 @@ public final class SubscriptionService {
                     throw DomainException.invalid("actions." + step, "is not a step of subscription " + id + "; steps: " + steps);
                 }
                 try {
-                    Action a = Action.valueOf(action.toUpperCase(Locale.ROOT));
+                    ChangeAction a = ChangeAction.valueOf(action.toUpperCase(Locale.ROOT));
                     if (!a.changes()) {
                         throw new IllegalArgumentException();
                     }
@@ -225,17 +227,29 @@ public final class SubscriptionService {
         List<InstanceStatus> out = new ArrayList<>();
         for (String instance : all) {
             List<InstanceStatus.Deployed> deployed = rows.getOrDefault(instance, List.of()).stream()
-                    .map(r -> new InstanceStatus.Deployed(r.stepId(), r.plugin(), r.version(), r.status().name(), r.port(),
+                    .map(r -> new InstanceStatus.Deployed(r.stepId(), r.plugin(), r.version(), r.status(), r.port(),
                             r.hostId(), r.groupId(), r.updatedAt())).toList();
             TaskRepository.LastTask t = last.get(instance);
-            String status = t != null && !t.status().finished() ? t.status().name()
-                    : t != null && t.status() == RunStatus.FAILED ? RunStatus.FAILED.name()
-                    : deployed.isEmpty() ? "NOT_DEPLOYED" : deployed.stream().allMatch(d -> d.status().equals("RUNNING"))
-                    ? "RUNNING" : deployed.stream().anyMatch(d -> d.status().equals("UNKNOWN")) ? "UNKNOWN" : "STOPPED";
-            out.add(new InstanceStatus(instance, status, deployed, t == null ? null : t.taskId(),
-                    t == null ? null : t.status().name()));
+            out.add(new InstanceStatus(instance, state(t, deployed), deployed, t == null ? null : t.taskId(),
+                    t == null ? null : t.status()));
         }
         return out;
+    }
+
+    private static InstanceState state(TaskRepository.LastTask last, List<InstanceStatus.Deployed> deployed) {
+        if (last != null && !last.status().finished()) {
+            return last.status() == RunStatus.PENDING ? InstanceState.PENDING : InstanceState.RUNNING;
+        }
+        if (last != null && last.status() == RunStatus.FAILED) {
+            return InstanceState.FAILED;
+        }
+        if (deployed.isEmpty()) {
+            return InstanceState.NOT_DEPLOYED;
+        }
+        if (deployed.stream().allMatch(d -> d.status() == CopyStatus.RUNNING)) {
+            return InstanceState.RUNNING;
+        }
+        return deployed.stream().anyMatch(d -> d.status() == CopyStatus.UNKNOWN) ? InstanceState.UNKNOWN : InstanceState.STOPPED;
     }
 
     /** Instances by status, and deployed copies by plugin version. */
@@ -244,7 +258,7 @@ public final class SubscriptionService {
         Map<String, Integer> byStatus = new TreeMap<>();
         Map<String, Integer> byVersion = new TreeMap<>();
         for (InstanceStatus i : instances) {
-            byStatus.merge(i.status(), 1, Integer::sum);
+            byStatus.merge(i.status().name(), 1, Integer::sum);
             i.deployed().forEach(d -> byVersion.merge(d.plugin() + " " + d.version(), 1, Integer::sum));
         }
         return Map.of("subscription_id", id, "instances", instances.size(), "by_status", byStatus, "by_version", byVersion);

@@ -3,6 +3,7 @@ package io.drover.server.agentinstall;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.drover.model.agentinstall.AgentInstallStep;
+import io.drover.model.agentinstall.InstallStatus;
 import io.drover.server.testing.OnBothDatabases;
 import io.drover.server.testing.TestDatabases;
 import java.time.Clock;
@@ -34,19 +35,19 @@ class InstallStoresTest {
             assertThat(task.hosts()).hasSize(2);
             long first = task.hosts().get(0).id();
             OffsetDateTime now = OffsetDateTime.now();
-            store.saveHost(first, "failed", "cannot connect", null, null,
-                    List.of(new AgentInstallStep("connect", "failed", now, now, List.of("connecting"))), now, now);
-            store.saveHost(task.hosts().get(1).id(), "succeeded", null, "x86_64", "1.0", List.of(), now, now);
+            store.saveHost(first, InstallStatus.FAILED, "cannot connect", null, null,
+                    List.of(new AgentInstallStep("connect", InstallStatus.FAILED, now, now, List.of("connecting"))), now, now);
+            store.saveHost(task.hosts().get(1).id(), InstallStatus.SUCCEEDED, null, "x86_64", "1.0", List.of(), now, now);
             store.finish(id);
             task = store.get(id);
-            assertThat(task.status()).isEqualTo("failed");
+            assertThat(task.status().wire()).isEqualTo("failed");
             assertThat(task.succeeded()).isEqualTo(1);
             assertThat(task.hosts().get(0).steps().get(0).log()).containsExactly("connecting");
             assertThat(task.hosts().get(1).bkHostId()).isEqualTo(7L);
             assertThat(task.hosts().get(1).prefix()).isEqualTo("/tmp/p");
             assertThat(store.list(10).get(0).failed()).isEqualTo(1);
             assertThat(store.reopenFailed(id)).containsExactly(first);
-            assertThat(store.get(id).status()).isEqualTo("running");
+            assertThat(store.get(id).status().wire()).isEqualTo("running");
             assertThat(store.failInterrupted()).isEqualTo(1);
             assertThat(store.get(id).hosts().get(0).error()).contains("retry the task with its credentials");
         });

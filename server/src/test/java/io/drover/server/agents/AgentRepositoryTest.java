@@ -2,6 +2,7 @@ package io.drover.server.agents;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.drover.model.keys.KeyState;
 import io.drover.server.testing.OnBothDatabases;
 import io.drover.server.testing.TestDatabases;
 import java.time.OffsetDateTime;
@@ -52,8 +53,8 @@ class AgentRepositoryTest {
             assertThat(rows.get("web-3").bizId()).as("inserted first without business, then left alone").isNull();
             assertThat(rows.get("enrolled-1").bizId()).isEqualTo(2L);
 
-            assertThat(repository.keyStates(h)).containsExactly(Map.entry("new-1", new AgentRepository.KeyRow("pending", null)),
-                    Map.entry("web-1", new AgentRepository.KeyRow("accepted", null)));
+            assertThat(repository.keyStates(h)).containsExactly(Map.entry("new-1", new AgentRepository.KeyRow(KeyState.PENDING, null)),
+                    Map.entry("web-1", new AgentRepository.KeyRow(KeyState.ACCEPTED, null)));
             repository.delete(h, "web-2");
             assertThat(repository.all(h)).extracting(AgentRepository.Row::id).doesNotContain("web-2");
         }));

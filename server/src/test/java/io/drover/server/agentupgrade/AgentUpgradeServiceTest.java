@@ -11,6 +11,8 @@ import io.drover.model.agentapi.AgentResult;
 import io.drover.model.agentupgrade.AgentUpgradeHost;
 import io.drover.model.agentupgrade.AgentUpgradeRequest;
 import io.drover.model.agentupgrade.AgentUpgradeTask;
+import io.drover.model.agentupgrade.RolloutStatus;
+import io.drover.model.agentupgrade.UpgradeHostState;
 import io.drover.server.agentpackages.AgentPackageService;
 import io.drover.server.agentpackages.AgentPackageStore;
 import io.drover.server.auth.Principal;
@@ -214,7 +216,7 @@ class AgentUpgradeServiceTest {
     }
 
     AgentUpgradeTask awaitEnd(long id) {
-        await().atMost(Duration.ofSeconds(20)).until(() -> !service.get(ADMIN, id).status().equals("running"));
+        await().atMost(Duration.ofSeconds(20)).until(() -> !service.get(ADMIN, id).status().wire().equals("running"));
         return service.get(ADMIN, id);
     }
 
@@ -229,15 +231,15 @@ class AgentUpgradeServiceTest {
         agents.add("a", "1.0.0", Scripted.Does.UPGRADE);
         agents.add("b", "2.0.0", Scripted.Does.REFUSE);
         AgentUpgradeTask task = awaitEnd(service.start(ADMIN, request("a,b", 1, 0)).id());
-        assertThat(task.status()).isEqualTo("succeeded");
+        assertThat(task.status().wire()).isEqualTo("succeeded");
         Map<String, AgentUpgradeHost> hosts = hosts(task);
-        assertThat(hosts.get("a").status()).isEqualTo("succeeded");
+        assertThat(hosts.get("a").status().wire()).isEqualTo("succeeded");
         assertThat(hosts.get("a").fromVersion()).isEqualTo("1.0.0");
         assertThat(hosts.get("a").version()).isEqualTo("2.0.0");
         assertThat(hosts.get("a").arch()).isEqualTo("x86_64");
         assertThat(hosts.get("a").log()).as("what the agent reported, printable").isEqualTo("/var/log/drover?-upgrade.log");
         assertThat(hosts.get("a").finishedAt()).isNotNull();
-        assertThat(hosts.get("b").status()).isEqualTo("skipped");
+        assertThat(hosts.get("b").status().wire()).isEqualTo("skipped");
         assertThat(hosts.get("b").batch()).isEqualTo(2);
         assertThat(agents.calls).doesNotContain("b UpgradeAgent");
         assertThat(task.succeeded()).isEqualTo(1);
@@ -257,15 +259,15 @@ class AgentUpgradeServiceTest {
         agents.add("e", "1.0.0", Scripted.Does.UPGRADE);
         agents.add("f", "1.0.0", Scripted.Does.UPGRADE);
         AgentUpgradeTask task = awaitEnd(service.start(ADMIN, request("c,d,e,f", 2, 0.5)).id());
-        assertThat(task.status()).isEqualTo("stopped");
+        assertThat(task.status().wire()).isEqualTo("stopped");
         Map<String, AgentUpgradeHost> hosts = hosts(task);
-        assertThat(hosts.get("c").status()).isEqualTo("failed");
+        assertThat(hosts.get("c").status().wire()).isEqualTo("failed");
         assertThat(hosts.get("c").error()).startsWith("offline");
         assertThat(agents.calls).noneMatch(c -> c.startsWith("c "));
-        assertThat(hosts.get("d").status()).isEqualTo("failed");
+        assertThat(hosts.get("d").status().wire()).isEqualTo("failed");
         assertThat(hosts.get("d").error()).isEqualTo("rolled back to 1.0.0; see /var/log/drover?-upgrade.log on the host");
-        assertThat(hosts.get("e").status()).isEqualTo("not_started");
-        assertThat(hosts.get("f").status()).isEqualTo("not_started");
+        assertThat(hosts.get("e").status().wire()).isEqualTo("not_started");
+        assertThat(hosts.get("f").status().wire()).isEqualTo("not_started");
         assertThat(agents.calls).noneMatch(c -> c.startsWith("e ") || c.startsWith("f "));
         assertThat(task.failed()).isEqualTo(2);
         assertThat(task.notStarted()).isEqualTo(2);
@@ -276,9 +278,9 @@ class AgentUpgradeServiceTest {
         agents.add("g", "1.0.0", Scripted.Does.REFUSE);
         agents.add("h", "1.0.0", Scripted.Does.UPGRADE);
         AgentUpgradeTask task = awaitEnd(service.start(ADMIN, request("g,h", 1, 1)).id());
-        assertThat(task.status()).isEqualTo("failed");
+        assertThat(task.status().wire()).isEqualTo("failed");
         assertThat(hosts(task).get("g").error()).isEqualTo("refused the upgrade: agent.upgrade: this agent does not run from an installed layout");
-        assertThat(hosts(task).get("h").status()).isEqualTo("succeeded");
+        assertThat(hosts(task).get("h").status().wire()).isEqualTo("succeeded");
     }
 
     @Test
@@ -304,7 +306,7 @@ class AgentUpgradeServiceTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> agents.upgrades.size() == 1);
         assertThatThrownBy(() -> service.start(ADMIN, request("in", 1, 0))).hasMessageContaining("still running");
         agents.release.countDown();
-        assertThat(awaitEnd(running).status()).isEqualTo("failed");
+        assertThat(awaitEnd(running).status().wire()).isEqualTo("failed");
         assertThat(service.list(ADMIN)).hasSize(1);
         assertThat(service.list(Principal.system("x").limitedTo(java.util.Set.of(7L)))).isEmpty();
         assertThatThrownBy(() -> service.get(Principal.system("x").limitedTo(java.util.Set.of(7L)), running)).hasMessageContaining("does not exist");
@@ -324,11 +326,11 @@ class AgentUpgradeServiceTest {
                     });
             assertThat(store.list(null, 10)).as("nothing of the refused task is left").hasSize(1);
             var now = java.time.OffsetDateTime.now();
-            store.saveHost(id, "a", new UpgradeStore.HostRow("x86_64", "1.0.0", "2.0.0", io.drover.core.agentupgrade.HostState.SUCCEEDED,
+            store.saveHost(id, "a", new UpgradeStore.HostRow("x86_64", "1.0.0", "2.0.0", UpgradeHostState.SUCCEEDED,
                     null, "/var/log/u.log", now, now));
-            store.saveHost(id, "b", new UpgradeStore.HostRow("aarch64", "1.0.0", "1.0.0", io.drover.core.agentupgrade.HostState.HANDED_OVER,
+            store.saveHost(id, "b", new UpgradeStore.HostRow("aarch64", "1.0.0", "1.0.0", UpgradeHostState.HANDED_OVER,
                     null, null, now, null));
-            store.saveHost(id, "c", new UpgradeStore.HostRow("x86_64", "1.0.0", "1.0.0", io.drover.core.agentupgrade.HostState.PENDING,
+            store.saveHost(id, "c", new UpgradeStore.HostRow("x86_64", "1.0.0", "1.0.0", UpgradeHostState.PENDING,
                     null, null, now, null));
             AgentUpgradeTask task = store.get(id);
             assertThat(task.maxFailureRatio()).isEqualTo(0.25);
@@ -340,13 +342,13 @@ class AgentUpgradeServiceTest {
             assertThat(store.failAbandoned(List.of(id))).isEqualTo(1);
             assertThat(store.failAbandoned(List.of(id))).as("failed already").isZero();
             task = store.get(id);
-            assertThat(task.status()).isEqualTo("failed");
-            assertThat(task.hosts()).extracting(AgentUpgradeHost::status)
+            assertThat(task.status().wire()).isEqualTo("failed");
+            assertThat(task.hosts()).extracting(h -> h.status().wire())
                     .as("c was being handed the package: it may have taken it").containsExactly("succeeded", "failed", "failed", "not_started");
             assertThat(task.hosts().get(1).error()).contains("the server running the upgrade stopped");
             assertThat(store.busyAgents()).isEmpty();
-            store.finish(id, io.drover.core.agentupgrade.RolloutStatus.SUCCEEDED);
-            assertThat(store.get(id).status()).as("a late end of the server that lost it changes nothing").isEqualTo("failed");
+            store.finish(id, RolloutStatus.SUCCEEDED);
+            assertThat(store.get(id).status().wire()).as("a late end of the server that lost it changes nothing").isEqualTo("failed");
             long other = store.create(new UpgradeStore.NewTask(3, "2.0.0", "c", "list", 1, 0, 180, false, "bob", List.of(List.of("c"))));
             assertThat(store.list(null, 10)).extracting(AgentUpgradeTask::id).containsExactly(other, id);
             assertThat(store.list(List.of(2L), 10)).singleElement().satisfies(t -> {
@@ -377,16 +379,16 @@ class AgentUpgradeServiceTest {
             agents.add("k2", "2.0.0", Scripted.Does.UPGRADE);
             try (AgentUpgradeService other = service(database, 50, clock, false)) {
                 assertThatThrownBy(() -> other.start(ADMIN, request("k1", 1, 0))).hasMessageContaining("still running");
-                assertThat(other.get(ADMIN, abandoned).status()).isEqualTo("running");
+                assertThat(other.get(ADMIN, abandoned).status().wire()).isEqualTo("running");
                 clock.advance(WorkLeaseStore.TERM.plusSeconds(1));
                 other.failAbandoned(false);
                 AgentUpgradeTask failed = other.get(ADMIN, abandoned);
-                assertThat(failed.status()).isEqualTo("failed");
+                assertThat(failed.status().wire()).isEqualTo("failed");
                 assertThat(failed.notStarted()).isEqualTo(2);
                 assertThat(store.busyAgents()).isEmpty();
                 long next = other.start(ADMIN, request("k2", 1, 0)).id(); // at the version already: skipped
-                await().atMost(Duration.ofSeconds(20)).until(() -> !other.get(ADMIN, next).status().equals("running"));
-                assertThat(other.get(ADMIN, next).status()).isEqualTo("succeeded");
+                await().atMost(Duration.ofSeconds(20)).until(() -> !other.get(ADMIN, next).status().wire().equals("running"));
+                assertThat(other.get(ADMIN, next).status().wire()).isEqualTo("succeeded");
             }
         });
     }
@@ -399,31 +401,31 @@ class AgentUpgradeServiceTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> agents.upgrades.size() == 1);
         Principal otherBusiness = Principal.system("x").limitedTo(java.util.Set.of(7L));
         assertThatThrownBy(() -> service.cancel(otherBusiness, id)).hasMessageContaining("does not exist");
-        assertThat(service.cancel(ADMIN, id).status()).as("until the batch under way ends").isEqualTo("running");
+        assertThat(service.cancel(ADMIN, id).status().wire()).as("until the batch under way ends").isEqualTo("running");
         agents.release.countDown();
         AgentUpgradeTask task = awaitEnd(id);
-        assertThat(task.status()).isEqualTo("cancelled");
-        assertThat(hosts(task).get("x1").status()).isEqualTo("failed");
-        assertThat(hosts(task).get("x2").status()).isEqualTo("not_started");
+        assertThat(task.status().wire()).isEqualTo("cancelled");
+        assertThat(hosts(task).get("x1").status().wire()).isEqualTo("failed");
+        assertThat(hosts(task).get("x2").status().wire()).isEqualTo("not_started");
         assertThat(agents.calls).noneMatch(c -> c.startsWith("x2 "));
         assertThatThrownBy(() -> service.cancel(ADMIN, id)).isInstanceOfSatisfying(DomainException.class, e -> {
             assertThat(e.kind()).isEqualTo(DomainException.Kind.CONFLICT);
             assertThat(e.getMessage()).contains("is cancelled");
         });
-        assertThat(awaitEnd(service.start(ADMIN, request("x2", 1, 0)).id()).status()).as("its agents are free").isEqualTo("succeeded");
+        assertThat(awaitEnd(service.start(ADMIN, request("x2", 1, 0)).id()).status().wire()).as("its agents are free").isEqualTo("succeeded");
     }
 
     @Test
     void anAgentOnANewerVersionFailsUnlessADowngradeIsAllowed() {
         agents.add("n1", "3.0.0", Scripted.Does.UPGRADE);
         AgentUpgradeTask refused = awaitEnd(service.start(ADMIN, request("n1", 1, 0)).id());
-        assertThat(refused.status()).isEqualTo("failed");
+        assertThat(refused.status().wire()).isEqualTo("failed");
         assertThat(hosts(refused).get("n1").error()).isEqualTo("runs 3.0.0, newer than 2.0.0: a downgrade must be allowed "
                 + "(allow_downgrade, drover agent upgrade --allow-downgrade)");
         assertThat(agents.upgrades).isEmpty();
         AgentUpgradeTask allowed = awaitEnd(service.start(ADMIN, new AgentUpgradeRequest("n1", "list", "2.0.0", 2L, 1, 0.0, 10, true)).id());
         assertThat(allowed.allowDowngrade()).isTrue();
-        assertThat(allowed.status()).isEqualTo("succeeded");
+        assertThat(allowed.status().wire()).isEqualTo("succeeded");
         assertThat(hosts(allowed).get("n1").fromVersion()).isEqualTo("3.0.0");
     }
 
@@ -449,8 +451,8 @@ class AgentUpgradeServiceTest {
             await().atMost(Duration.ofSeconds(10)).until(() -> agents.upgrades.size() == 1);
             await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5)).until(() -> agents.upgrades.size() == 1);
             agents.release.countDown();
-            await().atMost(Duration.ofSeconds(20)).until(() -> !capped.get(ADMIN, first).status().equals("running")
-                    && !capped.get(ADMIN, second).status().equals("running"));
+            await().atMost(Duration.ofSeconds(20)).until(() -> !capped.get(ADMIN, first).status().wire().equals("running")
+                    && !capped.get(ADMIN, second).status().wire().equals("running"));
             assertThat(agents.upgrades).hasSize(2);
         }
     }

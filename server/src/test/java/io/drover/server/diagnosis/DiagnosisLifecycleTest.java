@@ -14,6 +14,7 @@ import io.drover.model.agentapi.AgentResult;
 import io.drover.model.auth.Role;
 import io.drover.model.diagnosis.AlertReceipt;
 import io.drover.model.diagnosis.DiagnosisInfo;
+import io.drover.model.diagnosis.DiagnosisPhase;
 import io.drover.model.diagnosis.KubeDocument;
 import io.drover.model.inventory.Host;
 import io.drover.server.auth.Principal;
@@ -190,7 +191,7 @@ class DiagnosisLifecycleTest {
 
         DiagnosisInfo cancelled = other.diagnoses().cancel(ADMIN, id);
 
-        assertThat(cancelled.phase()).isEqualTo("Cancelled");
+        assertThat(cancelled.phase()).isEqualTo(DiagnosisPhase.CANCELLED);
         DiagnosisInfo.Condition last = cancelled.conditions().getLast();
         assertThat(last.type()).isEqualTo("Complete");
         assertThat(last.reason()).isEqualTo("Cancelled");
@@ -201,7 +202,7 @@ class DiagnosisLifecycleTest {
         await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5)).until(() -> agents.calls.size() == 2);
         assertThat(agents.operationsRun()).containsExactly("host-facts", "kill " + jid);
         DiagnosisInfo after = get(running, id);
-        assertThat(after.phase()).isEqualTo("Cancelled");
+        assertThat(after.phase()).isEqualTo(DiagnosisPhase.CANCELLED);
         assertThat(after.nodes()).isEmpty();
         assertThat(after.conditions()).isEqualTo(cancelled.conditions());
         assertThat(running.diagnoses().list(ADMIN, "Cancelled", 10)).extracting(DiagnosisInfo.Summary::id).containsExactly(id);
@@ -220,7 +221,7 @@ class DiagnosisLifecycleTest {
         assertThat(cancelled.conditions().getLast().message()).isEqualTo("cancelled by admin");
         agents.online.set(true);
         await().during(Duration.ofMillis(700)).atMost(Duration.ofSeconds(5)).until(() -> agents.calls.isEmpty());
-        assertThat(get(m, id).phase()).isEqualTo("Cancelled");
+        assertThat(get(m, id).phase()).isEqualTo(DiagnosisPhase.CANCELLED);
     }
 
     @OnBothDatabases
@@ -238,9 +239,9 @@ class DiagnosisLifecycleTest {
         assertThat(check(h -> repository.saveProgress(h, id, new DiagnosisRepository.Progress(
                 DiagnosisProgress.after(List.of(List.of(1)), DiagnosisProgress.start(), true, Map.of(), null), List.of(), List.of()),
                 OffsetDateTime.now(clock)))).isFalse();
-        assertThat(get(m, id).phase()).isEqualTo("Cancelled");
+        assertThat(get(m, id).phase()).isEqualTo(DiagnosisPhase.CANCELLED);
         assertThat(check(h -> repository.ended(h, id))).isTrue();
-        assertThat(row.progress().state().phase()).isEqualTo(DiagnosisProgress.Phase.CANCELLED);
+        assertThat(row.progress().state().phase()).isEqualTo(DiagnosisPhase.CANCELLED);
     }
 
     boolean check(java.util.function.Function<org.jdbi.v3.core.Handle, Boolean> query) {
@@ -266,7 +267,7 @@ class DiagnosisLifecycleTest {
 
         DiagnosisInfo cancelled = m.diagnoses().cancel(ADMIN, id);
 
-        assertThat(cancelled.phase()).isEqualTo("Cancelled");
+        assertThat(cancelled.phase()).isEqualTo(DiagnosisPhase.CANCELLED);
         assertThat(cancelled.conditions().getLast().message()).contains("killed on agent agent-1");
         assertThatThrownBy(() -> get(m, id)).hasMessage("diagnosis " + id + " does not exist");
         assertThatThrownBy(() -> m.diagnoses().cancel(ADMIN, id)).hasMessage("diagnosis " + id + " does not exist");
@@ -289,16 +290,16 @@ class DiagnosisLifecycleTest {
         assertThatThrownBy(() -> m.diagnoses().cancel(SHOP_OPERATOR, db1)).hasMessage("diagnosis " + db1 + " does not exist");
         assertThatThrownBy(() -> m.diagnoses().delete(SHOP_OPERATOR, db1)).hasMessage("diagnosis " + db1 + " does not exist");
         assertThatThrownBy(() -> m.diagnoses().cancel(SHOP_OPERATOR, 999_999)).hasMessage("diagnosis 999999 does not exist");
-        assertThat(get(m, db1).phase()).isEqualTo("Running");
+        assertThat(get(m, db1).phase()).isEqualTo(DiagnosisPhase.RUNNING);
         assertThat(agents.killed).isEmpty();
 
-        assertThat(m.diagnoses().cancel(SHOP_OPERATOR, web).phase()).isEqualTo("Cancelled");
+        assertThat(m.diagnoses().cancel(SHOP_OPERATOR, web).phase()).isEqualTo(DiagnosisPhase.CANCELLED);
         m.diagnoses().delete(SHOP_OPERATOR, web);
         assertThatThrownBy(() -> get(m, web)).hasMessage("diagnosis " + web + " does not exist");
         assertThatThrownBy(() -> m.diagnoses().delete(SHOP_OPERATOR, web)).hasMessage("diagnosis " + web + " does not exist");
 
         agents.hold.countDown();
-        await().atMost(Duration.ofSeconds(10)).until(() -> get(m, db1).phase().equals("Succeeded"));
+        await().atMost(Duration.ofSeconds(10)).until(() -> get(m, db1).phase() == DiagnosisPhase.SUCCEEDED);
         assertThatThrownBy(() -> m.diagnoses().cancel(ADMIN, db1)).isInstanceOf(DomainException.class)
                 .hasMessage("diagnosis " + db1 + " has ended (Succeeded): there is nothing to cancel");
         m.diagnoses().delete(ADMIN, db1);
@@ -336,7 +337,7 @@ class DiagnosisLifecycleTest {
         clock.advance(Duration.ofHours(2));
         assertThat(m.diagnoses().prune(retention)).isEqualTo(23);
         assertThat(ids(m)).containsExactlyInAnyOrder(oldRunning, fresh);
-        assertThat(get(m, oldRunning).phase()).isEqualTo("Running");
+        assertThat(get(m, oldRunning).phase()).isEqualTo(DiagnosisPhase.RUNNING);
     }
 
     static DiagnosisProgress.State ended(int i) {

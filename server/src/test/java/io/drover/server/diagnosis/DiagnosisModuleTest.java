@@ -12,6 +12,7 @@ import io.drover.model.agentapi.ProcessStatus;
 import io.drover.model.auth.Role;
 import io.drover.model.diagnosis.AlertReceipt;
 import io.drover.model.diagnosis.DiagnosisInfo;
+import io.drover.model.diagnosis.DiagnosisPhase;
 import io.drover.model.diagnosis.KubeDocument;
 import io.drover.model.inventory.Host;
 import io.drover.server.auth.Principal;
@@ -151,7 +152,7 @@ class DiagnosisModuleTest {
     }
 
     DiagnosisInfo finished(long id) {
-        await().atMost(Duration.ofSeconds(20)).until(() -> module.diagnoses().get(ADMIN, id, Duration.ZERO).phase().matches("Succeeded|Failed"));
+        await().atMost(Duration.ofSeconds(20)).until(() -> module.diagnoses().get(ADMIN, id, Duration.ZERO).phase().wire().matches("Succeeded|Failed"));
         return module.diagnoses().get(ADMIN, id, Duration.ZERO);
     }
 
@@ -160,7 +161,7 @@ class DiagnosisModuleTest {
         agent.operations.put("plugin-processes", data -> new AgentResult.OperationOutcome(true,
                 Map.of("operation.plugin_processes.output", "no process of " + data.get("plugin")), null));
         DiagnosisInfo d = finished(diagnose("plugin-down", Map.of("plugin", "exporter")));
-        assertThat(d.phase()).isEqualTo("Succeeded");
+        assertThat(d.phase()).isEqualTo(DiagnosisPhase.SUCCEEDED);
         assertThat(d.paths()).containsExactly(List.of(1, 2), List.of(1, 3, 4));
         assertThat(d.failedPaths()).containsExactly(List.of(1, 2));
         assertThat(d.succeededPath()).containsExactly(1, 3, 4);
@@ -188,7 +189,7 @@ class DiagnosisModuleTest {
     void resultsOfEarlierNodesAreInTheDataAndParametersLoseToResults() {
         agent.operations.put("host-facts", data -> new AgentResult.OperationOutcome(true, Map.of("a", "from-result"), null));
         DiagnosisInfo d = finished(diagnose("host-overview", Map.of("a", "from-parameter", "b", "2")));
-        assertThat(d.phase()).isEqualTo("Succeeded");
+        assertThat(d.phase()).isEqualTo(DiagnosisPhase.SUCCEEDED);
         AgentCall.RunOperation second = (AgentCall.RunOperation) agent.calls.get(1);
         assertThat(second.run().data()).containsEntry("a", "from-result").containsEntry("b", "2");
     }
@@ -197,7 +198,7 @@ class DiagnosisModuleTest {
     void everyPathFailingFailsTheDiagnosisWithEachPathKept() {
         agent.operations.put("plugin-processes", data -> new AgentResult.OperationOutcome(false, Map.of("partial", "1"), "exit status 2"));
         DiagnosisInfo d = finished(diagnose("plugin-down", Map.of("plugin", "exporter")));
-        assertThat(d.phase()).isEqualTo("Failed");
+        assertThat(d.phase()).isEqualTo(DiagnosisPhase.FAILED);
         assertThat(d.failedPaths()).containsExactly(List.of(1, 2), List.of(1, 3, 4));
         assertThat(d.succeededPath()).isEmpty();
         assertThat(d.operationResults()).containsEntry("partial", "1");
@@ -208,7 +209,7 @@ class DiagnosisModuleTest {
     void anAgentThatStaysOfflineFailsTheDiagnosisAfterTheRetries() {
         online.set(false);
         DiagnosisInfo d = finished(diagnose("host-overview", Map.of()));
-        assertThat(d.phase()).isEqualTo("Failed");
+        assertThat(d.phase()).isEqualTo(DiagnosisPhase.FAILED);
         DiagnosisInfo.Condition last = d.conditions().get(d.conditions().size() - 1);
         assertThat(last.reason()).isEqualTo("AgentUnavailable");
         assertThat(last.message()).isEqualTo("agent agent-1 of host web-1 is offline; gave up after 7 attempts");
@@ -221,11 +222,11 @@ class DiagnosisModuleTest {
         long id = diagnose("host-overview", Map.of());
         await().atMost(Duration.ofSeconds(5)).until(() -> agent.calls.size() == 1);
         module.close();
-        assertThat(module.diagnoses().get(ADMIN, id, Duration.ZERO).phase()).isEqualTo("Running");
+        assertThat(module.diagnoses().get(ADMIN, id, Duration.ZERO).phase()).isEqualTo(DiagnosisPhase.RUNNING);
         agent.hold = null;
         module = start();
         DiagnosisInfo d = finished(id);
-        assertThat(d.phase()).isEqualTo("Succeeded");
+        assertThat(d.phase()).isEqualTo(DiagnosisPhase.SUCCEEDED);
         // host-facts was cut short by the stop: it runs again, then the rest once each
         assertThat(agent.operationsRun()).containsExactly("host-facts", "host-facts", "disk-usage", "listening-ports");
         assertThat(d.nodes()).extracting(DiagnosisInfo.NodeRun::operation).containsExactly("host-facts", "disk-usage", "listening-ports");
@@ -239,7 +240,7 @@ class DiagnosisModuleTest {
                         Map.of("httpServer", Map.of("path", "/processor/processCollector")))), null, false, null,
                 java.time.OffsetDateTime.now(clock))));
         DiagnosisInfo d = finished(diagnose("host-overview", Map.of()));
-        assertThat(d.phase()).isEqualTo("Failed");
+        assertThat(d.phase()).isEqualTo(DiagnosisPhase.FAILED);
         DiagnosisInfo.Condition last = d.conditions().get(d.conditions().size() - 1);
         assertThat(last.reason()).isEqualTo("OperationInvalid");
         assertThat(last.message()).startsWith("operation host-facts (node 1): spec.processor.httpServer.address: is required");
@@ -256,7 +257,7 @@ class DiagnosisModuleTest {
                 List.of(Map.of("id", 0, "to", List.of(1)), Map.of("id", 1, "operation", "disk-usage")))));
         agent.hold.countDown();
         DiagnosisInfo d = finished(id);
-        assertThat(d.phase()).isEqualTo("Failed");
+        assertThat(d.phase()).isEqualTo(DiagnosisPhase.FAILED);
         assertThat(d.conditions().get(d.conditions().size() - 1).reason()).isEqualTo("OperationSetChanged");
         assertThat(d.nodes()).extracting(DiagnosisInfo.NodeRun::operation).containsExactly("host-facts");
         assertThat(agent.operationsRun()).containsExactly("host-facts");

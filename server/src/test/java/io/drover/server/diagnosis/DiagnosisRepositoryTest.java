@@ -3,8 +3,8 @@ package io.drover.server.diagnosis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.drover.core.diagnosis.DiagnosisProgress;
-import io.drover.core.diagnosis.DiagnosisProgress.Phase;
 import io.drover.model.diagnosis.DiagnosisInfo;
+import io.drover.model.diagnosis.DiagnosisPhase;
 import io.drover.model.diagnosis.KubeDocument;
 import io.drover.server.diagnosis.DiagnosisRepository.ObjectRow;
 import io.drover.server.diagnosis.DiagnosisRepository.Progress;
@@ -88,7 +88,7 @@ class DiagnosisRepositoryTest {
     }
 
     static Progress running() {
-        var state = new DiagnosisProgress.State(Phase.RUNNING, 1, 2, List.of(List.of(1, 2)), List.of(), Map.of("disk-usage.free", "3%"),
+        var state = new DiagnosisProgress.State(DiagnosisPhase.RUNNING, 1, 2, List.of(List.of(1, 2)), List.of(), Map.of("disk-usage.free", "3%"),
                 List.of(new DiagnosisProgress.Condition("Accepted", "Accepted", "Diagnosis is accepted"),
                         new DiagnosisProgress.Condition("PathFailed", "OperationFailed", "node 2 failed")));
         return new Progress(state, List.of(T0, T0.plusSeconds(5)),
@@ -96,7 +96,7 @@ class DiagnosisRepositoryTest {
                         Map.of("operation.du.output", "full"))));
     }
 
-    static Progress phase(Phase phase) {
+    static Progress phase(DiagnosisPhase phase) {
         return new Progress(new DiagnosisProgress.State(phase, 0, 0, List.of(), List.of(), Map.of(), List.of()), List.of(), List.of());
     }
 
@@ -118,23 +118,23 @@ class DiagnosisRepositoryTest {
             assertThat(found.updatedAt().toInstant()).isEqualTo(T0.toInstant());
 
             long bare = repository.insert(h, new Row(0, "manual", "disk", "0", 8, null, 3, null, "api", null, Map.of(),
-                    phase(Phase.PENDING), "alice", T0, T0));
+                    phase(DiagnosisPhase.PENDING), "alice", T0, T0));
             Row manual = repository.find(h, bare).orElseThrow();
             assertThat(List.of(manual.hostId(), manual.bizId())).containsExactly(8L, 3L);
             assertThat(manual.hostName()).isNull();
             assertThat(manual.agentId()).isNull();
             assertThat(manual.trigger()).isNull();
-            assertThat(manual.progress()).isEqualTo(phase(Phase.PENDING));
+            assertThat(manual.progress()).isEqualTo(phase(DiagnosisPhase.PENDING));
             assertThat(repository.find(h, bare + 100)).isEmpty();
 
-            repository.saveProgress(h, id, phase(Phase.SUCCEEDED), T0.plusHours(1));
+            repository.saveProgress(h, id, phase(DiagnosisPhase.SUCCEEDED), T0.plusHours(1));
             Row saved = repository.find(h, id).orElseThrow();
-            assertThat(saved.progress()).isEqualTo(phase(Phase.SUCCEEDED));
+            assertThat(saved.progress()).isEqualTo(phase(DiagnosisPhase.SUCCEEDED));
             assertThat(saved.updatedAt().toInstant()).isEqualTo(T0.plusHours(1).toInstant());
             assertThat(saved.createdAt().toInstant()).isEqualTo(T0.toInstant());
-            assertThat(repository.count(h, "SUCCEEDED")).isEqualTo(1);
-            assertThat(repository.count(h, "PENDING")).isEqualTo(1);
-            assertThat(repository.count(h, "RUNNING")).isZero();
+            assertThat(repository.count(h, DiagnosisPhase.SUCCEEDED)).isEqualTo(1);
+            assertThat(repository.count(h, DiagnosisPhase.PENDING)).isEqualTo(1);
+            assertThat(repository.count(h, DiagnosisPhase.RUNNING)).isZero();
         }));
     }
 
@@ -152,23 +152,23 @@ class DiagnosisRepositoryTest {
     @OnBothDatabases
     void newestFiltersByBusinessAndPhaseAndUnfinishedIsOldestFirst(String kind) {
         TestDatabases.on(kind, db -> db.jdbi().useTransaction(h -> {
-            long a = repository.insert(h, row(2, phase(Phase.RUNNING)));
-            long b = repository.insert(h, row(3, phase(Phase.FAILED)));
-            long c = repository.insert(h, row(2, phase(Phase.PENDING)));
-            long d = repository.insert(h, row(4, phase(Phase.RUNNING)));
+            long a = repository.insert(h, row(2, phase(DiagnosisPhase.RUNNING)));
+            long b = repository.insert(h, row(3, phase(DiagnosisPhase.FAILED)));
+            long c = repository.insert(h, row(2, phase(DiagnosisPhase.PENDING)));
+            long d = repository.insert(h, row(4, phase(DiagnosisPhase.RUNNING)));
 
             assertThat(ids(h, null, null, 10)).containsExactly(d, c, b, a);
             assertThat(ids(h, List.of(2L), null, 10)).containsExactly(c, a);
             assertThat(ids(h, List.of(2L, 3L), null, 10)).containsExactly(c, b, a);
             assertThat(ids(h, List.of(), null, 10)).as("no business, no diagnosis").isEmpty();
-            assertThat(ids(h, null, "RUNNING", 10)).containsExactly(d, a);
-            assertThat(ids(h, List.of(2L, 4L), "RUNNING", 1)).containsExactly(d);
-            assertThat(ids(h, List.of(3L), "RUNNING", 10)).isEmpty();
+            assertThat(ids(h, null, DiagnosisPhase.RUNNING, 10)).containsExactly(d, a);
+            assertThat(ids(h, List.of(2L, 4L), DiagnosisPhase.RUNNING, 1)).containsExactly(d);
+            assertThat(ids(h, List.of(3L), DiagnosisPhase.RUNNING, 10)).isEmpty();
             assertThat(ids(h, null, null, 2)).containsExactly(d, c);
         }));
     }
 
-    List<Long> ids(Handle h, List<Long> businesses, String phase, int limit) {
+    List<Long> ids(Handle h, List<Long> businesses, DiagnosisPhase phase, int limit) {
         return repository.newest(h, businesses, phase, limit).stream().map(Row::id).toList();
     }
 

@@ -64,7 +64,7 @@ class HostSubscriptionsTest {
         assertThat(recorded.get()).isEqualTo("tasks:5=101,6=102,9=-");
         assertThat(cut.succeeded()).isFalse();
 
-        subscriptions.statuses.replaceAll((task, status) -> RunStatus.SUCCESS);
+        subscriptions.statuses.replaceAll((task, status) -> RunStatus.SUCCEEDED);
         OperationExecutor.Result.Done resumed = reruns.rerun(2, 7, Duration.ofSeconds(10),
                 new OperationExecutor.Sending(recorded.get(), jid -> { throw new AssertionError("a resumed node records nothing new"); }));
         assertThat(subscriptions.runs).as("no new task").containsExactly(5L, 6L, 9L);
@@ -84,7 +84,7 @@ class HostSubscriptionsTest {
             assertThat(HostSubscriptions.recorded(other)).as(other).isNull();
         }
         Subscriptions subscriptions = new Subscriptions();
-        subscriptions.statuses.put(101L, RunStatus.SUCCESS);
+        subscriptions.statuses.put(101L, RunStatus.SUCCEEDED);
         new HostSubscriptions(subscriptions, Clock.systemUTC()).rerun(2, 7, Duration.ZERO,
                 new OperationExecutor.Sending("20261127123456789012", jid -> { }));
         assertThat(subscriptions.runs).as("a job id from before is no record of tasks").containsExactly(5L, 6L, 9L);

@@ -42,6 +42,7 @@ abstract class InventoryStoreContract {
     private TestDatabases.Target target;
     Database db;
     InventoryService inventory;
+    InventoryImport importer;
     EventStore events;
     final List<Event> published = new CopyOnWriteArrayList<>();
 
@@ -55,6 +56,7 @@ abstract class InventoryStoreContract {
         bus.subscribe(e -> true, published::add);
         events = new EventStore(db.jdbi(), bus, Clock.systemUTC());
         inventory = new InventoryService(db.jdbi(), new InventoryRepository(), events);
+        importer = new InventoryImport(db.jdbi(), new InventoryRepository(), events);
     }
 
     @AfterEach
@@ -89,18 +91,18 @@ abstract class InventoryStoreContract {
 
     @Test
     void modulesFollowTheSameRulesWhetherCreatedUpdatedOrImported() {
-        inventory.importDocument(ADMIN, demo());
+        importer.importDocument(ADMIN, demo());
         long idleSet = inventory.modules(ADMIN, 2L, null).stream().filter(TopoModule::idle).findFirst().orElseThrow().bkSetId();
         String oneIdle = "business 2 already has idle module";
         assertThatThrownBy(() -> inventory.createModule(ADMIN, new TopoModule(30L, idleSet, null, "second idle", true)))
                 .isInstanceOfSatisfying(DomainException.class, e -> assertThat(e.getMessage()).contains(oneIdle));
-        assertThatThrownBy(() -> inventory.importDocument(ADMIN, new InventoryDocument(List.of(), List.of(),
+        assertThatThrownBy(() -> importer.importDocument(ADMIN, new InventoryDocument(List.of(), List.of(),
                 List.of(new TopoModule(30L, idleSet, null, "second idle", true)), List.of(), List.of())))
                 .isInstanceOfSatisfying(DomainException.class, e -> assertThat(e.getMessage()).contains(oneIdle));
         String noMove = "a module cannot move to another set";
         assertThatThrownBy(() -> inventory.updateModule(ADMIN, 20L, new TopoModule(20L, 11L, null, "nginx", false)))
                 .isInstanceOfSatisfying(DomainException.class, e -> assertThat(e.getMessage()).contains(noMove));
-        assertThatThrownBy(() -> inventory.importDocument(ADMIN, new InventoryDocument(List.of(), List.of(),
+        assertThatThrownBy(() -> importer.importDocument(ADMIN, new InventoryDocument(List.of(), List.of(),
                 List.of(new TopoModule(20L, 11L, null, "nginx", false)), List.of(), List.of())))
                 .isInstanceOfSatisfying(DomainException.class, e -> assertThat(e.getMessage()).contains(noMove));
         assertThatThrownBy(() -> inventory.createModule(ADMIN, new TopoModule(31L, 10L, null, "api", false)))
@@ -129,7 +131,7 @@ abstract class InventoryStoreContract {
 
     @Test
     void everyHostUnderANodeComesBackExactlyWhateverItsTextHolds() {
-        inventory.importDocument(ADMIN, demo());
+        importer.importDocument(ADMIN, demo());
         // what a listing must not confuse: the separators of SQLite's packed rows, control characters, emoji, NUL in
         // attributes, missing values
         Host odd = new Host(9L, 2L, "10.0.0.9", 0L, "a\u0001b,1:2\u001f😀", null, "x86_64", List.of(20L, 22L),
@@ -150,7 +152,7 @@ abstract class InventoryStoreContract {
 
     @Test
     void listsHostsUnderEveryKindOfNodeInIdOrderWithPlacements() {
-        inventory.importDocument(ADMIN, demo());
+        importer.importDocument(ADMIN, demo());
         assertThat(inventory.hosts(ADMIN, null, null, 20L, null, 0, 100).items()).extracting(Host::bkHostId).containsExactly(1L, 2L);
         assertThat(inventory.hosts(ADMIN, null, 10L, null, null, 0, 100).items()).extracting(Host::bkHostId)
                 .containsExactly(1L, 2L, 3L);
@@ -172,7 +174,7 @@ abstract class InventoryStoreContract {
 
     @Test
     void searchesHostsByNameOrAddressInAnyCaseWithWildcardsTakenLiterally() {
-        inventory.importDocument(ADMIN, demo());
+        importer.importDocument(ADMIN, demo());
         inventory.createHost(ADMIN, new Host(5L, 2L, "10.1.1.5", 0L, "Web_50%", null, null, null, null));
         assertThat(inventory.hosts(ADMIN, null, null, null, "HOST-", 0, 100).items()).extracting(Host::bkHostId)
                 .containsExactly(1L, 2L, 3L, 4L);
@@ -193,7 +195,7 @@ abstract class InventoryStoreContract {
 
     @Test
     void aBusinessScopedCallerSeesOnlyItsBusinesses() {
-        inventory.importDocument(ADMIN, demo());
+        importer.importDocument(ADMIN, demo());
         Business other = inventory.createBusiness(ADMIN, new Business(7L, "other", Map.of()));
         inventory.createHost(ADMIN, new Host(50L, other.bkBizId(), "10.7.0.1", 0L, "o", null, null, null, null));
         Principal scoped = new Principal(9, "shop-ops", Role.OPERATOR, Set.of(2L));
@@ -211,7 +213,7 @@ abstract class InventoryStoreContract {
         services.add(new ServiceInstance(101L, "broken", null, 22L, 999L, Map.of(), List.of()));
         InventoryDocument bad = new InventoryDocument(good.businesses(), good.sets(), good.modules(), good.hosts(), services);
 
-        assertThatThrownBy(() -> inventory.importDocument(ADMIN, bad)).isInstanceOfSatisfying(DomainException.class, e -> {
+        assertThatThrownBy(() -> importer.importDocument(ADMIN, bad)).isInstanceOfSatisfying(DomainException.class, e -> {
             assertThat(e.kind()).isEqualTo(DomainException.Kind.INVALID);
             assertThat(e.errors()).containsExactly(new FieldError("service_instances[1].bk_host_id", "host 999 does not exist"));
         });
@@ -228,7 +230,7 @@ abstract class InventoryStoreContract {
         hosts.set(1, new Host(2L, 2L, "10.0.0.999", 0L, "x", "plan9", null, List.of(20L), Map.of()));
         hosts.add(new Host(3L, 2L, "10.0.0.1", 0L, "dup", null, null, List.of(20L), Map.of()));
         InventoryDocument bad = new InventoryDocument(good.businesses(), good.sets(), good.modules(), hosts, List.of());
-        assertThatThrownBy(() -> inventory.importDocument(ADMIN, bad)).isInstanceOfSatisfying(DomainException.class, e ->
+        assertThatThrownBy(() -> importer.importDocument(ADMIN, bad)).isInstanceOfSatisfying(DomainException.class, e ->
                 assertThat(e.errors()).extracting(FieldError::field).containsExactlyInAnyOrder(
                         "hosts[1].bk_host_innerip", "hosts[1].os_type", "hosts[4]", "hosts[4].bk_host_innerip"));
         assertThat(outboxRows()).isZero();
@@ -236,26 +238,26 @@ abstract class InventoryStoreContract {
 
     @Test
     void importingTheSameDocumentTwiceChangesNothingAndEmitsNoEvents() {
-        ImportResult first = inventory.importDocument(ADMIN, demo());
+        ImportResult first = importer.importDocument(ADMIN, demo());
         assertThat(first.created()).isEqualTo(1 + 2 + 3 + 2 + 4 + 1);
         long rows = outboxRows();
         int publishedAfterFirst = published.size();
         assertThat(publishedAfterFirst).isEqualTo(rows);
 
-        ImportResult second = inventory.importDocument(ADMIN, demo());
+        ImportResult second = importer.importDocument(ADMIN, demo());
         assertThat(second).isEqualTo(new ImportResult(0, 0, 1 + 2 + 3 + 4 + 1));
         assertThat(outboxRows()).isEqualTo(rows);
         assertThat(published).hasSize(publishedAfterFirst);
 
         InventoryDocument exported = inventory.export(ADMIN, null);
-        ImportResult third = inventory.importDocument(ADMIN, Json.json().convertValue(exported, InventoryDocument.class));
+        ImportResult third = importer.importDocument(ADMIN, Json.json().convertValue(exported, InventoryDocument.class));
         assertThat(third.created()).isZero();
         assertThat(third.updated()).isZero();
     }
 
     @Test
     void anUpdateEmitsOneEventWithBeforeAndAfter() {
-        inventory.importDocument(ADMIN, demo());
+        importer.importDocument(ADMIN, demo());
         published.clear();
         Host before = inventory.host(ADMIN, 3L);
         inventory.updateHost(ADMIN, 3L, new Host(null, null, before.bkHostInnerip(), 0L, before.bkHostName(),
@@ -274,7 +276,7 @@ abstract class InventoryStoreContract {
 
     @Test
     void movingAHostToAnotherBusinessLandsInItsIdleModule() {
-        inventory.importDocument(ADMIN, demo());
+        importer.importDocument(ADMIN, demo());
         Business other = inventory.createBusiness(ADMIN, new Business(7L, "other", Map.of()));
         long idle = inventory.modules(ADMIN, other.bkBizId(), null).getFirst().bkModuleId();
         published.clear();
@@ -287,7 +289,7 @@ abstract class InventoryStoreContract {
 
     @Test
     void aMoveThatWouldOrphanServiceInstancesIsRefusedAndChangesNothing() {
-        inventory.importDocument(ADMIN, demo());
+        importer.importDocument(ADMIN, demo());
         long rows = outboxRows();
         assertThatThrownBy(() -> inventory.moveHost(ADMIN, 4L, new HostMove(null, List.of(20L))))
                 .isInstanceOfSatisfying(DomainException.class, e -> {
@@ -300,7 +302,7 @@ abstract class InventoryStoreContract {
 
     @Test
     void conflictsAndReferencesAreReportedPrecisely() {
-        inventory.importDocument(ADMIN, demo());
+        importer.importDocument(ADMIN, demo());
         assertThatThrownBy(() -> inventory.createHost(ADMIN, new Host(null, 2L, "10.0.0.1", 0L, "dup", null, null, null, null)))
                 .isInstanceOfSatisfying(DomainException.class, e -> {
                     assertThat(e.kind()).isEqualTo(DomainException.Kind.CONFLICT);

@@ -8,6 +8,7 @@ import static org.awaitility.Awaitility.await;
 import io.drover.core.match.Glob;
 import io.drover.model.agents.EnrollmentTokenRequest;
 import io.drover.model.events.Event;
+import io.drover.model.keys.KeyState;
 import io.drover.model.keys.MinionKey;
 import io.drover.server.agents.AgentRegistry;
 import io.drover.server.agents.EnrollmentTokenStore;
@@ -77,7 +78,7 @@ class KeyStoreTest {
 
             List<MinionKey> all = keys.list(null);
             assertThat(all).extracting(MinionKey::id, MinionKey::state)
-                    .containsExactly(tuple("auto-1", "accepted"), tuple("web-1", "pending"));
+                    .containsExactly(tuple("auto-1", KeyState.ACCEPTED), tuple("web-1", KeyState.PENDING));
             assertThat(all).allSatisfy(k -> {
                 assertThat(k.fingerprint()).isEqualTo(RsaKeys.fingerprint(KEY));
                 assertThat(k.createdAt()).isNotNull().isEqualTo(k.updatedAt());
@@ -122,7 +123,7 @@ class KeyStoreTest {
             KeyStore keys = keys(db);
             keys.decide("web-1", KEY, null);
             MinionKey accepted = keys.setState("web-1", KeyStore.ACCEPTED);
-            assertThat(accepted.state()).isEqualTo("accepted");
+            assertThat(accepted.state()).isEqualTo(KeyState.ACCEPTED);
             assertThat(accepted.updatedAt()).isAfterOrEqualTo(accepted.createdAt());
             assertThat(keys.acceptedKey("web-1")).isEqualTo(KEY.strip());
             assertThat(keys.decide("web-1", KEY, null)).isEqualTo(KeyDecision.ACCEPTED);
@@ -131,7 +132,7 @@ class KeyStoreTest {
             keys.setState("web-1", KeyStore.ACCEPTED);
             assertThat(eventsTagged("salt/key")).as("no change, no event").extracting(d -> d.get("act")).containsExactly("pend", "accept");
 
-            assertThat(keys.setState("web-1", KeyStore.REJECTED).state()).isEqualTo("rejected");
+            assertThat(keys.setState("web-1", KeyStore.REJECTED).state()).isEqualTo(KeyState.REJECTED);
             assertThat(revocations).hasValue(1);
             assertThat(keys.acceptedKey("web-1")).as("the cached key is dropped").isNull();
             assertThat(keys.decide("web-1", KEY, null)).isEqualTo(KeyDecision.REJECTED);

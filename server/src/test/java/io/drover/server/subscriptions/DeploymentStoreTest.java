@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
 import io.drover.core.subscriptions.Planner.Copy;
-import io.drover.core.subscriptions.Planner.CopyStatus;
+import io.drover.model.subscriptions.CopyStatus;
 import io.drover.server.subscriptions.DeploymentStore.Row;
 import io.drover.server.testing.OnBothDatabases;
 import io.drover.server.testing.TestDatabases;

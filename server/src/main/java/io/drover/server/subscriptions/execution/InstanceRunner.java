@@ -1,8 +1,8 @@
 package io.drover.server.subscriptions.execution;
 
-import io.drover.core.subscriptions.Action;
 import io.drover.core.subscriptions.Planner.InstancePlan;
 import io.drover.core.subscriptions.Planner.StepAction;
+import io.drover.model.subscriptions.ChangeAction;
 import io.drover.model.subscriptions.RunStatus;
 import io.drover.model.subscriptions.TaskInfo.StepRecord;
 import io.drover.server.jobs.AgentCalls;
@@ -31,8 +31,8 @@ final class InstanceRunner {
 
     /** The steps a task records for an instance before it runs. */
     static List<StepRecord> planned(InstancePlan ip) {
-        return ip.steps().stream().map(s -> new StepRecord(s.stepId(), s.action().name(), s.reason().name(),
-                s.action().changes() ? RunStatus.PENDING : s.action() == Action.FAIL ? RunStatus.FAILED : RunStatus.SKIPPED,
+        return ip.steps().stream().map(s -> new StepRecord(s.stepId(), s.action(), s.reason().name(),
+                s.action().changes() ? RunStatus.PENDING : s.action() == ChangeAction.FAIL ? RunStatus.FAILED : RunStatus.SKIPPED,
                 List.of())).toList();
     }
 
@@ -53,7 +53,7 @@ final class InstanceRunner {
         }
         boolean anyWork = false;
         for (StepAction step : ip.steps()) {
-            if (step.action() == Action.FAIL) {
+            if (step.action() == ChangeAction.FAIL) {
                 tasks.finishInstance(taskId, ip.instanceId(), RunStatus.FAILED, step.detail());
                 return false;
             }
@@ -62,7 +62,7 @@ final class InstanceRunner {
             }
             anyWork = true;
             RunStatus before = journal.status(step.stepId());
-            if (before == RunStatus.SUCCESS) {
+            if (before == RunStatus.SUCCEEDED) {
                 continue; // done before the takeover
             }
             if (before == RunStatus.FAILED) { // failed before the takeover, the instance not yet ended
@@ -78,7 +78,7 @@ final class InstanceRunner {
             if (error != null && Thread.currentThread().isInterrupted()) {
                 return false; // the server is stopping and cut the wait short: the error says nothing about the agent
             }
-            journal.endStep(error == null ? RunStatus.SUCCESS : RunStatus.FAILED);
+            journal.endStep(error == null ? RunStatus.SUCCEEDED : RunStatus.FAILED);
             if (error != null) {
                 ip.steps().stream().dropWhile(s -> s != step).skip(1).filter(s -> s.action().changes())
                         .forEach(s -> journal.markStep(s.stepId(), RunStatus.SKIPPED));
@@ -86,13 +86,13 @@ final class InstanceRunner {
                 return false;
             }
         }
-        tasks.finishInstance(taskId, ip.instanceId(), anyWork ? RunStatus.SUCCESS : RunStatus.SKIPPED,
+        tasks.finishInstance(taskId, ip.instanceId(), anyWork ? RunStatus.SUCCEEDED : RunStatus.SKIPPED,
                 anyWork ? null : skipReason(ip));
         return true;
     }
 
     private static String skipReason(InstancePlan ip) {
-        return ip.steps().stream().filter(s -> s.action() == Action.SKIP).map(s -> s.stepId() + ": " + s.reason().text()
+        return ip.steps().stream().filter(s -> s.action() == ChangeAction.SKIP).map(s -> s.stepId() + ": " + s.reason().text()
                 + (s.detail() == null ? "" : " (" + s.detail() + ")")).findFirst().orElse(null);
     }
 }

@@ -2,9 +2,7 @@ package io.drover.server.subscriptions.execution;
 
 import io.drover.core.packages.PackageArchive;
 import io.drover.core.packages.PortRange;
-import io.drover.core.subscriptions.Action;
 import io.drover.core.subscriptions.DeployPaths;
-import io.drover.core.subscriptions.Planner.CopyStatus;
 import io.drover.model.agentapi.AgentCall.FetchFile;
 import io.drover.model.agentapi.AgentCall.InstallPackage;
 import io.drover.model.agentapi.AgentCall.OperateProcess;
@@ -23,6 +21,8 @@ import io.drover.core.subscriptions.InstanceRenderer;
 import io.drover.core.subscriptions.ScopeInstance;
 import io.drover.core.subscriptions.SecretReferences;
 import io.drover.core.subscriptions.StepFiles;
+import io.drover.model.subscriptions.ChangeAction;
+import io.drover.model.subscriptions.CopyStatus;
 import java.util.function.Supplier;
 import io.drover.model.packages.PackageInfo;
 import io.drover.model.subscriptions.SubscriptionSpec;
@@ -42,7 +42,7 @@ import java.util.Set;
 final class Pipelines {
     /** One copy to act on: an instance's step on one target host. */
     record CopyWork(long subscriptionId, String instanceId, String groupId, long hostId, long bizId, String agentId,
-                    String stepId, PackageInfo pkg, Action action, StepFiles files,
+                    String stepId, PackageInfo pkg, ChangeAction action, StepFiles files,
                     Optional<DeploymentStore.Row> existing, Rendering rendering) {
     }
 
@@ -85,7 +85,7 @@ final class Pipelines {
         String setup = DeployPaths.officialBin() + "/" + m.name();
         switch (w.action()) {
             case INSTALL, PUSH_CONFIG, START -> {
-                if (w.action() == Action.INSTALL && !installOfficial(w, j, setup)) {
+                if (w.action() == ChangeAction.INSTALL && !installOfficial(w, j, setup)) {
                     return false;
                 }
                 if (!pushConfig(w, j, w.files()) || !register(w, j, setup) || !restartOrReload(w, j)) {
@@ -104,7 +104,7 @@ final class Pipelines {
                 if (!register(w, j, setup) || !restartOrReload(w, j)) {
                     return false;
                 }
-                if (w.action() == Action.UNINSTALL) {
+                if (w.action() == ChangeAction.UNINSTALL) {
                     deployments.remove(w.subscriptionId(), w.instanceId(), w.stepId(), w.hostId());
                 } else {
                     saveMd5s(w, CopyStatus.STOPPED, deployedFiles, null);
@@ -171,14 +171,14 @@ final class Pipelines {
                 return true;
             }
             case PUSH_CONFIG, START -> {
-                if (w.action() == Action.PUSH_CONFIG && !pushConfig(w, j, w.files())) {
+                if (w.action() == ChangeAction.PUSH_CONFIG && !pushConfig(w, j, w.files())) {
                     return false;
                 }
                 if (delegate && !(register(w, j, dir) && restartOrReload(w, j))) {
                     return false;
                 }
                 Integer port = w.existing().map(DeploymentStore.Row::port).orElse(null);
-                if (w.action() == Action.START && w.existing().isPresent()) {
+                if (w.action() == ChangeAction.START && w.existing().isPresent()) {
                     saveMd5s(w, CopyStatus.RUNNING, w.existing().get().files(), port);
                 } else {
                     saveRendered(w, CopyStatus.RUNNING, w.files(), port);

@@ -1,9 +1,9 @@
 package io.drover.server.subscriptions.execution;
 
-import io.drover.core.subscriptions.Action;
 import io.drover.core.subscriptions.Planner.StepAction;
 import io.drover.core.subscriptions.ScopeInstance;
 import io.drover.core.subscriptions.StepFiles;
+import io.drover.model.subscriptions.ChangeAction;
 import io.drover.model.subscriptions.TaskInfo;
 import io.drover.model.subscriptions.TaskInfo.StepRecord;
 import io.drover.server.subscriptions.DeploymentStore;
@@ -27,7 +27,7 @@ final class StepExecutor {
         PlanBuilder.StepPackage sp = p.packages().get(step.stepId());
         List<DeploymentStore.Row> existing = p.deployed().stream()
                 .filter(r -> r.instanceId().equals(instanceId) && r.stepId().equals(step.stepId())).toList();
-        List<Long> hosts = instance != null && step.action() != Action.UNINSTALL ? instance.targetHosts()
+        List<Long> hosts = instance != null && step.action() != ChangeAction.UNINSTALL ? instance.targetHosts()
                 : existing.stream().map(DeploymentStore.Row::hostId).distinct().toList();
         if (sp == null) {
             return "step " + step.stepId() + " is no longer in the subscription and its package is unknown; "

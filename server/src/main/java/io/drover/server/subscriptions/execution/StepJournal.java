@@ -85,7 +85,7 @@ final class StepJournal {
         saver.save(steps());
     }
 
-    /** Runs one sub-step, a call on an agent: RUNNING (with its job id) while it runs, then SUCCESS or FAILED with its log line. */
+    /** Runs one sub-step, a call on an agent: RUNNING (with its job id) while it runs, then SUCCEEDED or FAILED with its log line. */
     <R extends AgentResult> AgentCalls.Outcome<R> call(String name, String agentId, AgentCall<R> call) {
         return call(name, agentId, call, call);
     }
@@ -115,7 +115,7 @@ final class StepJournal {
             // the task over resumes it
             return outcome;
         }
-        update(new SubStep(name, outcome.ok() ? RunStatus.SUCCESS : RunStatus.FAILED, started, OffsetDateTime.now(clock),
+        update(new SubStep(name, outcome.ok() ? RunStatus.SUCCEEDED : RunStatus.FAILED, started, OffsetDateTime.now(clock),
                 List.of((outcome.jid() == null ? "" : "job " + outcome.jid() + ": ") + outcome.text()), outcome.jid()), true);
         return outcome;
     }
@@ -124,7 +124,7 @@ final class StepJournal {
     void note(String name, boolean ok, String line) {
         replayed(name);
         OffsetDateTime now = OffsetDateTime.now(clock);
-        update(new SubStep(name, ok ? RunStatus.SUCCESS : RunStatus.FAILED, now, now, List.of(line), null), false);
+        update(new SubStep(name, ok ? RunStatus.SUCCEEDED : RunStatus.FAILED, now, now, List.of(line), null), false);
     }
 
     /** The recorded sub-step this one replays, or null (and no more replay) when the record holds another. */

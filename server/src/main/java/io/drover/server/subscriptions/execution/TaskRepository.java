@@ -49,7 +49,7 @@ public final class TaskRepository {
             long id = h.createUpdate("""
                             INSERT INTO task (subscription_id, status, trigger_kind, actor, created_at, started_at)
                             VALUES (:sub, :status, :trigger, :actor, :now, :now)""")
-                    .bind("sub", subscriptionId).bind("status", RunStatus.RUNNING.name()).bind("trigger", trigger)
+                    .bind("sub", subscriptionId).bind("status", RunStatus.RUNNING.wire()).bind("trigger", trigger)
                     .bind("actor", actor).bind("now", now)
                     .executeAndReturnGeneratedKeys("id").mapTo(Long.class).one();
             var insert = h.prepareBatch("""
@@ -57,7 +57,7 @@ public final class TaskRepository {
                     VALUES (:task, :instance, :host, :status, :steps)""");
             for (NewInstance i : instances) {
                 insert.bind("task", id).bind("instance", i.instanceId()).bind("host", i.hostId())
-                        .bind("status", RunStatus.PENDING.name()).bind("steps", Sql.toJson(i.steps())).add();
+                        .bind("status", RunStatus.PENDING.wire()).bind("steps", Sql.toJson(i.steps())).add();
             }
             insert.execute();
             events.append(h, "drover/subscription/" + subscriptionId + "/task/" + id + "/started", Map.of("trigger", trigger,
@@ -70,12 +70,12 @@ public final class TaskRepository {
 
     public Optional<Long> runningTask(long subscriptionId) {
         return jdbi.withHandle(h -> h.createQuery("SELECT id FROM task WHERE subscription_id = :sub AND status = :running")
-                .bind("sub", subscriptionId).bind("running", RunStatus.RUNNING.name()).mapTo(Long.class).findFirst());
+                .bind("sub", subscriptionId).bind("running", RunStatus.RUNNING.wire()).mapTo(Long.class).findFirst());
     }
 
     void instanceStarted(long taskId, String instanceId) {
         progress.write(h -> h.createUpdate("UPDATE task_instance SET status = :status, started_at = :now "
-                        + "WHERE task_id = :task AND instance_id = :instance").bind("status", RunStatus.RUNNING.name())
+                        + "WHERE task_id = :task AND instance_id = :instance").bind("status", RunStatus.RUNNING.wire())
                 .bind("now", OffsetDateTime.now(clock)).bind("task", taskId).bind("instance", instanceId).execute());
     }
 
@@ -92,7 +92,7 @@ public final class TaskRepository {
                             UPDATE task_instance SET status = :status, error = :error, finished_at = :now,
                                    started_at = COALESCE(started_at, :now)
                             WHERE task_id = :task AND instance_id = :instance""")
-                    .bind("status", status.name()).bind("error", error).bind("now", OffsetDateTime.now(clock)).bind("task", taskId)
+                    .bind("status", status.wire()).bind("error", error).bind("now", OffsetDateTime.now(clock)).bind("task", taskId)
                     .bind("instance", instanceId).execute();
             if (status == RunStatus.FAILED) {
                 Map<String, Object> data = new java.util.LinkedHashMap<>();
@@ -122,13 +122,13 @@ public final class TaskRepository {
         jdbi.useTransaction(h -> {
             List<Map.Entry<String, List<StepRecord>>> unfinished = h.createQuery("""
                             SELECT instance_id, steps FROM task_instance WHERE task_id = :task AND status IN (:pending, :running)""")
-                    .bind("task", taskId).bind("pending", RunStatus.PENDING.name()).bind("running", RunStatus.RUNNING.name())
+                    .bind("task", taskId).bind("pending", RunStatus.PENDING.wire()).bind("running", RunStatus.RUNNING.wire())
                     .map((rs, ctx) -> Map.entry(rs.getString(1), Sql.fromJson(rs.getString(2), STEPS))).list();
             var update = h.prepareBatch("""
                     UPDATE task_instance SET status = :status, error = :why, finished_at = :now, steps = :steps
                     WHERE task_id = :task AND instance_id = :instance""");
             for (Map.Entry<String, List<StepRecord>> instance : unfinished) {
-                update.bind("status", RunStatus.FAILED.name()).bind("why", why).bind("now", now).bind("task", taskId)
+                update.bind("status", RunStatus.FAILED.wire()).bind("why", why).bind("now", now).bind("task", taskId)
                         .bind("instance", instance.getKey()).bind("steps", Sql.toJson(failed(instance.getValue(), why, now))).add();
             }
             if (!unfinished.isEmpty()) {
@@ -154,9 +154,9 @@ public final class TaskRepository {
     long finish(long taskId, RunStatus status, String error, Map<String, Integer> counts) {
         long sub = jdbi.inTransaction(h -> {
             h.createUpdate("UPDATE task SET status = :status, finished_at = :now, error = :error WHERE id = :id")
-                    .bind("status", status.name()).bind("now", OffsetDateTime.now(clock)).bind("error", error).bind("id", taskId).execute();
+                    .bind("status", status.wire()).bind("now", OffsetDateTime.now(clock)).bind("error", error).bind("id", taskId).execute();
             long s = h.createQuery("SELECT subscription_id FROM task WHERE id = :id").bind("id", taskId).mapTo(Long.class).one();
-            events.append(h, "drover/subscription/" + s + "/task/" + taskId + "/finished", Map.of("status", status.name(),
+            events.append(h, "drover/subscription/" + s + "/task/" + taskId + "/finished", Map.of("status", status.wire(),
                     "counts", counts));
             return s;
         });
@@ -183,7 +183,7 @@ public final class TaskRepository {
         List<TaskInfo.TaskInstance> instances = !withInstances ? null : jdbi.withHandle(h -> h.createQuery(
                         "SELECT * FROM task_instance WHERE task_id = :task ORDER BY instance_id").bind("task", taskId)
                 .map((rs, ctx) -> new TaskInfo.TaskInstance(rs.getString("instance_id"), Sql.nullableLong(rs, "bk_host_id"),
-                        RunStatus.valueOf(rs.getString("status")), rs.getString("error"),
+                        RunStatus.ofWire(rs.getString("status")), rs.getString("error"),
                         SqlTime.read(rs, "started_at"), SqlTime.read(rs, "finished_at"),
                         Sql.fromJson(rs.getString("steps"), STEPS))).list());
         TaskInfo t = task.get();
@@ -207,7 +207,7 @@ public final class TaskRepository {
                         SELECT ti.instance_id, ti.task_id, ti.status FROM task_instance ti JOIN task t ON t.id = ti.task_id
                         WHERE t.subscription_id = :sub ORDER BY ti.task_id""").bind("sub", subscriptionId)
                 .map((rs, ctx) -> Map.entry(rs.getString("instance_id"), new LastTask(rs.getLong("task_id"),
-                        RunStatus.valueOf(rs.getString("status")))))
+                        RunStatus.ofWire(rs.getString("status")))))
                 .forEach(e -> last.put(e.getKey(), e.getValue())));
         return last;
     }
@@ -217,11 +217,11 @@ public final class TaskRepository {
         return jdbi.withHandle(h -> h.createQuery("""
                         SELECT ti.instance_id FROM task_instance ti
                         WHERE ti.task_id = (SELECT MAX(id) FROM task WHERE subscription_id = :sub) AND ti.status = :failed""")
-                .bind("sub", subscriptionId).bind("failed", RunStatus.FAILED.name()).mapTo(String.class).list());
+                .bind("sub", subscriptionId).bind("failed", RunStatus.FAILED.wire()).mapTo(String.class).list());
     }
 
     private static TaskInfo task(ResultSet rs) throws SQLException {
-        return new TaskInfo(rs.getLong("id"), rs.getLong("subscription_id"), RunStatus.valueOf(rs.getString("status")),
+        return new TaskInfo(rs.getLong("id"), rs.getLong("subscription_id"), RunStatus.ofWire(rs.getString("status")),
                 rs.getString("trigger_kind"), rs.getString("actor"), SqlTime.read(rs, "created_at"),
                 SqlTime.read(rs, "started_at"), SqlTime.read(rs, "finished_at"),
                 rs.getString("error"), Map.of(), null);

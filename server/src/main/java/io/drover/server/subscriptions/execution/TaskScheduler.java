@@ -1,11 +1,11 @@
 package io.drover.server.subscriptions.execution;
 
 import io.drover.core.render.TemplateRenderer;
-import io.drover.core.subscriptions.Action;
 import io.drover.core.subscriptions.InstanceRenderer;
 import io.drover.core.subscriptions.Planner.InstancePlan;
 import io.drover.core.subscriptions.Planner.StepAction;
 import io.drover.core.subscriptions.ScopeInstance;
+import io.drover.model.subscriptions.ChangeAction;
 import io.drover.model.subscriptions.RunStatus;
 import io.drover.model.subscriptions.TaskInfo;
 import io.drover.server.errors.DomainException;
@@ -46,7 +46,7 @@ public final class TaskScheduler implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(TaskScheduler.class);
 
     /** Which instances (null: all) and, optionally, which actions to force per step (a partial run). */
-    public record Selection(Set<String> instanceIds, Map<String, Action> forcedActions) {
+    public record Selection(Set<String> instanceIds, Map<String, ChangeAction> forcedActions) {
         public static final Selection ALL = new Selection(null, Map.of());
     }
 
@@ -99,7 +99,7 @@ public final class TaskScheduler implements AutoCloseable {
                 continue;
             }
             InstancePlan forced = force(ip, selection.forcedActions());
-            if (forced.changes() || forced.steps().stream().anyMatch(s -> s.action() == Action.FAIL)) {
+            if (forced.changes() || forced.steps().stream().anyMatch(s -> s.action() == ChangeAction.FAIL)) {
                 work.add(forced);
             }
         }
@@ -131,14 +131,14 @@ public final class TaskScheduler implements AutoCloseable {
                 .findFirst().orElse(null);
     }
 
-    private static InstancePlan force(InstancePlan ip, Map<String, Action> forced) {
+    private static InstancePlan force(InstancePlan ip, Map<String, ChangeAction> forced) {
         if (forced.isEmpty()) {
             return ip;
         }
         List<StepAction> steps = new ArrayList<>();
         for (StepAction s : ip.steps()) {
-            Action a = forced.get(s.stepId());
-            steps.add(a == null ? new StepAction(s.stepId(), Action.NOT_CHANGE, s.reason(), "not selected")
+            ChangeAction a = forced.get(s.stepId());
+            steps.add(a == null ? new StepAction(s.stepId(), ChangeAction.NOT_CHANGE, s.reason(), "not selected")
                     : new StepAction(s.stepId(), a, s.reason(), "requested"));
         }
         return new InstancePlan(ip.instanceId(), steps);
@@ -219,8 +219,8 @@ public final class TaskScheduler implements AutoCloseable {
 
     private void finish(long taskId, String error) {
         Map<String, Integer> counts = tasks.counts(taskId);
-        RunStatus status = error != null || counts.getOrDefault(RunStatus.FAILED.name(), 0) > 0 ? RunStatus.FAILED
-                : counts.getOrDefault(RunStatus.REVOKED.name(), 0) > 0 ? RunStatus.REVOKED : RunStatus.SUCCESS;
+        RunStatus status = error != null || counts.getOrDefault(RunStatus.FAILED.wire(), 0) > 0 ? RunStatus.FAILED
+                : counts.getOrDefault(RunStatus.REVOKED.wire(), 0) > 0 ? RunStatus.REVOKED : RunStatus.SUCCEEDED;
         long sub = tasks.finish(taskId, status, error, counts);
         log.info("subscription {} task {} finished: {} {}", sub, taskId, status, counts);
         Consumer<RunStatus> then = finished.remove(taskId);
@@ -266,7 +266,7 @@ public final class TaskScheduler implements AutoCloseable {
                 continue;
             }
             work.add(new InstancePlan(i.instanceId(), i.steps().stream().map(s -> new StepAction(s.stepId(),
-                    Action.valueOf(s.action()), Reason.valueOf(s.reason()), null)).toList()));
+                    s.action(), Reason.valueOf(s.reason()), null)).toList()));
             if (i.status() == RunStatus.RUNNING) {
                 recorded.put(i.instanceId(), i.steps());
             }

@@ -3,7 +3,6 @@ package io.drover.server.subscriptions.execution;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.drover.core.subscriptions.Action;
 import io.drover.core.subscriptions.Planner;
 import io.drover.core.subscriptions.Planner.InstancePlan;
 import io.drover.core.subscriptions.Planner.StepAction;
@@ -14,6 +13,7 @@ import io.drover.model.agentapi.AgentCall;
 import io.drover.model.inventory.Host;
 import io.drover.model.packages.PackageInfo;
 import io.drover.model.packages.PackageMetadata;
+import io.drover.model.subscriptions.ChangeAction;
 import io.drover.model.subscriptions.RunStatus;
 import io.drover.model.subscriptions.SubscriptionInfo;
 import io.drover.model.subscriptions.SubscriptionSpec;
@@ -115,9 +115,9 @@ abstract class TaskSchedulerContract {
             if (java.util.Arrays.stream(withoutAgent).noneMatch(x -> x == hostId)) {
                 agentIds.put(h, "a" + h);
             }
-            plans.add(new InstancePlan(id, List.of(new StepAction("exporter", Action.INSTALL, Reason.NEW_INSTALL, null))));
+            plans.add(new InstancePlan(id, List.of(new StepAction("exporter", ChangeAction.INSTALL, Reason.NEW_INSTALL, null))));
         }
-        return new PlanBuilder.Prepared(sub, new Planner.Plan(plans, Map.of(Action.INSTALL, hosts)), instances,
+        return new PlanBuilder.Prepared(sub, new Planner.Plan(plans, Map.of(ChangeAction.INSTALL, hosts)), instances,
                 (instance, stepId) -> io.drover.core.subscriptions.StepFiles.plain(rendered.get(instance.instanceId())),
                 Map.of("exporter", new PlanBuilder.StepPackage(spec.steps().getFirst(), pkg, Map.of())), agentIds, List.of(),
                 List.of(), hostMap, java.util.Set.of(2L));
@@ -137,16 +137,16 @@ abstract class TaskSchedulerContract {
     void aSuccessfulRunInstallsEachInstanceRecordsEverySubStepAndTheDeployedCopies() throws Exception {
         long task = scheduler.start(install(3, spec(null, null)), "create", "alice", TaskScheduler.Selection.ALL).orElseThrow();
         TaskInfo done = finished(task);
-        assertThat(done.status()).isEqualTo(RunStatus.SUCCESS);
+        assertThat(done.status()).isEqualTo(RunStatus.SUCCEEDED);
         assertThat(done.counts()).containsEntry("SUCCESS", 3);
         assertThat(agents.funs("a1")).containsExactly("file.write", "plugin.install_package", "file.write", "proc.register",
                 "proc.operate", "proc.operate");
         TaskInfo.StepRecord step = instance(done, 2).steps().getFirst();
-        assertThat(step.status()).isEqualTo(RunStatus.SUCCESS);
+        assertThat(step.status()).isEqualTo(RunStatus.SUCCEEDED);
         assertThat(step.subSteps()).extracting(TaskInfo.SubStep::name).containsExactly("push package", "install package",
                 "push config usr/local/gse/external_plugins/sub_" + subscriptionId + "_host_2/exporter/etc/exporter.yaml",
                 "register process", "query process", "restart process");
-        assertThat(step.subSteps()).allSatisfy(s -> assertThat(s.status()).isEqualTo(RunStatus.SUCCESS));
+        assertThat(step.subSteps()).allSatisfy(s -> assertThat(s.status()).isEqualTo(RunStatus.SUCCEEDED));
         assertThat(deployments.of(subscriptionId)).hasSize(3).allSatisfy(r -> assertThat(r.status().name()).isEqualTo("RUNNING"));
     }
 
@@ -154,7 +154,7 @@ abstract class TaskSchedulerContract {
     void aTasksAgentCallsAreLimitedToTheBusinessesItsPlanActsIn() throws Exception {
         // the calls go out as a principal of business 2 only: JobService then refuses any agent outside it
         long task = scheduler.start(install(2, spec(null, null)), "create", "alice", TaskScheduler.Selection.ALL).orElseThrow();
-        assertThat(finished(task).status()).isEqualTo(RunStatus.SUCCESS);
+        assertThat(finished(task).status()).isEqualTo(RunStatus.SUCCEEDED);
         assertThat(agents.calls).isNotEmpty();
         assertThat(agents.businesses).hasSize(2).containsOnly(java.util.Set.of(2L));
     }
@@ -167,8 +167,8 @@ abstract class TaskSchedulerContract {
         assertThat(done.status()).isEqualTo(RunStatus.FAILED);
         assertThat(instance(done, 2).status()).isEqualTo(RunStatus.FAILED);
         assertThat(instance(done, 2).error()).isEqualTo("step exporter, install package: job j42: no space left on device");
-        assertThat(instance(done, 1).status()).isEqualTo(RunStatus.SUCCESS);
-        assertThat(instance(done, 3).status()).isEqualTo(RunStatus.SUCCESS);
+        assertThat(instance(done, 1).status()).isEqualTo(RunStatus.SUCCEEDED);
+        assertThat(instance(done, 3).status()).isEqualTo(RunStatus.SUCCEEDED);
         assertThat(agents.funs("a2")).doesNotContain("proc.register");
         assertThat(deployments.of(subscriptionId)).extracting(DeploymentStore.Row::hostId).containsExactlyInAnyOrder(1L, 3L);
     }
@@ -181,7 +181,7 @@ abstract class TaskSchedulerContract {
         TaskInfo done = finished(task);
         assertThat(instance(done, 1).error()).contains("push package").contains("did not answer file.write within 6 s");
         assertThat(instance(done, 3).error()).isEqualTo("host 3 has no agent");
-        assertThat(instance(done, 2).status()).isEqualTo(RunStatus.SUCCESS);
+        assertThat(instance(done, 2).status()).isEqualTo(RunStatus.SUCCEEDED);
         assertThat(agents.funs("a3")).isEmpty();
     }
 
@@ -217,7 +217,7 @@ abstract class TaskSchedulerContract {
         release.countDown();
         TaskInfo done = finished(task);
         assertThat(done.status()).isEqualTo(RunStatus.REVOKED);
-        assertThat(instance(done, 1).status()).isEqualTo(RunStatus.SUCCESS);
+        assertThat(instance(done, 1).status()).isEqualTo(RunStatus.SUCCEEDED);
         assertThat(instance(done, 2).status()).isEqualTo(RunStatus.REVOKED);
         assertThat(instance(done, 3).status()).isEqualTo(RunStatus.REVOKED);
         assertThat(agents.funs("a2")).isEmpty();
@@ -253,7 +253,7 @@ abstract class TaskSchedulerContract {
         long task = startAndStopInTheMiddleOfAStep();
         List<TaskInfo.SubStep> before = instance(scheduler.get(task, true), 1).steps().getFirst().subSteps();
         assertThat(before).extracting(TaskInfo.SubStep::name).containsExactly("push package", "install package");
-        assertThat(before).extracting(TaskInfo.SubStep::status).containsExactly(RunStatus.SUCCESS, RunStatus.RUNNING);
+        assertThat(before).extracting(TaskInfo.SubStep::status).containsExactly(RunStatus.SUCCEEDED, RunStatus.RUNNING);
         String installJid = before.getLast().jid();
 
         TaskScheduler restarted = new TaskScheduler(tasks, agents, deployments, 10, new WorkLeaseStore(db.jdbi(), Clock.systemUTC(), true), Clock.systemUTC());
@@ -268,8 +268,8 @@ abstract class TaskSchedulerContract {
                 }
             })).isEqualTo(1);
             TaskInfo done = finished(restarted, task);
-            assertThat(done.status()).isEqualTo(RunStatus.SUCCESS);
-            assertThat(done.instances()).extracting(TaskInfo.TaskInstance::status).containsOnly(RunStatus.SUCCESS);
+            assertThat(done.status()).isEqualTo(RunStatus.SUCCEEDED);
+            assertThat(done.instances()).extracting(TaskInfo.TaskInstance::status).containsOnly(RunStatus.SUCCEEDED);
             assertThat(done.toString()).doesNotContain("RUNNING", "PENDING");
             // the sub-steps recorded before the stop are answered under their job ids (the stored return, or the
             // agent's answer to the same job), not sent as new calls
@@ -283,7 +283,7 @@ abstract class TaskSchedulerContract {
             assertThat(step.subSteps()).filteredOn(sub -> sub.name().equals("install package")).singleElement()
                     .satisfies(sub -> {
                         assertThat(sub.jid()).isEqualTo(installJid);
-                        assertThat(sub.status()).isEqualTo(RunStatus.SUCCESS);
+                        assertThat(sub.status()).isEqualTo(RunStatus.SUCCEEDED);
                     });
             assertThat(step.subSteps()).allSatisfy(sub -> assertThat(sub.jid()).isNotNull());
         } finally {
@@ -322,7 +322,7 @@ abstract class TaskSchedulerContract {
     void aStepThatCannotBeRenderedFailsItsInstanceWithoutCallingTheAgent() throws Exception {
         PlanBuilder.Prepared p = install(1, spec(null, null));
         PlanBuilder.Prepared failing = new PlanBuilder.Prepared(p.subscription(), new Planner.Plan(List.of(new InstancePlan(
-                ScopeInstance.hostInstanceId(1), List.of(new StepAction("exporter", Action.FAIL, Reason.RENDER_FAILED,
+                ScopeInstance.hostInstanceId(1), List.of(new StepAction("exporter", ChangeAction.FAIL, Reason.RENDER_FAILED,
                 "template etc/exporter.yaml, line 2: 'port' is undefined")))), Map.of()), p.instances(), p.files(),
                 p.packages(), p.agents(), p.deployed(), p.missing(), p.hosts(), p.businesses());
         TaskInfo done = finished(scheduler.start(failing, "run", "alice", TaskScheduler.Selection.ALL).orElseThrow());

@@ -1,5 +1,7 @@
-package io.drover.core.agentupgrade;
+package io.drover.model.agentupgrade;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonValue;
 import java.util.Locale;
 
 /**
@@ -7,7 +9,7 @@ import java.util.Locale;
  * version already), {@link #HANDED_OVER} (it took the package and its installer is swapping it) and at last
  * {@link #SUCCEEDED} or {@link #FAILED}; {@link #NOT_STARTED} when the rollout stopped or was cancelled before its batch.
  */
-public enum HostState {
+public enum UpgradeHostState {
     PENDING, SKIPPED, HANDED_OVER, SUCCEEDED, FAILED, NOT_STARTED;
 
     /** Whether nothing more happens to the host. */
@@ -16,11 +18,18 @@ public enum HostState {
     }
 
     /** The name in the API and the database: {@code handed_over}. */
+    @JsonValue
     public String wire() {
         return name().toLowerCase(Locale.ROOT);
     }
 
-    public static HostState ofWire(String text) {
-        return valueOf(text.toUpperCase(Locale.ROOT));
+    @JsonCreator
+    public static UpgradeHostState ofWire(String text) {
+        for (UpgradeHostState value : values()) {
+            if (value.wire().equals(text)) {
+                return value;
+            }
+        }
+        throw new IllegalArgumentException("unknown upgrade host state '" + text + "'");
     }
 }

@@ -1,5 +1,7 @@
-package io.drover.core.agentupgrade;
+package io.drover.model.agentupgrade;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonValue;
 import java.util.Locale;
 
 /**
@@ -10,11 +12,18 @@ import java.util.Locale;
 public enum RolloutStatus {
     RUNNING, SUCCEEDED, FAILED, STOPPED, CANCELLED;
 
+    @JsonValue
     public String wire() {
         return name().toLowerCase(Locale.ROOT);
     }
 
+    @JsonCreator
     public static RolloutStatus ofWire(String text) {
-        return valueOf(text.toUpperCase(Locale.ROOT));
+        for (RolloutStatus value : values()) {
+            if (value.wire().equals(text)) {
+                return value;
+            }
+        }
+        throw new IllegalArgumentException("unknown upgrade status '" + text + "'");
     }
 }
