@@ -116,6 +116,9 @@ public final class OpenApiDocument {
     }
 
     private static Map<String, Object> ref(Class<?> type, Map<String, Object> schemas) {
+        if (!type.isRecord()) {
+            return Map.of("type", "object"); // free-form JSON (a Map, an alert payload): no schema of its own
+        }
         String name = schemaName(type);
         if (!schemas.containsKey(name)) {
             schemas.put(name, Map.of());
