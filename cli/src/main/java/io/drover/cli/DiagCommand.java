@@ -142,7 +142,7 @@ public final class DiagCommand {
             client.out().print(Output.yaml(Output.tree(object.document())));
             if (object.paths() != null) {
                 client.out().println("# paths (node ids, tried in this order):");
-                object.paths().forEach(p -> client.out().println("#   " + JobCommand.oneLine(p)));
+                object.paths().forEach(p -> client.out().println("#   " + Output.oneLine(p)));
             }
             client.out().flush();
             return 0;
@@ -340,7 +340,7 @@ public final class DiagCommand {
 
     /** A list as one line of JSON, as the text output shows paths; empty when there is none. */
     private static String json(Object list) {
-        return list == null ? "" : JobCommand.oneLine(list);
+        return list == null ? "" : Output.oneLine(list);
     }
 
     private static <T> List<T> orNone(List<T> list) {

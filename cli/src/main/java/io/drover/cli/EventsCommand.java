@@ -25,7 +25,7 @@ public final class EventsCommand implements Callable<Integer> {
         client.client().stream("/api/v1/events" + ApiClient.query(ApiClient.params("tag", tag, "since", since)), Event.class,
                 following, event -> {
             switch (client.output().format()) {
-                case json -> client.out().println(JobCommand.oneLine(event));
+                case json -> client.out().println(Output.oneLine(event));
                 case yaml -> client.out().print("---\n" + Output.yaml(Output.tree(event)));
                 case table -> client.out().printf("%s  #%d  %s  %s%n", Output.text(event.time()), event.id(),
                         event.tag(), summary(event));
@@ -40,6 +40,6 @@ public final class EventsCommand implements Callable<Integer> {
         if (data.containsKey("kind") && data.containsKey("id")) {
             return data.get("kind") + " " + data.get("id") + " (biz " + (data.containsKey("bk_biz_id") ? data.get("bk_biz_id") : "") + ")";
         }
-        return JobCommand.oneLine(data);
+        return Output.oneLine(data);
     }
 }

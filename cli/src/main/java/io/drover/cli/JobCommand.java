@@ -1,9 +1,7 @@
 package io.drover.cli;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import io.drover.cli.Output.Column;
-import io.drover.model.Json;
 import io.drover.model.jobs.AgentJob;
 import io.drover.model.jobs.AgentJobPage;
 import io.drover.model.jobs.AgentJobState;
@@ -38,15 +36,6 @@ public final class JobCommand {
                     .append('=').append(n));
         }
         return sb.toString();
-    }
-
-    /** A JSON value in one line, as {@code --output json} prints each agent. */
-    static String oneLine(Object value) {
-        try {
-            return Json.json().writeValueAsString(value);
-        } catch (JsonProcessingException e) {
-            throw new CliException("cannot encode " + value + ": " + e.getMessage());
-        }
     }
 
     @Command(name = "list", description = "Jobs, newest first, with how many agents are in each state.")
@@ -96,11 +85,11 @@ public final class JobCommand {
                     String state = agent.state() == null ? "" : agent.state().name().toLowerCase(java.util.Locale.ROOT);
                     counts.merge(state, 1, Integer::sum);
                     if (lines) {
-                        out.println(oneLine(agent));
+                        out.println(Output.oneLine(agent));
                         continue;
                     }
                     JobResult.Return ret = agent.ret();
-                    String value = ret == null ? "" : ret.ret() instanceof String text ? text : oneLine(ret.ret());
+                    String value = ret == null ? "" : ret.ret() instanceof String text ? text : Output.oneLine(ret.ret());
                     out.printf("%-32s  %-10s  %-7s  %s%n", Output.printable(String.valueOf(agent.id())), state,
                             ret == null ? "" : Integer.toString(ret.retcode()),
                             Output.printable(value.length() > 200 ? value.substring(0, 200) + "…" : value));

@@ -64,6 +64,15 @@ public final class Output {
         return value instanceof JsonNode node ? node : Json.json().valueToTree(value);
     }
 
+    /** A value as one line of JSON, as the wire has it (one agent's state, a return, a path of node ids). */
+    static String oneLine(Object value) {
+        try {
+            return Json.json().writeValueAsString(value);
+        } catch (IOException e) {
+            throw new CliException("cannot encode " + value + ": " + e.getMessage());
+        }
+    }
+
     /** The first 12 characters of a sha256, as a table shows it. */
     static String shortHash(String sha256) {
         return sha256 == null ? "" : sha256.substring(0, Math.min(12, sha256.length()));

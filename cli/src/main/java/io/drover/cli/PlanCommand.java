@@ -93,7 +93,7 @@ public final class PlanCommand {
         private void printResult(String host, PlanRun.HostResult result) {
             int code = result.errorCode();
             if (client.output().format() == Output.Format.json) {
-                client.out().println("{\"" + host + "\": " + JobCommand.oneLine(result.document()) + "}");
+                client.out().println("{\"" + host + "\": " + Output.oneLine(result.document()) + "}");
                 return;
             }
             // the result document is the unified agent's (Murano's) format: its keys are that format's

@@ -107,7 +107,7 @@ public final class RunCommand implements Callable<Integer> {
 
     private void print(String id, JobResult.Return ret) {
         switch (client.output().format()) {
-            case json -> client.out().println("{\"" + id + "\": " + JobCommand.oneLine(ret.ret()) + "}");
+            case json -> client.out().println("{\"" + id + "\": " + Output.oneLine(ret.ret()) + "}");
             case yaml, table -> {
                 JsonNode value = Output.tree(ret.ret());
                 String text = value.isValueNode() ? value.asText() : Output.yaml(value).stripTrailing();

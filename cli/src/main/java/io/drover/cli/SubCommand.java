@@ -45,7 +45,7 @@ public final class SubCommand {
             }), Column.of("LAST TASK", InstanceStatus::lastTaskId), Column.of("TASK STATUS", InstanceStatus::lastTaskStatus));
     static final List<Column<TaskInfo>> TASKS = List.of(Column.of("TASK", TaskInfo::id), Column.of("STATUS", TaskInfo::status),
             Column.of("TRIGGER", TaskInfo::trigger), Column.of("ACTOR", TaskInfo::actor), Column.of("STARTED", TaskInfo::startedAt),
-            Column.of("FINISHED", TaskInfo::finishedAt), new Column<>("INSTANCES", n -> JobCommand.oneLine(n.counts())));
+            Column.of("FINISHED", TaskInfo::finishedAt), new Column<>("INSTANCES", n -> Output.oneLine(n.counts())));
 
     /** The plugins a subscription's steps deploy, comma-separated. */
     static String plugins(SubscriptionInfo subscription) {
