@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { defaultDiagnosisName, nodeResults, nodeStates, resultsFor } from './diagnosis';
 import type { Diagnosis } from '../types';
 
-const base: Diagnosis = { id: 1, name: 'd', operation_set: 's', phase: 'Running', paths: [[1, 2, 3], [1, 4]] };
+const base: Diagnosis = { id: 1, name: 'd', operation_set: 's', host_id: 3, biz_id: 2, phase: 'Running', paths: [[1, 2, 3], [1, 4]] };
 
 describe('diagnosis node states', () => {
   it('marks the succeeded path', () => {
@@ -28,15 +28,15 @@ describe('node results', () => {
       ...base,
       operation_results: { 'plugin.x.status': 'RUNNING' },
       nodes: [
-        { node: 2, operation: 'plugin-running', results: { 'plugin.x.status': 'TERMINATED' } },
-        { node: 4, operation: 'plugin-running', results: { 'plugin.x.status': 'RUNNING' } },
+        { path_index: 0, node: 2, operation: 'plugin-running', succeeded: true, results: { 'plugin.x.status': 'TERMINATED' } },
+        { path_index: 1, node: 4, operation: 'plugin-running', succeeded: true, results: { 'plugin.x.status': 'RUNNING' } },
       ],
     };
     expect(nodeResults(d, 2, 'plugin-running')).toEqual([['plugin.x.status', 'TERMINATED']]);
     expect(nodeResults(d, 4, 'plugin-running')).toEqual([['plugin.x.status', 'RUNNING']]);
   });
   it('fall back to the merged results by name for a diagnosis stored before nodes kept theirs', () => {
-    const d: Diagnosis = { ...base, operation_results: { 'operation.host_facts.output': 'a' }, nodes: [{ node: 1, operation: 'host-facts' }] };
+    const d: Diagnosis = { ...base, operation_results: { 'operation.host_facts.output': 'a' }, nodes: [{ path_index: 0, node: 1, operation: 'host-facts', succeeded: true }] };
     expect(nodeResults(d, 1, 'host-facts')).toEqual([['operation.host_facts.output', 'a']]);
   });
 });

@@ -165,7 +165,6 @@ function AddonDetail({ name, onChanged }: { name: string; onChanged: () => void 
   const [error, setError] = useState<unknown>(null);
   const d = a.data;
   const enabled = d?.status === 'enabled';
-  const notes = (d?.notes ?? d?.NOTES) as string | undefined;
   return (
     <Section
       title={`Addon ${name}`}
@@ -219,12 +218,6 @@ function AddonDetail({ name, onChanged }: { name: string; onChanged: () => void 
             ['Params', <ParamList params={d.params} />],
           ]}
         />
-      )}
-      {notes && (
-        <>
-          <h3>NOTES</h3>
-          <pre className="log">{notes}</pre>
-        </>
       )}
       {d && form && <AddonForm key={form} addon={d} mode={form} onDone={() => { a.reload(); onChanged(); }} />}
     </Section>

@@ -4,10 +4,10 @@ import { fmtTime } from '../lib/format';
 import { useLoad } from '../lib/hooks';
 import { href, navigate } from '../router';
 import { useSession } from '../session';
-import type { Subscription } from '../types';
+import type { Subscription, SubscriptionSpec } from '../types';
 
-function steps(spec: Record<string, unknown>): string {
-  const st = (spec.steps as Array<{ id?: string; config?: { plugin_name?: string } }>) ?? [];
+function steps(spec?: SubscriptionSpec): string {
+  const st = spec?.steps ?? [];
   return st.map((s) => `${s.id ?? '?'}${s.config?.plugin_name ? ` (${s.config.plugin_name})` : ''}`).join(', ');
 }
 

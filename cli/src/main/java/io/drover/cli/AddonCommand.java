@@ -1,6 +1,11 @@
 package io.drover.cli;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import io.drover.model.packages.AddonCatalog;
+import io.drover.model.packages.AddonChange;
+import io.drover.model.packages.AddonInfo;
+import io.drover.model.packages.AddonRequest;
+import io.drover.model.packages.PackageInfo;
+import io.drover.model.packages.SkippedEntry;
 import io.drover.cli.Output.Column;
 import io.drover.model.Json;
 import io.drover.model.packages.PackageMetadata;
@@ -22,12 +27,17 @@ import picocli.CommandLine.Parameters;
         subcommands = {AddonCommand.ListAddons.class, AddonCommand.Enable.class, AddonCommand.Upgrade.class,
                 AddonCommand.Disable.class, AddonCommand.Status.class})
 public final class AddonCommand {
-    static final List<Column> COLUMNS = List.of(Column.of("NAME", "name"), Column.of("STATUS", "status"),
-            Column.of("INSTALLED", "installed_version"), Column.of("REGISTRY", "registry"),
-            new Column("AVAILABLE", n -> String.join(", ", texts(n.path("available_versions")))));
-    static final List<Column> STEPS = List.of(Column.of("STEP", "n"), Column.of("ADDON", "name"),
-            Column.of("VERSION", "version"), Column.of("REGISTRY", "registry"), Column.of("ACTION", "action"),
-            new Column("REQUIRED BY", n -> String.join(", ", texts(n.path("required_by")))));
+    static final List<Column<AddonInfo>> COLUMNS = List.of(Column.of("NAME", AddonInfo::name), Column.of("STATUS", AddonInfo::status),
+            Column.of("INSTALLED", AddonInfo::installedVersion), Column.of("REGISTRY", AddonInfo::registry),
+            new Column<>("AVAILABLE", n -> String.join(", ", orNone(n.availableVersions()))));
+    static final List<Column<NumberedStep>> STEPS = List.of(Column.of("STEP", NumberedStep::n),
+            Column.of("ADDON", s -> s.step().name()), Column.of("VERSION", s -> s.step().version()),
+            Column.of("REGISTRY", s -> s.step().registry()), Column.of("ACTION", s -> s.step().action()),
+            new Column<>("REQUIRED BY", s -> String.join(", ", orNone(s.step().requiredBy()))));
+
+    /** A step of an addon change with its place in the install order, from 1. */
+    record NumberedStep(int n, AddonChange.Step step) {
+    }
 
     /** Parameters from {@code -f values.yaml} then {@code --set key=value} (dotted keys nest; values read as YAML). */
     static final class ParamOptions {
@@ -86,13 +96,14 @@ public final class AddonCommand {
 
         @Override
         public Integer call() {
-            JsonNode catalog = client.client().get("/api/v1/addons");
-            client.output().print(catalog, catalog.path("addons"), COLUMNS);
+            AddonCatalog catalog = client.client().get("/api/v1/addons", AddonCatalog.class);
+            client.output().print(catalog, orNone(catalog.addons()), COLUMNS);
             if (client.output().format() == Output.Format.table) {
-                catalog.path("skipped").forEach(s -> client.out().println("warning: registry " + s.path("registry").asText()
-                        + ": " + s.path("entry").asText() + " is skipped: " + s.path("reason").asText()));
-                catalog.path("unreadable_registries").properties().forEach(e ->
-                        client.out().println("warning: registry " + e.getKey() + " could not be read: " + e.getValue().asText()));
+                for (SkippedEntry s : orNone(catalog.skipped())) {
+                    client.out().println("warning: registry " + s.registry() + ": " + s.entry() + " is skipped: " + s.reason());
+                }
+                (catalog.unreadableRegistries() == null ? Map.<String, String>of() : catalog.unreadableRegistries()).forEach((registry, why) ->
+                        client.out().println("warning: registry " + registry + " could not be read: " + why));
             }
             return 0;
         }
@@ -115,11 +126,8 @@ public final class AddonCommand {
             if (Files.exists(local)) {
                 ref = uploadLocal(client, local, force, dryRun);
             }
-            Map<String, Object> body = new LinkedHashMap<>();
-            body.put("addon", ref);
-            body.put("params", params.params());
-            body.put("dry_run", dryRun);
-            printChange(client, client.client().post("/api/v1/addons", body));
+            printChange(client, client.client().post("/api/v1/addons", new AddonRequest(ref, params.params(), dryRun),
+                    AddonChange.class));
             return 0;
         }
     }
@@ -131,7 +139,7 @@ public final class AddonCommand {
         String sha = io.drover.core.Hashing.sha256(tgz);
         boolean stored;
         try {
-            stored = client.client().get("/api/v1/packages/" + m.name() + "/" + m.version()).path("sha256").asText().equals(sha);
+            stored = sha.equals(client.client().get("/api/v1/packages/" + m.name() + "/" + m.version(), PackageInfo.class).sha256());
         } catch (CliException notStored) {
             stored = false;
         }
@@ -140,7 +148,7 @@ public final class AddonCommand {
                 throw new CliException("--dry-run with a local path needs the package stored first: drover plugin upload "
                         + local);
             }
-            client.client().postRaw("/api/v1/packages" + (force ? "?force=true" : ""), "application/gzip", tgz);
+            client.client().postRaw("/api/v1/packages" + (force ? "?force=true" : ""), "application/gzip", tgz, PackageInfo.class);
             client.out().printf("stored %s %s from %s%n", m.name(), m.version(), local);
         }
         return "store/" + m.name() + "@" + m.version();
@@ -158,11 +166,8 @@ public final class AddonCommand {
         public Integer call() {
             String name = addon.contains("/") ? addon.substring(addon.indexOf('/') + 1) : addon;
             name = name.contains("@") ? name.substring(0, name.indexOf('@')) : name;
-            Map<String, Object> body = new LinkedHashMap<>();
-            body.put("addon", addon);
-            body.put("params", params.params());
-            body.put("dry_run", dryRun);
-            printChange(client, client.client().post("/api/v1/addons/" + name + "/upgrade", body));
+            printChange(client, client.client().post("/api/v1/addons/" + name + "/upgrade",
+                    new AddonRequest(addon, params.params(), dryRun), AddonChange.class));
             return 0;
         }
     }
@@ -188,64 +193,60 @@ public final class AddonCommand {
 
         @Override
         public Integer call() {
-            JsonNode s = client.client().get("/api/v1/addons/" + name);
+            AddonInfo s = client.client().get("/api/v1/addons/" + name, AddonInfo.class);
             if (client.output().format() != Output.Format.table) {
                 client.output().printObject(s);
                 return 0;
             }
             var out = client.out();
-            out.printf("addon:     %s%nstatus:    %s%n", s.path("name").asText(), s.path("status").asText());
-            if (s.hasNonNull("installed_version")) {
-                out.printf("version:   %s%nregistry:  %s%nenabled:   %s%n", s.path("installed_version").asText(),
-                        s.path("registry").asText(), s.path("enabled_at").asText());
+            out.printf("addon:     %s%nstatus:    %s%n", s.name(), s.status());
+            if (s.installedVersion() != null) {
+                out.printf("version:   %s%nregistry:  %s%nenabled:   %s%n", s.installedVersion(),
+                        s.registry() == null ? "" : s.registry(), s.enabledAt() == null ? "" : Output.text(s.enabledAt()));
             }
-            if (!s.path("available_versions").isEmpty()) {
-                out.printf("available: %s%n", String.join(", ", texts(s.path("available_versions"))));
+            if (!orNone(s.availableVersions()).isEmpty()) {
+                out.printf("available: %s%n", String.join(", ", s.availableVersions()));
             }
-            if (!s.path("dependencies").isEmpty()) {
+            if (!orNone(s.dependencies()).isEmpty()) {
                 out.println("dependencies:");
-                for (JsonNode d : s.path("dependencies")) {
-                    out.printf("  %s %s %s%s%n", d.path("satisfied").asBoolean() ? "✔" : "✘", d.path("name").asText(),
-                            d.path("constraint").asText("*").isEmpty() ? "*" : d.path("constraint").asText("*"),
-                            d.hasNonNull("installed_version") ? " (installed " + d.path("installed_version").asText() + ")"
-                                    : " (not installed)");
+                for (AddonInfo.DependencyState d : s.dependencies()) {
+                    out.printf("  %s %s %s%s%n", d.satisfied() ? "✔" : "✘", d.name(),
+                            d.constraint() == null || d.constraint().isEmpty() ? "*" : d.constraint(),
+                            d.installedVersion() != null ? " (installed " + d.installedVersion() + ")" : " (not installed)");
                 }
             }
-            if (!s.path("params").isEmpty()) {
+            if (s.params() != null && !s.params().isEmpty()) {
                 out.println("params:");
-                s.path("params").properties().forEach(e -> out.printf("  %s: %s%n", e.getKey(), Output.text(e.getValue())));
+                s.params().forEach((key, value) -> out.printf("  %s: %s%n", key, Output.text(value)));
             }
             return 0;
         }
     }
 
-    private static void printChange(ClientOptions client, JsonNode change) {
+    private static void printChange(ClientOptions client, AddonChange change) {
         if (client.output().format() != Output.Format.table) {
             client.output().printObject(change);
             return;
         }
         var out = client.out();
-        boolean dry = change.path("dry_run").asBoolean();
-        out.printf("%s %s %s%n", dry ? "plan for" : "enabled", change.path("addon").asText(), change.path("version").asText());
-        var rows = Json.json().createArrayNode();
-        int n = 1;
-        for (JsonNode step : change.path("steps")) {
-            rows.add(((com.fasterxml.jackson.databind.node.ObjectNode) step.deepCopy()).put("n", n++));
+        boolean dry = change.dryRun();
+        out.printf("%s %s %s%n", dry ? "plan for" : "enabled", change.addon(), change.version());
+        List<NumberedStep> rows = new ArrayList<>();
+        for (AddonChange.Step step : orNone(change.steps())) {
+            rows.add(new NumberedStep(rows.size() + 1, step));
         }
         out.print(Output.table(rows, STEPS));
-        change.path("already_installed").properties().forEach(e ->
-                out.printf("kept %s %s (installed, satisfies its constraint)%n", e.getKey(), e.getValue().asText()));
+        (change.alreadyInstalled() == null ? Map.<String, String>of() : change.alreadyInstalled()).forEach((addon, version) ->
+                out.printf("kept %s %s (installed, satisfies its constraint)%n", addon, version));
         if (dry) {
             out.println("dry run: nothing changed");
-        } else if (change.hasNonNull("notes")) {
+        } else if (change.notes() != null) {
             out.println();
-            out.println(change.path("notes").asText().strip());
+            out.println(change.notes().strip());
         }
     }
 
-    private static List<String> texts(JsonNode array) {
-        List<String> texts = new ArrayList<>();
-        array.forEach(n -> texts.add(n.asText()));
-        return texts;
+    private static <T> List<T> orNone(List<T> list) {
+        return list == null ? List.of() : list;
     }
 }

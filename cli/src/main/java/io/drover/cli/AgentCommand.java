@@ -1,6 +1,10 @@
 package io.drover.cli;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.core.type.TypeReference;
+import io.drover.model.agents.AgentInfo;
+import io.drover.model.agents.AgentLinkRequest;
+import io.drover.model.agents.AgentPackageInfo;
+import io.drover.model.agents.LinkConflict;
 import io.drover.cli.Output.Column;
 import io.drover.core.packages.Version;
 import java.util.List;
@@ -22,30 +26,30 @@ import picocli.CommandLine.Parameters;
                 AgentInstallCommand.HostKey.class, AgentUpgradeCommand.Upgrade.class,
                 AgentUpgradeCommand.Upgrades.class, AgentUpgradeCommand.Cancel.class})
 public final class AgentCommand {
-    static final List<Column> COLUMNS = columns(null);
+    static final List<Column<AgentInfo>> COLUMNS = columns(null);
 
     /** The columns of an agent; {@code newest}: the newest agent package version stored (null: not known). */
-    static List<Column> columns(Version newest) {
-        return List.of(Column.of("ID", "id"), Column.of("HOST", "bk_host_id"),
-                Column.of("BIZ", "bk_biz_id"), Column.of("IP", "inner_ip"), Column.of("KEY", "key_state"),
-                new Column("ONLINE", row -> row.path("online").asBoolean() ? "yes" : "no"),
-                Column.of("MODE", "mode"), new Column("VERSION", row -> version(row, newest)), Column.of("LAST SEEN", "last_seen"),
-                new Column("LINK", AgentCommand::link));
+    static List<Column<AgentInfo>> columns(Version newest) {
+        return List.of(Column.of("ID", AgentInfo::id), Column.of("HOST", AgentInfo::bkHostId),
+                Column.of("BIZ", AgentInfo::bkBizId), Column.of("IP", AgentInfo::innerIp), Column.of("KEY", AgentInfo::keyState),
+                new Column<>("ONLINE", row -> row.online() ? "yes" : "no"),
+                Column.of("MODE", AgentInfo::mode), new Column<>("VERSION", row -> version(row.version(), newest)),
+                Column.of("LAST SEEN", AgentInfo::lastSeen), new Column<>("LINK", row -> link(row.linkConflict())));
     }
 
     /** An agent's version, with {@code (old: V available)} when it is older than the newest agent package stored. */
-    static String version(JsonNode row, Version newest) {
-        String version = row.path("version").isTextual() ? row.path("version").asText() : "";
-        Version running = Version.tryParse(version);
+    static String version(String version, Version newest) {
+        String shown = version == null ? "" : version;
+        Version running = Version.tryParse(shown);
         return newest != null && running != null && running.compareTo(newest) < 0
-                ? version + " (old: " + newest + " available)" : version;
+                ? shown + " (old: " + newest + " available)" : shown;
     }
 
     /** The newest version among the agent packages the server stores (null: none). */
     static Version newestPackage(ApiClient client) {
         Version newest = null;
-        for (JsonNode p : client.get("/api/v1/agent-packages")) {
-            Version v = Version.tryParse(p.path("version").asText());
+        for (AgentPackageInfo p : client.get("/api/v1/agent-packages", new TypeReference<List<AgentPackageInfo>>() { })) {
+            Version v = Version.tryParse(String.valueOf(p.version()));
             if (v != null && (newest == null || v.compareTo(newest) > 0)) {
                 newest = v;
             }
@@ -54,13 +58,12 @@ public final class AgentCommand {
     }
 
     /** Why an unlinked agent is not linked: {@code other_business}, or {@code host_has_agent (host N)}. */
-    static String link(JsonNode row) {
-        JsonNode conflict = row.path("link_conflict");
-        if (conflict.isMissingNode() || conflict.isNull()) {
+    static String link(LinkConflict conflict) {
+        if (conflict == null) {
             return "";
         }
-        return conflict.path("reason").asText() + (conflict.path("bk_host_id").isNumber()
-                ? " (host " + conflict.path("bk_host_id").asLong() + ")" : "");
+        return (conflict.reason() == null ? "" : conflict.reason().wireName())
+                + (conflict.bkHostId() != null ? " (host " + conflict.bkHostId() + ")" : "");
     }
 
     @Command(name = "list", description = "List agents: id, host id, key state, online, transport mode (drover: a key of "
@@ -72,7 +75,7 @@ public final class AgentCommand {
 
         @Override
         public Integer call() {
-            JsonNode agents = client.client().get("/api/v1/agents");
+            List<AgentInfo> agents = client.client().get("/api/v1/agents", new TypeReference<>() { });
             client.output().print(agents, agents, columns(newestPackage(client.client())));
             return 0;
         }
@@ -85,7 +88,8 @@ public final class AgentCommand {
 
         @Override
         public Integer call() {
-            client.output().printRow(client.client().get("/api/v1/agents/" + java.net.URLEncoder.encode(id, java.nio.charset.StandardCharsets.UTF_8)), COLUMNS);
+            client.output().printRow(client.client().get("/api/v1/agents/" + java.net.URLEncoder.encode(id,
+                    java.nio.charset.StandardCharsets.UTF_8), AgentInfo.class), COLUMNS);
             return 0;
         }
     }
@@ -97,7 +101,8 @@ public final class AgentCommand {
 
         @Override
         public Integer call() {
-            client.output().printObject(client.client().get("/api/v1/agents/" + java.net.URLEncoder.encode(id, java.nio.charset.StandardCharsets.UTF_8) + "/grains"));
+            client.output().printObject(client.client().get("/api/v1/agents/" + java.net.URLEncoder.encode(id,
+                    java.nio.charset.StandardCharsets.UTF_8) + "/grains", new TypeReference<java.util.Map<String, Object>>() { }));
             return 0;
         }
     }
@@ -113,8 +118,8 @@ public final class AgentCommand {
 
         @Override
         public Integer call() {
-            JsonNode agent = client.client().post("/api/v1/agents/" + java.net.URLEncoder.encode(id, java.nio.charset.StandardCharsets.UTF_8)
-                    + "/link", java.util.Map.of("bk_host_id", host, "force", force, "move_business", moveBusiness));
+            AgentInfo agent = client.client().post("/api/v1/agents/" + java.net.URLEncoder.encode(id, java.nio.charset.StandardCharsets.UTF_8)
+                    + "/link", new AgentLinkRequest(host, force, moveBusiness), AgentInfo.class);
             client.output().printRow(agent, COLUMNS);
             return 0;
         }

@@ -1,6 +1,12 @@
 package io.drover.cli;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.core.type.TypeReference;
+import io.drover.model.agentinstall.AgentInstallHost;
+import io.drover.model.agentinstall.AgentInstallRequest;
+import io.drover.model.agentinstall.AgentInstallRetry;
+import io.drover.model.agentinstall.AgentInstallStep;
+import io.drover.model.agentinstall.AgentInstallTask;
+import io.drover.model.agentinstall.SshHostKey;
 import io.drover.cli.Output.Column;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -24,12 +30,15 @@ import picocli.CommandLine.Parameters;
  * only.
  */
 final class AgentInstallCommand {
-    static final List<Column> TASKS = List.of(Column.of("ID", "id"), Column.of("BIZ", "bk_biz_id"), Column.of("STATUS", "status"),
-            Column.of("HOSTS", "total"), Column.of("OK", "succeeded"), Column.of("FAILED", "failed"),
-            Column.of("USER", "ssh_user"), Column.of("BY", "created_by"), Column.of("CREATED", "created_at"));
-    static final List<Column> HOSTS = List.of(new Column("HOST", h -> h.path("address").asText() + ":" + h.path("port").asInt()),
-            Column.of("AGENT", "agent_id"), Column.of("STATUS", "status"), new Column("STEP", AgentInstallCommand::step),
-            Column.of("ARCH", "arch"), Column.of("ERROR", "error"));
+    static final List<Column<AgentInstallTask>> TASKS = List.of(Column.of("ID", AgentInstallTask::id),
+            Column.of("BIZ", AgentInstallTask::bkBizId), Column.of("STATUS", AgentInstallTask::status),
+            Column.of("HOSTS", AgentInstallTask::total), Column.of("OK", AgentInstallTask::succeeded),
+            Column.of("FAILED", AgentInstallTask::failed), Column.of("USER", AgentInstallTask::sshUser),
+            Column.of("BY", AgentInstallTask::createdBy), Column.of("CREATED", AgentInstallTask::createdAt));
+    static final List<Column<AgentInstallHost>> HOSTS = List.of(new Column<>("HOST", h -> h.address() + ":" + h.port()),
+            Column.of("AGENT", AgentInstallHost::agentId), Column.of("STATUS", AgentInstallHost::status),
+            new Column<>("STEP", AgentInstallCommand::step), Column.of("ARCH", AgentInstallHost::arch),
+            Column.of("ERROR", AgentInstallHost::error));
     /** The largest key or password file read. */
     static final long MAX_SECRET_FILE = 16 * 1024;
 
@@ -37,13 +46,26 @@ final class AgentInstallCommand {
     }
 
     /** The last step of a host with its status: {@code upload (running)}. */
-    static String step(JsonNode host) {
-        JsonNode steps = host.path("steps");
+    static String step(AgentInstallHost host) {
+        List<AgentInstallStep> steps = steps(host);
         if (steps.isEmpty()) {
             return "";
         }
-        JsonNode last = steps.get(steps.size() - 1);
-        return last.path("name").asText() + " (" + last.path("status").asText() + ")";
+        AgentInstallStep last = steps.get(steps.size() - 1);
+        return orEmpty(last.name()) + " (" + orEmpty(last.status()) + ")";
+    }
+
+    private static List<AgentInstallStep> steps(AgentInstallHost host) {
+        return host.steps() == null ? List.of() : host.steps();
+    }
+
+    /** A text field as the table shows an absent one: empty. */
+    private static String orEmpty(String text) {
+        return text == null ? "" : text;
+    }
+
+    private static List<AgentInstallHost> hosts(AgentInstallTask task) {
+        return task.hosts() == null ? List.of() : task.hosts();
     }
 
     @Command(name = "install-remote", description = "Install agents on hosts over SSH: the server connects to each host, "
@@ -91,13 +113,14 @@ final class AgentInstallCommand {
         @Override
         public Integer call() {
             PrintWriter out = client.out();
-            Map<String, Object> credentials = credentials();
-            JsonNode task;
+            Credentials credentials = credentials();
+            AgentInstallTask task;
             if (retry != null) {
                 if (!hosts.isEmpty()) {
                     throw new CliException("--retry " + retry + " runs that install's failed hosts: give no HOST");
                 }
-                task = client.client().post("/api/v1/agent-installs/" + retry + "/retry", credentials);
+                task = client.client().post("/api/v1/agent-installs/" + retry + "/retry",
+                        new AgentInstallRetry(credentials.privateKey(), credentials.password(), null, null), AgentInstallTask.class);
             } else {
                 if (hosts.isEmpty()) {
                     throw new CliException("give at least one HOST[:PORT] (or --retry ID)");
@@ -105,57 +128,40 @@ final class AgentInstallCommand {
                 if (hosts.size() > 1 && (ip != null || id != null)) {
                     throw new CliException("--ip and --id name one host's inventory address and agent id: give one HOST with them");
                 }
-                Map<String, Object> body = new HashMap<>(credentials);
-                List<Map<String, Object>> list = new ArrayList<>();
+                List<AgentInstallRequest.InstallHost> list = new ArrayList<>();
                 for (String h : hosts) {
                     list.add(host(h));
                 }
-                body.put("hosts", list);
-                body.put("ssh_user", user);
-                put(body, "jump", jump);
-                put(body, "bk_biz_id", business);
-                put(body, "concurrency", concurrency);
-                put(body, "masters", masters);
-                put(body, "master_finger", masterFinger);
-                put(body, "publish_port", publishPort);
-                put(body, "package_version", packageVersion);
-                put(body, "prefix", prefix);
-                put(body, "service", service);
-                put(body, "wait_seconds", waitSeconds);
-                task = client.client().post("/api/v1/agent-installs", body);
+                task = client.client().post("/api/v1/agent-installs", new AgentInstallRequest(list, user,
+                        credentials.privateKey(), credentials.password(), jump, null, null, business, concurrency,
+                        packageVersion, masters, masterFinger, publishPort, prefix, service, waitSeconds), AgentInstallTask.class);
             }
-            long taskId = task.path("id").asLong();
+            long taskId = task.id();
             boolean follow = wait != null ? wait : System.console() != null;
-            out.printf("agent install %d started: %d host(s)%s%n", taskId, task.path("hosts").size(),
+            out.printf("agent install %d started: %d host(s)%s%n", taskId, hosts(task).size(),
                     follow ? "" : "; follow it with drover agent installs " + taskId);
             if (!follow) {
                 return 0;
             }
-            JsonNode done = watch(client.client(), out, taskId);
-            return done.path("status").asText().equals("succeeded") ? 0 : 1;
+            AgentInstallTask done = watch(client.client(), out, taskId);
+            return "succeeded".equals(done.status()) ? 0 : 1;
         }
 
-        private Map<String, Object> host(String spec) {
-            Map<String, Object> h = new LinkedHashMap<>();
+        private AgentInstallRequest.InstallHost host(String spec) {
             HostPort target = HostPort.parse(spec);
-            h.put("address", target.address());
-            put(h, "port", target.port());
-            put(h, "inner_ip", ip);
-            put(h, "id", id);
-            return h;
+            return new AgentInstallRequest.InstallHost(target.address(), target.port(), null, ip, id, null);
         }
 
-        private Map<String, Object> credentials() {
+        /** The SSH credential: a private key or a password, never both. */
+        private record Credentials(String privateKey, String password) {
+        }
+
+        private Credentials credentials() {
             if ((key == null) == (passwordFile == null)) {
                 throw new CliException("give --ssh-key FILE or --ssh-password-file FILE (one of them)");
             }
-            Map<String, Object> c = new HashMap<>();
-            if (key != null) {
-                c.put("ssh_private_key", read(key, "--ssh-key"));
-            } else {
-                String text = read(passwordFile, "--ssh-password-file");
-                c.put("ssh_password", text.lines().findFirst().orElse(""));
-            }
+            Credentials c = key != null ? new Credentials(read(key, "--ssh-key"), null)
+                    : new Credentials(null, read(passwordFile, "--ssh-password-file").lines().findFirst().orElse(""));
             if (retry == null && user == null) {
                 throw new CliException("--ssh-user is required (root)");
             }
@@ -170,12 +176,6 @@ final class AgentInstallCommand {
                 return Files.readString(file, StandardCharsets.UTF_8);
             } catch (IOException e) {
                 throw new CliException("cannot read " + option + " " + file + ": " + e.getClass().getSimpleName());
-            }
-        }
-
-        private static void put(Map<String, Object> body, String field, Object value) {
-            if (value != null) {
-                body.put(field, value);
             }
         }
     }
@@ -204,8 +204,9 @@ final class AgentInstallCommand {
         }
     }
 
-    static final List<Column> HOST_KEYS = List.of(Column.of("ADDRESS", "address"), Column.of("PORT", "port"),
-            Column.of("TYPE", "key_type"), Column.of("FINGERPRINT", "fingerprint"), Column.of("FIRST SEEN", "first_seen"));
+    static final List<Column<SshHostKey>> HOST_KEYS = List.of(Column.of("ADDRESS", SshHostKey::address),
+            Column.of("PORT", SshHostKey::port), Column.of("TYPE", SshHostKey::keyType),
+            Column.of("FINGERPRINT", SshHostKey::fingerprint), Column.of("FIRST SEEN", SshHostKey::firstSeen));
 
     @Command(name = "host-keys", description = "The SSH host keys the server recorded at the first contact of an agent "
             + "install, by address and port (needs a token for every business).")
@@ -214,7 +215,7 @@ final class AgentInstallCommand {
 
         @Override
         public Integer call() {
-            JsonNode keys = client.client().get("/api/v1/agent-installs/host-keys");
+            List<SshHostKey> keys = client.client().get("/api/v1/agent-installs/host-keys", new TypeReference<>() { });
             client.output().print(keys, keys, HOST_KEYS);
             return 0;
         }
@@ -246,23 +247,22 @@ final class AgentInstallCommand {
     }
 
     /** Prints each host's progress as it changes until the install ends; then its hosts. */
-    static JsonNode watch(ApiClient client, PrintWriter out, long taskId) {
+    static AgentInstallTask watch(ApiClient client, PrintWriter out, long taskId) {
         Map<Long, String> shown = new HashMap<>();
         while (true) {
-            JsonNode task = client.get("/api/v1/agent-installs/" + taskId);
-            for (JsonNode h : task.path("hosts")) {
-                String line = h.path("address").asText() + ":" + h.path("port").asInt() + "  " + h.path("agent_id").asText()
-                        + "  " + h.path("status").asText() + "  " + step(h)
-                        + (h.path("error").isTextual() ? "  " + h.path("error").asText() : "");
-                if (!line.equals(shown.put(h.path("id").asLong(), line))) {
+            AgentInstallTask task = client.get("/api/v1/agent-installs/" + taskId, AgentInstallTask.class);
+            for (AgentInstallHost h : hosts(task)) {
+                String line = h.address() + ":" + h.port() + "  " + orEmpty(h.agentId()) + "  " + orEmpty(h.status()) + "  " + step(h)
+                        + (h.error() != null ? "  " + h.error() : "");
+                if (!line.equals(shown.put(h.id(), line))) {
                     out.println(line);
                 }
             }
             out.flush();
-            if (!task.path("status").asText().equals("running")) {
-                out.printf("agent install %d %s: %d succeeded, %d failed%n", taskId, task.path("status").asText(),
-                        task.path("succeeded").asInt(), task.path("failed").asInt());
-                out.print(Output.table(task.path("hosts"), HOSTS));
+            if (!"running".equals(task.status())) {
+                out.printf("agent install %d %s: %d succeeded, %d failed%n", taskId, task.status(),
+                        task.succeeded(), task.failed());
+                out.print(Output.table(hosts(task), HOSTS));
                 out.flush();
                 return task;
             }
@@ -284,24 +284,24 @@ final class AgentInstallCommand {
         @Override
         public Integer call() {
             if (id == null) {
-                JsonNode tasks = client.client().get("/api/v1/agent-installs");
+                List<AgentInstallTask> tasks = client.client().get("/api/v1/agent-installs", new TypeReference<>() { });
                 client.output().print(tasks, tasks, TASKS);
                 return 0;
             }
-            JsonNode task = client.client().get("/api/v1/agent-installs/" + id);
+            AgentInstallTask task = client.client().get("/api/v1/agent-installs/" + id, AgentInstallTask.class);
             if (client.output().format() != Output.Format.table) {
                 client.output().printObject(task);
                 return 0;
             }
             PrintWriter out = client.out();
-            out.print(Output.table(io.drover.model.Json.json().createArrayNode().add(task), TASKS));
-            out.print(Output.table(task.path("hosts"), HOSTS));
+            out.print(Output.table(List.of(task), TASKS));
+            out.print(Output.table(hosts(task), HOSTS));
             if (steps) {
-                for (JsonNode h : task.path("hosts")) {
-                    out.println(h.path("address").asText() + ":" + h.path("port").asInt() + " " + h.path("agent_id").asText());
-                    for (JsonNode s : h.path("steps")) {
-                        out.println("  " + s.path("name").asText() + " " + s.path("status").asText());
-                        s.path("log").forEach(l -> out.println("    " + l.asText()));
+                for (AgentInstallHost h : hosts(task)) {
+                    out.println(h.address() + ":" + h.port() + " " + orEmpty(h.agentId()));
+                    for (AgentInstallStep s : steps(h)) {
+                        out.println("  " + s.name() + " " + s.status());
+                        (s.log() == null ? List.<String>of() : s.log()).forEach(l -> out.println("    " + l));
                     }
                 }
             }

@@ -1,6 +1,7 @@
 package io.drover.cli;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.core.type.TypeReference;
+import io.drover.model.agents.AgentPackageInfo;
 import io.drover.cli.Output.Column;
 import io.drover.core.agents.AgentPackageException;
 import io.drover.core.agents.AgentPackageName;
@@ -18,9 +19,10 @@ import picocli.CommandLine.Parameters;
 @Command(name = "agent-package", description = "Agent packages (drover-agent-<version>-linux-<arch>.tar.gz) the server hands out to hosts.",
         subcommands = {AgentPackageCommand.Upload.class, AgentPackageCommand.ListPackages.class, AgentPackageCommand.Delete.class})
 public final class AgentPackageCommand {
-    static final List<Column> COLUMNS = List.of(Column.of("VERSION", "version"), Column.of("OS", "os"), Column.of("ARCH", "arch"),
-            Column.of("SIZE", "size_bytes"), new Column("SHA256", n -> n.path("sha256").asText().substring(0, 12)),
-            Column.of("UPLOADED", "uploaded_at"), Column.of("BY", "uploaded_by"));
+    static final List<Column<AgentPackageInfo>> COLUMNS = List.of(Column.of("VERSION", AgentPackageInfo::version),
+            Column.of("OS", AgentPackageInfo::os), Column.of("ARCH", AgentPackageInfo::arch),
+            Column.of("SIZE", AgentPackageInfo::sizeBytes), new Column<>("SHA256", p -> Output.shortHash(p.sha256())),
+            Column.of("UPLOADED", AgentPackageInfo::uploadedAt), Column.of("BY", AgentPackageInfo::uploadedBy));
 
     @Command(name = "upload", description = "Upload an agent package (admin); its name must be drover-agent-<version>-linux-<arch>.tar.gz.")
     static final class Upload implements Callable<Integer> {
@@ -38,11 +40,11 @@ public final class AgentPackageCommand {
             } catch (AgentPackageException e) {
                 throw new CliException(e.getMessage() + " (rename it, or build it with that name)");
             }
-            JsonNode stored = client.client().postFile("/api/v1/agent-packages?file_name="
-                    + URLEncoder.encode(name, StandardCharsets.UTF_8), "application/gzip", file);
+            AgentPackageInfo stored = client.client().postFile("/api/v1/agent-packages?file_name="
+                    + URLEncoder.encode(name, StandardCharsets.UTF_8), "application/gzip", file, AgentPackageInfo.class);
             if (client.output().format() == Output.Format.table) {
-                client.out().printf("%s is stored (sha256 %s, uploaded by %s at %s)%n", stored.path("file_name").asText(),
-                        stored.path("sha256").asText(), stored.path("uploaded_by").asText(), stored.path("uploaded_at").asText());
+                client.out().printf("%s is stored (sha256 %s, uploaded by %s at %s)%n", stored.fileName(),
+                        stored.sha256(), stored.uploadedBy(), Output.text(stored.uploadedAt()));
             } else {
                 client.output().printObject(stored);
             }
@@ -56,7 +58,7 @@ public final class AgentPackageCommand {
 
         @Override
         public Integer call() {
-            JsonNode list = client.client().get("/api/v1/agent-packages");
+            List<AgentPackageInfo> list = client.client().get("/api/v1/agent-packages", new TypeReference<>() { });
             client.output().print(list, list, COLUMNS);
             return 0;
         }

@@ -1,9 +1,7 @@
 package io.drover.cli;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.core.type.TypeReference;
 import io.drover.cli.Output.Column;
-import io.drover.model.Json;
 import io.drover.model.agentupgrade.AgentUpgradeHost;
 import io.drover.model.agentupgrade.AgentUpgradeRequest;
 import io.drover.model.agentupgrade.AgentUpgradeTask;
@@ -20,14 +18,17 @@ import picocli.CommandLine.Parameters;
 
 /** {@code drover agent upgrade} and {@code drover agent upgrades}: fleet upgrades through the running agents. */
 final class AgentUpgradeCommand {
-    static final List<Column> TASKS = List.of(Column.of("ID", "id"), Column.of("BIZ", "bk_biz_id"), Column.of("STATUS", "status"),
-            Column.of("VERSION", "version"), Column.of("TARGET", "tgt"), Column.of("BATCH", "batch_size"),
-            Column.of("AGENTS", "total"), Column.of("OK", "succeeded"), Column.of("SKIPPED", "skipped"),
-            Column.of("FAILED", "failed"), Column.of("NOT STARTED", "not_started"), Column.of("BY", "created_by"),
-            Column.of("CREATED", "created_at"));
-    static final List<Column> HOSTS = List.of(Column.of("BATCH", "batch"), Column.of("AGENT", "agent_id"),
-            Column.of("STATUS", "status"), Column.of("ARCH", "arch"), Column.of("FROM", "from_version"),
-            Column.of("VERSION", "version"), Column.of("ERROR", "error"));
+    static final List<Column<AgentUpgradeTask>> TASKS = List.of(Column.of("ID", AgentUpgradeTask::id),
+            Column.of("BIZ", AgentUpgradeTask::bkBizId), Column.of("STATUS", AgentUpgradeTask::status),
+            Column.of("VERSION", AgentUpgradeTask::version), Column.of("TARGET", AgentUpgradeTask::tgt),
+            Column.of("BATCH", AgentUpgradeTask::batchSize), Column.of("AGENTS", AgentUpgradeTask::total),
+            Column.of("OK", AgentUpgradeTask::succeeded), Column.of("SKIPPED", AgentUpgradeTask::skipped),
+            Column.of("FAILED", AgentUpgradeTask::failed), Column.of("NOT STARTED", AgentUpgradeTask::notStarted),
+            Column.of("BY", AgentUpgradeTask::createdBy), Column.of("CREATED", AgentUpgradeTask::createdAt));
+    static final List<Column<AgentUpgradeHost>> HOSTS = List.of(Column.of("BATCH", AgentUpgradeHost::batch),
+            Column.of("AGENT", AgentUpgradeHost::agentId), Column.of("STATUS", AgentUpgradeHost::status),
+            Column.of("ARCH", AgentUpgradeHost::arch), Column.of("FROM", AgentUpgradeHost::fromVersion),
+            Column.of("VERSION", AgentUpgradeHost::version), Column.of("ERROR", AgentUpgradeHost::error));
 
     private AgentUpgradeCommand() {
     }
@@ -63,8 +64,9 @@ final class AgentUpgradeCommand {
         @Override
         public Integer call() {
             PrintWriter out = client.out();
-            AgentUpgradeTask task = task(client.client().post("/api/v1/agent-upgrades", new AgentUpgradeRequest(target,
-                    type.type(), version, business, batchSize, maxFailureRatio, waitSeconds, allowDowngrade ? true : null)));
+            AgentUpgradeTask task = client.client().post("/api/v1/agent-upgrades", new AgentUpgradeRequest(target,
+                    type.type(), version, business, batchSize, maxFailureRatio, waitSeconds, allowDowngrade ? true : null),
+                    AgentUpgradeTask.class);
             boolean follow = wait != null ? wait : System.console() != null;
             long batches = task.hosts().stream().mapToInt(AgentUpgradeHost::batch).distinct().count();
             out.printf("agent upgrade %d started: %d agent(s) of business %d to %s in %d batch(es)%s%n", task.id(),
@@ -83,8 +85,7 @@ final class AgentUpgradeCommand {
     static AgentUpgradeTask watch(ApiClient client, PrintWriter out, long taskId) {
         Map<Long, String> shown = new HashMap<>();
         while (true) {
-            JsonNode node = client.get("/api/v1/agent-upgrades/" + taskId);
-            AgentUpgradeTask task = task(node);
+            AgentUpgradeTask task = client.get("/api/v1/agent-upgrades/" + taskId, AgentUpgradeTask.class);
             for (AgentUpgradeHost h : task.hosts()) {
                 if (h.status().wire().equals("pending") && h.startedAt() == null) {
                     continue;
@@ -99,7 +100,7 @@ final class AgentUpgradeCommand {
             if (!task.status().wire().equals("running")) {
                 out.printf("agent upgrade %d %s: %d succeeded, %d skipped, %d failed, %d not started%n", taskId, task.status().wire(),
                         task.succeeded(), task.skipped(), task.failed(), task.notStarted());
-                out.print(Output.table(node.path("hosts"), HOSTS));
+                out.print(Output.table(task.hosts(), HOSTS));
                 out.flush();
                 return task;
             }
@@ -112,14 +113,6 @@ final class AgentUpgradeCommand {
         }
     }
 
-    static AgentUpgradeTask task(JsonNode node) {
-        try {
-            return Json.json().treeToValue(node, AgentUpgradeTask.class);
-        } catch (JsonProcessingException e) {
-            throw new CliException("the server answered an agent upgrade this client cannot read: " + e.getOriginalMessage());
-        }
-    }
-
     @Command(name = "upgrades", description = "Agent upgrades: all of them, or one with its agents.")
     static final class Upgrades implements Callable<Integer> {
         @Mixin ClientOptions client;
@@ -128,18 +121,18 @@ final class AgentUpgradeCommand {
         @Override
         public Integer call() {
             if (id == null) {
-                JsonNode tasks = client.client().get("/api/v1/agent-upgrades");
+                List<AgentUpgradeTask> tasks = client.client().get("/api/v1/agent-upgrades", new TypeReference<>() { });
                 client.output().print(tasks, tasks, TASKS);
                 return 0;
             }
-            JsonNode task = client.client().get("/api/v1/agent-upgrades/" + id);
+            AgentUpgradeTask task = client.client().get("/api/v1/agent-upgrades/" + id, AgentUpgradeTask.class);
             if (client.output().format() != Output.Format.table) {
                 client.output().printObject(task);
                 return 0;
             }
             PrintWriter out = client.out();
-            out.print(Output.table(Json.json().createArrayNode().add(task), TASKS));
-            out.print(Output.table(task.path("hosts"), HOSTS));
+            out.print(Output.table(List.of(task), TASKS));
+            out.print(Output.table(task.hosts(), HOSTS));
             out.flush();
             return 0;
         }
@@ -153,7 +146,7 @@ final class AgentUpgradeCommand {
 
         @Override
         public Integer call() {
-            AgentUpgradeTask task = task(client.client().post("/api/v1/agent-upgrades/" + id + "/cancel", Map.of()));
+            AgentUpgradeTask task = client.client().postNoBody("/api/v1/agent-upgrades/" + id + "/cancel", AgentUpgradeTask.class);
             client.out().printf("agent upgrade %d: cancelled; no further batch starts (follow it with drover agent upgrades %d)%n",
                     task.id(), task.id());
             client.out().flush();

@@ -1,7 +1,13 @@
 package io.drover.cli;
 
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.drover.model.Json;
+import io.drover.model.api.Problem;
+import io.drover.model.api.ProgressLine;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -15,13 +21,22 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.StringJoiner;
 import java.util.function.Consumer;
 
-/** The REST API over java.net.http: JSON in, JSON out, problem documents turned into readable errors. */
+/**
+ * The REST API over java.net.http: the {@code model} records in and out, problem documents turned into readable errors.
+ */
 public final class ApiClient {
     private static final Duration TIMEOUT = Duration.ofSeconds(120);
+
+    /**
+     * Reads the server's answers into the model records. Unlike the server's strict {@link Json#json()}, it ignores
+     * fields it does not know: a newer server may add fields to an answer, and an older CLI must still read it.
+     */
+    static final ObjectMapper ANSWERS = Json.json().copy().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
 
     private final String baseUrl;
     private final String token;
@@ -45,20 +60,70 @@ public final class ApiClient {
         this.http = builder.build();
     }
 
-    public JsonNode get(String path) {
+    private JsonNode get(String path) {
         return send(request(path).GET());
     }
 
-    public JsonNode post(String path, Object body) {
+    /** GET, the answer read as this record. */
+    public <T> T get(String path, Class<T> type) {
+        return read(get(path), ANSWERS.constructType(type));
+    }
+
+    /** GET, the answer read as this type (a list or page of records). */
+    public <T> T get(String path, TypeReference<T> type) {
+        return read(get(path), ANSWERS.constructType(type));
+    }
+
+    /** POST of a model record, the answer read as this record. */
+    public <T> T post(String path, Object body, Class<T> type) {
+        return read(post(path, body), ANSWERS.constructType(type));
+    }
+
+    /** POST of a model record, the answer read as this type. */
+    public <T> T post(String path, Object body, TypeReference<T> type) {
+        return read(post(path, body), ANSWERS.constructType(type));
+    }
+
+    /** POST without a body (an action on the resource in the path), the answer read as this record. */
+    public <T> T postNoBody(String path, Class<T> type) {
+        return read(send(request(path).POST(HttpRequest.BodyPublishers.noBody())), ANSWERS.constructType(type));
+    }
+
+    /** PUT of a model record, the answer read as this record. */
+    public <T> T put(String path, Object body, Class<T> type) {
+        return read(put(path, body), ANSWERS.constructType(type));
+    }
+
+    /** DELETE, the answer read as this record (null when the server answers none). */
+    public <T> T delete(String path, Class<T> type) {
+        return read(send(request(path).DELETE()), ANSWERS.constructType(type));
+    }
+
+    /** An answer as a model record (null for an empty answer), or a clear error when it does not fit the record. */
+    static <T> T read(JsonNode answer, JavaType type) {
+        if (answer == null || answer.isNull() || answer.isMissingNode()) {
+            return null;
+        }
+        try {
+            return ANSWERS.treeToValue(answer, type);
+        } catch (IOException | IllegalArgumentException e) {
+            throw new CliException("the server's answer does not fit " + type.toCanonical().replaceAll("[a-z.]+\\.", "")
+                    + " (is the server a compatible version?): " + e.getMessage());
+        }
+    }
+
+    private JsonNode post(String path, Object body) {
         return send(request(path).header("Content-Type", "application/json").POST(jsonBody(body)));
     }
 
-    public JsonNode postRaw(String path, String contentType, byte[] body) {
-        return send(request(path).header("Content-Type", contentType).POST(HttpRequest.BodyPublishers.ofByteArray(body)));
+    /** POST of bytes of this content type (a package), the answer read as this record. */
+    public <T> T postRaw(String path, String contentType, byte[] body, Class<T> type) {
+        return read(send(request(path).header("Content-Type", contentType).POST(HttpRequest.BodyPublishers.ofByteArray(body))),
+                ANSWERS.constructType(type));
     }
 
     /** Posts a file as the body, streamed from disk (an agent package of some hundred megabytes). */
-    public JsonNode postFile(String path, String contentType, java.nio.file.Path file) {
+    public <T> T postFile(String path, String contentType, java.nio.file.Path file, Class<T> type) {
         HttpRequest.BodyPublisher body;
         try {
             body = HttpRequest.BodyPublishers.ofFile(file);
@@ -68,7 +133,7 @@ public final class ApiClient {
         HttpRequest.Builder builder = HttpRequest.newBuilder(uri(path)).timeout(Duration.ofHours(1))
                 .header("Accept", "application/json").header("Content-Type", contentType).POST(body);
         authorize(builder);
-        return send(builder);
+        return read(send(builder), ANSWERS.constructType(type));
     }
 
     /**
@@ -90,12 +155,13 @@ public final class ApiClient {
         }
     }
 
-    public JsonNode put(String path, Object body) {
+    private JsonNode put(String path, Object body) {
         return send(request(path).header("Content-Type", "application/json").PUT(jsonBody(body)));
     }
 
-    public JsonNode delete(String path) {
-        return send(request(path).DELETE());
+    /** DELETE; the answer, if any, is not read. */
+    public void delete(String path) {
+        send(request(path).DELETE());
     }
 
     public String getText(String path) {
@@ -108,26 +174,33 @@ public final class ApiClient {
 
     /**
      * Posts a body and follows the server's progress lines (newline-delimited JSON, {@code {"progress": …}}), handing
-     * each to {@code onProgress}; returns the {@code result} of the last line, or fails with its {@code error}.
+     * each, read as {@code progressType}, to {@code onProgress}; returns the {@code result} of the last line read as
+     * {@code resultType}, or fails with its {@code error} (a problem document).
      */
-    public JsonNode postWithProgress(String path, String contentType, byte[] body, Consumer<JsonNode> onProgress) {
+    public <P, R> R postWithProgress(String path, String contentType, byte[] body, Class<P> progressType, Class<R> resultType,
+                                     Consumer<P> onProgress) {
         HttpRequest.Builder builder = HttpRequest.newBuilder(uri(path)).timeout(Duration.ofHours(1))
                 .header("Accept", "application/x-ndjson, application/json").header("Content-Type", contentType)
                 .POST(HttpRequest.BodyPublishers.ofByteArray(body));
         HttpResponse<InputStream> response = open(builder);
         try (BufferedReader reader = lines(response)) {
             if (!response.headers().firstValue("Content-Type").orElse("").startsWith("application/x-ndjson")) {
-                return Json.json().readTree(reader);
+                return read(Json.json().readTree(reader), ANSWERS.constructType(resultType));
             }
+            JavaType lineType = ANSWERS.getTypeFactory().constructParametricType(ProgressLine.class, progressType, resultType);
             String line;
             while ((line = reader.readLine()) != null) {
-                JsonNode node = Json.json().readTree(line);
-                if (node.has("progress")) {
-                    onProgress.accept(node.path("progress"));
-                } else if (node.has("error")) {
-                    throw failure(node.path("error").path("status").asInt(500), node.path("error").toString());
-                } else if (node.has("result")) {
-                    return node.path("result");
+                ProgressLine<P, R> node = read(Json.json().readTree(line), lineType);
+                if (node == null) {
+                    continue;
+                }
+                if (node.progress() != null) {
+                    onProgress.accept(node.progress());
+                } else if (node.error() != null) {
+                    throw failure(node.error().status() == 0 ? 500 : node.error().status(),
+                            Json.json().writeValueAsString(node.error()));
+                } else if (node.result() != null) {
+                    return node.result();
                 }
             }
             throw new CliException("the connection to " + baseUrl + " ended before the server said how " + path + " ended");
@@ -136,16 +209,12 @@ public final class ApiClient {
         }
     }
 
-    /** Follows a Server-Sent Events stream, handing each event's data to the consumer until the stream ends. */
-    public void stream(String path, Consumer<JsonNode> onEvent) {
-        stream(path, () -> { }, onEvent);
-    }
-
     /**
-     * As {@link #stream(String, Consumer)}; {@code onSubscribed} runs once the server says the stream is live (its
-     * "subscribed" comment, sent after any replay), so that nothing happening from then on is missed.
+     * Follows a Server-Sent Events stream, handing each event's data, read as {@code type}, to the consumer until the
+     * stream ends; {@code onSubscribed} runs once the server says the stream is live (its "subscribed" comment, sent
+     * after any replay), so that nothing happening from then on is missed.
      */
-    public void stream(String path, Runnable onSubscribed, Consumer<JsonNode> onEvent) {
+    public <T> void stream(String path, Class<T> type, Runnable onSubscribed, Consumer<T> onEvent) {
         HttpResponse<InputStream> response = open(HttpRequest.newBuilder(uri(path)).header("Accept", "text/event-stream").GET());
         try (BufferedReader reader = lines(response)) {
             StringBuilder data = new StringBuilder();
@@ -156,7 +225,7 @@ public final class ApiClient {
                 } else if (line.startsWith("data:")) {
                     data.append(line.substring(line.startsWith("data: ") ? 6 : 5));
                 } else if (line.isEmpty() && !data.isEmpty()) {
-                    onEvent.accept(Json.json().readTree(data.toString()));
+                    onEvent.accept(read(Json.json().readTree(data.toString()), ANSWERS.constructType(type)));
                     data.setLength(0);
                 }
             }
@@ -281,21 +350,22 @@ public final class ApiClient {
     }
 
     private CliException failure(int status, String body) {
+        Problem problem;
         try {
-            JsonNode problem = Json.json().readTree(body);
-            StringBuilder message = new StringBuilder();
-            message.append(problem.path("detail").asText("HTTP " + status));
-            message.append(" [").append(status).append(' ').append(problem.path("code").asText("error")).append(']');
-            for (JsonNode error : problem.path("errors")) {
-                message.append(System.lineSeparator()).append("  ").append(error.path("field").asText())
-                        .append(": ").append(error.path("message").asText());
-            }
-            if (status == 401 && token == null) {
-                message.append(System.lineSeparator()).append("  (no token: pass --token or set DROVER_TOKEN)");
-            }
-            return new CliException(message.toString());
-        } catch (IOException e) {
+            problem = ANSWERS.readValue(body, Problem.class);
+        } catch (IOException | RuntimeException e) {
             return new CliException("HTTP " + status + ": " + body);
         }
+        StringBuilder message = new StringBuilder();
+        message.append(problem.detail() == null ? "HTTP " + status : problem.detail());
+        message.append(" [").append(status).append(' ').append(problem.code() == null ? "error" : problem.code()).append(']');
+        for (Problem.FieldError error : problem.errors() == null ? List.<Problem.FieldError>of() : problem.errors()) {
+            message.append(System.lineSeparator()).append("  ").append(error.field())
+                    .append(": ").append(error.message());
+        }
+        if (status == 401 && token == null) {
+            message.append(System.lineSeparator()).append("  (no token: pass --token or set DROVER_TOKEN)");
+        }
+        return new CliException(message.toString());
     }
 }

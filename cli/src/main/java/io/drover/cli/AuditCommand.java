@@ -1,6 +1,8 @@
 package io.drover.cli;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.core.type.TypeReference;
+import io.drover.model.api.Page;
+import io.drover.model.auth.AuditEntry;
 import io.drover.cli.Output.Column;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -17,10 +19,11 @@ public final class AuditCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        JsonNode page = client.client().get("/api/v1/audit" + ApiClient.query(ApiClient.params("limit", limit, "offset", offset)));
-        client.output().print(page, page.path("items"), List.of(Column.of("ID", "id"), Column.of("AT", "at"),
-                Column.of("ACTOR", "actor"), Column.of("METHOD", "method"), Column.of("PATH", "path"),
-                Column.of("STATUS", "status")));
+        Page<AuditEntry> page = client.client().get("/api/v1/audit" + ApiClient.query(ApiClient.params("limit", limit,
+                "offset", offset)), new TypeReference<>() { });
+        client.output().print(page, page.items(), List.of(Column.of("ID", AuditEntry::id), Column.of("AT", AuditEntry::at),
+                Column.of("ACTOR", AuditEntry::actor), Column.of("METHOD", AuditEntry::method), Column.of("PATH", AuditEntry::path),
+                Column.of("STATUS", AuditEntry::status)));
         return 0;
     }
 }

@@ -1,6 +1,7 @@
 package io.drover.cli;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.core.type.TypeReference;
+import io.drover.model.inventory.Business;
 import io.drover.cli.Output.Column;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -17,9 +18,9 @@ public final class BizCommand {
 
         @Override
         public Integer call() {
-            JsonNode list = client.client().get("/api/v1/businesses");
-            client.output().print(list, list, List.of(Column.of("ID", "bk_biz_id"), Column.of("NAME", "bk_biz_name"),
-                    Column.of("ATTRIBUTES", "attributes")));
+            List<Business> list = client.client().get("/api/v1/businesses", new TypeReference<>() { });
+            client.output().print(list, list, List.of(Column.of("ID", Business::bkBizId), Column.of("NAME", Business::bkBizName),
+                    Column.of("ATTRIBUTES", Business::attributes)));
             return 0;
         }
     }

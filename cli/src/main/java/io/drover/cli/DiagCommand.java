@@ -1,9 +1,12 @@
 package io.drover.cli;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.core.type.TypeReference;
+import io.drover.model.diagnosis.DiagnosesStarted;
+import io.drover.model.diagnosis.DiagnosisInfo;
+import io.drover.model.diagnosis.DiagnosisObject;
+import io.drover.model.diagnosis.KubeDocument;
 import io.drover.model.Json;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -22,11 +25,13 @@ import picocli.CommandLine.Parameters;
                 DiagCommand.Cancel.class, DiagCommand.Run.class, DiagCommand.Status.class, DiagCommand.ListDiagnoses.class})
 public final class DiagCommand {
     static final Map<String, String> KINDS = Map.of("Operation", "operations", "OperationSet", "operation-sets", "Trigger", "triggers");
-    static final List<Output.Column> OBJECTS = List.of(Output.Column.of("NAME", "name"), Output.Column.of("BUILTIN", "builtin"),
-            Output.Column.of("DETAIL", "detail"), Output.Column.of("UPDATED", "updated_at"));
-    static final List<Output.Column> DIAGNOSES = List.of(Output.Column.of("ID", "id"), Output.Column.of("NAME", "name"),
-            Output.Column.of("SET", "operation_set"), Output.Column.of("HOST", "host_name"), Output.Column.of("PHASE", "phase"),
-            Output.Column.of("SOURCE", "source"), Output.Column.of("UPDATED", "updated_at"));
+    static final List<Output.Column<DiagnosisObject.Summary>> OBJECTS = List.of(
+            Output.Column.of("NAME", DiagnosisObject.Summary::name), Output.Column.of("BUILTIN", DiagnosisObject.Summary::builtin),
+            Output.Column.of("DETAIL", DiagnosisObject.Summary::detail), Output.Column.of("UPDATED", DiagnosisObject.Summary::updatedAt));
+    static final List<Output.Column<DiagnosisInfo.Summary>> DIAGNOSES = List.of(Output.Column.of("ID", DiagnosisInfo.Summary::id),
+            Output.Column.of("NAME", DiagnosisInfo.Summary::name), Output.Column.of("SET", DiagnosisInfo.Summary::operationSet),
+            Output.Column.of("HOST", DiagnosisInfo.Summary::hostName), Output.Column.of("PHASE", DiagnosisInfo.Summary::phase),
+            Output.Column.of("SOURCE", DiagnosisInfo.Summary::source), Output.Column.of("UPDATED", DiagnosisInfo.Summary::updatedAt));
 
     /** A name as one URL path segment: a name such as {@code ../tokens} cannot reach another route. */
     static String segment(String name) {
@@ -60,12 +65,13 @@ public final class DiagCommand {
                     }
                     String name = document.get("metadata") instanceof Map<?, ?> m ? String.valueOf(m.get("name")) : "";
                     if (kind.equals("Diagnosis")) {
-                        JsonNode started = client.client().post("/api/v1/diagnoses", document);
-                        for (JsonNode d : started.path("diagnoses")) {
-                            client.out().println("diagnosis " + d.path("id").asText() + " started on " + d.path("host_name").asText());
+                        DiagnosesStarted started = client.client().post("/api/v1/diagnoses", document, DiagnosesStarted.class);
+                        for (DiagnosesStarted.StartedDiagnosis d : orNone(started.diagnoses())) {
+                            client.out().println("diagnosis " + d.id() + " started on " + d.hostName());
                         }
                     } else {
-                        client.client().put("/api/v1/diagnosis/" + KINDS.get(kind) + "/" + segment(name), document);
+                        client.client().put("/api/v1/diagnosis/" + KINDS.get(kind) + "/" + segment(name), document,
+                                DiagnosisObject.class);
                         client.out().println(kind + " " + name + " applied");
                     }
                 }
@@ -112,7 +118,8 @@ public final class DiagCommand {
 
         @Override
         public Integer call() {
-            JsonNode list = client.client().get("/api/v1/diagnosis/" + collection(kind));
+            List<DiagnosisObject.Summary> list = client.client().get("/api/v1/diagnosis/" + collection(kind),
+                    new TypeReference<>() { });
             client.output().print(list, list, OBJECTS);
             return 0;
         }
@@ -126,15 +133,16 @@ public final class DiagCommand {
 
         @Override
         public Integer call() {
-            JsonNode object = client.client().get("/api/v1/diagnosis/" + collection(kind) + "/" + segment(name));
+            DiagnosisObject object = client.client().get("/api/v1/diagnosis/" + collection(kind) + "/" + segment(name),
+                    DiagnosisObject.class);
             if (client.output().format() != Output.Format.table) {
                 client.output().printObject(object);
                 return 0;
             }
-            client.out().print(Output.yaml(object.path("document")));
-            if (object.path("paths").isArray()) {
+            client.out().print(Output.yaml(Output.tree(object.document())));
+            if (object.paths() != null) {
                 client.out().println("# paths (node ids, tried in this order):");
-                object.path("paths").forEach(p -> client.out().println("#   " + p));
+                object.paths().forEach(p -> client.out().println("#   " + Output.oneLine(p)));
             }
             client.out().flush();
             return 0;
@@ -179,15 +187,14 @@ public final class DiagCommand {
 
         @Override
         public Integer call() {
-            JsonNode d = client.client().post("/api/v1/diagnoses/" + diagnosisId(id) + "/cancel", Map.of());
+            DiagnosisInfo d = client.client().postNoBody("/api/v1/diagnoses/" + diagnosisId(id) + "/cancel", DiagnosisInfo.class);
             if (client.output().format() != Output.Format.table) {
                 client.output().printObject(d);
                 return 0;
             }
-            JsonNode conditions = d.path("conditions");
-            JsonNode last = conditions.isEmpty() ? null : conditions.get(conditions.size() - 1);
-            client.out().println("diagnosis " + id + ": " + d.path("phase").asText()
-                    + (last == null ? "" : " (" + last.path("message").asText() + ")"));
+            List<DiagnosisInfo.Condition> conditions = orNone(d.conditions());
+            DiagnosisInfo.Condition last = conditions.isEmpty() ? null : conditions.get(conditions.size() - 1);
+            client.out().println("diagnosis " + id + ": " + d.phase() + (last == null ? "" : " (" + last.message() + ")"));
             client.out().flush();
             return 0;
         }
@@ -208,13 +215,14 @@ public final class DiagCommand {
         public Integer call() {
             Map<String, Object> parameters = new LinkedHashMap<>();
             PlanCommand.parameters(params).forEach((k, v) -> parameters.put(k, String.valueOf(v)));
-            Map<String, Object> document = Map.of("kind", "Diagnosis", "metadata", Map.of("name", name == null ? set : name),
-                    "spec", Map.of("operationSet", set, "hosts", hosts, "parameters", parameters));
-            JsonNode started = client.client().post("/api/v1/diagnoses", document);
+            // KubeDiag's Diagnosis document: metadata and spec keep that format's camelCase keys
+            KubeDocument document = new KubeDocument(null, "Diagnosis", Map.of("name", name == null ? set : name),
+                    Map.of("operationSet", set, "hosts", hosts, "parameters", parameters));
+            DiagnosesStarted started = client.client().post("/api/v1/diagnoses", document, DiagnosesStarted.class);
             List<String> ids = new ArrayList<>();
-            for (JsonNode d : started.path("diagnoses")) {
-                ids.add(d.path("id").asText());
-                client.out().println("diagnosis " + d.path("id").asText() + " started on " + d.path("host_name").asText());
+            for (DiagnosesStarted.StartedDiagnosis d : orNone(started.diagnoses())) {
+                ids.add(Long.toString(d.id()));
+                client.out().println("diagnosis " + d.id() + " started on " + d.hostName());
             }
             client.out().flush();
             if (!await) {
@@ -222,8 +230,8 @@ public final class DiagCommand {
             }
             int failed = 0;
             for (String id : ids) {
-                JsonNode d = Status.follow(client, id);
-                failed += d.path("phase").asText().equals("Succeeded") ? 0 : 1;
+                DiagnosisInfo d = Status.follow(client, id);
+                failed += "Succeeded".equals(d.phase()) ? 0 : 1;
             }
             return failed == 0 ? 0 : 1;
         }
@@ -238,27 +246,27 @@ public final class DiagCommand {
 
         @Override
         public Integer call() {
-            JsonNode d = await ? follow(client, id) : client.client().get("/api/v1/diagnoses/" + segment(id));
+            DiagnosisInfo d = await ? follow(client, id) : client.client().get("/api/v1/diagnoses/" + segment(id), DiagnosisInfo.class);
             if (!await) {
                 if (client.output().format() != Output.Format.table) {
                     client.output().printObject(d);
                     return 0;
                 }
-                printNodes(client, id, d.path("nodes"), 0);
+                printNodes(client, id, orNone(d.nodes()), 0);
                 print(client, d);
             }
-            return d.path("phase").asText().equals("Succeeded") || !await ? 0 : 1;
+            return "Succeeded".equals(d.phase()) || !await ? 0 : 1;
         }
 
         /** Prints each node as it finishes, then the whole diagnosis. */
-        static JsonNode follow(ClientOptions client, String id) {
+        static DiagnosisInfo follow(ClientOptions client, String id) {
             int printed = 0;
-            JsonNode d;
+            DiagnosisInfo d;
             while (true) {
-                d = client.client().get("/api/v1/diagnoses/" + segment(id) + "?wait=2");
-                printed = printNodes(client, id, d.path("nodes"), printed);
+                d = client.client().get("/api/v1/diagnoses/" + segment(id) + "?wait=2", DiagnosisInfo.class);
+                printed = printNodes(client, id, orNone(d.nodes()), printed);
                 client.out().flush();
-                if (d.path("phase").asText().matches("Succeeded|Failed|Cancelled")) {
+                if (d.phase() != null && d.phase().matches("Succeeded|Failed|Cancelled")) {
                     break;
                 }
             }
@@ -270,13 +278,12 @@ public final class DiagCommand {
          * Prints the nodes run from index {@code from} on, one line each with that run's own results below it (a value's
          * first line, shortened); answers how many there are.
          */
-        static int printNodes(ClientOptions client, String id, JsonNode nodes, int from) {
+        static int printNodes(ClientOptions client, String id, List<DiagnosisInfo.NodeRun> nodes, int from) {
             for (int i = from; i < nodes.size(); i++) {
-                JsonNode n = nodes.get(i);
-                client.out().printf("%s: path %d node %d %s %s%s%n", id, n.path("path_index").asInt() + 1, n.path("node").asInt(),
-                        n.path("operation").asText(), n.path("succeeded").asBoolean() ? "ok" : "FAILED",
-                        n.path("error").isTextual() ? ": " + n.path("error").asText() : "");
-                n.path("results").fields().forEachRemaining(e -> client.out().printf("    %s = %s%n", e.getKey(), brief(e.getValue().asText())));
+                DiagnosisInfo.NodeRun n = nodes.get(i);
+                client.out().printf("%s: path %d node %d %s %s%s%n", id, n.pathIndex() + 1, n.node(),
+                        n.operation(), n.succeeded() ? "ok" : "FAILED", n.error() != null ? ": " + n.error() : "");
+                n.results().forEach((key, value) -> client.out().printf("    %s = %s%n", key, brief(value == null ? "null" : value)));
             }
             return nodes.size();
         }
@@ -292,25 +299,24 @@ public final class DiagCommand {
             return shown + " … (" + value.length() + " characters" + (lines > 1 ? ", " + lines + " lines" : "") + ")";
         }
 
-        static void print(ClientOptions client, JsonNode d) {
+        static void print(ClientOptions client, DiagnosisInfo d) {
             var out = client.out();
-            out.printf("diagnosis %s (%s): %s on %s with %s, from %s%n", d.path("id").asText(), d.path("name").asText(),
-                    d.path("phase").asText(), d.path("host_name").asText(), d.path("operation_set").asText(), d.path("source").asText());
-            out.println("  paths:          " + d.path("paths"));
-            out.println("  failed paths:   " + d.path("failed_paths"));
-            out.println("  succeeded path: " + d.path("succeeded_path"));
-            for (JsonNode c : d.path("conditions")) {
-                out.printf("  %s %s/%s: %s%n", c.path("time").asText(), c.path("type").asText(), c.path("reason").asText(),
-                        c.path("message").asText());
+            out.printf("diagnosis %s (%s): %s on %s with %s, from %s%n", d.id(), d.name(), d.phase(), d.hostName(),
+                    d.operationSet(), d.source());
+            out.println("  paths:          " + json(d.paths()));
+            out.println("  failed paths:   " + json(d.failedPaths()));
+            out.println("  succeeded path: " + json(d.succeededPath()));
+            for (DiagnosisInfo.Condition c : orNone(d.conditions())) {
+                out.printf("  %s %s/%s: %s%n", Output.text(c.time()), c.type(), c.reason(), c.message());
             }
             out.println("  results:");
-            d.path("operation_results").fields().forEachRemaining(e -> {
-                String value = e.getValue().asText();
+            (d.operationResults() == null ? Map.<String, String>of() : d.operationResults()).forEach((key, result) -> {
+                String value = result == null ? "null" : result;
                 if (value.contains("\n")) {
-                    out.println("    " + e.getKey() + ": |");
+                    out.println("    " + key + ": |");
                     value.lines().forEach(l -> out.println("      " + l));
                 } else {
-                    out.println("    " + e.getKey() + ": " + value);
+                    out.println("    " + key + ": " + value);
                 }
             });
             out.flush();
@@ -325,9 +331,19 @@ public final class DiagCommand {
 
         @Override
         public Integer call() {
-            JsonNode list = client.client().get("/api/v1/diagnoses?limit=" + limit + (phase == null ? "" : "&phase=" + segment(phase)));
+            List<DiagnosisInfo.Summary> list = client.client().get("/api/v1/diagnoses?limit=" + limit
+                    + (phase == null ? "" : "&phase=" + segment(phase)), new TypeReference<>() { });
             client.output().print(list, list, DIAGNOSES);
             return 0;
         }
+    }
+
+    /** A list as one line of JSON, as the text output shows paths; empty when there is none. */
+    private static String json(Object list) {
+        return list == null ? "" : Output.oneLine(list);
+    }
+
+    private static <T> List<T> orNone(List<T> list) {
+        return list == null ? List.of() : list;
     }
 }

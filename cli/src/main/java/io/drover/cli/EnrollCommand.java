@@ -1,11 +1,12 @@
 package io.drover.cli;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.core.type.TypeReference;
+import io.drover.model.agents.CreatedEnrollmentToken;
+import io.drover.model.agents.EnrollmentTokenInfo;
+import io.drover.model.agents.EnrollmentTokenRequest;
 import io.drover.cli.Output.Column;
 import io.drover.core.agents.AgentInstallCommand;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -16,10 +17,16 @@ import picocli.CommandLine.Parameters;
 @Command(name = "enroll", description = "Enrollment tokens: agents started with one are accepted into its business.",
         subcommands = {EnrollCommand.Create.class, EnrollCommand.ListTokens.class, EnrollCommand.Revoke.class})
 public final class EnrollCommand {
-    static final List<Column> COLUMNS = List.of(Column.of("ID", "id"), Column.of("NAME", "name"),
-            Column.of("BIZ", "bk_biz_id"), Column.of("USES", "uses"), Column.of("MAX USES", "max_uses"), Column.of("IDS", "id_glob"),
-            Column.of("CREATED", "created_at"),
-            Column.of("EXPIRES", "expires_at"), Column.of("REVOKED", "revoked_at"));
+    static final List<Column<EnrollmentTokenInfo>> COLUMNS = List.of(Column.of("ID", EnrollmentTokenInfo::id),
+            Column.of("NAME", EnrollmentTokenInfo::name), Column.of("BIZ", EnrollmentTokenInfo::bkBizId),
+            Column.of("USES", EnrollmentTokenInfo::uses), Column.of("MAX USES", EnrollmentTokenInfo::maxUses),
+            Column.of("IDS", EnrollmentTokenInfo::idGlob), Column.of("CREATED", EnrollmentTokenInfo::createdAt),
+            Column.of("EXPIRES", EnrollmentTokenInfo::expiresAt), Column.of("REVOKED", EnrollmentTokenInfo::revokedAt));
+
+    /** What {@code enroll create --install-command -o json} prints: the created token and the command that installs. */
+    record CreatedWithInstall(EnrollmentTokenInfo info, String token, String installCommand, String tokenFile,
+                              List<String> warnings) {
+    }
 
     @Command(name = "create", description = "Create an enrollment token; its secret is printed once.")
     static final class Create implements Callable<Integer> {
@@ -53,23 +60,15 @@ public final class EnrollCommand {
             }
             // everything the command needs is gathered first: a failure creates no token
             InstallCommandLine install = installCommand ? InstallCommandLine.prepare(client, serverUrl, master, tokenFile) : null;
-            Map<String, Object> body = new LinkedHashMap<>();
-            body.put("name", name);
-            body.put("bk_biz_id", biz);
-            body.put("ttl_hours", ttlHours);
-            body.put("max_uses", maxUses);
-            body.put("id_glob", idGlob);
-            JsonNode created = client.client().post("/api/v1/enrollment-tokens", body);
+            CreatedEnrollmentToken created = client.client().post("/api/v1/enrollment-tokens",
+                    new EnrollmentTokenRequest(name, biz, ttlHours, maxUses, idGlob), CreatedEnrollmentToken.class);
             if (client.output().format() != Output.Format.table) {
-                if (install != null) {
-                    ((com.fasterxml.jackson.databind.node.ObjectNode) created).put("install_command", install.command().line())
-                            .put("token_file", tokenFile).set("warnings", io.drover.model.Json.json().valueToTree(install.warnings()));
-                }
-                client.output().printObject(created);
+                client.output().printObject(install == null ? created : new CreatedWithInstall(created.info(), created.token(),
+                        install.command().line(), tokenFile, install.warnings()));
                 return 0;
             }
             client.out().printf("enrollment token %d '%s' for business %d created. Its secret, shown only now:%n%s%n",
-                    created.path("info").path("id").asLong(), name, biz, created.path("token").asText());
+                    created.info().id(), name, biz, created.token());
             if (install == null) {
                 client.out().printf("start agents with: drover agent --master HOST --id ID --enroll-token-file FILE%n");
                 return 0;
@@ -102,7 +101,7 @@ public final class EnrollCommand {
 
         @Override
         public Integer call() {
-            JsonNode list = client.client().get("/api/v1/enrollment-tokens");
+            List<EnrollmentTokenInfo> list = client.client().get("/api/v1/enrollment-tokens", new TypeReference<>() { });
             client.output().print(list, list, COLUMNS);
             return 0;
         }

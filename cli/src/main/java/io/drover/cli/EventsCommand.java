@@ -1,6 +1,7 @@
 package io.drover.cli;
 
-import io.drover.model.Json;
+import io.drover.model.events.Event;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -21,27 +22,24 @@ public final class EventsCommand implements Callable<Integer> {
             client.err().println("following events" + (tag == null ? "" : " matching " + tag) + " (Ctrl-C to stop)");
             client.err().flush();
         };
-        client.client().stream("/api/v1/events" + ApiClient.query(ApiClient.params("tag", tag, "since", since)), following, event -> {
+        client.client().stream("/api/v1/events" + ApiClient.query(ApiClient.params("tag", tag, "since", since)), Event.class,
+                following, event -> {
             switch (client.output().format()) {
-                case json -> client.out().println(event.toString());
-                case yaml -> client.out().print("---\n" + Output.yaml(event));
-                case table -> client.out().printf("%s  #%d  %s  %s%n", event.path("time").asText(), event.path("id").asLong(),
-                        event.path("tag").asText(), summary(event));
+                case json -> client.out().println(Output.oneLine(event));
+                case yaml -> client.out().print("---\n" + Output.yaml(Output.tree(event)));
+                case table -> client.out().printf("%s  #%d  %s  %s%n", Output.text(event.time()), event.id(),
+                        event.tag(), summary(event));
             }
             client.out().flush();
         });
         return 0;
     }
 
-    private static String summary(com.fasterxml.jackson.databind.JsonNode event) {
-        var data = event.path("data");
-        if (data.has("kind") && data.has("id")) {
-            return data.path("kind").asText() + " " + data.path("id").asText() + " (biz " + data.path("bk_biz_id").asText() + ")";
+    static String summary(Event event) {
+        Map<String, Object> data = event.data() == null ? Map.of() : event.data();
+        if (data.containsKey("kind") && data.containsKey("id")) {
+            return data.get("kind") + " " + data.get("id") + " (biz " + (data.containsKey("bk_biz_id") ? data.get("bk_biz_id") : "") + ")";
         }
-        try {
-            return Json.json().writeValueAsString(data);
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            return data.toString();
-        }
+        return Output.oneLine(data);
     }
 }

@@ -1,9 +1,12 @@
 package io.drover.cli;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.core.type.TypeReference;
 import io.drover.cli.Output.Column;
+import io.drover.model.api.Page;
+import io.drover.model.inventory.Host;
+import io.drover.model.inventory.HostMove;
+import io.drover.model.subscriptions.HostPlugin;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
@@ -15,9 +18,10 @@ import picocli.CommandLine.Parameters;
 @Command(name = "host", description = "List, show and move hosts; see what is deployed on one.",
         subcommands = {HostCommand.ListHosts.class, HostCommand.Show.class, HostCommand.Move.class, HostCommand.Plugins.class})
 public final class HostCommand {
-    static final List<Column> COLUMNS = List.of(Column.of("ID", "bk_host_id"), Column.of("IP", "bk_host_innerip"),
-            Column.of("CLOUD", "bk_cloud_id"), Column.of("NAME", "bk_host_name"), Column.of("BIZ", "bk_biz_id"),
-            Column.of("MODULES", "bk_module_ids"), Column.of("OS", "os_type"), Column.of("ATTRIBUTES", "attributes"));
+    static final List<Column<Host>> COLUMNS = List.of(Column.of("ID", Host::bkHostId), Column.of("IP", Host::bkHostInnerip),
+            Column.of("CLOUD", Host::bkCloudId), Column.of("NAME", Host::bkHostName), Column.of("BIZ", Host::bkBizId),
+            Column.of("MODULES", Host::bkModuleIds), Column.of("OS", Host::osType), Column.of("ATTRIBUTES", Host::attributes));
+    static final TypeReference<Page<Host>> PAGE = new TypeReference<>() { };
 
     /** Where in the topology to list: the narrowest node given wins. */
     static final class Node {
@@ -38,11 +42,11 @@ public final class HostCommand {
 
         @Override
         public Integer call() {
-            JsonNode page = client.client().get("/api/v1/hosts" + ApiClient.query(ApiClient.params("bk_biz_id", node.biz,
-                    "bk_set_id", node.set, "bk_module_id", node.module, "limit", limit, "offset", offset)));
-            client.output().print(page, page.path("items"), COLUMNS);
+            Page<Host> page = client.client().get("/api/v1/hosts" + ApiClient.query(ApiClient.params("bk_biz_id", node.biz,
+                    "bk_set_id", node.set, "bk_module_id", node.module, "limit", limit, "offset", offset)), PAGE);
+            client.output().print(page, page.items(), COLUMNS);
             if (client.output().format() == Output.Format.table) {
-                client.out().printf("%d of %d host(s)%n", page.path("items").size(), page.path("total").asLong());
+                client.out().printf("%d of %d host(s)%n", page.items().size(), page.total());
             }
             return 0;
         }
@@ -55,7 +59,7 @@ public final class HostCommand {
 
         @Override
         public Integer call() {
-            client.output().printObject(client.client().get("/api/v1/hosts/" + hostId));
+            client.output().printObject(client.client().get("/api/v1/hosts/" + hostId, Host.class));
             return 0;
         }
     }
@@ -75,26 +79,26 @@ public final class HostCommand {
             if ((modules == null || modules.isEmpty()) && biz == null) {
                 throw new CliException("give --module (one or more) or --biz");
             }
-            JsonNode host = client.client().post("/api/v1/hosts/" + hostId + "/move", Map.of(
-                    "bk_biz_id", biz == null ? "" : biz, "bk_module_ids", modules == null ? List.of() : modules)
-                    .entrySet().stream().filter(e -> !"".equals(e.getValue()))
-                    .collect(java.util.stream.Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue)));
+            Host host = client.client().post("/api/v1/hosts/" + hostId + "/move",
+                    new HostMove(biz, modules == null ? List.of() : modules), Host.class);
             client.output().printRow(host, COLUMNS);
             return 0;
         }
     }
 
     @Command(name = "plugins", description = "What subscriptions deployed on a host: plugin, version, status, port.")
-    static final class Plugins implements java.util.concurrent.Callable<Integer> {
-        static final List<Column> COLUMNS = List.of(Column.of("PLUGIN", "plugin"), Column.of("VERSION", "version"),
-                Column.of("STATUS", "status"), Column.of("PORT", "port"), Column.of("SUBSCRIPTION", "subscription_id"),
-                Column.of("NAME", "subscription"), Column.of("STEP", "step_id"), Column.of("GROUP", "group_id"));
-        @picocli.CommandLine.Mixin ClientOptions client;
-        @picocli.CommandLine.Parameters(paramLabel = "HOST_ID") long host;
+    static final class Plugins implements Callable<Integer> {
+        static final List<Column<HostPlugin>> COLUMNS = List.of(Column.of("PLUGIN", HostPlugin::plugin),
+                Column.of("VERSION", HostPlugin::version), Column.of("STATUS", HostPlugin::status),
+                Column.of("PORT", HostPlugin::port), Column.of("SUBSCRIPTION", HostPlugin::subscriptionId),
+                Column.of("NAME", HostPlugin::subscription), Column.of("STEP", HostPlugin::stepId),
+                Column.of("GROUP", HostPlugin::groupId));
+        @Mixin ClientOptions client;
+        @Parameters(paramLabel = "HOST_ID") long host;
 
         @Override
         public Integer call() {
-            com.fasterxml.jackson.databind.JsonNode list = client.client().get("/api/v1/hosts/" + host + "/plugins");
+            List<HostPlugin> list = client.client().get("/api/v1/hosts/" + host + "/plugins", new TypeReference<>() { });
             client.output().print(list, list, COLUMNS);
             return 0;
         }

@@ -1,10 +1,9 @@
 package io.drover.cli;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
+import io.drover.model.keys.MasterKeyInfo;
+import com.fasterxml.jackson.core.type.TypeReference;
 import io.drover.core.agents.AgentInstallCommand;
 import io.drover.core.agents.AgentPackageName;
-import io.drover.model.Json;
 import io.drover.model.agents.AgentPackageInfo;
 import java.net.URI;
 import java.util.ArrayList;
@@ -43,8 +42,9 @@ record InstallCommandLine(AgentInstallCommand command, List<AgentPackageInfo> pa
             warnings.add("warning: the command names " + host + ", which other hosts do not reach: give --server-url (and"
                     + " --master) with an address they reach");
         }
-        String finger = client.client().get("/api/v1/master").path("fingerprint").asText();
-        List<AgentPackageInfo> newest = newestPerArch(client.client().get("/api/v1/agent-packages"));
+        String finger = client.client().get("/api/v1/master", MasterKeyInfo.class).fingerprint();
+        List<AgentPackageInfo> newest = newestPerArch(client.client().get("/api/v1/agent-packages",
+                new TypeReference<List<AgentPackageInfo>>() { }));
         if (newest.isEmpty()) {
             throw new CliException("the server holds no agent package to install: upload one with drover agent-package upload"
                     + " FILE (a distribution's own are registered when its server starts)");
@@ -72,15 +72,9 @@ record InstallCommandLine(AgentInstallCommand command, List<AgentPackageInfo> pa
     }
 
     /** The newest package of each architecture, by version order. */
-    static List<AgentPackageInfo> newestPerArch(JsonNode list) {
+    static List<AgentPackageInfo> newestPerArch(List<AgentPackageInfo> list) {
         Map<String, AgentPackageInfo> newest = new TreeMap<>(Comparator.comparingInt(AgentPackageName.ARCHES::indexOf));
-        for (JsonNode node : list) {
-            AgentPackageInfo p;
-            try {
-                p = Json.json().treeToValue(node, AgentPackageInfo.class);
-            } catch (JsonProcessingException e) {
-                throw new CliException("the server listed an agent package this client cannot read: " + e.getOriginalMessage());
-            }
+        for (AgentPackageInfo p : list) {
             if (!AgentPackageName.ARCHES.contains(p.arch())) {
                 continue;
             }

@@ -1,13 +1,14 @@
 package io.drover.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.drover.model.inventory.ImportProgressLine;
+import io.drover.model.inventory.ImportResult;
+import io.drover.model.inventory.Topology;
 import io.drover.model.Json;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -42,9 +43,10 @@ public final class InventoryCommand {
             long started = System.nanoTime();
             boolean table = client.output().format() == Output.Format.table;
             long[] lastTenth = {-1};
-            JsonNode result = client.client().postWithProgress("/api/v1/inventory/import", type, body, progress -> {
-                long written = progress.path("written").asLong();
-                long total = Math.max(1, progress.path("total").asLong());
+            ImportResult result = client.client().postWithProgress("/api/v1/inventory/import", type, body,
+                    ImportProgressLine.class, ImportResult.class, progress -> {
+                long written = progress.written();
+                long total = Math.max(1, progress.total());
                 long tenth = written * 10 / total;
                 if (table && tenth > lastTenth[0]) { // a line per tenth of the way
                     lastTenth[0] = tenth;
@@ -56,7 +58,7 @@ public final class InventoryCommand {
             if (out.format() == Output.Format.table) {
                 client.out().printf("imported %s in %.1f s: %d created, %d updated, %d unchanged%n", file,
                         (System.nanoTime() - started) / 1e9,
-                        result.path("created").asInt(), result.path("updated").asInt(), result.path("unchanged").asInt());
+                        result.created(), result.updated(), result.unchanged());
             } else {
                 out.printObject(result);
             }
@@ -74,7 +76,10 @@ public final class InventoryCommand {
 
         @Override
         public Integer call() throws IOException {
-            JsonNode doc = client.client().get("/api/v1/inventory/export" + ApiClient.query(ApiClient.params("bk_biz_id", bizId)));
+            // The document as the server wrote it, field for field: an export is read back by an import, so nothing in
+            // it (a field a newer server added) may be dropped on the way through.
+            JsonNode doc = client.client().get("/api/v1/inventory/export" + ApiClient.query(ApiClient.params("bk_biz_id", bizId)),
+                    JsonNode.class);
             String text = client.output().format() == Output.Format.json ? doc.toPrettyString() + "\n"
                     : Json.yaml().writeValueAsString(doc);
             if (file != null) {
@@ -96,28 +101,24 @@ public final class InventoryCommand {
 
         @Override
         public Integer call() {
-            JsonNode tree = client.client().get("/api/v1/businesses/" + bizId + "/topology");
+            Topology tree = client.client().get("/api/v1/businesses/" + bizId + "/topology", Topology.class);
             Output out = client.output();
             if (out.format() != Output.Format.table) {
                 out.printObject(tree);
                 return 0;
             }
-            client.out().printf("%s (biz %d)%n", tree.path("bk_biz_name").asText(), tree.path("bk_biz_id").asLong());
-            List<JsonNode> sets = new ArrayList<>();
-            tree.path("sets").forEach(sets::add);
+            client.out().printf("%s (biz %d)%n", tree.bkBizName(), tree.bkBizId());
+            List<Topology.SetTree> sets = tree.sets() == null ? List.of() : tree.sets();
             for (int i = 0; i < sets.size(); i++) {
-                JsonNode set = sets.get(i);
+                Topology.SetTree set = sets.get(i);
                 boolean lastSet = i == sets.size() - 1;
-                client.out().printf("%s %s (set %d)%n", lastSet ? "└──" : "├──", set.path("bk_set_name").asText(),
-                        set.path("bk_set_id").asLong());
-                List<JsonNode> modules = new ArrayList<>();
-                set.path("modules").forEach(modules::add);
+                client.out().printf("%s %s (set %d)%n", lastSet ? "└──" : "├──", set.bkSetName(), set.bkSetId());
+                List<Topology.ModuleLeaf> modules = set.modules() == null ? List.of() : set.modules();
                 for (int j = 0; j < modules.size(); j++) {
-                    JsonNode m = modules.get(j);
+                    Topology.ModuleLeaf m = modules.get(j);
                     client.out().printf("%s   %s %s (module %d%s): %d host(s), %d service instance(s)%n",
-                            lastSet ? " " : "│", j == modules.size() - 1 ? "└──" : "├──", m.path("bk_module_name").asText(),
-                            m.path("bk_module_id").asLong(), m.path("idle").asBoolean() ? ", idle" : "",
-                            m.path("host_count").asLong(), m.path("service_instance_count").asLong());
+                            lastSet ? " " : "│", j == modules.size() - 1 ? "└──" : "├──", m.bkModuleName(),
+                            m.bkModuleId(), m.idle() ? ", idle" : "", m.hostCount(), m.serviceInstanceCount());
                 }
             }
             return 0;

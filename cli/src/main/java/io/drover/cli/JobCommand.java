@@ -1,7 +1,14 @@
 package io.drover.cli;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.core.type.TypeReference;
 import io.drover.cli.Output.Column;
+import io.drover.model.jobs.AgentJob;
+import io.drover.model.jobs.AgentJobPage;
+import io.drover.model.jobs.AgentJobState;
+import io.drover.model.jobs.JobCancelRequest;
+import io.drover.model.jobs.JobCancelled;
+import io.drover.model.jobs.JobResult;
+import io.drover.model.jobs.JobSummary;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -22,10 +29,12 @@ public final class JobCommand {
     }
 
     /** "returned=3 cancelled=1", from a map of state to count. */
-    static String states(JsonNode counts) {
+    static String states(Map<AgentJobState, Integer> counts) {
         StringBuilder sb = new StringBuilder();
-        counts.properties().forEach(e -> sb.append(sb.isEmpty() ? "" : " ").append(e.getKey().toLowerCase(java.util.Locale.ROOT))
-                .append('=').append(e.getValue().asInt()));
+        if (counts != null) {
+            counts.forEach((state, n) -> sb.append(sb.isEmpty() ? "" : " ").append(state.name().toLowerCase(java.util.Locale.ROOT))
+                    .append('=').append(n));
+        }
         return sb.toString();
     }
 
@@ -37,10 +46,12 @@ public final class JobCommand {
 
         @Override
         public Integer call() {
-            JsonNode jobs = client.client().get("/api/v1/jobs" + ApiClient.query(ApiClient.params("before", before, "limit", limit)));
-            client.output().print(jobs, jobs, List.of(Column.of("JID", "jid"), Column.of("FUN", "fun"), Column.of("TARGET", "tgt"),
-                    Column.of("USER", "actor"), Column.of("CREATED", "created_at"), Column.of("AGENTS", "agents"),
-                    new Column("STATES", row -> states(row.path("states")))));
+            List<JobSummary> jobs = client.client().get("/api/v1/jobs" + ApiClient.query(ApiClient.params("before", before,
+                    "limit", limit)), new TypeReference<>() { });
+            client.output().print(jobs, jobs, List.of(Column.of("JID", JobSummary::jid), Column.of("FUN", JobSummary::fun),
+                    Column.of("TARGET", JobSummary::tgt), Column.of("USER", JobSummary::actor),
+                    Column.of("CREATED", JobSummary::createdAt), Column.of("AGENTS", JobSummary::agents),
+                    new Column<>("STATES", row -> states(row.states()))));
             return 0;
         }
     }
@@ -67,25 +78,24 @@ public final class JobCommand {
             String after = null;
             int agents = 0;
             do {
-                JsonNode page = client.client().get("/api/v1/jobs/" + jid + "/returns"
-                        + ApiClient.query(ApiClient.params("after", after, "limit", pageSize)));
-                for (JsonNode agent : page.path("agents")) {
+                AgentJobPage page = client.client().get("/api/v1/jobs/" + jid + "/returns"
+                        + ApiClient.query(ApiClient.params("after", after, "limit", pageSize)), AgentJobPage.class);
+                for (AgentJob agent : page.agents()) {
                     agents++;
-                    String state = agent.path("state").asText();
-                    counts.merge(state.toLowerCase(java.util.Locale.ROOT), 1, Integer::sum);
+                    String state = agent.state() == null ? "" : agent.state().name().toLowerCase(java.util.Locale.ROOT);
+                    counts.merge(state, 1, Integer::sum);
                     if (lines) {
-                        out.println(agent.toString());
+                        out.println(Output.oneLine(agent));
                         continue;
                     }
-                    JsonNode ret = agent.path("ret");
-                    String value = ret.isMissingNode() || ret.isNull() ? "" : ret.path("ret").isTextual() ? ret.path("ret").asText()
-                            : ret.path("ret").toString();
-                    out.printf("%-32s  %-10s  %-7s  %s%n", Output.printable(agent.path("id").asText()), state.toLowerCase(java.util.Locale.ROOT),
-                            ret.isMissingNode() || ret.isNull() ? "" : ret.path("retcode").asText(),
+                    JobResult.Return ret = agent.ret();
+                    String value = ret == null ? "" : ret.ret() instanceof String text ? text : Output.oneLine(ret.ret());
+                    out.printf("%-32s  %-10s  %-7s  %s%n", Output.printable(String.valueOf(agent.id())), state,
+                            ret == null ? "" : Integer.toString(ret.retcode()),
                             Output.printable(value.length() > 200 ? value.substring(0, 200) + "…" : value));
                 }
                 out.flush();
-                after = page.path("next").isTextual() ? page.path("next").asText() : null;
+                after = page.next();
             } while (after != null);
             if (!lines) {
                 StringBuilder summary = new StringBuilder();
@@ -108,15 +118,15 @@ public final class JobCommand {
 
         @Override
         public Integer call() {
-            JsonNode done = client.client().post("/api/v1/jobs/" + jid + "/cancel",
-                    targets == null ? Map.of() : Map.of("targets", targets));
+            JobCancelled done = client.client().post("/api/v1/jobs/" + jid + "/cancel", new JobCancelRequest(targets),
+                    JobCancelled.class);
             if (client.output().format() != Output.Format.table) {
                 client.output().printObject(done);
                 return 0;
             }
-            client.out().println("job " + jid + ": cancelled on " + done.path("cancelled").asInt() + " agent(s), "
-                    + done.path("finished").asInt() + " had finished"
-                    + (done.path("kill_jid").isTextual() ? " (kill job " + done.path("kill_jid").asText() + ")" : ""));
+            client.out().println("job " + jid + ": cancelled on " + done.cancelled() + " agent(s), "
+                    + done.finished() + " had finished"
+                    + (done.killJid() != null ? " (kill job " + done.killJid() + ")" : ""));
             client.out().flush();
             return 0;
         }

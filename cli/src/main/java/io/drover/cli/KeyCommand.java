@@ -1,9 +1,10 @@
 package io.drover.cli;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.core.type.TypeReference;
+import io.drover.model.keys.MasterKeyInfo;
+import io.drover.model.keys.MinionKey;
 import io.drover.cli.Output.Column;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -14,8 +15,9 @@ import picocli.CommandLine.Parameters;
 @Command(name = "key", description = "Agent keys (like salt-key).", subcommands = {KeyCommand.ListKeys.class,
         KeyCommand.Accept.class, KeyCommand.Reject.class, KeyCommand.Delete.class, KeyCommand.Finger.class})
 public final class KeyCommand {
-    static final List<Column> COLUMNS = List.of(Column.of("ID", "id"), Column.of("STATE", "state"),
-            Column.of("FINGERPRINT", "fingerprint"), Column.of("UPDATED", "updated_at"));
+    static final List<Column<MinionKey>> COLUMNS = List.of(Column.of("ID", MinionKey::id), Column.of("STATE", MinionKey::state),
+            Column.of("FINGERPRINT", MinionKey::fingerprint), Column.of("UPDATED", MinionKey::updatedAt));
+    static final TypeReference<List<MinionKey>> LIST = new TypeReference<>() { };
 
     @Command(name = "list", description = "List keys.")
     static final class ListKeys implements Callable<Integer> {
@@ -24,7 +26,7 @@ public final class KeyCommand {
 
         @Override
         public Integer call() {
-            JsonNode keys = client.client().get("/api/v1/keys" + ApiClient.query(ApiClient.params("state", state)));
+            List<MinionKey> keys = client.client().get("/api/v1/keys" + ApiClient.query(ApiClient.params("state", state)), LIST);
             client.output().print(keys, keys, COLUMNS);
             return 0;
         }
@@ -37,7 +39,7 @@ public final class KeyCommand {
 
         @Override
         public Integer call() {
-            JsonNode key = client.client().post("/api/v1/keys/" + id + "/accept", Map.of());
+            MinionKey key = client.client().postNoBody("/api/v1/keys/" + id + "/accept", MinionKey.class);
             client.output().printRow(key, COLUMNS);
             return 0;
         }
@@ -50,7 +52,7 @@ public final class KeyCommand {
 
         @Override
         public Integer call() {
-            client.client().post("/api/v1/keys/" + id + "/reject", Map.of());
+            client.client().postNoBody("/api/v1/keys/" + id + "/reject", MinionKey.class);
             client.out().println("key " + id + " rejected");
             return 0;
         }
@@ -72,22 +74,23 @@ public final class KeyCommand {
     @Command(name = "finger", description = "Show the sha256 fingerprints of keys; --master: the server's own, for drover agent --master-finger.")
     static final class Finger implements Callable<Integer> {
         @Mixin ClientOptions client;
-        @picocli.CommandLine.Option(names = "--master", description = "The master key's fingerprint, which agents pin.")
+        @Option(names = "--master", description = "The master key's fingerprint, which agents pin.")
         boolean master;
 
         @Override
         public Integer call() {
             if (master) {
-                JsonNode key = client.client().get("/api/v1/master");
+                MasterKeyInfo key = client.client().get("/api/v1/master", MasterKeyInfo.class);
                 if (client.output().format() == Output.Format.table) {
-                    client.out().println(key.path("fingerprint").asText());
+                    client.out().println(key.fingerprint());
                 } else {
                     client.output().printObject(key);
                 }
                 return 0;
             }
-            JsonNode keys = client.client().get("/api/v1/keys");
-            client.output().print(keys, keys, List.of(Column.of("ID", "id"), Column.of("FINGERPRINT", "fingerprint")));
+            List<MinionKey> keys = client.client().get("/api/v1/keys", LIST);
+            client.output().print(keys, keys, List.of(Column.<MinionKey>of("ID", MinionKey::id),
+                    Column.<MinionKey>of("FINGERPRINT", MinionKey::fingerprint)));
             return 0;
         }
     }

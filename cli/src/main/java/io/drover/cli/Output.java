@@ -12,10 +12,11 @@ import java.util.function.Function;
 public final class Output {
     public enum Format { table, json, yaml }
 
-    /** A table column: header and how to read the cell from a JSON row. */
-    public record Column(String header, Function<JsonNode, String> cell) {
-        public static Column of(String header, String field) {
-            return new Column(header, row -> text(row.get(field)));
+    /** A table column: header and how to read the cell from a row (a model record). */
+    public record Column<T>(String header, Function<? super T, String> cell) {
+        /** A column showing one field of the row as {@link #text(Object)} renders it. */
+        public static <T> Column<T> of(String header, Function<? super T, ?> field) {
+            return new Column<>(header, row -> text(field.apply(row)));
         }
     }
 
@@ -31,35 +32,57 @@ public final class Output {
         return format;
     }
 
-    /** Prints the value as JSON/YAML, or as a table of {@code rows} with these columns. */
-    public void print(JsonNode value, JsonNode rows, List<Column> columns) {
+    /** Prints the value (a model record, or a list or page of them) as JSON/YAML, or as a table of {@code rows}. */
+    public <T> void print(Object value, Iterable<? extends T> rows, List<Column<T>> columns) {
         switch (format) {
-            case json -> out.println(value.toPrettyString());
-            case yaml -> out.print(yaml(value));
+            case json -> out.println(tree(value).toPrettyString());
+            case yaml -> out.print(yaml(tree(value)));
             case table -> out.print(table(rows, columns));
         }
         out.flush();
     }
 
     /** Prints a single object: JSON/YAML, or a one-row table with these columns. */
-    public void printRow(JsonNode value, List<Column> columns) {
-        print(value, com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.arrayNode().add(value), columns);
+    public <T> void printRow(T value, List<Column<T>> columns) {
+        print(value, List.of(value), columns);
     }
 
     /** Prints a single object: JSON/YAML, or "key: value" lines for people. */
-    public void printObject(JsonNode value) {
+    public void printObject(Object value) {
         switch (format) {
-            case json -> out.println(value.toPrettyString());
-            case yaml, table -> out.print(yaml(value));
+            case json -> out.println(tree(value).toPrettyString());
+            case yaml, table -> out.print(yaml(tree(value)));
         }
         out.flush();
     }
 
-    public static String table(JsonNode rows, List<Column> columns) {
+    /** A value as the server sends it: a model record written with the wire's {@link Json} mapping. */
+    static JsonNode tree(Object value) {
+        if (value == null) {
+            return com.fasterxml.jackson.databind.node.NullNode.getInstance();
+        }
+        return value instanceof JsonNode node ? node : Json.json().valueToTree(value);
+    }
+
+    /** A value as one line of JSON, as the wire has it (one agent's state, a return, a path of node ids). */
+    static String oneLine(Object value) {
+        try {
+            return Json.json().writeValueAsString(value);
+        } catch (IOException e) {
+            throw new CliException("cannot encode " + value + ": " + e.getMessage());
+        }
+    }
+
+    /** The first 12 characters of a sha256, as a table shows it. */
+    static String shortHash(String sha256) {
+        return sha256 == null ? "" : sha256.substring(0, Math.min(12, sha256.length()));
+    }
+
+    public static <T> String table(Iterable<? extends T> rows, List<Column<T>> columns) {
         List<String[]> cells = new ArrayList<>();
         String[] header = columns.stream().map(Column::header).toArray(String[]::new);
         cells.add(header);
-        for (JsonNode row : rows) {
+        for (T row : rows) {
             cells.add(columns.stream().map(c -> printable(c.cell().apply(row))).toArray(String[]::new));
         }
         int[] widths = new int[columns.size()];
@@ -93,6 +116,11 @@ public final class Output {
                     || type == Character.PARAGRAPH_SEPARATOR ? '?' : c);
         });
         return b.toString();
+    }
+
+    /** A cell: a value as it reads on the wire (times ISO-8601, lists comma-separated, maps as key=value), "-" for none. */
+    public static String text(Object value) {
+        return text(value == null ? null : tree(value));
     }
 
     public static String text(JsonNode node) {

@@ -1,6 +1,10 @@
 package io.drover.cli;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.core.type.TypeReference;
+import io.drover.model.plans.PlanRequest;
+import io.drover.model.plans.PlanRun;
+import io.drover.model.plans.PlanStarted;
+import io.drover.model.plans.PlanSummary;
 import io.drover.model.Json;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -22,9 +26,11 @@ import picocli.CommandLine.Parameters;
 @Command(name = "plan", description = "Execution plans (Murano unified agent format): run one on a target, read results.",
         subcommands = {PlanCommand.Run.class, PlanCommand.Get.class, PlanCommand.ListPlans.class})
 public final class PlanCommand {
-    static final List<Output.Column> SUMMARY = List.of(Output.Column.of("ID", "id"), Output.Column.of("NAME", "name"),
-            Output.Column.of("STATUS", "status"), Output.Column.of("HOSTS", "hosts"), Output.Column.of("OK", "succeeded"),
-            Output.Column.of("FAILED", "failed"), Output.Column.of("BY", "created_by"), Output.Column.of("AT", "created_at"));
+    static final List<Output.Column<PlanSummary>> SUMMARY = List.of(Output.Column.of("ID", PlanSummary::id),
+            Output.Column.of("NAME", PlanSummary::name), Output.Column.of("STATUS", PlanSummary::status),
+            Output.Column.of("HOSTS", PlanSummary::hosts), Output.Column.of("OK", PlanSummary::succeeded),
+            Output.Column.of("FAILED", PlanSummary::failed), Output.Column.of("BY", PlanSummary::createdBy),
+            Output.Column.of("AT", PlanSummary::createdAt));
 
     @Command(name = "run", description = "Run a plan FILE (JSON or YAML) on the agents TARGET names; prints log lines and "
             + "each host's result as they arrive and exits 1 if any host failed or did not answer.")
@@ -39,71 +45,69 @@ public final class PlanCommand {
 
         @Override
         public Integer call() {
-            Map<String, Object> request = new LinkedHashMap<>();
-            request.put("tgt", target);
-            request.put("tgt_type", type.type());
-            request.put("plan", readPlan(file));
-            request.put("parameters", parameters(params));
-            request.put("timeout", timeout);
-            JsonNode started = client.client().post("/api/v1/plans", request);
-            String id = started.path("id").asText();
+            PlanStarted started = client.client().post("/api/v1/plans",
+                    new PlanRequest(target, type.type(), readPlan(file), parameters(params), timeout), PlanStarted.class);
+            String id = started.id();
             var err = client.spec.commandLine().getErr();
-            err.println("plan " + id + " sent to " + started.path("minions").size() + " agent(s) (job " + started.path("jid").asText() + ")");
+            err.println("plan " + id + " sent to " + orNone(started.minions()).size() + " agent(s) (job " + started.jid() + ")");
             err.flush();
             Set<String> printed = new HashSet<>();
             int logsPrinted = 0;
             long deadline = System.nanoTime() + timeout * 1_000_000_000L;
-            JsonNode plan;
+            PlanRun plan;
             while (true) {
-                plan = client.client().get("/api/v1/plans/" + id + "?wait=1");
-                JsonNode logs = plan.path("logs");
+                plan = client.client().get("/api/v1/plans/" + id + "?wait=1", PlanRun.class);
+                List<PlanRun.LogLine> logs = orNone(plan.logs());
                 for (int i = logsPrinted; i < logs.size(); i++) {
-                    JsonNode line = logs.get(i);
-                    client.out().printf("%s [%s] %s%n", line.path("agent_id").asText(), line.path("level").asText(), line.path("body").asText());
+                    PlanRun.LogLine line = logs.get(i);
+                    client.out().printf("%s [%s] %s%n", line.agentId(), line.level(), line.body());
                 }
                 logsPrinted = logs.size();
-                plan.path("results").fields().forEachRemaining(e -> {
-                    if (printed.add(e.getKey())) {
-                        printResult(e.getKey(), e.getValue());
+                results(plan).forEach((host, result) -> {
+                    if (printed.add(host)) {
+                        printResult(host, result);
                     }
                 });
                 client.out().flush();
-                if (!plan.path("status").asText().equals("RUNNING") || System.nanoTime() > deadline) {
+                if (!"RUNNING".equals(plan.status()) || System.nanoTime() > deadline) {
                     break;
                 }
             }
-            boolean failed = !started.path("missing").isEmpty();
+            boolean failed = !orNone(started.missing()).isEmpty();
             if (failed) {
-                err.println("error: not accepted agents, not targeted: " + text(started.path("missing")));
+                err.println("error: not accepted agents, not targeted: " + String.join(", ", started.missing()));
             }
-            if (plan.path("status").asText().equals("RUNNING")) {
-                err.println("error: no result within " + timeout + " s from " + text(plan.path("missing")) + " (plan " + id + ")");
+            if ("RUNNING".equals(plan.status())) {
+                err.println("error: no result within " + timeout + " s from " + String.join(", ", orNone(plan.missing()))
+                        + " (plan " + id + ")");
                 return 1;
             }
             int failures = 0;
-            for (JsonNode result : plan.path("results")) {
-                failures += result.path("error_code").asInt() != 0 ? 1 : 0;
+            for (PlanRun.HostResult result : results(plan).values()) {
+                failures += result.errorCode() != 0 ? 1 : 0;
             }
-            err.println("plan " + id + ": " + (plan.path("results").size() - failures) + " succeeded, " + failures + " failed");
+            err.println("plan " + id + ": " + (results(plan).size() - failures) + " succeeded, " + failures + " failed");
             return failed || failures > 0 ? 1 : 0;
         }
 
-        private void printResult(String host, JsonNode result) {
-            int code = result.path("error_code").asInt();
+        private void printResult(String host, PlanRun.HostResult result) {
+            int code = result.errorCode();
             if (client.output().format() == Output.Format.json) {
-                client.out().println("{\"" + host + "\": " + result.path("document") + "}");
+                client.out().println("{\"" + host + "\": " + Output.oneLine(result.document()) + "}");
                 return;
             }
-            JsonNode body = result.path("document").path("Body");
+            // the result document is the unified agent's (Murano's) format: its keys are that format's
+            Object body = result.document() instanceof Map<?, ?> document ? document.get("Body") : null;
             if (code == 0) {
-                String text = body.isValueNode() ? body.asText() : Output.yaml(body).stripTrailing();
+                String text = body instanceof Map<?, ?> || body instanceof List<?> ? Output.yaml(Output.tree(body)).stripTrailing()
+                        : String.valueOf(body);
                 client.out().println(host + ": OK");
                 text.lines().forEach(line -> client.out().println("    " + line));
             } else {
-                client.out().println(host + ": FAILED (" + code + ") " + result.path("message").asText());
-                JsonNode info = body.path("AdditionalInfo");
-                if (!info.isMissingNode() && !info.isNull()) {
-                    Output.yaml(info).stripTrailing().lines().forEach(line -> client.out().println("    " + line));
+                client.out().println(host + ": FAILED (" + code + ") " + (result.message() == null ? "" : result.message()));
+                Object info = body instanceof Map<?, ?> map ? map.get("AdditionalInfo") : null;
+                if (info != null) {
+                    Output.yaml(Output.tree(info)).stripTrailing().lines().forEach(line -> client.out().println("    " + line));
                 }
             }
         }
@@ -116,24 +120,22 @@ public final class PlanCommand {
 
         @Override
         public Integer call() {
-            JsonNode plan = client.client().get("/api/v1/plans/" + id);
+            PlanRun plan = client.client().get("/api/v1/plans/" + id, PlanRun.class);
             if (client.output().format() != Output.Format.table) {
                 client.output().printObject(plan);
                 return 0;
             }
             var out = client.out();
-            out.printf("plan %s (%s): %s, sent by %s at %s to %s%n", plan.path("id").asText(), plan.path("name").asText(""),
-                    plan.path("status").asText(), plan.path("created_by").asText(), plan.path("created_at").asText(),
-                    text(plan.path("minions")));
-            plan.path("results").fields().forEachRemaining(e -> out.printf("  %-30s %s%s%n", e.getKey(),
-                    e.getValue().path("error_code").asInt() == 0 ? "OK" : "FAILED (" + e.getValue().path("error_code").asInt() + ")",
-                    e.getValue().path("message").asText().isEmpty() ? "" : " " + e.getValue().path("message").asText()));
-            for (JsonNode missing : plan.path("missing")) {
-                out.printf("  %-30s waiting%n", missing.asText());
+            out.printf("plan %s (%s): %s, sent by %s at %s to %s%n", plan.id(), plan.name() == null ? "" : plan.name(),
+                    plan.status(), plan.createdBy(), Output.text(plan.createdAt()), String.join(", ", orNone(plan.minions())));
+            results(plan).forEach((host, result) -> out.printf("  %-30s %s%s%n", host,
+                    result.errorCode() == 0 ? "OK" : "FAILED (" + result.errorCode() + ")",
+                    result.message() == null || result.message().isEmpty() ? "" : " " + result.message()));
+            for (String missing : orNone(plan.missing())) {
+                out.printf("  %-30s waiting%n", missing);
             }
-            for (JsonNode line : plan.path("logs")) {
-                out.printf("  %s %s [%s] %s%n", line.path("time").asText(), line.path("agent_id").asText(),
-                        line.path("level").asText(), line.path("body").asText());
+            for (PlanRun.LogLine line : orNone(plan.logs())) {
+                out.printf("  %s %s [%s] %s%n", Output.text(line.time()), line.agentId(), line.level(), line.body());
             }
             return 0;
         }
@@ -146,7 +148,7 @@ public final class PlanCommand {
 
         @Override
         public Integer call() {
-            JsonNode plans = client.client().get("/api/v1/plans?limit=" + limit);
+            List<PlanSummary> plans = client.client().get("/api/v1/plans?limit=" + limit, new TypeReference<>() { });
             client.output().print(plans, plans, SUMMARY);
             return 0;
         }
@@ -183,9 +185,11 @@ public final class PlanCommand {
         return parameters;
     }
 
-    private static String text(JsonNode list) {
-        List<String> items = new ArrayList<>();
-        list.forEach(item -> items.add(item.asText()));
-        return String.join(", ", items);
+    private static <T> List<T> orNone(List<T> list) {
+        return list == null ? List.of() : list;
+    }
+
+    private static Map<String, PlanRun.HostResult> results(PlanRun plan) {
+        return plan.results() == null ? Map.of() : plan.results();
     }
 }

@@ -1,10 +1,11 @@
 package io.drover.cli;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.core.type.TypeReference;
 import io.drover.cli.Output.Column;
 import io.drover.core.Hashing;
 import io.drover.core.packages.PackageArchive;
 import io.drover.core.packages.PackageException;
+import io.drover.model.packages.PackageInfo;
 import io.drover.model.packages.PackageMetadata;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -22,9 +23,10 @@ import picocli.CommandLine.Parameters;
         subcommands = {PluginCommand.Pack.class, PluginCommand.Upload.class, PluginCommand.ListPackages.class,
                 PluginCommand.Show.class, PluginCommand.Delete.class})
 public final class PluginCommand {
-    static final List<Column> COLUMNS = List.of(Column.of("NAME", "name"), Column.of("VERSION", "version"),
-            Column.of("CATEGORY", "category"), Column.of("SIZE", "size_bytes"), Column.of("SOURCE", "source"),
-            Column.of("UPLOADED", "uploaded_at"), new Column("SHA256", n -> n.path("sha256").asText().substring(0, 12)));
+    static final List<Column<PackageInfo>> COLUMNS = List.of(Column.of("NAME", PackageInfo::name),
+            Column.of("VERSION", PackageInfo::version), Column.of("CATEGORY", PackageInfo::category),
+            Column.of("SIZE", PackageInfo::sizeBytes), Column.of("SOURCE", PackageInfo::source),
+            Column.of("UPLOADED", PackageInfo::uploadedAt), new Column<>("SHA256", p -> Output.shortHash(p.sha256())));
 
     @Command(name = "package", description = "Check a plugin directory's metadata and write <name>-<version>.tgz.")
     static final class Pack implements Callable<Integer> {
@@ -61,11 +63,10 @@ public final class PluginCommand {
                 throw new CliException(file + " does not exist");
             }
             byte[] tgz = PackageFiles.packageOf(file);
-            JsonNode stored = client.client().postRaw("/api/v1/packages" + (force ? "?force=true" : ""),
-                    "application/gzip", tgz);
+            PackageInfo stored = client.client().postRaw("/api/v1/packages" + (force ? "?force=true" : ""),
+                    "application/gzip", tgz, PackageInfo.class);
             if (client.output().format() == Output.Format.table) {
-                client.out().printf("stored %s %s (sha256 %s)%n", stored.path("name").asText(),
-                        stored.path("version").asText(), stored.path("sha256").asText());
+                client.out().printf("stored %s %s (sha256 %s)%n", stored.name(), stored.version(), stored.sha256());
             } else {
                 client.output().printObject(stored);
             }
@@ -80,7 +81,8 @@ public final class PluginCommand {
 
         @Override
         public Integer call() {
-            JsonNode list = client.client().get("/api/v1/packages" + (name == null ? "" : "?name=" + name));
+            List<PackageInfo> list = client.client().get("/api/v1/packages" + ApiClient.query(ApiClient.params("name", name)),
+                    new TypeReference<>() { });
             client.output().print(list, list, COLUMNS);
             return 0;
         }
@@ -93,7 +95,7 @@ public final class PluginCommand {
 
         @Override
         public Integer call() {
-            client.output().printObject(client.client().get("/api/v1/packages/" + path(ref)));
+            client.output().printObject(client.client().get("/api/v1/packages/" + path(ref), PackageInfo.class));
             return 0;
         }
     }

@@ -1,10 +1,10 @@
 package io.drover.cli;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.core.type.TypeReference;
+import io.drover.model.packages.RegistryInfo;
+import io.drover.model.packages.RegistryRequest;
 import io.drover.cli.Output.Column;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -15,8 +15,9 @@ import picocli.CommandLine.Parameters;
 @Command(name = "registry", description = "Addon registries (local directory, HTTP index, Git), searched in order.",
         subcommands = {RegistryCommand.Add.class, RegistryCommand.ListRegistries.class, RegistryCommand.Remove.class})
 public final class RegistryCommand {
-    static final List<Column> COLUMNS = List.of(Column.of("#", "position"), Column.of("NAME", "name"),
-            Column.of("TYPE", "type"), Column.of("URL", "url"), Column.of("PATH", "path"), Column.of("REF", "ref"));
+    static final List<Column<RegistryInfo>> COLUMNS = List.of(Column.of("#", RegistryInfo::position),
+            Column.of("NAME", RegistryInfo::name), Column.of("TYPE", RegistryInfo::type), Column.of("URL", RegistryInfo::url),
+            Column.of("PATH", RegistryInfo::path), Column.of("REF", RegistryInfo::ref));
 
     enum Type { local, http, git }
 
@@ -32,13 +33,8 @@ public final class RegistryCommand {
 
         @Override
         public Integer call() {
-            Map<String, Object> body = new LinkedHashMap<>();
-            body.put("name", name);
-            body.put("type", type.name());
-            body.put("url", url);
-            body.put("path", path);
-            body.put("ref", ref);
-            JsonNode added = client.client().post("/api/v1/registries", body);
+            RegistryInfo added = client.client().post("/api/v1/registries", new RegistryRequest(name, type.name(), url, path, ref),
+                    RegistryInfo.class);
             client.output().printRow(added, COLUMNS);
             return 0;
         }
@@ -50,7 +46,7 @@ public final class RegistryCommand {
 
         @Override
         public Integer call() {
-            JsonNode list = client.client().get("/api/v1/registries");
+            List<RegistryInfo> list = client.client().get("/api/v1/registries", new TypeReference<>() { });
             client.output().print(list, list, COLUMNS);
             return 0;
         }

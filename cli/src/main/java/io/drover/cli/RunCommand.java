@@ -1,6 +1,9 @@
 package io.drover.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.drover.model.jobs.JobRequest;
+import io.drover.model.jobs.JobResult;
+import io.drover.model.jobs.JobStarted;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -46,13 +49,9 @@ public final class RunCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        Map<String, Object> request = new LinkedHashMap<>();
-        request.put("tgt", target);
-        request.put("tgt_type", type.type());
-        request.put("fun", fun);
         // As salt's CLI: key=value arguments are keyword arguments, the rest positional.
         Map<String, Object> kwarg = new LinkedHashMap<>();
-        List<String> positional = new java.util.ArrayList<>();
+        List<Object> positional = new java.util.ArrayList<>();
         for (String a : args) {
             int eq = a.indexOf('=');
             if (eq > 0 && a.substring(0, eq).matches("[A-Za-z_][A-Za-z0-9_]*")) {
@@ -61,52 +60,56 @@ public final class RunCommand implements Callable<Integer> {
                 positional.add(a);
             }
         }
-        request.put("arg", positional);
-        request.put("kwarg", kwarg);
-        request.put("timeout", timeout);
-        JsonNode started = client.client().post("/api/v1/jobs", request);
-        String jid = started.path("jid").asText();
+        JobStarted started = client.client().post("/api/v1/jobs",
+                new JobRequest(target, type.type(), fun, positional, kwarg, timeout), JobStarted.class);
+        String jid = started.jid();
         Set<String> printed = new HashSet<>();
         long deadline = System.nanoTime() + timeout * 1_000_000_000L;
-        JsonNode job;
+        JobResult job;
         while (true) {
             // Waits on the server up to a second per request: returns print as they come, and the command ends
             // as soon as the last one is stored.
-            job = client.client().get("/api/v1/jobs/" + jid + "?wait=1");
-            job.path("returns").fields().forEachRemaining(e -> {
-                if (printed.add(e.getKey())) {
-                    print(e.getKey(), e.getValue());
+            job = client.client().get("/api/v1/jobs/" + jid + "?wait=1", JobResult.class);
+            returns(job).forEach((id, ret) -> {
+                if (printed.add(id)) {
+                    print(id, ret);
                 }
             });
-            if (job.path("missing").isEmpty() || System.nanoTime() > deadline) {
+            if (noneMissing(job.missing()) || System.nanoTime() > deadline) {
                 break;
             }
         }
-        if (!job.path("missing").isEmpty()) {
-            List<String> missing = new java.util.ArrayList<>();
-            job.path("missing").forEach(m -> missing.add(m.asText()));
+        if (!noneMissing(job.missing())) {
             client.spec.commandLine().getErr().println("error: no return within " + timeout + " s from "
-                    + String.join(", ", missing) + " (job " + jid + ")");
+                    + String.join(", ", job.missing()) + " (job " + jid + ")");
             return 1;
         }
         boolean failed = false;
-        if (!started.path("missing").isEmpty()) {
-            List<String> unknown = new java.util.ArrayList<>();
-            started.path("missing").forEach(m -> unknown.add(m.asText()));
-            client.spec.commandLine().getErr().println("error: not accepted agents, not targeted: " + String.join(", ", unknown));
+        if (!noneMissing(started.missing())) {
+            client.spec.commandLine().getErr().println("error: not accepted agents, not targeted: "
+                    + String.join(", ", started.missing()));
             failed = true;
         }
-        for (JsonNode r : job.path("returns")) {
-            failed |= r.path("retcode").asInt() != 0;
+        for (JobResult.Return r : returns(job).values()) {
+            failed |= r.retcode() != 0;
         }
         return failed ? 1 : 0;
     }
 
-    private void print(String id, JsonNode ret) {
+    /** Whether no agent is missing (the list is absent or empty). */
+    private static boolean noneMissing(List<String> missing) {
+        return missing == null || missing.isEmpty();
+    }
+
+    private static Map<String, JobResult.Return> returns(JobResult job) {
+        return job.returns() == null ? Map.of() : job.returns();
+    }
+
+    private void print(String id, JobResult.Return ret) {
         switch (client.output().format()) {
-            case json -> client.out().println("{\"" + id + "\": " + ret.path("ret").toString() + "}");
+            case json -> client.out().println("{\"" + id + "\": " + Output.oneLine(ret.ret()) + "}");
             case yaml, table -> {
-                JsonNode value = ret.path("ret");
+                JsonNode value = Output.tree(ret.ret());
                 String text = value.isValueNode() ? value.asText() : Output.yaml(value).stripTrailing();
                 client.out().println(id + ":");
                 text.lines().forEach(line -> client.out().println("    " + line));

@@ -1,12 +1,14 @@
 package io.drover.cli;
 
+import com.fasterxml.jackson.core.type.TypeReference;
 import io.drover.cli.Output.Column;
+import io.drover.model.secrets.SecretInfo;
+import io.drover.model.secrets.SecretRequest;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -21,8 +23,8 @@ import picocli.CommandLine.Parameters;
 @Command(name = "secret", description = "Secrets that subscription steps pass to plugins as {secret: NAME}.",
         subcommands = {SecretCommand.Set.class, SecretCommand.ListSecrets.class, SecretCommand.Delete.class})
 public final class SecretCommand {
-    static final List<Column> COLUMNS = List.of(Column.of("BIZ", "bk_biz_id"), Column.of("NAME", "name"),
-            Column.of("SET BY", "updated_by"), Column.of("UPDATED", "updated_at"));
+    static final List<Column<SecretInfo>> COLUMNS = List.of(Column.of("BIZ", SecretInfo::bkBizId),
+            Column.of("NAME", SecretInfo::name), Column.of("SET BY", SecretInfo::updatedBy), Column.of("UPDATED", SecretInfo::updatedAt));
 
     @Command(name = "set", description = "Create or replace a secret; its value is read from --from-file, or from standard input.")
     static final class Set implements Callable<Integer> {
@@ -40,7 +42,7 @@ public final class SecretCommand {
             // a value typed or echoed ends with one newline that is not part of it
             value = value.endsWith("\r\n") ? value.substring(0, value.length() - 2)
                     : value.endsWith("\n") ? value.substring(0, value.length() - 1) : value;
-            client.client().put("/api/v1/businesses/" + biz + "/secrets/" + name, Map.of("value", value));
+            client.client().put("/api/v1/businesses/" + biz + "/secrets/" + name, new SecretRequest(value), SecretInfo.class);
             client.out().println("secret " + name + " of business " + biz + " set; reference it in a step's context as "
                     + "{secret: " + name + "}");
             return 0;
@@ -55,7 +57,7 @@ public final class SecretCommand {
 
         @Override
         public Integer call() {
-            var list = client.client().get("/api/v1/businesses/" + biz + "/secrets");
+            List<SecretInfo> list = client.client().get("/api/v1/businesses/" + biz + "/secrets", new TypeReference<>() { });
             client.output().print(list, list, COLUMNS);
             return 0;
         }

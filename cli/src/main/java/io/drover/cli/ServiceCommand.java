@@ -1,6 +1,9 @@
 package io.drover.cli;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.core.type.TypeReference;
+import io.drover.model.api.Page;
+import io.drover.model.inventory.ServiceInstance;
+import io.drover.model.inventory.ServiceProcess;
 import io.drover.cli.Output.Column;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,14 +27,17 @@ public final class ServiceCommand {
 
         @Override
         public Integer call() {
-            JsonNode page = client.client().get("/api/v1/service-instances" + ApiClient.query(ApiClient.params(
+            Page<ServiceInstance> page = client.client().get("/api/v1/service-instances" + ApiClient.query(ApiClient.params(
                     "bk_biz_id", node.biz, "bk_set_id", node.set, "bk_module_id", node.module, "bk_host_id", host,
-                    "limit", limit, "offset", offset)));
-            client.output().print(page, page.path("items"), List.of(Column.of("ID", "id"), Column.of("NAME", "name"),
-                    Column.of("BIZ", "bk_biz_id"), Column.of("MODULE", "bk_module_id"), Column.of("HOST", "bk_host_id"),
-                    Column.of("LABELS", "labels"), new Column("PORTS", row -> {
+                    "limit", limit, "offset", offset)), new TypeReference<>() { });
+            client.output().print(page, page.items(), List.of(Column.of("ID", ServiceInstance::id),
+                    Column.of("NAME", ServiceInstance::name), Column.of("BIZ", ServiceInstance::bkBizId),
+                    Column.of("MODULE", ServiceInstance::bkModuleId), Column.of("HOST", ServiceInstance::bkHostId),
+                    Column.of("LABELS", ServiceInstance::labels), new Column<>("PORTS", row -> {
                         List<String> ports = new ArrayList<>();
-                        row.path("processes").forEach(p -> ports.add(p.path("name").asText() + ":" + Output.text(p.path("ports"))));
+                        for (ServiceProcess p : row.processes() == null ? List.<ServiceProcess>of() : row.processes()) {
+                            ports.add(p.name() + ":" + Output.text(p.ports()));
+                        }
                         return ports.isEmpty() ? "-" : String.join(" ", ports);
                     })));
             return 0;

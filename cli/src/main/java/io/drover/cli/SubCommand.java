@@ -1,13 +1,21 @@
 package io.drover.cli;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.core.type.TypeReference;
 import io.drover.cli.Output.Column;
 import io.drover.model.Json;
+import io.drover.model.subscriptions.InstanceStatus;
+import io.drover.model.subscriptions.PlanView;
+import io.drover.model.subscriptions.RunRequest;
+import io.drover.model.subscriptions.RunStatus;
+import io.drover.model.subscriptions.SubscriptionInfo;
+import io.drover.model.subscriptions.SubscriptionSpec;
+import io.drover.model.subscriptions.SubscriptionStarted;
+import io.drover.model.subscriptions.SubscriptionStatistics;
+import io.drover.model.subscriptions.TaskInfo;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -23,19 +31,34 @@ import picocli.CommandLine.Parameters;
                 SubCommand.Enable.class, SubCommand.Disable.class, SubCommand.Delete.class, SubCommand.Instances.class,
                 SubCommand.Stats.class, SubCommand.Tasks.class})
 public final class SubCommand {
-    static final List<Column> COLUMNS = List.of(Column.of("ID", "id"), Column.of("NAME", "name"), Column.of("BIZ", "bk_biz_id"),
-            Column.of("OBJECT", "object_type"), Column.of("NODES", "node_type"), Column.of("ENABLED", "enabled"),
-            new Column("PLUGINS", n -> String.join(", ", n.path("spec").path("steps").findValuesAsText("plugin_name"))));
-    static final List<Column> INSTANCES = List.of(Column.of("INSTANCE", "instance_id"), Column.of("STATUS", "status"),
-            new Column("DEPLOYED", n -> {
+    static final List<Column<SubscriptionInfo>> COLUMNS = List.of(Column.of("ID", SubscriptionInfo::id),
+            Column.of("NAME", SubscriptionInfo::name), Column.of("BIZ", SubscriptionInfo::bkBizId),
+            Column.of("OBJECT", SubscriptionInfo::objectType), Column.of("NODES", SubscriptionInfo::nodeType),
+            Column.of("ENABLED", SubscriptionInfo::enabled), new Column<>("PLUGINS", SubCommand::plugins));
+    static final List<Column<InstanceStatus>> INSTANCES = List.of(Column.of("INSTANCE", InstanceStatus::instanceId),
+            Column.of("STATUS", InstanceStatus::status), new Column<>("DEPLOYED", n -> {
                 List<String> parts = new ArrayList<>();
-                n.path("deployed").forEach(d -> parts.add(d.path("plugin").asText() + " " + d.path("version").asText() + " "
-                        + d.path("status").asText() + (d.hasNonNull("port") ? " :" + d.path("port").asInt() : "")));
+                for (InstanceStatus.Deployed d : n.deployed() == null ? List.<InstanceStatus.Deployed>of() : n.deployed()) {
+                    parts.add(d.plugin() + " " + d.version() + " " + d.status() + (d.port() != null ? " :" + d.port() : ""));
+                }
                 return String.join(", ", parts);
-            }), Column.of("LAST TASK", "last_task_id"), Column.of("TASK STATUS", "last_task_status"));
-    static final List<Column> TASKS = List.of(Column.of("TASK", "id"), Column.of("STATUS", "status"),
-            Column.of("TRIGGER", "trigger"), Column.of("ACTOR", "actor"), Column.of("STARTED", "started_at"),
-            Column.of("FINISHED", "finished_at"), new Column("INSTANCES", n -> n.path("counts").toString()));
+            }), Column.of("LAST TASK", InstanceStatus::lastTaskId), Column.of("TASK STATUS", InstanceStatus::lastTaskStatus));
+    static final List<Column<TaskInfo>> TASKS = List.of(Column.of("TASK", TaskInfo::id), Column.of("STATUS", TaskInfo::status),
+            Column.of("TRIGGER", TaskInfo::trigger), Column.of("ACTOR", TaskInfo::actor), Column.of("STARTED", TaskInfo::startedAt),
+            Column.of("FINISHED", TaskInfo::finishedAt), new Column<>("INSTANCES", n -> Output.oneLine(n.counts())));
+
+    /** The plugins a subscription's steps deploy, comma-separated. */
+    static String plugins(SubscriptionInfo subscription) {
+        List<String> names = new ArrayList<>();
+        if (subscription.spec() != null) {
+            for (SubscriptionSpec.Step step : subscription.spec().steps()) {
+                if (step.config() != null && step.config().pluginName() != null) {
+                    names.add(step.config().pluginName());
+                }
+            }
+        }
+        return String.join(", ", names);
+    }
 
     static Object readSpec(Path file) {
         try {
@@ -46,30 +69,30 @@ public final class SubCommand {
     }
 
     /** Prints what a change started and, with --watch, follows its task. */
-    static void started(ClientOptions client, JsonNode started, String what, boolean watch) {
+    static void started(ClientOptions client, SubscriptionStarted started, String what, boolean watch) {
         PrintWriter out = client.out();
-        JsonNode sub = started.path("subscription");
+        SubscriptionInfo sub = started.subscription();
         if (client.output().format() != Output.Format.table && !watch) {
             client.output().printObject(started);
             return;
         }
-        out.printf("subscription %d '%s' %s%n", sub.path("id").asLong(), sub.path("name").asText(), what);
-        if (started.hasNonNull("task_id")) {
-            long task = started.path("task_id").asLong();
+        out.printf("subscription %d '%s' %s%n", sub.id(), sub.name(), what);
+        String note = started.note() == null ? "" : started.note();
+        if (started.taskId() != null) {
+            long task = started.taskId();
             out.printf("task %d started%s%n", task, watch ? "" : ": drover task show " + task + " --watch");
-            if (!started.path("note").asText("").isEmpty()) {
-                out.println("note: " + started.path("note").asText());
+            if (!note.isEmpty()) {
+                out.println("note: " + note);
             }
             if (watch) {
-                JsonNode result = TaskWatcher.watch(client.client(), out, task);
-                if (result.path("status").asText().equals("FAILED")) {
+                TaskInfo result = TaskWatcher.watch(client.client(), out, task);
+                if (result.status() == RunStatus.FAILED) {
                     throw new CliException("task " + task + " failed; see drover task show " + task);
                 }
             }
         } else {
-            String note = started.path("note").asText("");
             out.println(note.startsWith("not run") ? "not run (run_immediately is false): preview with drover sub plan "
-                    + sub.path("id").asLong() + ", run with drover sub run " + sub.path("id").asLong()
+                    + sub.id() + ", run with drover sub run " + sub.id()
                     : note.isEmpty() ? "nothing to do: every instance is as planned" : note);
         }
     }
@@ -82,7 +105,7 @@ public final class SubCommand {
 
         @Override
         public Integer call() {
-            started(client, client.client().post("/api/v1/subscriptions", readSpec(file)), "created", watch);
+            started(client, client.client().post("/api/v1/subscriptions", readSpec(file), SubscriptionStarted.class), "created", watch);
             return 0;
         }
     }
@@ -95,10 +118,8 @@ public final class SubCommand {
 
         @Override
         public Integer call() {
-            Map<String, Object> q = new LinkedHashMap<>();
-            q.put("bk_biz_id", biz);
-            q.put("plugin", plugin);
-            JsonNode list = client.client().get("/api/v1/subscriptions" + ApiClient.query(q));
+            List<SubscriptionInfo> list = client.client().get("/api/v1/subscriptions"
+                    + ApiClient.query(ApiClient.params("bk_biz_id", biz, "plugin", plugin)), new TypeReference<>() { });
             client.output().print(list, list, COLUMNS);
             return 0;
         }
@@ -111,7 +132,7 @@ public final class SubCommand {
 
         @Override
         public Integer call() {
-            client.output().printObject(client.client().get("/api/v1/subscriptions/" + id));
+            client.output().printObject(client.client().get("/api/v1/subscriptions/" + id, SubscriptionInfo.class));
             return 0;
         }
     }
@@ -124,28 +145,27 @@ public final class SubCommand {
 
         @Override
         public Integer call() {
-            JsonNode plan = file == null ? client.client().get("/api/v1/subscriptions/" + id + "/plan")
-                    : client.client().post("/api/v1/subscriptions/" + id + "/plan", readSpec(file));
+            PlanView plan = file == null ? client.client().get("/api/v1/subscriptions/" + id + "/plan", PlanView.class)
+                    : client.client().post("/api/v1/subscriptions/" + id + "/plan", readSpec(file), PlanView.class);
             if (client.output().format() != Output.Format.table) {
                 client.output().printObject(plan);
                 return 0;
             }
             PrintWriter out = client.out();
-            for (JsonNode instance : plan.path("instances")) {
-                out.printf("%s%s%n", instance.path("instance_id").asText(),
-                        instance.hasNonNull("host") ? " (" + instance.path("host").asText() + ")" : "");
-                for (JsonNode step : instance.path("steps")) {
-                    out.printf("  %-12s %-11s %-20s %s%s%n", step.path("step_id").asText(), step.path("action").asText(),
-                            step.path("reason").asText(), step.path("why").asText(),
-                            step.hasNonNull("detail") ? ": " + step.path("detail").asText() : "");
+            for (PlanView.InstancePlan instance : plan.instances() == null ? List.<PlanView.InstancePlan>of() : plan.instances()) {
+                out.printf("%s%s%n", instance.instanceId(), instance.host() != null ? " (" + instance.host() + ")" : "");
+                for (PlanView.StepPlan step : instance.steps() == null ? List.<PlanView.StepPlan>of() : instance.steps()) {
+                    out.printf("  %-12s %-11s %-20s %s%s%n", step.stepId(), step.action(), step.reason(),
+                            step.why() == null ? "" : step.why(), step.detail() != null ? ": " + step.detail() : "");
                 }
             }
-            plan.path("missing").forEach(m -> out.println("warning: " + m.asText() + " does not exist"));
-            JsonNode t = plan.path("totals");
+            (plan.missing() == null ? List.<String>of() : plan.missing())
+                    .forEach(m -> out.println("warning: " + m + " does not exist"));
+            Map<String, Integer> t = plan.totals() == null ? Map.of() : plan.totals();
             out.printf("Plan: %d to install, %d to uninstall, %d to push config, %d to start, %d to stop, %d unchanged, "
-                            + "%d skipped, %d failing.%n", t.path("INSTALL").asInt(), t.path("UNINSTALL").asInt(),
-                    t.path("PUSH_CONFIG").asInt(), t.path("START").asInt(), t.path("STOP").asInt(), t.path("NOT_CHANGE").asInt(),
-                    t.path("SKIP").asInt(), t.path("FAIL").asInt());
+                            + "%d skipped, %d failing.%n", t.getOrDefault("INSTALL", 0), t.getOrDefault("UNINSTALL", 0),
+                    t.getOrDefault("PUSH_CONFIG", 0), t.getOrDefault("START", 0), t.getOrDefault("STOP", 0),
+                    t.getOrDefault("NOT_CHANGE", 0), t.getOrDefault("SKIP", 0), t.getOrDefault("FAIL", 0));
             return 0;
         }
     }
@@ -159,7 +179,7 @@ public final class SubCommand {
 
         @Override
         public Integer call() {
-            started(client, client.client().put("/api/v1/subscriptions/" + id, readSpec(file)), "updated", watch);
+            started(client, client.client().put("/api/v1/subscriptions/" + id, readSpec(file), SubscriptionStarted.class), "updated", watch);
             return 0;
         }
     }
@@ -174,10 +194,8 @@ public final class SubCommand {
 
         @Override
         public Integer call() {
-            Map<String, Object> body = new LinkedHashMap<>();
-            body.put("actions", actions);
-            body.put("instance_ids", instances);
-            started(client, client.client().post("/api/v1/subscriptions/" + id + "/run", body), "run", watch);
+            started(client, client.client().post("/api/v1/subscriptions/" + id + "/run", new RunRequest(actions, instances),
+                    SubscriptionStarted.class), "run", watch);
             return 0;
         }
     }
@@ -191,9 +209,8 @@ public final class SubCommand {
 
         @Override
         public Integer call() {
-            Map<String, Object> body = new LinkedHashMap<>();
-            body.put("instance_ids", instances);
-            started(client, client.client().post("/api/v1/subscriptions/" + id + "/retry", body), "retried", watch);
+            started(client, client.client().post("/api/v1/subscriptions/" + id + "/retry", new RunRequest(null, instances),
+                    SubscriptionStarted.class), "retried", watch);
             return 0;
         }
     }
@@ -205,8 +222,8 @@ public final class SubCommand {
 
         @Override
         public Integer call() {
-            JsonNode task = client.client().post("/api/v1/subscriptions/" + id + "/revoke", Map.of());
-            client.out().println("task " + task.path("id").asLong() + " revoked: instances not started are skipped");
+            TaskInfo task = client.client().postNoBody("/api/v1/subscriptions/" + id + "/revoke", TaskInfo.class);
+            client.out().println("task " + task.id() + " revoked: instances not started are skipped");
             return 0;
         }
     }
@@ -221,7 +238,8 @@ public final class SubCommand {
 
         @Override
         public Integer call() {
-            started(client, client.client().post("/api/v1/subscriptions/" + id + "/" + action(), Map.of()), action() + "d", watch);
+            started(client, client.client().postNoBody("/api/v1/subscriptions/" + id + "/" + action(), SubscriptionStarted.class),
+                    action() + "d", watch);
             return 0;
         }
     }
@@ -251,8 +269,9 @@ public final class SubCommand {
 
         @Override
         public Integer call() {
-            JsonNode started = client.client().delete("/api/v1/subscriptions/" + id + (keep ? "?keep_plugins=true" : ""));
-            if (started == null || started.isMissingNode() || started.isNull() || !started.has("task_id")) {
+            SubscriptionStarted started = client.client().delete("/api/v1/subscriptions/" + id + (keep ? "?keep_plugins=true" : ""),
+                    SubscriptionStarted.class);
+            if (started == null || started.taskId() == null) {
                 client.out().println("subscription " + id + " deleted");
                 return 0;
             }
@@ -279,7 +298,7 @@ public final class SubCommand {
 
         @Override
         public Integer call() {
-            JsonNode list = client.client().get("/api/v1/subscriptions/" + id + "/instances");
+            List<InstanceStatus> list = client.client().get("/api/v1/subscriptions/" + id + "/instances", new TypeReference<>() { });
             client.output().print(list, list, INSTANCES);
             return 0;
         }
@@ -292,7 +311,7 @@ public final class SubCommand {
 
         @Override
         public Integer call() {
-            client.output().printObject(client.client().get("/api/v1/subscriptions/" + id + "/statistics"));
+            client.output().printObject(client.client().get("/api/v1/subscriptions/" + id + "/statistics", SubscriptionStatistics.class));
             return 0;
         }
     }
@@ -304,7 +323,7 @@ public final class SubCommand {
 
         @Override
         public Integer call() {
-            JsonNode list = client.client().get("/api/v1/subscriptions/" + id + "/tasks");
+            List<TaskInfo> list = client.client().get("/api/v1/subscriptions/" + id + "/tasks", new TypeReference<>() { });
             client.output().print(list, list, TASKS);
             return 0;
         }

@@ -1,6 +1,7 @@
 package io.drover.cli;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import io.drover.model.subscriptions.TaskInfo;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -23,24 +24,22 @@ public final class TaskCommand {
                 TaskWatcher.watch(client.client(), client.out(), id);
                 return 0;
             }
-            JsonNode task = client.client().get("/api/v1/tasks/" + id);
+            TaskInfo task = client.client().get("/api/v1/tasks/" + id, TaskInfo.class);
             if (client.output().format() != Output.Format.table) {
                 client.output().printObject(task);
                 return 0;
             }
             var out = client.out();
-            out.printf("task %d of subscription %d: %s (%s by %s)%n", task.path("id").asLong(),
-                    task.path("subscription_id").asLong(), task.path("status").asText(), task.path("trigger").asText(),
-                    task.path("actor").asText());
-            out.print(Output.table(task.path("instances"), TaskWatcher.INSTANCES));
+            out.printf("task %d of subscription %d: %s (%s by %s)%n", task.id(), task.subscriptionId(), Output.text(task.status()),
+                    task.trigger(), task.actor());
+            out.print(Output.table(TaskWatcher.instances(task), TaskWatcher.INSTANCES));
             if (logs) {
-                for (JsonNode i : task.path("instances")) {
-                    out.println(i.path("instance_id").asText());
-                    for (JsonNode step : i.path("steps")) {
-                        out.printf("  %s %s %s%n", step.path("step_id").asText(), step.path("action").asText(), step.path("status").asText());
-                        for (JsonNode sub : step.path("sub_steps")) {
-                            out.printf("    %-8s %s: %s%n", sub.path("status").asText(), sub.path("name").asText(),
-                                    Output.text(sub.path("log")));
+                for (TaskInfo.TaskInstance i : TaskWatcher.instances(task)) {
+                    out.println(i.instanceId());
+                    for (TaskInfo.StepRecord step : TaskWatcher.steps(i)) {
+                        out.printf("  %s %s %s%n", step.stepId(), step.action(), Output.text(step.status()));
+                        for (TaskInfo.SubStep sub : step.subSteps() == null ? List.<TaskInfo.SubStep>of() : step.subSteps()) {
+                            out.printf("    %-8s %s: %s%n", Output.text(sub.status()), sub.name(), Output.text(sub.log()));
                         }
                     }
                 }

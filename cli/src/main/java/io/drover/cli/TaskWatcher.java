@@ -1,29 +1,31 @@
 package io.drover.cli;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import io.drover.model.subscriptions.RunStatus;
+import io.drover.model.subscriptions.TaskInfo;
 import io.drover.cli.Output.Column;
 import java.io.PrintWriter;
 import java.util.List;
 
 /** Follows a task until it ends: a progress bar while it runs, then a summary table of its instances. */
 final class TaskWatcher {
-    static final List<Column> INSTANCES = List.of(Column.of("INSTANCE", "instance_id"), Column.of("HOST", "bk_host_id"),
-            Column.of("STATUS", "status"), new Column("STEPS", TaskWatcher::steps), Column.of("ERROR", "error"));
+    static final List<Column<TaskInfo.TaskInstance>> INSTANCES = List.of(Column.of("INSTANCE", TaskInfo.TaskInstance::instanceId),
+            Column.of("HOST", TaskInfo.TaskInstance::bkHostId), Column.of("STATUS", TaskInfo.TaskInstance::status),
+            new Column<>("STEPS", TaskWatcher::stepsCell), Column.of("ERROR", TaskInfo.TaskInstance::error));
     private static final int WIDTH = 30;
 
     private TaskWatcher() {
     }
 
-    static JsonNode watch(ApiClient client, PrintWriter out, long taskId) {
+    static TaskInfo watch(ApiClient client, PrintWriter out, long taskId) {
         String last = "";
         while (true) {
-            JsonNode task = client.get("/api/v1/tasks/" + taskId);
+            TaskInfo task = client.get("/api/v1/tasks/" + taskId, TaskInfo.class);
             int total = 0;
             int done = 0;
-            for (var e : task.path("counts").properties()) {
-                total += e.getValue().asInt();
+            for (var e : countsOf(task).entrySet()) {
+                total += e.getValue();
                 if (!List.of("PENDING", "RUNNING").contains(e.getKey())) {
-                    done += e.getValue().asInt();
+                    done += e.getValue();
                 }
             }
             String line = bar(done, total) + " " + done + "/" + total + " " + counts(task);
@@ -32,9 +34,9 @@ final class TaskWatcher {
                 out.flush();
                 last = line;
             }
-            if (!task.path("status").asText().equals("RUNNING")) {
-                out.println("task " + taskId + " " + task.path("status").asText());
-                out.print(Output.table(task.path("instances"), INSTANCES));
+            if (task.status() != RunStatus.RUNNING) {
+                out.println("task " + taskId + " " + Output.text(task.status()));
+                out.print(Output.table(instances(task), INSTANCES));
                 out.flush();
                 return task;
             }
@@ -52,19 +54,31 @@ final class TaskWatcher {
         return "[" + "#".repeat(filled) + "-".repeat(WIDTH - filled) + "]";
     }
 
-    private static String counts(JsonNode task) {
+    private static java.util.Map<String, Integer> countsOf(TaskInfo task) {
+        return task.counts() == null ? java.util.Map.of() : task.counts();
+    }
+
+    static List<TaskInfo.TaskInstance> instances(TaskInfo task) {
+        return task.instances() == null ? List.of() : task.instances();
+    }
+
+    static List<TaskInfo.StepRecord> steps(TaskInfo.TaskInstance instance) {
+        return instance.steps() == null ? List.of() : instance.steps();
+    }
+
+    private static String counts(TaskInfo task) {
         StringBuilder s = new StringBuilder("(");
-        task.path("counts").properties().forEach(e -> s.append(s.length() > 1 ? ", " : "").append(e.getValue().asInt())
-                .append(' ').append(e.getKey().toLowerCase(java.util.Locale.ROOT)));
+        countsOf(task).forEach((status, n) -> s.append(s.length() > 1 ? ", " : "").append(n)
+                .append(' ').append(status.toLowerCase(java.util.Locale.ROOT)));
         return s.append(')').toString();
     }
 
-    private static String steps(JsonNode instance) {
+    private static String stepsCell(TaskInfo.TaskInstance instance) {
         StringBuilder s = new StringBuilder();
-        for (JsonNode step : instance.path("steps")) {
-            if (!step.path("status").asText().equals("SKIPPED") || !step.path("action").asText().equals("NOT_CHANGE")) {
-                s.append(s.isEmpty() ? "" : ", ").append(step.path("step_id").asText()).append(' ')
-                        .append(step.path("action").asText()).append(' ').append(step.path("status").asText());
+        for (TaskInfo.StepRecord step : steps(instance)) {
+            if (step.status() != RunStatus.SKIPPED || !"NOT_CHANGE".equals(step.action())) {
+                s.append(s.isEmpty() ? "" : ", ").append(step.stepId()).append(' ')
+                        .append(step.action()).append(' ').append(Output.text(step.status()));
             }
         }
         return s.toString();

@@ -1,10 +1,12 @@
 package io.drover.cli;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.core.type.TypeReference;
+import io.drover.model.auth.CreatedToken;
+import io.drover.model.auth.Role;
+import io.drover.model.auth.TokenInfo;
+import io.drover.model.auth.TokenRequest;
 import io.drover.cli.Output.Column;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -15,10 +17,11 @@ import picocli.CommandLine.Parameters;
 @Command(name = "token", description = "API tokens (admin only).",
         subcommands = {TokenCommand.Create.class, TokenCommand.ListTokens.class, TokenCommand.Revoke.class})
 public final class TokenCommand {
-    static final List<Column> COLUMNS = List.of(Column.of("ID", "id"), Column.of("NAME", "name"), Column.of("ROLE", "role"),
-            new Column("BUSINESSES", row -> row.path("bk_biz_ids").isEmpty() ? "all" : Output.text(row.path("bk_biz_ids"))),
-            Column.of("CREATED", "created_at"), Column.of("EXPIRES", "expires_at"), Column.of("LAST USED", "last_used_at"),
-            Column.of("REVOKED", "revoked_at"));
+    static final List<Column<TokenInfo>> COLUMNS = List.of(Column.of("ID", TokenInfo::id), Column.of("NAME", TokenInfo::name),
+            Column.of("ROLE", TokenInfo::role),
+            new Column<>("BUSINESSES", row -> row.bkBizIds() == null || row.bkBizIds().isEmpty() ? "all" : Output.text(row.bkBizIds())),
+            Column.of("CREATED", TokenInfo::createdAt), Column.of("EXPIRES", TokenInfo::expiresAt),
+            Column.of("LAST USED", TokenInfo::lastUsedAt), Column.of("REVOKED", TokenInfo::revokedAt));
 
     @Command(name = "create", description = "Create a token; its secret is printed once.")
     static final class Create implements Callable<Integer> {
@@ -34,19 +37,19 @@ public final class TokenCommand {
 
         @Override
         public Integer call() {
-            Map<String, Object> body = new LinkedHashMap<>();
-            body.put("name", name);
-            body.put("role", role);
-            body.put("bk_biz_ids", biz == null ? List.of() : biz);
-            if (ttlHours != null) {
-                body.put("ttl_hours", ttlHours);
+            Role parsed;
+            try {
+                parsed = Role.parse(role);
+            } catch (IllegalArgumentException e) {
+                throw new CliException("--role: " + e.getMessage());
             }
-            JsonNode created = client.client().post("/api/v1/tokens", body);
+            CreatedToken created = client.client().post("/api/v1/tokens",
+                    new TokenRequest(name, parsed, biz == null ? List.of() : biz, ttlHours), CreatedToken.class);
             if (client.output().format() == Output.Format.table) {
-                JsonNode expires = created.path("info").path("expires_at");
                 client.out().printf("token %d '%s' (%s) created%s. Its secret, shown only now:%n%s%n",
-                        created.path("info").path("id").asLong(), name, role,
-                        expires.isMissingNode() || expires.isNull() ? "" : ", expires " + expires.asText(), created.path("token").asText());
+                        created.info().id(), name, role,
+                        created.info().expiresAt() == null ? "" : ", expires " + Output.text(created.info().expiresAt()),
+                        created.token());
             } else {
                 client.output().printObject(created);
             }
@@ -60,7 +63,7 @@ public final class TokenCommand {
 
         @Override
         public Integer call() {
-            JsonNode list = client.client().get("/api/v1/tokens");
+            List<TokenInfo> list = client.client().get("/api/v1/tokens", new TypeReference<>() { });
             client.output().print(list, list, COLUMNS);
             return 0;
         }

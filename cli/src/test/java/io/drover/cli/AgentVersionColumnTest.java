@@ -3,17 +3,12 @@ package io.drover.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.drover.core.packages.Version;
-import io.drover.model.Json;
 import org.junit.jupiter.api.Test;
 
 /** drover agent list marks an agent older than the newest agent package stored. */
 class AgentVersionColumnTest {
     static String cell(String version, String newest) {
-        var row = Json.json().createObjectNode();
-        if (version != null) {
-            row.put("version", version);
-        }
-        return AgentCommand.version(row, newest == null ? null : Version.parse(newest));
+        return AgentCommand.version(version, newest == null ? null : Version.parse(newest));
     }
 
     @Test

@@ -116,11 +116,23 @@ public final class OpenApiDocument {
     }
 
     private static Map<String, Object> ref(Class<?> type, Map<String, Object> schemas) {
-        if (!schemas.containsKey(type.getSimpleName())) {
-            schemas.put(type.getSimpleName(), Map.of());
-            schemas.put(type.getSimpleName(), schemaOf(type, schemas));
+        if (!type.isRecord()) {
+            return Map.of("type", "object"); // free-form JSON (a Map, an alert payload): no schema of its own
         }
-        return Map.of("$ref", "#/components/schemas/" + type.getSimpleName());
+        String name = schemaName(type);
+        if (!schemas.containsKey(name)) {
+            schemas.put(name, Map.of());
+            schemas.put(name, schemaOf(type, schemas));
+        }
+        return Map.of("$ref", "#/components/schemas/" + name);
+    }
+
+    /**
+     * A record's schema name: its simple name, prefixed by the records it is nested in ({@code DiagnosisInfoSummary},
+     * {@code DiagnosisObjectSummary}), so that two nested records of one name do not share a schema.
+     */
+    static String schemaName(Class<?> type) {
+        return type.getEnclosingClass() == null ? type.getSimpleName() : schemaName(type.getEnclosingClass()) + type.getSimpleName();
     }
 
     private static Map<String, Object> schemaOf(Class<?> type, Map<String, Object> schemas) {
@@ -128,10 +140,16 @@ public final class OpenApiDocument {
             return Map.of("type", "object");
         }
         Map<String, Object> properties = new LinkedHashMap<>();
+        List<String> required = new ArrayList<>();
         for (RecordComponent c : type.getRecordComponents()) {
-            properties.put(snake(c.getName()), typeSchema(c.getGenericType(), schemas));
+            String name = wireName(c);
+            properties.put(name, typeSchema(c.getGenericType(), schemas));
+            if (c.getType().isPrimitive()) {
+                required.add(name); // never null, so always written; other fields are left out when null
+            }
         }
-        return Map.of("type", "object", "properties", properties);
+        return required.isEmpty() ? Map.of("type", "object", "properties", properties)
+                : Map.of("type", "object", "properties", properties, "required", required);
     }
 
     private static Map<String, Object> typeSchema(Type type, Map<String, Object> schemas) {
@@ -151,6 +169,9 @@ public final class OpenApiDocument {
         if (c == long.class || c == Long.class || c == int.class || c == Integer.class) {
             return Map.of("type", "integer");
         }
+        if (c == double.class || c == Double.class || c == float.class || c == Float.class) {
+            return Map.of("type", "number");
+        }
         if (c == boolean.class || c == Boolean.class) {
             return Map.of("type", "boolean");
         }
@@ -161,7 +182,11 @@ public final class OpenApiDocument {
             return Map.of();
         }
         if (c.isEnum()) {
-            return Map.of("type", "string");
+            List<Object> values = new ArrayList<>();
+            for (Object constant : c.getEnumConstants()) {
+                values.add(io.drover.model.Json.json().convertValue(constant, String.class)); // as written on the wire
+            }
+            return Map.of("type", "string", "enum", values);
         }
         if (java.time.temporal.Temporal.class.isAssignableFrom(c)) {
             return Map.of("type", "string", "format", "date-time");
@@ -170,6 +195,12 @@ public final class OpenApiDocument {
             return ref(c, schemas);
         }
         return Map.of("type", "object");
+    }
+
+    /** The field's name on the wire: its {@code @JsonProperty} (a reference format's spelling), else snake_case. */
+    private static String wireName(RecordComponent c) {
+        com.fasterxml.jackson.annotation.JsonProperty named = c.getAccessor().getAnnotation(com.fasterxml.jackson.annotation.JsonProperty.class);
+        return named != null && !named.value().isEmpty() ? named.value() : snake(c.getName());
     }
 
     static String snake(String camel) {

@@ -6,7 +6,6 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.util.Map;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -69,7 +68,7 @@ public final class ProgressStream {
         if (out == null) {
             ctx.json(result);
         } else {
-            line(Map.of("result", result));
+            line(io.drover.model.api.ProgressLine.result(result));
         }
     }
 
@@ -83,7 +82,7 @@ public final class ProgressStream {
                 throw new UncheckedIOException(e);
             }
         }
-        line(Map.of("progress", progress));
+        line(io.drover.model.api.ProgressLine.progress(progress));
     }
 
     private void fail(int status, String problem) {

@@ -32,7 +32,7 @@ public final class SubscriptionRoutes {
     public void register(HttpApi api) {
         String base = API + "/subscriptions";
         api.post(base, Role.OPERATOR, Scope.BUSINESS, "Create a subscription (NodeMan-style body); runs it unless run_immediately is false",
-                SubscriptionSpec.class, SubscriptionService.Started.class, 201,
+                SubscriptionSpec.class, io.drover.model.subscriptions.SubscriptionStarted.class, 201,
                 ctx -> ctx.json(subscriptions.create(principal(ctx), Bodies.read(ctx, SubscriptionSpec.class))));
         api.get(base, Role.VIEWER, Scope.BUSINESS, "List subscriptions (?bk_biz_id=, ?plugin=)", SubscriptionInfo.class, Shape.LIST,
                 ctx -> ctx.json(subscriptions.list(principal(ctx), Params.queryId(ctx, "bk_biz_id"), ctx.queryParam("plugin"))));
@@ -40,21 +40,21 @@ public final class SubscriptionRoutes {
                 ctx -> ctx.json(subscriptions.get(principal(ctx), id(ctx))));
         api.put(base + "/{id}", Role.OPERATOR, Scope.BUSINESS,
                 "Change name, scope or steps (target_hosts and object_type are fixed: 409); plans and runs at once",
-                SubscriptionSpec.class, SubscriptionService.Started.class,
+                SubscriptionSpec.class, io.drover.model.subscriptions.SubscriptionStarted.class,
                 ctx -> ctx.json(subscriptions.update(principal(ctx), id(ctx), Bodies.read(ctx, SubscriptionSpec.class))));
         api.delete(base + "/{id}", Role.OPERATOR, Scope.BUSINESS,
                 "Delete: uninstalls from every instance first (202 with the task), or ?keep_plugins=true to detach at once",
                 ctx -> {
-                    SubscriptionService.Started started = subscriptions.delete(principal(ctx), id(ctx), Params.flag(ctx, "keep_plugins"));
+                    io.drover.model.subscriptions.SubscriptionStarted started = subscriptions.delete(principal(ctx), id(ctx), Params.flag(ctx, "keep_plugins"));
                     if (started.taskId() != null) {
                         ctx.status(202).json(started);
                     }
                 });
         api.post(base + "/{id}/enable", Role.OPERATOR, Scope.BUSINESS, "Enable: start plugins on every instance, automatic runs on",
-                null, SubscriptionService.Started.class, 200,
+                null, io.drover.model.subscriptions.SubscriptionStarted.class, 200,
                 ctx -> ctx.json(subscriptions.setEnabled(principal(ctx), id(ctx), true)));
         api.post(base + "/{id}/disable", Role.OPERATOR, Scope.BUSINESS, "Disable: stop plugins on every instance, automatic runs off",
-                null, SubscriptionService.Started.class, 200,
+                null, io.drover.model.subscriptions.SubscriptionStarted.class, 200,
                 ctx -> ctx.json(subscriptions.setEnabled(principal(ctx), id(ctx), false)));
         api.get(base + "/{id}/plan", Role.VIEWER, Scope.BUSINESS, "Preview the plan: per instance and step the action and its reason",
                 PlanView.class, Shape.ONE, ctx -> ctx.json(subscriptions.plan(principal(ctx), id(ctx))));
@@ -63,10 +63,10 @@ public final class SubscriptionRoutes {
                 ctx -> ctx.json(subscriptions.planProposed(principal(ctx), id(ctx), Bodies.read(ctx, SubscriptionSpec.class))));
         api.post(base + "/{id}/run", Role.OPERATOR, Scope.BUSINESS,
                 "Run the plan; or {actions: {step: ACTION}, instance_ids: [...]} for a partial run",
-                RunRequest.class, SubscriptionService.Started.class, 200,
+                RunRequest.class, io.drover.model.subscriptions.SubscriptionStarted.class, 200,
                 ctx -> ctx.json(subscriptions.runNow(principal(ctx), id(ctx), optionalBody(ctx))));
         api.post(base + "/{id}/retry", Role.OPERATOR, Scope.BUSINESS, "Retry the failed instances of the last task (or {instance_ids})",
-                RunRequest.class, SubscriptionService.Started.class, 200, ctx -> {
+                RunRequest.class, io.drover.model.subscriptions.SubscriptionStarted.class, 200, ctx -> {
                     RunRequest body = optionalBody(ctx);
                     ctx.json(subscriptions.retry(principal(ctx), id(ctx), body == null ? null : body.instanceIds()));
                 });
@@ -74,13 +74,13 @@ public final class SubscriptionRoutes {
                 ctx -> ctx.json(subscriptions.revoke(principal(ctx), id(ctx))));
         api.get(base + "/{id}/instances", Role.VIEWER, Scope.BUSINESS, "Per instance: status, deployed plugins and versions, last task",
                 InstanceStatus.class, Shape.LIST, ctx -> ctx.json(subscriptions.instances(principal(ctx), id(ctx))));
-        api.get(base + "/{id}/statistics", Role.VIEWER, Scope.BUSINESS, "Instances by status and deployed copies by version", Map.class,
+        api.get(base + "/{id}/statistics", Role.VIEWER, Scope.BUSINESS, "Instances by status and deployed copies by version", io.drover.model.subscriptions.SubscriptionStatistics.class,
                 Shape.ONE, ctx -> ctx.json(subscriptions.statistics(principal(ctx), id(ctx))));
         api.get(base + "/{id}/tasks", Role.VIEWER, Scope.BUSINESS, "The subscription's tasks, newest first", TaskInfo.class, Shape.LIST,
                 ctx -> ctx.json(subscriptions.tasks(principal(ctx), id(ctx))));
         api.get(API + "/tasks/{id}", Role.VIEWER, Scope.BUSINESS, "A task: instances → steps → sub-steps with status, times and logs",
                 TaskInfo.class, Shape.ONE, ctx -> ctx.json(subscriptions.task(principal(ctx), id(ctx))));
-        api.get(API + "/hosts/{id}/plugins", Role.VIEWER, Scope.BUSINESS, "What subscriptions deployed on a host", Map.class, Shape.LIST,
+        api.get(API + "/hosts/{id}/plugins", Role.VIEWER, Scope.BUSINESS, "What subscriptions deployed on a host", io.drover.model.subscriptions.HostPlugin.class, Shape.LIST,
                 ctx -> {
                     inventory.host(principal(ctx), id(ctx));
                     ctx.json(subscriptions.hostPlugins(principal(ctx), id(ctx)));

@@ -11,7 +11,10 @@ import io.drover.model.inventory.Host;
 import io.drover.model.subscriptions.InstanceStatus;
 import io.drover.model.subscriptions.PlanView;
 import io.drover.model.subscriptions.RunRequest;
+import io.drover.model.subscriptions.HostPlugin;
 import io.drover.model.subscriptions.SubscriptionInfo;
+import io.drover.model.subscriptions.SubscriptionStarted;
+import io.drover.model.subscriptions.SubscriptionStatistics;
 import io.drover.model.subscriptions.SubscriptionSpec;
 import io.drover.model.subscriptions.TaskInfo;
 import io.drover.server.auth.Principal;
@@ -31,12 +34,6 @@ import java.util.TreeMap;
 
 /** Subscription operations as the API and CLI offer them; every change plans and runs at once. */
 public final class SubscriptionService {
-    /** What a change started: the subscription and the task, or why there is none. */
-    public record Started(SubscriptionInfo subscription, Long taskId, String note) {
-        Started(SubscriptionInfo subscription, Long taskId) {
-            this(subscription, taskId, taskId == null ? "nothing to do: every instance is as planned" : null);
-        }
-    }
 
     private final SubscriptionStore store;
     private final PlanBuilder planner;
@@ -62,15 +59,15 @@ public final class SubscriptionService {
         objects.check(p, spec);
     }
 
-    public Started create(Principal p, SubscriptionSpec spec) {
+    public SubscriptionStarted create(Principal p, SubscriptionSpec spec) {
         check(p, spec);
         Map<String, PlanBuilder.StepPackage> steps = planner.stepPackages(spec); // checked before anything is stored
         SubscriptionInfo created = store.create(spec);
         if (Boolean.FALSE.equals(spec.runImmediately())) {
-            return new Started(created, null, "not run (run_immediately is false): preview with GET /subscriptions/"
+            return new SubscriptionStarted(created, null, "not run (run_immediately is false): preview with GET /subscriptions/"
                     + created.id() + "/plan, run with POST /subscriptions/" + created.id() + "/run");
         }
-        return new Started(created, runner.start(planner.prepare(created, steps), "create", p.name(),
+        return SubscriptionStarted.of(created, runner.start(planner.prepare(created, steps), "create", p.name(),
                 TaskScheduler.Selection.ALL).orElse(null));
     }
 
@@ -84,31 +81,31 @@ public final class SubscriptionService {
         return store.list(biz, plugin).stream().filter(s -> p.mayTouch(s.bkBizId())).toList();
     }
 
-    public Started update(Principal p, long id, SubscriptionSpec spec) {
+    public SubscriptionStarted update(Principal p, long id, SubscriptionSpec spec) {
         get(p, id);
         check(p, spec);
         Map<String, PlanBuilder.StepPackage> steps = planner.stepPackages(spec);
         SubscriptionInfo updated = store.update(id, spec);
-        return new Started(updated, runner.start(planner.prepare(updated, steps), "update", p.name(),
+        return SubscriptionStarted.of(updated, runner.start(planner.prepare(updated, steps), "update", p.name(),
                 TaskScheduler.Selection.ALL).orElse(null));
     }
 
-    public Started setEnabled(Principal p, long id, boolean enabled) {
+    public SubscriptionStarted setEnabled(Principal p, long id, boolean enabled) {
         get(p, id);
         store.setEnabled(id, enabled);
         SubscriptionInfo s = store.get(id);
-        return new Started(s, run(s, enabled ? "enable" : "disable", p.name()));
+        return SubscriptionStarted.of(s, run(s, enabled ? "enable" : "disable", p.name()));
     }
 
     /** Uninstalls from every instance, then deletes; with {@code keepPlugins}, forgets the deployments at once. */
-    public Started delete(Principal p, long id, boolean keepPlugins) {
+    public SubscriptionStarted delete(Principal p, long id, boolean keepPlugins) {
         SubscriptionInfo s = get(p, id);
         if (runner.runningTask(id).isPresent()) {
             throw DomainException.conflict("task_running", "subscription " + id + " has a task running; revoke it first");
         }
         if (keepPlugins || deployments.of(id).isEmpty()) {
             store.delete(id);
-            return new Started(s, null, "deleted");
+            return new SubscriptionStarted(s, null, "deleted");
         }
         PlanBuilder.Prepared deletion = planner.prepareDeletion(s);
         List<String> offline = deletion.plan().instances().stream().filter(i -> i.steps().stream()
@@ -119,9 +116,9 @@ public final class SubscriptionService {
         Optional<Long> task = runner.start(deletion, "delete", p.name(), TaskScheduler.Selection.ALL, deletedOnSuccess(id));
         if (task.isEmpty()) {
             store.delete(id); // nothing could be uninstalled now (e.g. every agent is offline)
-            return new Started(s, null, note == null ? "deleted" : "deleted; " + note);
+            return new SubscriptionStarted(s, null, note == null ? "deleted" : "deleted; " + note);
         }
-        return new Started(s, task.get(), note);
+        return new SubscriptionStarted(s, task.get(), note);
     }
 
     private java.util.function.Consumer<RunStatus> deletedOnSuccess(long id) {
@@ -172,7 +169,7 @@ public final class SubscriptionService {
     }
 
     /** The full plan, or only the given actions on the given instances. */
-    public Started runNow(Principal p, long id, RunRequest request) {
+    public SubscriptionStarted runNow(Principal p, long id, RunRequest request) {
         SubscriptionInfo s = get(p, id);
         Map<String, ChangeAction> forced = new LinkedHashMap<>();
         if (request != null && request.actions() != null) {
@@ -195,17 +192,17 @@ public final class SubscriptionService {
         }
         Set<String> ids = request == null || request.instanceIds() == null || request.instanceIds().isEmpty() ? null
                 : new HashSet<>(request.instanceIds());
-        return new Started(s, runner.start(planner.prepare(s), "run", p.name(), new TaskScheduler.Selection(ids, forced)).orElse(null));
+        return SubscriptionStarted.of(s, runner.start(planner.prepare(s), "run", p.name(), new TaskScheduler.Selection(ids, forced)).orElse(null));
     }
 
     /** Runs the plan again for the instances that failed in the last task (or the ids given). */
-    public Started retry(Principal p, long id, List<String> instanceIds) {
+    public SubscriptionStarted retry(Principal p, long id, List<String> instanceIds) {
         SubscriptionInfo s = get(p, id);
         List<String> ids = instanceIds == null || instanceIds.isEmpty() ? runner.failedInstances(id) : instanceIds;
         if (ids.isEmpty()) {
             throw DomainException.conflict("nothing_to_retry", "the last task of subscription " + id + " has no failed instance");
         }
-        return new Started(s, runner.start(planner.prepare(s), "retry", p.name(),
+        return SubscriptionStarted.of(s, runner.start(planner.prepare(s), "retry", p.name(),
                 new TaskScheduler.Selection(new HashSet<>(ids), Map.of())).orElse(null));
     }
 
@@ -253,7 +250,7 @@ public final class SubscriptionService {
     }
 
     /** Instances by status, and deployed copies by plugin version. */
-    public Map<String, Object> statistics(Principal p, long id) {
+    public SubscriptionStatistics statistics(Principal p, long id) {
         List<InstanceStatus> instances = instances(p, id);
         Map<String, Integer> byStatus = new TreeMap<>();
         Map<String, Integer> byVersion = new TreeMap<>();
@@ -261,7 +258,7 @@ public final class SubscriptionService {
             byStatus.merge(i.status().name(), 1, Integer::sum);
             i.deployed().forEach(d -> byVersion.merge(d.plugin() + " " + d.version(), 1, Integer::sum));
         }
-        return Map.of("subscription_id", id, "instances", instances.size(), "by_status", byStatus, "by_version", byVersion);
+        return new SubscriptionStatistics(id, instances.size(), byStatus, byVersion);
     }
 
     public TaskInfo task(Principal p, long taskId) {
@@ -276,25 +273,15 @@ public final class SubscriptionService {
     }
 
     /** What subscriptions deployed on one host. */
-    public List<Map<String, Object>> hostPlugins(Principal p, long hostId) {
-        List<Map<String, Object>> out = new ArrayList<>();
+    public List<HostPlugin> hostPlugins(Principal p, long hostId) {
+        List<HostPlugin> out = new ArrayList<>();
         for (DeploymentStore.Row r : deployments.ofHost(hostId)) {
             SubscriptionInfo s = store.get(r.subscriptionId());
             if (!p.mayTouch(s.bkBizId())) {
                 continue;
             }
-            Map<String, Object> row = new LinkedHashMap<>();
-            row.put("plugin", r.plugin());
-            row.put("version", r.version());
-            row.put("status", r.status().name());
-            row.put("port", r.port());
-            row.put("subscription_id", r.subscriptionId());
-            row.put("subscription", s.name());
-            row.put("step_id", r.stepId());
-            row.put("instance_id", r.instanceId());
-            row.put("group_id", r.groupId());
-            row.put("files", r.files().keySet());
-            out.add(row);
+            out.add(new HostPlugin(r.plugin(), r.version(), r.status().name(), r.port(), r.subscriptionId(), s.name(),
+                    r.stepId(), r.instanceId(), r.groupId(), List.copyOf(r.files().keySet())));
         }
         return out;
     }
