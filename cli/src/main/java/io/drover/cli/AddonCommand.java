@@ -199,7 +199,7 @@ public final class AddonCommand {
                 return 0;
             }
             var out = client.out();
-            out.printf("addon:     %s%nstatus:    %s%n", s.name(), s.status());
+            out.printf("addon:     %s%nstatus:    %s%n", s.name(), Output.text(s.status()));
             if (s.installedVersion() != null) {
                 out.printf("version:   %s%nregistry:  %s%nenabled:   %s%n", s.installedVersion(),
                         s.registry() == null ? "" : s.registry(), s.enabledAt() == null ? "" : Output.text(s.enabledAt()));

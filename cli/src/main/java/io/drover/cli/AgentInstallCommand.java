@@ -1,5 +1,6 @@
 package io.drover.cli;
 
+import io.drover.model.agentinstall.InstallStatus;
 import com.fasterxml.jackson.core.type.TypeReference;
 import io.drover.model.agentinstall.AgentInstallHost;
 import io.drover.model.agentinstall.AgentInstallRequest;
@@ -52,7 +53,7 @@ final class AgentInstallCommand {
             return "";
         }
         AgentInstallStep last = steps.get(steps.size() - 1);
-        return orEmpty(last.name()) + " (" + orEmpty(last.status()) + ")";
+        return orEmpty(last.name()) + " (" + (last.status() == null ? "" : Output.text(last.status())) + ")";
     }
 
     private static List<AgentInstallStep> steps(AgentInstallHost host) {
@@ -144,7 +145,7 @@ final class AgentInstallCommand {
                 return 0;
             }
             AgentInstallTask done = watch(client.client(), out, taskId);
-            return "succeeded".equals(done.status()) ? 0 : 1;
+            return done.status() == InstallStatus.SUCCEEDED ? 0 : 1;
         }
 
         private AgentInstallRequest.InstallHost host(String spec) {
@@ -252,15 +253,15 @@ final class AgentInstallCommand {
         while (true) {
             AgentInstallTask task = client.get("/api/v1/agent-installs/" + taskId, AgentInstallTask.class);
             for (AgentInstallHost h : hosts(task)) {
-                String line = h.address() + ":" + h.port() + "  " + orEmpty(h.agentId()) + "  " + orEmpty(h.status()) + "  " + step(h)
+                String line = h.address() + ":" + h.port() + "  " + orEmpty(h.agentId()) + "  " + (h.status() == null ? "" : Output.text(h.status())) + "  " + step(h)
                         + (h.error() != null ? "  " + h.error() : "");
                 if (!line.equals(shown.put(h.id(), line))) {
                     out.println(line);
                 }
             }
             out.flush();
-            if (!"running".equals(task.status())) {
-                out.printf("agent install %d %s: %d succeeded, %d failed%n", taskId, task.status(),
+            if (task.status() != InstallStatus.RUNNING) {
+                out.printf("agent install %d %s: %d succeeded, %d failed%n", taskId, Output.text(task.status()),
                         task.succeeded(), task.failed());
                 out.print(Output.table(hosts(task), HOSTS));
                 out.flush();
@@ -300,7 +301,7 @@ final class AgentInstallCommand {
                 for (AgentInstallHost h : hosts(task)) {
                     out.println(h.address() + ":" + h.port() + " " + orEmpty(h.agentId()));
                     for (AgentInstallStep s : steps(h)) {
-                        out.println("  " + s.name() + " " + s.status());
+                        out.println("  " + s.name() + " " + Output.text(s.status()));
                         (s.log() == null ? List.<String>of() : s.log()).forEach(l -> out.println("    " + l));
                     }
                 }

@@ -1,5 +1,6 @@
 package io.drover.cli;
 
+import io.drover.model.diagnosis.DiagnosisPhase;
 import com.fasterxml.jackson.core.type.TypeReference;
 import io.drover.model.diagnosis.DiagnosesStarted;
 import io.drover.model.diagnosis.DiagnosisInfo;
@@ -194,7 +195,7 @@ public final class DiagCommand {
             }
             List<DiagnosisInfo.Condition> conditions = orNone(d.conditions());
             DiagnosisInfo.Condition last = conditions.isEmpty() ? null : conditions.get(conditions.size() - 1);
-            client.out().println("diagnosis " + id + ": " + d.phase() + (last == null ? "" : " (" + last.message() + ")"));
+            client.out().println("diagnosis " + id + ": " + Output.text(d.phase()) + (last == null ? "" : " (" + last.message() + ")"));
             client.out().flush();
             return 0;
         }
@@ -231,7 +232,7 @@ public final class DiagCommand {
             int failed = 0;
             for (String id : ids) {
                 DiagnosisInfo d = Status.follow(client, id);
-                failed += "Succeeded".equals(d.phase()) ? 0 : 1;
+                failed += d.phase() == DiagnosisPhase.SUCCEEDED ? 0 : 1;
             }
             return failed == 0 ? 0 : 1;
         }
@@ -255,7 +256,7 @@ public final class DiagCommand {
                 printNodes(client, id, orNone(d.nodes()), 0);
                 print(client, d);
             }
-            return "Succeeded".equals(d.phase()) || !await ? 0 : 1;
+            return d.phase() == DiagnosisPhase.SUCCEEDED || !await ? 0 : 1;
         }
 
         /** Prints each node as it finishes, then the whole diagnosis. */
@@ -266,7 +267,7 @@ public final class DiagCommand {
                 d = client.client().get("/api/v1/diagnoses/" + segment(id) + "?wait=2", DiagnosisInfo.class);
                 printed = printNodes(client, id, orNone(d.nodes()), printed);
                 client.out().flush();
-                if (d.phase() != null && d.phase().matches("Succeeded|Failed|Cancelled")) {
+                if (d.phase() != null && d.phase().ended()) {
                     break;
                 }
             }
@@ -301,7 +302,7 @@ public final class DiagCommand {
 
         static void print(ClientOptions client, DiagnosisInfo d) {
             var out = client.out();
-            out.printf("diagnosis %s (%s): %s on %s with %s, from %s%n", d.id(), d.name(), d.phase(), d.hostName(),
+            out.printf("diagnosis %s (%s): %s on %s with %s, from %s%n", d.id(), d.name(), Output.text(d.phase()), d.hostName(),
                     d.operationSet(), d.source());
             out.println("  paths:          " + json(d.paths()));
             out.println("  failed paths:   " + json(d.failedPaths()));

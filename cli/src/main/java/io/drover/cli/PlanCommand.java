@@ -1,5 +1,6 @@
 package io.drover.cli;
 
+import io.drover.model.plans.PlanStatus;
 import com.fasterxml.jackson.core.type.TypeReference;
 import io.drover.model.plans.PlanRequest;
 import io.drover.model.plans.PlanRun;
@@ -69,7 +70,7 @@ public final class PlanCommand {
                     }
                 });
                 client.out().flush();
-                if (!"RUNNING".equals(plan.status()) || System.nanoTime() > deadline) {
+                if (plan.status() != PlanStatus.RUNNING || System.nanoTime() > deadline) {
                     break;
                 }
             }
@@ -77,7 +78,7 @@ public final class PlanCommand {
             if (failed) {
                 err.println("error: not accepted agents, not targeted: " + String.join(", ", started.missing()));
             }
-            if ("RUNNING".equals(plan.status())) {
+            if (plan.status() == PlanStatus.RUNNING) {
                 err.println("error: no result within " + timeout + " s from " + String.join(", ", orNone(plan.missing()))
                         + " (plan " + id + ")");
                 return 1;
@@ -127,7 +128,7 @@ public final class PlanCommand {
             }
             var out = client.out();
             out.printf("plan %s (%s): %s, sent by %s at %s to %s%n", plan.id(), plan.name() == null ? "" : plan.name(),
-                    plan.status(), plan.createdBy(), Output.text(plan.createdAt()), String.join(", ", orNone(plan.minions())));
+                    Output.text(plan.status()), plan.createdBy(), Output.text(plan.createdAt()), String.join(", ", orNone(plan.minions())));
             results(plan).forEach((host, result) -> out.printf("  %-30s %s%s%n", host,
                     result.errorCode() == 0 ? "OK" : "FAILED (" + result.errorCode() + ")",
                     result.message() == null || result.message().isEmpty() ? "" : " " + result.message()));

@@ -39,7 +39,7 @@ public final class SubCommand {
             Column.of("STATUS", InstanceStatus::status), new Column<>("DEPLOYED", n -> {
                 List<String> parts = new ArrayList<>();
                 for (InstanceStatus.Deployed d : n.deployed() == null ? List.<InstanceStatus.Deployed>of() : n.deployed()) {
-                    parts.add(d.plugin() + " " + d.version() + " " + d.status() + (d.port() != null ? " :" + d.port() : ""));
+                    parts.add(d.plugin() + " " + d.version() + " " + Output.text(d.status()) + (d.port() != null ? " :" + d.port() : ""));
                 }
                 return String.join(", ", parts);
             }), Column.of("LAST TASK", InstanceStatus::lastTaskId), Column.of("TASK STATUS", InstanceStatus::lastTaskStatus));

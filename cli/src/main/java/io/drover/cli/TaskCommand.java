@@ -37,7 +37,7 @@ public final class TaskCommand {
                 for (TaskInfo.TaskInstance i : TaskWatcher.instances(task)) {
                     out.println(i.instanceId());
                     for (TaskInfo.StepRecord step : TaskWatcher.steps(i)) {
-                        out.printf("  %s %s %s%n", step.stepId(), step.action(), Output.text(step.status()));
+                        out.printf("  %s %s %s%n", step.stepId(), Output.text(step.action()), Output.text(step.status()));
                         for (TaskInfo.SubStep sub : step.subSteps() == null ? List.<TaskInfo.SubStep>of() : step.subSteps()) {
                             out.printf("    %-8s %s: %s%n", Output.text(sub.status()), sub.name(), Output.text(sub.log()));
                         }

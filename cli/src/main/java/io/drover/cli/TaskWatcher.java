@@ -1,5 +1,6 @@
 package io.drover.cli;
 
+import io.drover.model.subscriptions.ChangeAction;
 import io.drover.model.subscriptions.RunStatus;
 import io.drover.model.subscriptions.TaskInfo;
 import io.drover.cli.Output.Column;
@@ -76,9 +77,9 @@ final class TaskWatcher {
     private static String stepsCell(TaskInfo.TaskInstance instance) {
         StringBuilder s = new StringBuilder();
         for (TaskInfo.StepRecord step : steps(instance)) {
-            if (step.status() != RunStatus.SKIPPED || !"NOT_CHANGE".equals(step.action())) {
+            if (step.status() != RunStatus.SKIPPED || step.action() != ChangeAction.NOT_CHANGE) {
                 s.append(s.isEmpty() ? "" : ", ").append(step.stepId()).append(' ')
-                        .append(step.action()).append(' ').append(Output.text(step.status()));
+                        .append(Output.text(step.action())).append(' ').append(Output.text(step.status()));
             }
         }
         return s.toString();
