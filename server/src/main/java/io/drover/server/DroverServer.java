@@ -112,7 +112,7 @@ public final class DroverServer implements AutoCloseable {
             SecretBox secrets = SecretBox.loadOrCreate(config.dataDir(), System.getenv(SecretBox.KEY_ENV));
             SessionKey session = new SessionKey();
             PublishQueue publishes = new PublishQueue();
-            joined = new ClusterModule(new ClusterModule.Needs(config.cluster(), config.natsCredentials(), jdbi, secrets,
+            joined = new ClusterModule(new ClusterModule.Needs(config.cluster(), config::natsCredentials, jdbi, secrets,
                     session, publishes, events, bus, clock));
             this.cluster = joined;
             this.keys = new KeyStore(jdbi, events, config.autoAccept().stream().map(Glob::compile).toList(),

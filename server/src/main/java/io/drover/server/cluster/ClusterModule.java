@@ -11,6 +11,7 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.util.Locale;
+import java.util.function.Supplier;
 import org.jdbi.v3.core.Jdbi;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,11 +25,12 @@ public final class ClusterModule implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ClusterModule.class);
 
     /**
-     * What the module needs: {@code url} is NATS's address, null on a server alone; {@code publishes} this server's
+     * What the module needs: {@code url} is NATS's address, null on a server alone (then {@code credentials} is not
+     * read); {@code publishes} this server's
      * own queue to its agents; {@code secrets} the key every server of the cluster holds.
      */
-    public record Needs(String url, NatsCredentials credentials, Jdbi jdbi, SecretBox secrets, SessionKey session,
-                        PublishQueue publishes, EventStore events, EventBus bus, Clock clock) {
+    public record Needs(String url, Supplier<NatsCredentials> credentials, Jdbi jdbi, SecretBox secrets,
+                        SessionKey session, PublishQueue publishes, EventStore events, EventBus bus, Clock clock) {
     }
 
     private final SessionKey session;
@@ -47,7 +49,7 @@ public final class ClusterModule implements AutoCloseable {
                 needs.session());
         // Cluster messages are sealed under a key derived from the secret key every server of the cluster holds
         // (it opens the shared session key), which neither NATS nor the agents know.
-        this.nats = needs.url() == null ? null : NatsCluster.join(needs.url(), needs.credentials(),
+        this.nats = needs.url() == null ? null : NatsCluster.join(needs.url(), needs.credentials().get(),
                 needs.secrets().derive(NatsCluster.KEY_LABEL), needs.clock(), needs.publishes(), needs.bus());
         this.leases = new WorkLeaseStore(needs.jdbi(), needs.clock(), nats == null);
     }
