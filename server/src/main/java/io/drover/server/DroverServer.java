@@ -34,6 +34,7 @@ import io.drover.server.ops.Retention;
 import io.drover.server.packages.PackagesModule;
 import io.drover.server.plans.ExecutionPlans;
 import io.drover.server.registries.Registries;
+import io.drover.server.store.DataDirectory;
 import io.drover.server.store.Database;
 import io.drover.server.store.SecretBox;
 import io.drover.server.subscriptions.SubscriptionService;
@@ -42,9 +43,6 @@ import io.drover.transport.master.PublishQueue;
 import io.drover.transport.master.SaltMaster;
 import io.drover.transport.master.SessionKey;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -84,7 +82,7 @@ public final class DroverServer implements AutoCloseable {
 
     private DroverServer(ServerConfig config) {
         this.config = config;
-        createDataDir(config.dataDir());
+        DataDirectory.create(config.dataDir());
         this.database = Database.open(config.dbUrl(), config.dbUser(), config.dbPassword(), config.dbPoolSize(), config.sqliteSync());
         ClusterModule joined = null;
         AgentLinkModule bound = null;
@@ -310,19 +308,5 @@ public final class DroverServer implements AutoCloseable {
         leadership.close();
         database.close();
         log.info("drover server stopped");
-    }
-
-    /** A new data directory is the server user's alone (0700): the database in it holds the inventory and returns. */
-    private static void createDataDir(Path dir) {
-        try {
-            if (!Files.exists(dir)) {
-                Files.createDirectories(dir);
-                if (dir.getFileSystem().supportedFileAttributeViews().contains("posix")) {
-                    Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
-                }
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot create the data directory " + dir, e);
-        }
     }
 }
