@@ -11,20 +11,15 @@ import io.drover.agent.plans.PlanRunner;
 import io.drover.agent.plans.PlanService;
 import io.drover.agent.plans.PlanSetup;
 import io.drover.agent.plans.SaltStackExecutor;
-import io.drover.core.plans.ExecutionResult;
 import io.drover.core.plans.LogMessage;
-import io.drover.core.plans.PlanRestarts;
-import io.drover.agent.jobs.JobProcesses;
+import io.drover.agent.jobs.JobRunner;
 import io.drover.agent.journal.Journal;
+import io.drover.agent.plans.RestartablePlans;
+import io.drover.core.agents.AgentEventTags;
 import io.drover.agent.supervisor.Supervisor;
-import io.drover.transport.envelope.JobReturn;
-import io.drover.transport.envelope.MalformedEnvelopeException;
-import io.drover.transport.envelope.PublishLoad;
 import io.drover.transport.minion.MinionConfig;
 import io.drover.transport.minion.SaltMinion;
 import io.drover.transport.minion.Targets;
-import io.drover.transport.wire.SaltPack;
-import io.drover.model.agentapi.AgentResult;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -33,7 +28,10 @@ import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** The agent's assembly: keys in its state directory, the Salt minion transport, and the job functions. */
+/**
+ * The agent's assembly and lifecycle: keys in its state directory, the Salt minion transport, the job functions and
+ * the {@link JobRunner} that runs the jobs the server publishes, plans over AMQP, and the heartbeat and resend loops.
+ */
 public final class DroverAgent implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(DroverAgent.class);
 
@@ -52,7 +50,6 @@ public final class DroverAgent implements AutoCloseable {
     private final EventOutbox jobStates = new EventOutbox(
             (tag, data) -> minion().state() == SaltMinion.State.CONNECTED && minion().fireEvent(tag, data), 10_000);
     private final AmqpChannel amqp;
-    private final Journal journal;
     private final Thread resender;
     private final Thread heartbeats;
     private final String version;
@@ -60,10 +57,7 @@ public final class DroverAgent implements AutoCloseable {
     private final Duration heartbeat;
     private volatile Map<String, Object> grains;
     private volatile boolean running = true;
-    /** Jobs running in this process (for saltutil.find_job); a journalled job not among them was cut short by a stop. */
-    private final Map<String, Map<String, Object>> inFlight = new java.util.concurrent.ConcurrentHashMap<>();
-    /** The processes of the jobs running in this process (for saltutil.kill_job). */
-    private final Map<String, JobProcesses> jobProcesses = new java.util.concurrent.ConcurrentHashMap<>();
+    private final JobRunner jobs;
     private final Supervisor supervisor;
     private final java.util.concurrent.atomic.AtomicInteger loopRestarts = new java.util.concurrent.atomic.AtomicInteger();
     private final java.util.function.IntConsumer exit = System::exit;
@@ -73,7 +67,6 @@ public final class DroverAgent implements AutoCloseable {
                         AmqpSettings amqpSettings) {
         Path stateDir = root.resolve("var/lib/drover-agent");
         AgentKeys keys = new AgentKeys(stateDir);
-        this.journal = new Journal(stateDir);
         this.version = version;
         this.placement = placement;
         this.heartbeat = heartbeat;
@@ -83,9 +76,12 @@ public final class DroverAgent implements AutoCloseable {
         // Made on the first plan (or now, for the AMQP channel): an agent that runs no plans does not pay for them.
         this.restartablePlans = new RestartablePlans(stateDir);
         this.plans = new Lazy<>(() -> new PlanService(planSetup(root, stateDir, version, fileserver), this::callFunction));
-        this.functions = new Functions(() -> grains, version, root, supervisor, fileserver, inFlight::get,
+        this.jobs = new JobRunner(id, new Journal(stateDir), this::runFunction, restartablePlans,
+                (jid, state) -> jobStates.send(AgentEventTags.jobState(id, jid, state), Map.of("jid", jid)),
+                ret -> minion().sendReturn(ret));
+        this.functions = new Functions(() -> grains, version, root, supervisor, fileserver, jobs::running,
                 ListeningPorts::read, this::runPlan,
-                new SelfUpgrade(root, AgentHome.fromSystem(), version, fileserver, inFlight::size), this::killJob);
+                new SelfUpgrade(root, AgentHome.fromSystem(), version, fileserver, jobs::runningCount), jobs::kill);
         this.amqp = amqpSettings == null ? null : new AmqpChannel(amqpSettings, plans.get(), stateDir, java.time.Clock.systemUTC());
         if (config == null) {
             this.minion = null;
@@ -94,7 +90,7 @@ public final class DroverAgent implements AutoCloseable {
             return;
         }
         this.minion = new SaltMinion(config, keys.loadOrCreate(), keys.pinnedMaster(), Targets.of(config.id(), () -> grains),
-                this::runJob, keys::pinMaster, new SignInFile(stateDir, version, java.time.Clock.systemUTC()));
+                jobs::run, keys::pinMaster, new SignInFile(stateDir, version, java.time.Clock.systemUTC()));
         this.resender = Thread.ofPlatform().name("agent-resend").daemon().start(this::resendLoop);
         this.heartbeats = Thread.ofPlatform().name("agent-heartbeat").daemon().start(this::heartbeatLoop);
     }
@@ -186,6 +182,11 @@ public final class DroverAgent implements AutoCloseable {
         }
     }
 
+    /** A job's function (made after the job runner, which the functions reach for saltutil's job calls). */
+    private Functions.Result runFunction(String fun, List<?> args) {
+        return functions.call(fun, args);
+    }
+
     /** A SaltStack script's call of one of the agent's own functions. */
     private SaltStackExecutor.Reply callFunction(String fun, List<Object> args) {
         Functions.Result result = functions.call(fun, args);
@@ -235,163 +236,15 @@ public final class DroverAgent implements AutoCloseable {
         return minion.state();
     }
 
-    /** Journal first, then run, then journal the return, then send it: a crash at any point loses nothing. */
-    private void runJob(SaltMinion source, Map<?, ?> load) {
-        PublishLoad job;
-        try {
-            job = PublishLoad.fromWire(load);
-        } catch (MalformedEnvelopeException e) {
-            log.warn("{}: dropped a publish that is not a job: {}", source.id(), e.getMessage());
-            return;
-        }
-        String jid = job.jid();
-        Map<String, Object> running = Map.of("jid", jid, "fun", job.fun(), "arg", job.arg(), "pid", ProcessHandle.current().pid());
-        // A job sent again while it still runs here (a server that took the call over) leaves the run alone: had it
-        // taken the run's entry out on its way, the resend loop would report the running job as interrupted.
-        if (inFlight.putIfAbsent(jid, running) != null) {
-            log.debug("{}: job {} is running (sent again); not running it twice", source.id(), jid);
-            return;
-        }
-        try {
-            if (!journal.begin(jid, SaltPack.pack(load))) {
-                log.debug("{}: job {} was seen before (sent again); not running it again", source.id(), jid);
-                return;
-            }
-            reportJob(jid, "received");
-            finish(jid, job.fun(), job.arg(), () -> functions.call(job.fun(), job.arg()));
-        } finally {
-            inFlight.remove(jid, running);
-        }
-    }
-
     /**
-     * Runs a job's function with its processes recorded, then journals and sends its return; a job stopped by
-     * {@code saltutil.kill_job} returns marked {@code killed}, with a non-zero retcode.
-     */
-    private void finish(String jid, String fun, List<?> args, java.util.function.Supplier<Functions.Result> call) {
-        JobProcesses processes = new JobProcesses(jid, () -> reportJob(jid, "running"));
-        jobProcesses.put(jid, processes);
-        Functions.Result result;
-        try {
-            result = processes.run(call);
-        } finally {
-            jobProcesses.remove(jid, processes);
-        }
-        JobReturn ret = JobReturn.of(jid, fun, args, result.value(),
-                processes.killed() && result.retcode() == 0 ? 1 : result.retcode());
-        if (processes.killed()) {
-            ret = ret.asKilled();
-        }
-        journal.finish(jid, SaltPack.pack(ret.toWire()));
-        send(jid, ret);
-    }
-
-    /**
-     * Tells the server how far a job got ({@code received}: journalled, it will run; {@code running}: it started a
-     * process), without holding the job up; kept while the master is away, as plan logs are.
-     */
-    private void reportJob(String jid, String state) {
-        Thread.ofVirtual().name("job-state-" + jid).start(() -> jobStates.send(
-                io.drover.core.agents.AgentEventTags.jobState(minion.id(), jid, state), Map.of("jid", jid)));
-    }
-
-    /** {@code saltutil.kill_job}: the job's process groups get SIGTERM, then SIGKILL after a grace. */
-    private AgentResult.JobKilled killJob(String jid) throws InterruptedException {
-        JobProcesses processes = jobProcesses.get(jid);
-        if (processes == null) {
-            return new AgentResult.JobKilled(jid, false, 0);
-        }
-        int signalled = processes.kill(JobProcesses.GRACE);
-        log.info("{}: job {} killed ({} processes signalled)", minion.id(), jid, signalled);
-        return new AgentResult.JobKilled(jid, true, signalled);
-    }
-
-    /**
-     * A {@code plan.execute} job cut short by a stop: its plan runs again from the start (once after a crash, or after
-     * each reboot it waited for, within its expectReboots), or its error result is journalled as the job's return.
-     */
-    private void restartOrAnswer(String jid, Map<?, ?> job, List<?> args, String plan) {
-        switch (restartablePlans.read(plan).atStart()) {
-            case PlanRestarts.Decision.Restart restart -> {
-                restartablePlans.write(plan, restart.next());
-                log.info("{}: job {} ran a plan cut short by {}; running it again from the start", minion.id(), jid,
-                        restart.afterReboot() ? "a reboot it waited for" : "a stop of the agent");
-                inFlight.put(jid, Map.of("jid", jid, "fun", "plan.execute", "arg", args, "pid", ProcessHandle.current().pid()));
-                Thread.ofVirtual().name("plan-restart-" + jid).start(() -> rerun(jid, job, args));
-            }
-            case PlanRestarts.Decision.Answer answer -> {
-                restartablePlans.clear(plan);
-                Map<String, Object> document = ExecutionResult.failure(PlanRunner.newId(), planSourceId(plan), answer.error(),
-                        java.time.Instant.now()).toWire();
-                journal.finish(jid, SaltPack.pack(JobReturn.of(jid, "plan.execute", args, document, 1).toWire()));
-            }
-        }
-    }
-
-    private static String planSourceId(String plan) {
-        try {
-            return io.drover.model.plans.PlanJson.read(plan) instanceof Map<?, ?> map && map.get("ID") instanceof String id ? id : null;
-        } catch (java.io.IOException e) {
-            return null;
-        }
-    }
-
-    /** A journalled job run again (a plan cut short by a stop): its return is journalled and sent as any. */
-    private void rerun(String jid, Map<?, ?> job, List<?> args) {
-        try {
-            String fun = String.valueOf(job.get("fun"));
-            finish(jid, fun, args, () -> functions.call(fun, args));
-        } finally {
-            inFlight.remove(jid);
-        }
-    }
-
-    private void send(String jid, JobReturn ret) {
-        if (minion.sendReturn(ret)) {
-            journal.acknowledged(jid);
-        } else {
-            log.warn("{}: the return of job {} was not acknowledged; it will be sent again", minion.id(), jid);
-        }
-    }
-
-    /**
-     * After a restart or a lost connection: sends returns that were written but not acknowledged, and reports jobs
-     * that were running when the agent stopped as interrupted (they are never run again; a plan is, within limits).
+     * While connected, every {@link #RESEND_MS}: the journalled jobs' returns the server did not acknowledge (and the
+     * jobs a stop cut short), then the plan logs and job states kept while the server was away.
      */
     private void resendLoop() {
         while (running) {
             try {
                 if (minion.state() == SaltMinion.State.CONNECTED) {
-                    for (String jid : journal.interrupted()) {
-                        if (inFlight.containsKey(jid)) {
-                            continue;
-                        }
-                        Map<?, ?> job = (Map<?, ?>) SaltPack.unpack(journal.read(jid, "job"));
-                        List<?> args = job.get("arg") instanceof List<?> l ? l : List.of();
-                        if ("plan.execute".equals(job.get("fun")) && !args.isEmpty() && args.getFirst() instanceof String plan) {
-                            restartOrAnswer(jid, job, args, plan);
-                            continue;
-                        }
-                        JobReturn ret = JobReturn.of(jid, String.valueOf(job.get("fun")), args,
-                                "interrupted: the agent stopped while this job ran; it was not run again", 1);
-                        journal.finish(jid, SaltPack.pack(ret.toWire()));
-                    }
-                    for (String jid : journal.unsent()) {
-                        if (inFlight.containsKey(jid)) {
-                            continue;
-                        }
-                        JobReturn ret;
-                        try {
-                            ret = JobReturn.fromWire(SaltPack.unpack(journal.read(jid, "ret")) instanceof Map<?, ?> m ? m : null);
-                        } catch (MalformedEnvelopeException e) {
-                            log.warn("{}: the journalled return of job {} is not a return ({}); it is not sent", minion.id(), jid,
-                                    e.getMessage());
-                            journal.acknowledged(jid);
-                            continue;
-                        }
-                        send(jid, ret);
-                    }
-                    journal.prune();
+                    jobs.resendJournalled();
                     planLogs.flush();
                     jobStates.flush();
                 }

@@ -1,291 +1,174 @@
 package io.drover.server;
 
 import io.drover.core.match.Glob;
-import io.drover.server.addons.AddonRoutes;
 import io.drover.server.addons.AddonService;
+import io.drover.server.addons.AddonsModule;
+import io.drover.server.agentinstall.AgentInstallModule;
+import io.drover.server.agentlink.AgentLinkModule;
+import io.drover.server.agentpackages.AgentPackageService;
+import io.drover.server.agentpackages.AgentPackagesModule;
 import io.drover.server.agents.AgentRegistry;
+import io.drover.server.agents.AgentsModule;
 import io.drover.server.inventory.InventoryImport;
-import io.drover.server.packages.PackageRoutes;
-import io.drover.server.packages.PackageStore;
-import io.drover.server.registries.Registries;
-import io.drover.server.registries.RegistryRoutes;
-import io.drover.server.store.SecretBox;
-import io.drover.server.subscriptions.planning.AgentDirectory;
-import io.drover.server.subscriptions.DeploymentStore;
-import io.drover.server.subscriptions.planning.PlanBuilder;
-import io.drover.server.subscriptions.SubscriptionRoutes;
-import io.drover.server.subscriptions.SubscriptionService;
-import io.drover.server.subscriptions.SubscriptionStore;
-import io.drover.server.subscriptions.execution.TaskRepository;
-import io.drover.server.subscriptions.execution.TaskScheduler;
-import io.drover.server.subscriptions.Triggers;
-import io.drover.server.agents.AgentRoutes;
 import io.drover.server.agents.EnrollmentTokenStore;
-import io.drover.server.auth.AdminTokenFile;
-import io.drover.server.auth.AuditStore;
-import io.drover.server.auth.AuthFailures;
-import io.drover.server.auth.AuthRoutes;
-import io.drover.server.auth.TokenStore;
-import io.drover.server.config.ServerConfig;
+import io.drover.server.agentupgrade.AgentUpgradeModule;
+import io.drover.server.auth.AuthModule;
+import io.drover.server.cluster.ClusterModule;
 import io.drover.server.cluster.Leadership;
-import io.drover.server.cluster.WorkLeaseStore;
+import io.drover.server.config.ServerConfig;
+import io.drover.server.diagnosis.DiagnosisModule;
+import io.drover.server.diagnosis.DiagnosisRunner;
+import io.drover.server.diagnosis.Diagnoses;
 import io.drover.server.events.EventBus;
-import io.drover.server.events.EventRoutes;
 import io.drover.server.events.EventStore;
 import io.drover.server.files.FileServer;
+import io.drover.server.http.CertificateWatcher;
+import io.drover.server.http.ClientAddress;
 import io.drover.server.http.HttpApi;
 import io.drover.server.inventory.InventoryRepository;
-import io.drover.server.jobs.JobRoutes;
-import io.drover.server.plans.ExecutionPlans;
-import io.drover.server.plans.PlanRoutes;
+import io.drover.server.inventory.InventoryService;
 import io.drover.server.jobs.JobService;
-import io.drover.server.agentlink.SaltBridge;
+import io.drover.server.jobs.JobsModule;
 import io.drover.server.keys.KeyStore;
 import io.drover.server.keys.MasterKeyFile;
-import io.drover.server.inventory.InventoryRoutes;
-import io.drover.server.inventory.InventoryService;
-import io.drover.server.ops.OpsRoutes;
+import io.drover.server.ops.Retention;
+import io.drover.server.packages.PackagesModule;
+import io.drover.server.plans.ExecutionPlans;
+import io.drover.server.registries.Registries;
+import io.drover.server.store.DataDirectory;
 import io.drover.server.store.Database;
+import io.drover.server.store.SecretBox;
+import io.drover.server.subscriptions.SubscriptionService;
+import io.drover.server.subscriptions.SubscriptionsModule;
 import io.drover.transport.master.PublishQueue;
 import io.drover.transport.master.SaltMaster;
 import io.drover.transport.master.SessionKey;
-import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
-import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
-import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
-import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
-import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
+import java.time.Duration;
+import java.util.Locale;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** The control plane's assembly: builds every part with its constructor, starts them, stops them in reverse. */
+/**
+ * The control plane's assembly: builds each feature's module in order (each from the {@code Needs} it takes from the ones
+ * before), binds the agent transport last, serves the API, and stops them in reverse.
+ */
 public final class DroverServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(DroverServer.class);
 
     private final ServerConfig config;
     private final Database database;
     private final EventBus bus;
-    private final EventStore events;
-    private final TokenStore tokens;
     private final InventoryService inventory;
     private final InventoryImport inventoryImport;
     private final HttpApi api;
-    private final KeyStore keys;
-    private final JobService jobs;
-    private final AgentRegistry agents;
-    private final EnrollmentTokenStore enrollment;
-    private final FileServer files;
-    private final PackageStore packages;
-    private final io.drover.server.agentpackages.AgentPackageService agentPackages;
-    private final Registries registries;
-    private final AddonService addons;
-    private final TaskScheduler tasks;
-    private final Triggers triggers;
-    private final SubscriptionService subscriptions;
-    private final io.drover.server.diagnosis.DiagnosisModule diagnosis;
-    private final SaltMaster master;
-    private final io.drover.server.agentinstall.AgentInstallService agentInstalls;
-    private final io.drover.server.agentupgrade.AgentUpgradeService agentUpgrades;
-    private final PrometheusMeterRegistry metrics;
-    private final ScheduledExecutorService housekeeping;
-    private final io.drover.server.cluster.NatsCluster cluster;
     private final Leadership leadership;
-    private final WorkLeaseStore leases;
-    /** The session key shared with the cluster; null on a server alone. */
-    private final io.drover.server.cluster.SharedSessionKey sharedKey;
-    private final AuditStore audit;
-    private final io.drover.server.ops.Retention retention;
-    private final AuthFailures authFailures;
-    private final Path adminTokenFile;
+    private final AgentsModule agents;
+    private final AgentPackagesModule agentPackages;
+    private final FileServer files;
+    private final KeyStore keys;
+    private final ClusterModule cluster;
+    private final JobsModule jobs;
+    private final SubscriptionsModule subscriptions;
+    private final AddonsModule addons;
+    private final DiagnosisModule diagnosis;
+    private final AgentLinkModule link;
+    private final AgentInstallModule agentInstalls;
+    private final AgentUpgradeModule agentUpgrades;
+    private final Housekeeping housekeeping;
     /** Replaces the HTTPS certificate when its files change; null when the API serves plain HTTP. */
-    private final io.drover.server.http.CertificateWatcher certificates;
-
-    /** How often the files of tls-cert and tls-key are looked at for a renewed certificate. */
-    private static final long CERTIFICATE_CHECK_SECONDS = 2;
+    private final CertificateWatcher certificates;
+    private final Path adminTokenFile;
 
     private DroverServer(ServerConfig config) {
         this.config = config;
-        createDataDir(config.dataDir());
+        DataDirectory.create(config.dataDir());
         this.database = Database.open(config.dbUrl(), config.dbUser(), config.dbPassword(), config.dbPoolSize(), config.sqliteSync());
-        SaltMaster bound = null;
-        io.drover.server.cluster.NatsCluster joined = null;
+        ClusterModule joined = null;
+        AgentLinkModule bound = null;
         try {
-            this.metrics = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-            new JvmMemoryMetrics().bindTo(metrics);
-            new JvmGcMetrics().bindTo(metrics);
-            new JvmThreadMetrics().bindTo(metrics);
-            new ProcessorMetrics().bindTo(metrics);
-
+            PrometheusMeterRegistry metrics = ServerMetrics.withJvm();
             Clock clock = Clock.systemUTC();
+            var jdbi = database.jdbi();
             this.bus = new EventBus();
-            this.events = new EventStore(database.jdbi(), bus, clock);
-            this.tokens = new TokenStore(database.jdbi(), clock);
-            this.audit = new AuditStore(database.jdbi(), clock);
-            this.authFailures = new AuthFailures(config.authFailuresPerMinute(), clock);
-            this.inventory = new InventoryService(database.jdbi(), new InventoryRepository(), events);
-            this.inventoryImport = new InventoryImport(database.jdbi(), new InventoryRepository(), events);
-
-            this.api = new HttpApi(tokens, audit, authFailures, metrics,
-                    io.drover.server.http.ClientAddress.trusting(config.trustedProxies()));
-            new AuthRoutes(tokens, audit).register(api);
-            new InventoryRoutes(inventory, inventoryImport).register(api);
-            new EventRoutes(bus, events).register(api);
-
+            EventStore events = new EventStore(jdbi, bus, clock);
+            AuthModule auth = new AuthModule(new AuthModule.Needs(jdbi, config.authFailuresPerMinute(), clock));
+            this.inventory = new InventoryService(jdbi, new InventoryRepository(), events);
+            this.inventoryImport = new InventoryImport(jdbi, new InventoryRepository(), events);
+            this.api = new HttpApi(auth.tokens(), auth.audit(), auth.failures(), metrics, ClientAddress.trusting(config.trustedProxies()));
             this.leadership = config.cluster() == null ? Leadership.alone()
                     : Leadership.shared(config.dbUrl(), config.dbUser(), config.dbPassword());
             // the server holding the pruning duty also marks lost the agents of servers that stopped
             Leadership duties = leadership;
-            this.agents = new AgentRegistry(database.jdbi(), events, inventory, config.agentBiz(), clock,
-                    () -> duties.leads(Leadership.Duty.PRUNING));
-            this.enrollment = new EnrollmentTokenStore(database.jdbi(), clock);
-            new AgentRoutes(agents, enrollment).register(api);
-            this.agentPackages = new io.drover.server.agentpackages.AgentPackageService(
-                    new io.drover.server.agentpackages.AgentPackageStore(database.jdbi()), config.dataDir().resolve("agent-packages"),
-                    config.dataDir().resolve("files"), config.agentPackageMaxBytes(), clock);
-            agentPackages.removeLeftovers();
-            Path distributed = config.agentPackagesDir();
-            if (distributed != null) {
-                int registered = agentPackages.registerFrom(distributed);
-                if (registered > 0) {
-                    log.info("registered {} agent package(s) from {}", registered, distributed);
-                }
-            }
-            new io.drover.server.agentpackages.AgentPackageRoutes(agentPackages, enrollment::check).register(api);
-            this.packages = new PackageStore(database.jdbi(), config.dataDir().resolve("files"), clock);
-            int chunked = packages.storeMissingChunks();
-            if (chunked > 0) {
-                log.info("stored {} package archive(s) in the database (from before packages were kept there)", chunked);
-            }
-            // A package uploaded through another server of a cluster is restored from the database when asked for.
-            // An agent package (for an upgrade another server runs) too.
-            Path filesDir = config.dataDir().resolve("files");
-            this.files = new FileServer(filesDir, path -> packages.restoreFile(path) || agentPackages.restoreFile(path));
+            this.agents = new AgentsModule(new AgentsModule.Needs(jdbi, events, inventory, config.agentBiz(),
+                    () -> duties.leads(Leadership.Duty.PRUNING), clock));
+            this.agentPackages = new AgentPackagesModule(new AgentPackagesModule.Needs(jdbi, config.dataDir(),
+                    config.agentPackagesDir(), config.agentPackageMaxBytes(), clock));
+            PackagesModule packages = new PackagesModule(new PackagesModule.Needs(jdbi, config.dataDir(), clock));
+            // A package (or agent package) uploaded through another server of a cluster is restored from the database.
+            this.files = new FileServer(config.dataDir().resolve("files"),
+                    path -> packages.store().restoreFile(path) || agentPackages.service().restoreFile(path));
             SecretBox secrets = SecretBox.loadOrCreate(config.dataDir(), System.getenv(SecretBox.KEY_ENV));
             SessionKey session = new SessionKey();
-            // The servers of a cluster share one session key, so that an agent moving between them keeps its session.
-            this.sharedKey = config.cluster() == null ? null : new io.drover.server.cluster.SharedSessionKey(
-                    new io.drover.server.cluster.SessionKeyStore(database.jdbi(), secrets, SessionKey::newKeyString, events, clock),
-                    session);
-            this.keys = new KeyStore(database.jdbi(), events, config.autoAccept().stream().map(Glob::compile).toList(),
-                    enrollment, agents, sharedKey == null ? session::rotate : sharedKey::rotate, config.maxPendingKeys(), clock);
             PublishQueue publishes = new PublishQueue();
-            // In a cluster a job goes to this server's agents and, through NATS, to every other server's.
-            // Cluster messages are sealed under a key derived from the secret key every server of the cluster holds
-            // (it opens the shared session key), which neither NATS nor the agents know.
-            joined = config.cluster() == null ? null
-                    : io.drover.server.cluster.NatsCluster.join(config.cluster(), config.natsCredentials(),
-                    secrets.derive(io.drover.server.cluster.NatsCluster.KEY_LABEL), clock, publishes, bus);
+            joined = new ClusterModule(new ClusterModule.Needs(config.cluster(), config::natsCredentials, jdbi, secrets,
+                    session, publishes, events, bus, clock));
             this.cluster = joined;
-            io.drover.transport.envelope.JobPublisher publish = cluster == null ? publishes : (load, minions) -> {
-                        publishes.publish(load, minions);
-                        cluster.publish(load, minions);
-                    };
-            this.jobs = new JobService(database.jdbi(), events, keys, agents::grains, agents::businesses, config.nodegroups(),
-                    publish, bus::wantPeerReturns, config.returnMaxBytes(), secrets, clock);
-            // an agent that went offline leaves its unfinished jobs AGENT_LOST (the registry writes the event once)
-            bus.subscribe(e -> e.tag().startsWith("drover/agent/") && e.tag().endsWith("/lost"), jobs::agentLost);
-            if (cluster != null) {
-                // returns another server stored complete the jobs this server's callers wait on
-                bus.subscribe(e -> e.tag().startsWith("salt/job/") && e.tag().contains("/ret/"), jobs::returnStored);
-                // agents connected to other servers are online here too
-                bus.subscribeToPeers(e -> e.tag().startsWith("drover/agent/"), agents::peerReported);
-                // another server rotated the shared session key
-                bus.subscribeToPeers(e -> e.tag().equals(io.drover.server.cluster.SessionKeyStore.ROTATED), e -> sharedKey.refresh());
+            this.keys = new KeyStore(jdbi, events, config.autoAccept().stream().map(Glob::compile).toList(),
+                    agents.enrollment(), agents.registry(), cluster::rotateSession, config.maxPendingKeys(), clock);
+            this.jobs = new JobsModule(new JobsModule.Needs(jdbi, events, bus, keys, agents.registry()::grains,
+                    agents.registry()::businesses, cluster.publisher(), secrets, cluster.joined(), clock),
+                    new JobsModule.Settings(config.nodegroups(), config.returnMaxBytes(), seconds(config.jobTimeoutSeconds())));
+            if (cluster.joined()) {
+                agents.followPeers(bus);
+                cluster.followPeers(bus);
             }
-            new JobRoutes(keys, jobs, agents::businesses).register(api);
-            ExecutionPlans plans = new ExecutionPlans(database.jdbi(), jobs, agents::businesses, clock);
-            new PlanRoutes(plans).register(api);
-
-            SubscriptionStore subscriptionStore = new SubscriptionStore(database.jdbi(), clock);
-            io.drover.server.secrets.SecretStore pluginSecrets = new io.drover.server.secrets.SecretStore(database.jdbi(), secrets,
-                    events, biz -> subscriptionStore.list(biz, null), clock);
-            new io.drover.server.secrets.SecretRoutes(pluginSecrets).register(api);
-            this.registries = new Registries(database.jdbi(), packages, config.dataDir().resolve("registries"), clock);
-            this.addons = new AddonService(database.jdbi(), packages, registries,
-                    secrets, events, BuildVersion.release(),
-                    subscriptionStore, clock);
-            new PackageRoutes(packages).register(api);
-            new RegistryRoutes(registries).register(api);
-            new AddonRoutes(addons).register(api);
-
-            DeploymentStore deployments = new DeploymentStore(database.jdbi(), clock);
-            this.leases = new WorkLeaseStore(database.jdbi(), clock, joined == null);
-            // Subscription tasks and diagnoses limit these system principals to the business they act for, per task.
-            this.tasks = new TaskScheduler(new TaskRepository(database.jdbi(), events, clock), new io.drover.server.jobs.JobAgentCalls(jobs,
-                    java.time.Duration.ofSeconds(config.jobTimeoutSeconds()), io.drover.server.auth.Principal.system("subscriptions")),
-                    deployments, config.taskConcurrency(), leases, clock);
-            this.subscriptions = new SubscriptionService(subscriptionStore,
-                    new PlanBuilder(database.jdbi(), new InventoryRepository(), packages, deployments,
-                            new AgentDirectory(agents), pluginSecrets), tasks, deployments,
-                    new io.drover.server.subscriptions.ScopeObjects(database.jdbi(), new InventoryRepository()));
-            new SubscriptionRoutes(subscriptions, inventory).register(api);
-            this.triggers = new Triggers(subscriptionStore, subscriptions,
-                    new io.drover.core.subscriptions.ReplanDebounce(java.time.Duration.ofSeconds(config.inventoryDebounceSeconds()),
-                            java.time.Duration.ofSeconds(config.inventoryDebounceMaxSeconds())),
-                    java.time.Duration.ofSeconds(config.inspectionIntervalSeconds()), clock);
-            this.diagnosis = new io.drover.server.diagnosis.DiagnosisModule(new io.drover.server.diagnosis.DiagnosisModule.Needs(
-                    database.jdbi(), events, new io.drover.server.jobs.JobAgentCalls(jobs,
-                    java.time.Duration.ofSeconds(config.jobTimeoutSeconds()), io.drover.server.auth.Principal.system("diagnosis")),
-                    subscriptions, deployments, inventory::findHosts,
-                    (principal, biz, set, module, limit) -> inventory.hosts(principal, biz, set, module, null, 0, limit), agents::agentOfHost, agents::hostOf, agents::online, leases, clock),
-                    new io.drover.server.diagnosis.DiagnosisModule.Settings(config.diagnosisConcurrency(),
-                            new io.drover.server.diagnosis.DiagnosisRunner.Retry(java.time.Duration.ofSeconds(config.diagnosisRetrySeconds()), 4),
-                            java.time.Duration.ofSeconds(config.diagnosisRepeatIntervalSeconds()), config.diagnosisMaxPaths(),
-                            new io.drover.server.diagnosis.Diagnoses.Retention(config.diagnosisRetentionPerHost(),
-                                    java.time.Duration.ofHours(config.diagnosisRetentionHours()))));
-            new io.drover.server.diagnosis.DiagnosisRoutes(diagnosis, clock).register(api);
-            this.retention = new io.drover.server.ops.Retention(audit, events, jobs, diagnosis::prune, database,
-                    new io.drover.server.ops.Retention.Days(config.auditRetentionDays(), config.eventRetentionDays(), config.jobRetentionDays()));
-            new io.drover.server.cluster.ClusterRoutes(leases, leadership, joined, sharedKey).register(api);
-
-            this.certificates = config.tls() == null ? null : new io.drover.server.http.CertificateWatcher(config.tls());
-            this.adminTokenFile = AdminTokenFile.ensure(tokens, config.dataDir());
-            this.housekeeping = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon()
-                    .name("drover-housekeeping").factory());
+            ExecutionPlans plans = new ExecutionPlans(jdbi, jobs.service(), agents.registry()::businesses, clock);
+            this.subscriptions = new SubscriptionsModule(new SubscriptionsModule.Needs(jdbi, events, secrets, packages.store(),
+                    agents.registry(), jobs.callsAs("subscriptions"), cluster.leases(), clock),
+                    new SubscriptionsModule.Settings(config.taskConcurrency(), seconds(config.inventoryDebounceSeconds()),
+                            seconds(config.inventoryDebounceMaxSeconds()), seconds(config.inspectionIntervalSeconds())));
+            this.addons = new AddonsModule(new AddonsModule.Needs(jdbi, packages.store(), config.dataDir(), secrets, events,
+                    BuildVersion.release(), subscriptions.store(), clock));
+            AgentRegistry registry = agents.registry();
+            this.diagnosis = new DiagnosisModule(new DiagnosisModule.Needs(jdbi, events, jobs.callsAs("diagnosis"),
+                    subscriptions.service(), subscriptions.deployments(), inventory::findHosts,
+                    (principal, biz, set, module, limit) -> inventory.hosts(principal, biz, set, module, null, 0, limit),
+                    registry::agentOfHost, registry::hostOf, registry::online, cluster.leases(), clock),
+                    new DiagnosisModule.Settings(config.diagnosisConcurrency(),
+                            new DiagnosisRunner.Retry(seconds(config.diagnosisRetrySeconds()), 4),
+                            seconds(config.diagnosisRepeatIntervalSeconds()), config.diagnosisMaxPaths(),
+                            new Diagnoses.Retention(config.diagnosisRetentionPerHost(),
+                                    Duration.ofHours(config.diagnosisRetentionHours()))));
+            Retention retention = new Retention(auth.audit(), events, jobs.service(), diagnosis::prune, database,
+                    new Retention.Days(config.auditRetentionDays(), config.eventRetentionDays(), config.jobRetentionDays()));
+            this.certificates = config.tls() == null ? null : new CertificateWatcher(config.tls());
+            this.adminTokenFile = auth.ensureAdminToken(config.dataDir());
             // Binds the agent ports: last, so that a port in use leaves nothing else running.
-            SaltBridge bridge = new SaltBridge(keys, jobs, agents, files, database.jdbi(), events, plans::onLog,
-                    config.requireMinionSignMessages(), config.allowPlainEnrollmentTokens());
-            bound = new SaltMaster(MasterKeyFile.loadOrCreate(config.dataDir()), bridge, config.saltHost(),
-                    config.saltPublishPort(), config.saltRequestPort(),
-                    SaltMaster.PublishMode.valueOf(config.saltPublishMode().toUpperCase(java.util.Locale.ROOT)),
-                    new SaltMaster.Limits(config.saltMaxMessageBytes(), config.saltMaxConnections(),
-                            SaltMaster.Limits.defaults().receiveBudgetBytes(), SaltMaster.Limits.defaults().maxQueuedBytes(),
-                            config.saltAddressLimits()),
-                    publishes, session);
-            this.master = bound;
-            this.agentInstalls = new io.drover.server.agentinstall.AgentInstallService(database.jdbi(),
-                    new io.drover.server.agentinstall.DirectoryPackageFiles(config.agentPackagesDir() == null
-                            ? config.dataDir().resolve("agent-packages") : config.agentPackagesDir()),
-                    enrollment, agents, inventory, advertisedMasters(config.saltHost(), master.requestPort()),
-                    config.agentInstallAllowedTargets(), config.cluster() == null, clock);
-            new io.drover.server.agentinstall.AgentInstallRoutes(agentInstalls).register(api);
-            this.agentUpgrades = new io.drover.server.agentupgrade.AgentUpgradeService(database.jdbi(),
-                    (principal, tgt, tgtType) -> jobs.resolve(principal, tgt, tgtType).minions(),
-                    new io.drover.server.jobs.JobAgentCalls(jobs, java.time.Duration.ofSeconds(config.jobTimeoutSeconds()),
-                            io.drover.server.auth.Principal.system("agent-upgrades")),
-                    new io.drover.server.agentupgrade.RegistryAgents(agents), agentPackages, leases, clock);
-            new io.drover.server.agentupgrade.AgentUpgradeRoutes(agentUpgrades).register(api);
-            publishMetrics(metrics, master, bridge, cluster);
-            new io.drover.server.keys.MasterKeyRoutes(new io.drover.model.keys.MasterKeyInfo(
-                    io.drover.transport.crypto.RsaKeys.fingerprint(master.publicKeyPem()), master.publicKeyPem())).register(api);
-            new OpsRoutes(database, metrics, BuildVersion.current(), master::ready, config.metricsToken()).register(api);
-            new io.drover.server.console.ConsoleRoutes(io.drover.server.console.ConsoleAssets.fromClassPath()).register(api);
+            bound = new AgentLinkModule(new AgentLinkModule.Needs(keys, jobs.service(), registry, files, plans::onLog, jdbi,
+                    events, MasterKeyFile.loadOrCreate(config.dataDir()), publishes, session), transportSettings(config));
+            this.link = bound;
+            this.agentInstalls = new AgentInstallModule(new AgentInstallModule.Needs(jdbi, config.agentPackagesDir() == null
+                    ? config.dataDir().resolve("agent-packages") : config.agentPackagesDir(), agents.enrollment(), registry,
+                    inventory, config.saltHost(), link.master().requestPort(), config.agentInstallAllowedTargets(),
+                    !cluster.joined(), clock));
+            this.agentUpgrades = new AgentUpgradeModule(new AgentUpgradeModule.Needs(jdbi,
+                    (principal, tgt, tgtType) -> jobs.service().resolve(principal, tgt, tgtType).minions(),
+                    jobs.callsAs("agent-upgrades"), registry, agentPackages.service(), cluster.leases(), clock));
+            cluster.bindMetrics(metrics);
+            link.bindMetrics(metrics);
+            ServerRoutes.register(api, new ServerRoutes.Needs(auth, inventory, inventoryImport, bus, events, agents, agentPackages.service(),
+                    keys, jobs.service(), plans, subscriptions, packages.store(), addons, diagnosis, leadership, cluster,
+                    agentInstalls.service(), agentUpgrades.service(), link, database, metrics, config.metricsToken(), clock));
+            this.housekeeping = new Housekeeping(new Housekeeping.Needs(leadership, cluster, subscriptions, diagnosis,
+                    agentUpgrades.service(), jobs, retention, agents, auth, certificates));
             int republished = events.publishPending();
             if (republished > 0) {
                 log.info("published {} event(s) left unpublished by the previous run", republished);
             }
-            int interrupted = tasks.takeOver(true, subscriptions::resumption);
-            if (interrupted > 0) {
-                log.warn("{} task(s) were interrupted by the last stop; they continue where they stopped", interrupted);
-            }
+            subscriptions.resumeInterrupted();
         } catch (RuntimeException e) {
             if (bound != null) {
                 bound.close();
@@ -298,74 +181,17 @@ public final class DroverServer implements AutoCloseable {
         }
     }
 
-    /**
-     * The agent transport address hosts installed over SSH are given when the request names none: salt-host when it is
-     * one address others can reach (not every interface, not loopback); else none, and the request must name it.
-     */
-    private static java.util.List<String> advertisedMasters(String saltHost, int requestPort) {
-        String host = saltHost.strip();
-        if (host.isEmpty() || host.equals("0.0.0.0") || host.equals("::") || host.equals("localhost")
-                || host.startsWith("127.") || host.equals("::1")) {
-            return java.util.List.of();
-        }
-        return java.util.List.of((host.contains(":") ? "[" + host + "]" : host) + ":" + requestPort);
+    private static AgentLinkModule.Settings transportSettings(ServerConfig config) {
+        return new AgentLinkModule.Settings(config.saltHost(), config.saltPublishPort(), config.saltRequestPort(),
+                SaltMaster.PublishMode.valueOf(config.saltPublishMode().toUpperCase(Locale.ROOT)),
+                new SaltMaster.Limits(config.saltMaxMessageBytes(), config.saltMaxConnections(),
+                        SaltMaster.Limits.defaults().receiveBudgetBytes(), SaltMaster.Limits.defaults().maxQueuedBytes(),
+                        config.saltAddressLimits()),
+                config.requireMinionSignMessages(), config.allowPlainEnrollmentTokens());
     }
 
-    private static void publishMetrics(PrometheusMeterRegistry metrics, SaltMaster master, SaltBridge bridge,
-                                       io.drover.server.cluster.NatsCluster cluster) {
-        if (cluster != null) {
-            for (io.drover.core.cluster.ClusterSeal.Refusal reason : io.drover.core.cluster.ClusterSeal.Refusal.values()) {
-                io.micrometer.core.instrument.FunctionCounter.builder("drover.cluster.messages.refused", cluster, c -> c.refused(reason))
-                        .tag("reason", reason.name().toLowerCase(java.util.Locale.ROOT))
-                        .description("Cluster messages dropped: not sealed under this cluster's key, too old or new, or seen before")
-                        .register(metrics);
-            }
-        }
-        for (var stats : java.util.List.of(master.requestStats(), master.publishStats())) {
-            String port = stats == master.requestStats() ? "request" : "publish";
-            io.micrometer.core.instrument.Gauge.builder("drover.salt.connections", stats, s -> s.openConnections())
-                    .tag("port", port).description("Open connections on a transport port").register(metrics);
-            io.micrometer.core.instrument.FunctionCounter.builder("drover.salt.connections.refused", stats, s -> s.refusedConnections())
-                    .tag("port", port).description("Connections closed at once: over salt-max-connections, or accept failed").register(metrics);
-            io.micrometer.core.instrument.FunctionCounter.builder("drover.salt.address.connections.refused", stats,
-                            s -> s.refusedFromAddress())
-                    .tag("port", port).description("Connections closed at accept: their source address already held "
-                            + "salt-max-connections-per-address").register(metrics);
-            io.micrometer.core.instrument.FunctionCounter.builder("drover.salt.messages.dropped", stats, s -> s.droppedMessages())
-                    .tag("port", port).description("Messages not sent because the peer's queue was full").register(metrics);
-            for (String kind : io.drover.transport.zmtp.ZmtpStats.PROTOCOL_ERROR_KINDS) {
-                io.micrometer.core.instrument.FunctionCounter.builder("drover.salt.bad.frames", stats,
-                                s -> s.protocolErrors().getOrDefault(kind, 0L))
-                        .tag("port", port).tag("kind", kind)
-                        .description("Connections closed for breaking the protocol or a limit, by kind").register(metrics);
-            }
-        }
-        io.micrometer.core.instrument.FunctionCounter.builder("drover.salt.address.sign.ins.refused", master, SaltMaster::refusedSignIns)
-                .description("Sign-ins answered with a plain refusal, without RSA work or a stored key: their source address "
-                        + "was over salt-sign-ins-per-address-per-minute").register(metrics);
-        io.micrometer.core.instrument.FunctionCounter.builder("drover.salt.transport.restarts", master, SaltMaster::restarts)
-                .description("Transport endpoints rebuilt after they stopped").register(metrics);
-        io.micrometer.core.instrument.FunctionCounter.builder("drover.salt.publish.dropped", master, SaltMaster::droppedPublishes)
-                .description("Publishes dropped because the publish queue was full").register(metrics);
-        io.micrometer.core.instrument.FunctionCounter.builder("drover.salt.publish.frames", master, SaltMaster::broadcastFrames)
-                .tag("topic", "broadcast").description("Job frames sent on the publish port").register(metrics);
-        io.micrometer.core.instrument.FunctionCounter.builder("drover.salt.publish.frames", master, SaltMaster::targetedFrames)
-                .tag("topic", "minion").description("Job frames sent on the publish port").register(metrics);
-        io.micrometer.core.instrument.FunctionCounter.builder("drover.agent.enrollment.plain.refused", bridge,
-                        SaltBridge::plainEnrollmentsRefused)
-                .description("Sign-ins whose enrollment token came in clear and was ignored (allow-plain-enrollment-tokens is off)")
-                .register(metrics);
-        io.micrometer.core.instrument.FunctionCounter.builder("drover.agent.events.refused", bridge, SaltBridge::refusedEvents)
-                .description("Events from agents dropped: a tag outside the sender's own namespace, or a log of a plan not sent to it")
-                .register(metrics);
-        io.micrometer.core.instrument.FunctionCounter.builder("drover.salt.publish.frames", master, SaltMaster::agentFrames)
-                .tag("topic", "agent").description("Job frames sent on the publish port").register(metrics);
-        for (io.drover.transport.master.RequestRefusal reason : io.drover.transport.master.RequestRefusal.values()) {
-            io.micrometer.core.instrument.FunctionCounter.builder("drover.salt.requests.refused", master, m -> m.refusedRequests(reason))
-                    .tag("reason", reason.label())
-                    .description("Agent requests refused on identity grounds: another id claimed, the wrong key, a missing or bad signature")
-                    .register(metrics);
-        }
+    private static Duration seconds(long seconds) {
+        return Duration.ofSeconds(seconds);
     }
 
     /** Opens the database, migrates it, binds the agent transport and serves the API. */
@@ -374,105 +200,18 @@ public final class DroverServer implements AutoCloseable {
         try {
             server.api.start(config.host(), config.port(), server.certificates == null ? null : server.certificates.https());
         } catch (RuntimeException e) {
-            server.housekeeping.shutdownNow();
-            server.master.close();
+            server.housekeeping.close();
+            server.link.close();
             server.database.close();
             throw e;
         }
-        server.triggers.start(server.bus, () -> server.leadership.leads(Leadership.Duty.SUBSCRIPTION_TRIGGERS));
+        server.subscriptions.start(server.bus, () -> server.leadership.leads(Leadership.Duty.SUBSCRIPTION_TRIGGERS));
         server.diagnosis.start(server.bus, () -> server.leadership.leads(Leadership.Duty.DIAGNOSIS_TRIGGERS));
-        server.housekeeping.scheduleWithFixedDelay(server::refreshLeases, Leadership.LEASE.toMillis(),
-                Leadership.LEASE.toMillis(), TimeUnit.MILLISECONDS);
-        server.leadership.refresh();
-        server.housekeeping.scheduleWithFixedDelay(server::prune, 1, 60, TimeUnit.MINUTES);
-        server.housekeeping.scheduleWithFixedDelay(server::checkPresence, 1, 1, TimeUnit.SECONDS);
-        server.housekeeping.scheduleWithFixedDelay(server::recordJobTimeouts, 2, 2, TimeUnit.SECONDS);
-        server.housekeeping.scheduleWithFixedDelay(server::auditAuthFailures, 10, 10, TimeUnit.SECONDS);
-        if (server.certificates != null) {
-            server.housekeeping.scheduleWithFixedDelay(server.certificates, CERTIFICATE_CHECK_SECONDS,
-                    CERTIFICATE_CHECK_SECONDS, TimeUnit.SECONDS);
-        }
-        log.info("drover server {} listening on {}, agents on {}:{}/{}, database {}", BuildVersion.current(), server.url(),
-                config.saltHost(), server.master.publishPort(), server.master.requestPort(),
-                server.database.dialect() == io.drover.server.store.Dialect.POSTGRESQL ? "PostgreSQL"
-                        : "SQLite " + config.dbUrl().substring("jdbc:sqlite:".length()));
-        log.info("the master key's fingerprint (drover agent --master-finger): {}",
-                io.drover.transport.crypto.RsaKeys.fingerprint(server.master.publicKeyPem()));
-        if (server.certificates != null) {
-            log.info("HTTPS presents {} from {}", server.certificates.https().current().describe(), config.tls().cert());
-        } else if (!config.loopbackHost()) {
-            log.warn("the API and the console listen on {} in clear: tokens and everything the API answers can be read and"
-                    + " changed by anyone on the network path; set tls-cert and tls-key (docs/operations.md, Exposing Drover)"
-                    + " or serve it on 127.0.0.1 behind an HTTPS reverse proxy", config.host());
-        }
-        if (server.cluster != null) {
-            io.drover.server.cluster.NatsCredentials credentials = server.cluster.credentials();
-            log.info("cluster: joined NATS at {} with credentials: {}", io.drover.server.cluster.NatsCluster.withoutSecrets(config.cluster()),
-                    credentials.kinds());
-            if (credentials.none()) {
-                log.warn("cluster: --cluster-insecure: NATS was given no credentials, so anyone who reaches it reads every job,"
-                        + " event and return of the cluster and can flood it (cluster messages are still sealed, so nobody"
-                        + " without the secret key can forge one); give the servers credentials (docs/operations.md)");
-            }
-        }
+        server.housekeeping.start();
+        StartupLog.started(server, config, server.certificates != null,
+                server.certificates == null ? null : server.certificates.https().current().describe());
+        server.cluster.logJoined(config.cluster());
         return server;
-    }
-
-    private void checkPresence() {
-        try {
-            agents.checkPresence();
-        } catch (RuntimeException e) {
-            log.warn("agent presence check failed", e);
-        }
-    }
-
-    /** One audit entry per address and minute with failed authentications. */
-    private void auditAuthFailures() {
-        try {
-            authFailures.drainEnded().forEach((source, count) -> audit.record("anonymous", "AUTH", source, 401,
-                    count + " failed authentication(s) from " + source + " in one minute"));
-        } catch (RuntimeException e) {
-            log.warn("writing failed authentications to the audit log failed", e);
-        }
-    }
-
-    /**
-     * Every lease period: asks for the duties this server lacks, renews the leases of the work it runs, and takes
-     * over the work of servers whose leases ran out (a task continues from its record; a diagnosis resumes from its
-     * checkpoint).
-     */
-    private void refreshLeases() {
-        try {
-            leadership.refresh();
-            leases.renew();
-            if (sharedKey != null) {
-                sharedKey.refresh(); // in case the event of another server's rotation was missed
-            }
-            int tasksTaken = tasks.takeOver(false, subscriptions::resumption);
-            if (tasksTaken > 0) {
-                log.warn("{} task(s) of a server that stopped were taken over; they continue where they stopped", tasksTaken);
-            }
-            diagnosis.takeOverAbandoned();
-            agentUpgrades.failAbandoned(false);
-        } catch (RuntimeException e) {
-            log.warn("refreshing leases failed", e);
-        }
-    }
-
-    private void recordJobTimeouts() {
-        try {
-            jobs.recordTimeouts();
-        } catch (RuntimeException e) {
-            log.warn("recording timed-out jobs failed", e);
-        }
-    }
-
-    private void prune() {
-        if (!leadership.leads(Leadership.Duty.PRUNING)) {
-            return;
-        }
-        jobs.forgetStaleJobs();
-        retention.run();
     }
 
     public String url() {
@@ -496,10 +235,6 @@ public final class DroverServer implements AutoCloseable {
         return bus;
     }
 
-    public TokenStore tokens() {
-        return tokens;
-    }
-
     public InventoryService inventory() {
         return inventory;
     }
@@ -509,47 +244,43 @@ public final class DroverServer implements AutoCloseable {
     }
 
     public SaltMaster master() {
-        return master;
+        return link.master();
     }
 
     public JobService jobs() {
-        return jobs;
+        return jobs.service();
     }
 
     public AgentRegistry agents() {
-        return agents;
+        return agents.registry();
     }
 
     public EnrollmentTokenStore enrollment() {
-        return enrollment;
+        return agents.enrollment();
     }
 
     public FileServer files() {
         return files;
     }
 
-    public PackageStore packages() {
-        return packages;
-    }
-
-    public io.drover.server.agentpackages.AgentPackageService agentPackages() {
-        return agentPackages;
+    public AgentPackageService agentPackages() {
+        return agentPackages.service();
     }
 
     public SubscriptionService subscriptions() {
-        return subscriptions;
+        return subscriptions.service();
     }
 
-    public io.drover.server.diagnosis.DiagnosisModule diagnosis() {
+    public DiagnosisModule diagnosis() {
         return diagnosis;
     }
 
     public Registries registries() {
-        return registries;
+        return addons.registries();
     }
 
     public AddonService addons() {
-        return addons;
+        return addons.service();
     }
 
     public KeyStore keys() {
@@ -565,14 +296,12 @@ public final class DroverServer implements AutoCloseable {
         return adminTokenFile;
     }
 
+    /** Stops the parts in the reverse of their start: the periodic duties and the API first, the database last. */
     @Override
     public void close() {
-        housekeeping.shutdownNow();
+        housekeeping.close();
         api.stop();
-        if (master != null) {
-            master.close();
-        }
-        triggers.close();
+        link.close();
         agentInstalls.close();
         agentUpgrades.close();
         try {
@@ -580,27 +309,11 @@ public final class DroverServer implements AutoCloseable {
         } catch (Exception e) {
             log.warn("stopping diagnosis failed", e);
         }
-        tasks.close();
+        subscriptions.close();
         jobs.close();
-        if (cluster != null) {
-            cluster.close();
-        }
+        cluster.close();
         leadership.close();
         database.close();
         log.info("drover server stopped");
-    }
-
-    /** A new data directory is the server user's alone (0700): the database in it holds the inventory and returns. */
-    private static void createDataDir(Path dir) {
-        try {
-            if (!Files.exists(dir)) {
-                Files.createDirectories(dir);
-                if (dir.getFileSystem().supportedFileAttributeViews().contains("posix")) {
-                    Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
-                }
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot create the data directory " + dir, e);
-        }
     }
 }

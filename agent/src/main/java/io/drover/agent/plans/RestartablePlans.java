@@ -1,4 +1,4 @@
-package io.drover.agent;
+package io.drover.agent.plans;
 
 import io.drover.agent.disk.DurableFiles;
 import io.drover.core.Hashing;
@@ -16,14 +16,14 @@ import java.util.Map;
  * when the plan waits for a reboot and when it is restarted, removed when it finishes. A {@code plan.execute} job
  * the journal finds interrupted is run again or answered as its plan's entry here decides.
  */
-final class RestartablePlans {
+public final class RestartablePlans {
     private final Path dir;
 
-    RestartablePlans(Path stateDir) {
+    public RestartablePlans(Path stateDir) {
         this.dir = stateDir.resolve("plans/restartable");
     }
 
-    synchronized PlanRestarts read(String plan) {
+    public synchronized PlanRestarts read(String plan) {
         Path file = dir.resolve(name(plan));
         try {
             return Files.exists(file) ? PlanRestarts.fromMap(PlanJson.read(Files.readAllBytes(file))) : PlanRestarts.STARTED;
@@ -32,7 +32,7 @@ final class RestartablePlans {
         }
     }
 
-    synchronized void write(String plan, PlanRestarts restarts) {
+    public synchronized void write(String plan, PlanRestarts restarts) {
         try {
             Files.createDirectories(dir);
         } catch (IOException e) {
@@ -41,7 +41,7 @@ final class RestartablePlans {
         DurableFiles.write(dir.resolve(name(plan)), PlanJson.bytes(restarts.toMap()));
     }
 
-    synchronized void clear(String plan) {
+    public synchronized void clear(String plan) {
         try {
             Files.deleteIfExists(dir.resolve(name(plan)));
         } catch (IOException e) {
