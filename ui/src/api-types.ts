@@ -28,13 +28,13 @@ export interface AddonChangeStep {
   name?: string;
   version?: string;
   registry?: string;
-  action?: string;
+  action?: 'install' | 'upgrade' | 'reconfigure';
   required_by?: string[];
 }
 
 export interface AddonInfo {
   name?: string;
-  status?: string;
+  status?: 'enabled' | 'disabled';
   installed_version?: string;
   registry?: string;
   available_versions?: string[];
@@ -67,7 +67,7 @@ export interface AddonSchema {
 
 export interface AgentInfo {
   id?: string;
-  key_state?: string;
+  key_state?: 'accepted' | 'pending' | 'rejected' | 'denied';
   bk_host_id?: number;
   bk_biz_id?: number;
   inner_ip?: string;
@@ -86,7 +86,7 @@ export interface AgentInstallHost {
   inner_ip?: string;
   bk_host_id?: number;
   prefix?: string;
-  status?: string;
+  status?: 'pending' | 'running' | 'succeeded' | 'failed';
   error?: string;
   arch?: string;
   version?: string;
@@ -132,7 +132,7 @@ export interface AgentInstallRetry {
 
 export interface AgentInstallStep {
   name?: string;
-  status?: string;
+  status?: 'pending' | 'running' | 'succeeded' | 'failed';
   started_at?: string;
   finished_at?: string;
   log?: string[];
@@ -141,7 +141,7 @@ export interface AgentInstallStep {
 export interface AgentInstallTask {
   id: number;
   bk_biz_id: number;
-  status?: string;
+  status?: 'pending' | 'running' | 'succeeded' | 'failed';
   created_by?: string;
   ssh_user?: string;
   jump?: string;
@@ -192,7 +192,7 @@ export interface AgentUpgradeHost {
   arch?: string;
   from_version?: string;
   version?: string;
-  status?: string;
+  status?: 'pending' | 'skipped' | 'handed_over' | 'succeeded' | 'failed' | 'not_started';
   error?: string;
   log?: string;
   started_at?: string;
@@ -213,7 +213,7 @@ export interface AgentUpgradeRequest {
 export interface AgentUpgradeTask {
   id: number;
   bk_biz_id: number;
-  status?: string;
+  status?: 'running' | 'succeeded' | 'failed' | 'stopped' | 'cancelled';
   version?: string;
   tgt?: string;
   tgt_type?: string;
@@ -270,6 +270,28 @@ export interface Caller {
   bk_biz_ids?: number[];
 }
 
+export interface ChangePlanView {
+  subscription_id: number;
+  instances?: ChangePlanViewInstancePlan[];
+  totals?: Record<string, number>;
+  missing?: string[];
+}
+
+export interface ChangePlanViewInstancePlan {
+  instance_id?: string;
+  bk_host_id?: number;
+  host?: string;
+  steps?: ChangePlanViewStepPlan[];
+}
+
+export interface ChangePlanViewStepPlan {
+  step_id?: string;
+  action?: 'INSTALL' | 'UNINSTALL' | 'PUSH_CONFIG' | 'START' | 'STOP' | 'NOT_CHANGE' | 'SKIP' | 'FAIL';
+  reason?: string;
+  why?: string;
+  detail?: string;
+}
+
 export interface ClusterStatus {
   server?: string;
   clustered: boolean;
@@ -312,7 +334,7 @@ export interface DiagnosisInfo {
   source?: string;
   trigger?: string;
   parameters?: Record<string, string>;
-  phase?: string;
+  phase?: 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Cancelled';
   checkpoint?: DiagnosisInfoCheckpoint;
   paths?: number[][];
   failed_paths?: number[][];
@@ -352,7 +374,7 @@ export interface DiagnosisInfoSummary {
   name?: string;
   operation_set?: string;
   host_name?: string;
-  phase?: string;
+  phase?: 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Cancelled';
   source?: string;
   created_at?: string;
   updated_at?: string;
@@ -434,17 +456,17 @@ export interface ImportResult {
 
 export interface InstanceStatus {
   instance_id?: string;
-  status?: string;
+  status?: 'PENDING' | 'RUNNING' | 'FAILED' | 'NOT_DEPLOYED' | 'STOPPED' | 'UNKNOWN';
   deployed?: InstanceStatusDeployed[];
   last_task_id?: number;
-  last_task_status?: string;
+  last_task_status?: 'PENDING' | 'RUNNING' | 'SUCCESS' | 'FAILED' | 'SKIPPED' | 'REVOKED';
 }
 
 export interface InstanceStatusDeployed {
   step_id?: string;
   plugin?: string;
   version?: string;
-  status?: string;
+  status?: 'RUNNING' | 'STOPPED' | 'UNKNOWN';
   port?: number;
   bk_host_id: number;
   group_id?: string;
@@ -539,7 +561,7 @@ export interface MasterKeyInfo {
 
 export interface MinionKey {
   id?: string;
-  state?: string;
+  state?: 'accepted' | 'pending' | 'rejected' | 'denied';
   fingerprint?: string;
   created_at?: string;
   updated_at?: string;
@@ -607,7 +629,7 @@ export interface PlanRun {
   tgt_type?: string;
   created_by?: string;
   created_at?: string;
-  status?: string;
+  status?: 'RUNNING' | 'SUCCEEDED' | 'FAILED';
   minions?: string[];
   missing?: string[];
   results?: Record<string, PlanRunHostResult>;
@@ -643,32 +665,10 @@ export interface PlanSummary {
   jid?: string;
   created_by?: string;
   created_at?: string;
-  status?: string;
+  status?: 'RUNNING' | 'SUCCEEDED' | 'FAILED';
   hosts: number;
   succeeded: number;
   failed: number;
-}
-
-export interface PlanView {
-  subscription_id: number;
-  instances?: PlanViewInstancePlan[];
-  totals?: Record<string, number>;
-  missing?: string[];
-}
-
-export interface PlanViewInstancePlan {
-  instance_id?: string;
-  bk_host_id?: number;
-  host?: string;
-  steps?: PlanViewStepPlan[];
-}
-
-export interface PlanViewStepPlan {
-  step_id?: string;
-  action?: string;
-  reason?: string;
-  why?: string;
-  detail?: string;
 }
 
 export interface Problem {
@@ -843,7 +843,7 @@ export interface TaskInfo {
 
 export interface TaskInfoStepRecord {
   step_id?: string;
-  action?: string;
+  action?: 'INSTALL' | 'UNINSTALL' | 'PUSH_CONFIG' | 'START' | 'STOP' | 'NOT_CHANGE' | 'SKIP' | 'FAIL';
   reason?: string;
   status?: 'PENDING' | 'RUNNING' | 'SUCCESS' | 'FAILED' | 'SKIPPED' | 'REVOKED';
   sub_steps?: TaskInfoSubStep[];

@@ -1,8 +1,8 @@
 import { useState } from 'react';
-import { buildPlanTable, isChange, type PlanView } from '../lib/planModel';
+import { buildPlanTable, isChange, type ChangePlanView } from '../lib/planModel';
 import { href } from '../router';
 
-export function PlanTable({ plan }: { plan: PlanView }) {
+export function PlanTable({ plan }: { plan: ChangePlanView }) {
   const [changesOnly, setChangesOnly] = useState(false);
   const [action, setAction] = useState('');
   const t = buildPlanTable(plan, { changesOnly, action: action || undefined });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { buildPlanTable, type PlanView } from './planModel';
+import { buildPlanTable, type ChangePlanView } from './planModel';
 
-const plan: PlanView = {
+const plan: ChangePlanView = {
   subscription_id: 1,
   instances: [
     { instance_id: 'i1', bk_host_id: 1, host: '10.0.1.1', steps: [{ step_id: 'exporter', action: 'NOT_CHANGE', reason: 'UP_TO_DATE' }, { step_id: 'beat', action: 'NOT_CHANGE' }] },

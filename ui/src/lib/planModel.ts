@@ -15,7 +15,7 @@ export interface InstancePlan {
   steps: StepPlan[];
 }
 
-export interface PlanView {
+export interface ChangePlanView {
   subscription_id?: number;
   instances: InstancePlan[];
   totals?: Record<string, number>;
@@ -49,7 +49,7 @@ export function isChange(action: string | undefined): boolean {
   return !!action && !NO_CHANGE_ACTIONS.has(action);
 }
 
-export function buildPlanTable(plan: PlanView | null | undefined, opts: { changesOnly?: boolean; action?: string } = {}): PlanTable {
+export function buildPlanTable(plan: ChangePlanView | null | undefined, opts: { changesOnly?: boolean; action?: string } = {}): PlanTable {
   const steps: string[] = [];
   const seen = new Set<string>();
   const counts: Record<string, number> = {};

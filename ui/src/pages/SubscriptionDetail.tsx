@@ -4,7 +4,7 @@ import { PlanTable } from '../components/PlanTable';
 import { ActionButton, Badge, ErrorBanner, JsonBlock, KeyValues, Loading, PageHead, Section, Tabs } from '../components/ui';
 import { fmtDuration, fmtTime, shortInstance } from '../lib/format';
 import { useEvents, useLoad, useThrottled } from '../lib/hooks';
-import type { PlanView } from '../lib/planModel';
+import type { ChangePlanView } from '../lib/planModel';
 import { href, navigate } from '../router';
 import { useSession } from '../session';
 import type { InstanceStatus, Subscription, TaskSummary } from '../types';
@@ -38,14 +38,14 @@ export function SubscriptionDetail({ id }: { id: string }) {
     if (d?.subscription_id == null || String(d.subscription_id) === id) refreshAll();
   });
 
-  const [plan, setPlan] = useState<PlanView | null>(null);
+  const [plan, setPlan] = useState<ChangePlanView | null>(null);
   const [planBody, setPlanBody] = useState<string>('');
   const [planBusy, setPlanBusy] = useState(false);
   const preview = async (edited: boolean) => {
     setPlanBusy(true);
     setError(null);
     try {
-      setPlan(edited ? await api.post<PlanView>(`${base}/plan`, undefined, { yaml: planBody }) : await api.get<PlanView>(`${base}/plan`));
+      setPlan(edited ? await api.post<ChangePlanView>(`${base}/plan`, undefined, { yaml: planBody }) : await api.get<ChangePlanView>(`${base}/plan`));
     } catch (e) {
       setError(e);
     } finally {

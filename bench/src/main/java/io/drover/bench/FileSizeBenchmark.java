@@ -9,7 +9,7 @@ import io.drover.server.auth.AuditStore;
 import io.drover.server.auth.Principal;
 import io.drover.server.events.EventBus;
 import io.drover.server.events.EventStore;
-import io.drover.server.inventory.InventoryRepository;
+import io.drover.server.inventory.InventoryStore;
 import io.drover.server.inventory.InventoryService;
 import io.drover.server.jobs.JobService;
 import io.drover.server.keys.KeyStore;
@@ -82,7 +82,7 @@ public final class FileSizeBenchmark {
             EventStore events = new EventStore(db.jdbi(), bus, clock);
             AuditStore audit = new AuditStore(db.jdbi(), clock);
             AgentRegistry agents = new AgentRegistry(db.jdbi(), events,
-                    new InventoryService(db.jdbi(), new InventoryRepository(), events), null, clock);
+                    new InventoryService(db.jdbi(), new InventoryStore(), events), null, clock);
             KeyStore keys = new KeyStore(db.jdbi(), events, List.of(Glob.compile("sim-*")), new EnrollmentTokenStore(db.jdbi(), clock),
                     agents, () -> { }, clock);
             String key = RsaKeys.publicPem((RSAPublicKey) RsaKeys.generate().getPublic());

@@ -2,7 +2,7 @@ package io.drover.bench;
 
 import io.drover.model.api.Page;
 import io.drover.model.inventory.Host;
-import io.drover.server.inventory.InventoryRepository;
+import io.drover.server.inventory.InventoryStore;
 import io.drover.server.inventory.TopoFilter;
 import io.drover.server.store.Database;
 import java.lang.management.ManagementFactory;
@@ -52,7 +52,7 @@ public final class HostListingBenchmark {
             seed(database, inModule);
             System.out.printf(Locale.ROOT, "%s: seeded %,d hosts in %.1f s%n", db, inModule + inModule / 10 + inModule / 2,
                     (System.nanoTime() - seedStart) / 1e9);
-            InventoryRepository repo = new InventoryRepository();
+            InventoryStore repo = new InventoryStore();
             measure(db + " all hosts under module 11 (" + inModule + ")", runs,
                     () -> database.jdbi().inTransaction(h -> repo.allHosts(h, TopoFilter.module(11))).size());
             measure(db + " all hosts under business 1 (" + (inModule + inModule / 10) + ")", runs,

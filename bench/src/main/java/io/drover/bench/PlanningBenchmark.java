@@ -4,8 +4,8 @@ import io.drover.core.render.TemplateRenderer;
 import io.drover.core.subscriptions.InstanceRenderer;
 import io.drover.core.subscriptions.InstanceRenderer.StepInput;
 import io.drover.core.subscriptions.InventorySnapshot;
-import io.drover.core.subscriptions.PlanRendering;
-import io.drover.core.subscriptions.Planner;
+import io.drover.core.subscriptions.ChangePlanRendering;
+import io.drover.core.subscriptions.ChangePlanner;
 import io.drover.core.subscriptions.RenderCache;
 import io.drover.core.subscriptions.ScopeInstance;
 import io.drover.core.subscriptions.ScopeResolver;
@@ -58,8 +58,8 @@ public final class PlanningBenchmark {
         List<StepInput> steps = steps();
         InstanceRenderer renderer = new InstanceRenderer(new TemplateRenderer());
         RenderCache cache = new RenderCache();
-        Map<String, Map<String, List<Planner.Copy>>> deployed = new HashMap<>();
-        List<Planner.StepSpec> stepSpecs = List.of(new Planner.StepSpec("beat", "2.1.0"), new Planner.StepSpec("exporter", "1.0.0"));
+        Map<String, Map<String, List<ChangePlanner.Copy>>> deployed = new HashMap<>();
+        List<ChangePlanner.StepSpec> stepSpecs = List.of(new ChangePlanner.StepSpec("beat", "2.1.0"), new ChangePlanner.StepSpec("exporter", "1.0.0"));
 
         double[] full = new double[runs];
         double[] unchanged = new double[runs];
@@ -134,35 +134,35 @@ public final class PlanningBenchmark {
                         List.of(), Map.of("interval", 30)));
     }
 
-    static Planner.Plan plan(List<Host> hosts, List<TopoModule> modules, SubscriptionSpec spec, List<StepInput> steps,
-                             InstanceRenderer renderer, RenderCache cache, Map<String, Map<String, List<Planner.Copy>>> deployed,
-                             List<Planner.StepSpec> stepSpecs) {
+    static ChangePlanner.Plan plan(List<Host> hosts, List<TopoModule> modules, SubscriptionSpec spec, List<StepInput> steps,
+                             InstanceRenderer renderer, RenderCache cache, Map<String, Map<String, List<ChangePlanner.Copy>>> deployed,
+                             List<ChangePlanner.StepSpec> stepSpecs) {
         InventorySnapshot inventory = new InventorySnapshot(hosts, modules, List.of());
         List<ScopeInstance> instances = ScopeResolver.resolve(7, spec, inventory, cache::known).instances();
-        PlanRendering rendering = rendering(spec, steps, renderer, cache);
+        ChangePlanRendering rendering = rendering(spec, steps, renderer, cache);
         // Each instance's md5s are made (or taken from the cache) as the planner reaches it, not all held at once.
-        Stream<Planner.Desired> desired = instances.parallelStream().map(i -> new Planner.Desired(i.instanceId(),
+        Stream<ChangePlanner.Desired> desired = instances.parallelStream().map(i -> new ChangePlanner.Desired(i.instanceId(),
                 Set.copyOf(i.targetHosts()), Set.of(), rendering.desiredSteps(i)));
-        Planner.Plan plan = Planner.plan(true, stepSpecs, desired, deployed, List.of());
+        ChangePlanner.Plan plan = ChangePlanner.plan(true, stepSpecs, desired, deployed, List.of());
         rendering.retain(instances);
         return plan;
     }
 
     /** As the server plans: no copy deployed yet, so the exporter renders with its range's first port. */
-    static PlanRendering rendering(SubscriptionSpec spec, List<StepInput> steps, InstanceRenderer renderer, RenderCache cache) {
-        return new PlanRendering(renderer, spec.scope(), steps, Map.of(), Map.of("exporter", 9100), cache);
+    static ChangePlanRendering rendering(SubscriptionSpec spec, List<StepInput> steps, InstanceRenderer renderer, RenderCache cache) {
+        return new ChangePlanRendering(renderer, spec.scope(), steps, Map.of(), Map.of("exporter", 9100), cache);
     }
 
     /** Records every planned copy as deployed with the md5s it was planned with. */
     static void deployAsPlanned(List<Host> hosts, InstanceRenderer renderer, RenderCache cache,
-                                Map<String, Map<String, List<Planner.Copy>>> deployed, SubscriptionSpec spec,
+                                Map<String, Map<String, List<ChangePlanner.Copy>>> deployed, SubscriptionSpec spec,
                                 List<StepInput> steps, List<TopoModule> modules) {
         List<ScopeInstance> instances = ScopeResolver.resolve(7, spec, new InventorySnapshot(hosts, modules, List.of()),
                 cache::known).instances();
-        PlanRendering rendering = rendering(spec, steps, renderer, cache);
+        ChangePlanRendering rendering = rendering(spec, steps, renderer, cache);
         for (ScopeInstance i : instances) {
-            Map<String, List<Planner.Copy>> byStep = new HashMap<>();
-            rendering.desiredSteps(i).forEach((step, d) -> byStep.put(step, List.of(new Planner.Copy(i.host().bkHostId(),
+            Map<String, List<ChangePlanner.Copy>> byStep = new HashMap<>();
+            rendering.desiredSteps(i).forEach((step, d) -> byStep.put(step, List.of(new ChangePlanner.Copy(i.host().bkHostId(),
                     step.equals("beat") ? "2.1.0" : "1.0.0", CopyStatus.RUNNING, d.files()))));
             deployed.put(i.instanceId(), Map.copyOf(byStep));
         }

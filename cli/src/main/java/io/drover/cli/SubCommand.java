@@ -4,7 +4,7 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import io.drover.cli.Output.Column;
 import io.drover.model.Json;
 import io.drover.model.subscriptions.InstanceStatus;
-import io.drover.model.subscriptions.PlanView;
+import io.drover.model.subscriptions.ChangePlanView;
 import io.drover.model.subscriptions.RunRequest;
 import io.drover.model.subscriptions.RunStatus;
 import io.drover.model.subscriptions.SubscriptionInfo;
@@ -145,16 +145,16 @@ public final class SubCommand {
 
         @Override
         public Integer call() {
-            PlanView plan = file == null ? client.client().get("/api/v1/subscriptions/" + id + "/plan", PlanView.class)
-                    : client.client().post("/api/v1/subscriptions/" + id + "/plan", readSpec(file), PlanView.class);
+            ChangePlanView plan = file == null ? client.client().get("/api/v1/subscriptions/" + id + "/plan", ChangePlanView.class)
+                    : client.client().post("/api/v1/subscriptions/" + id + "/plan", readSpec(file), ChangePlanView.class);
             if (client.output().format() != Output.Format.table) {
                 client.output().printObject(plan);
                 return 0;
             }
             PrintWriter out = client.out();
-            for (PlanView.InstancePlan instance : plan.instances() == null ? List.<PlanView.InstancePlan>of() : plan.instances()) {
+            for (ChangePlanView.InstancePlan instance : plan.instances() == null ? List.<ChangePlanView.InstancePlan>of() : plan.instances()) {
                 out.printf("%s%s%n", instance.instanceId(), instance.host() != null ? " (" + instance.host() + ")" : "");
-                for (PlanView.StepPlan step : instance.steps() == null ? List.<PlanView.StepPlan>of() : instance.steps()) {
+                for (ChangePlanView.StepPlan step : instance.steps() == null ? List.<ChangePlanView.StepPlan>of() : instance.steps()) {
                     out.printf("  %-12s %-11s %-20s %s%s%n", step.stepId(), step.action(), step.reason(),
                             step.why() == null ? "" : step.why(), step.detail() != null ? ": " + step.detail() : "");
                 }

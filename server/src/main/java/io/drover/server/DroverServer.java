@@ -25,7 +25,7 @@ import io.drover.server.files.FileServer;
 import io.drover.server.http.CertificateWatcher;
 import io.drover.server.http.ClientAddress;
 import io.drover.server.http.HttpApi;
-import io.drover.server.inventory.InventoryRepository;
+import io.drover.server.inventory.InventoryStore;
 import io.drover.server.inventory.InventoryService;
 import io.drover.server.jobs.JobService;
 import io.drover.server.jobs.JobsModule;
@@ -95,8 +95,8 @@ public final class DroverServer implements AutoCloseable {
             this.bus = new EventBus();
             EventStore events = new EventStore(jdbi, bus, clock);
             AuthModule auth = new AuthModule(new AuthModule.Needs(jdbi, config.authFailuresPerMinute(), clock));
-            this.inventory = new InventoryService(jdbi, new InventoryRepository(), events);
-            this.inventoryImport = new InventoryImport(jdbi, new InventoryRepository(), events);
+            this.inventory = new InventoryService(jdbi, new InventoryStore(), events);
+            this.inventoryImport = new InventoryImport(jdbi, new InventoryStore(), events);
             this.api = new HttpApi(auth.tokens(), auth.audit(), auth.failures(), metrics, ClientAddress.trusting(config.trustedProxies()));
             this.leadership = config.cluster() == null ? Leadership.alone()
                     : Leadership.shared(config.dbUrl(), config.dbUser(), config.dbPassword());

@@ -89,7 +89,7 @@ public final class Functions {
     private final Function<String, Map<String, Object>> runningJobs;
     private final ListeningPorts.Source listeningPorts;
     private final Function<String, Map<String, Object>> plans;
-    private final io.drover.agent.diagnosis.OperationRunner operations;
+    private final io.drover.agent.diagnosis.ProcessorRunner operations;
     private final AgentUpgrader upgrade;
     private final JobKiller killer;
     private final PackageInstaller installer = new PackageInstaller(PackageInstaller.MAX_BYTES, PackageInstaller.MAX_ENTRIES);
@@ -141,7 +141,7 @@ public final class Functions {
         this.killer = killer;
         this.plans = plans;
         this.upgrade = upgrade;
-        this.operations = new io.drover.agent.diagnosis.OperationRunner(root.toAbsolutePath().normalize().resolve("var/lib/drover-agent"));
+        this.operations = new io.drover.agent.diagnosis.ProcessorRunner(root.toAbsolutePath().normalize().resolve("var/lib/drover-agent"));
         this.listeningPorts = listeningPorts;
         this.grains = grains;
         this.version = version;

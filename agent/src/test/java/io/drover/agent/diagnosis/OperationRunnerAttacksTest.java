@@ -1,6 +1,6 @@
 package io.drover.agent.diagnosis;
 
-import static io.drover.agent.diagnosis.OperationRunnerTest.script;
+import static io.drover.agent.diagnosis.ProcessorRunnerTest.script;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.drover.model.agentapi.AgentResult.OperationOutcome;
@@ -13,13 +13,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** An operation's script against the agent that runs it: what it leaves in its folder is read safely, and kept from other users. */
-class OperationRunnerAttacksTest {
+class ProcessorRunnerAttacksTest {
     @TempDir
     Path state;
 
     @Test
     void theWorkingFolderIsOwnerOnlyLikeTheDataFile() throws Exception {
-        OperationOutcome outcome = new OperationRunner(state).run(script("stat -c %a . \"$DROVER_DATA\"", List.of(), "p",
+        OperationOutcome outcome = new ProcessorRunner(state).run(script("stat -c %a . \"$DROVER_DATA\"", List.of(), "p",
                 Map.of("secret", "s3cret"), 10));
         assertThat(outcome.results().get("operation.p.output").lines().toList()).as("the output and the script are in it too")
                 .containsExactly("700", "600");
@@ -27,7 +27,7 @@ class OperationRunnerAttacksTest {
 
     @Test
     void aScriptThatSwapsItsOutputForAFifoOrALinkIsAnsweredNotWaitedOnForever() throws Exception {
-        OperationRunner runner = new OperationRunner(state);
+        ProcessorRunner runner = new ProcessorRunner(state);
         CompletableFuture<OperationOutcome> fifo = CompletableFuture.supplyAsync(() -> {
             try {
                 return runner.run(script("rm .output; mkfifo .output", List.of(), "p", Map.of(), 10));

@@ -1,7 +1,7 @@
 package io.drover.core.subscriptions;
 
 import io.drover.core.subscriptions.InstanceRenderer.StepInput;
-import io.drover.core.subscriptions.Planner.DesiredStep;
+import io.drover.core.subscriptions.ChangePlanner.DesiredStep;
 import io.drover.model.subscriptions.SubscriptionSpec;
 import java.util.ArrayList;
 import java.util.Collection;

@@ -1,7 +1,7 @@
 package io.drover.core.subscriptions;
 
-import io.drover.core.subscriptions.Planner.InstancePlan;
-import io.drover.core.subscriptions.Planner.StepAction;
+import io.drover.core.subscriptions.ChangePlanner.InstancePlan;
+import io.drover.core.subscriptions.ChangePlanner.StepAction;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;

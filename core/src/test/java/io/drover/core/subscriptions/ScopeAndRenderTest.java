@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.drover.core.render.TemplateRenderer;
 import io.drover.core.subscriptions.InstanceRenderer.RenderedStep;
 import io.drover.core.subscriptions.InstanceRenderer.StepInput;
-import io.drover.core.subscriptions.Planner.DesiredStep;
+import io.drover.core.subscriptions.ChangePlanner.DesiredStep;
 import io.drover.model.inventory.Host;
 import io.drover.model.inventory.ServiceInstance;
 import io.drover.model.inventory.ServiceProcess;
@@ -178,7 +178,7 @@ class ScopeAndRenderTest {
         InstanceRenderer renderer = new InstanceRenderer(new TemplateRenderer());
         RenderCache cache = new RenderCache();
         List<ScopeInstance> first = ScopeResolver.resolve(2, spec, INVENTORY).instances();
-        PlanRendering plan1 = new PlanRendering(renderer, spec.scope(), steps, Map.of(), Map.of(), cache);
+        ChangePlanRendering plan1 = new ChangePlanRendering(renderer, spec.scope(), steps, Map.of(), Map.of(), cache);
         Map<String, Map<String, DesiredStep>> before = desired(plan1, first);
 
         // Resolved again from a new snapshot: equal instances, new objects; the md5s are reused.
@@ -188,7 +188,7 @@ class ScopeAndRenderTest {
         assertThat(cache.get(again.get(0), Map.of())).as("host 1: same inputs").isEqualTo(before.get(again.get(0).instanceId()));
         assertThat(cache.get(again.get(1), Map.of("beat", 9100))).as("host 2: its port changed").isNull();
         assertThat(cache.get(again.get(2), Map.of())).as("host 3: its rack changed").isNull();
-        PlanRendering plan2 = new PlanRendering(renderer, spec.scope(), steps,
+        ChangePlanRendering plan2 = new ChangePlanRendering(renderer, spec.scope(), steps,
                 Map.of(ScopeInstance.hostInstanceId(2), Map.of("beat", 9100)), Map.of(), cache);
         Map<String, Map<String, DesiredStep>> after = desired(plan2, again);
         String one = ScopeInstance.hostInstanceId(1);
@@ -198,7 +198,7 @@ class ScopeAndRenderTest {
                 .containsValue(io.drover.core.Hashing.md5("rack: moved"));
 
         // Only instances still in the scope are kept; the third plan reuses what the second rendered.
-        PlanRendering plan3 = new PlanRendering(renderer, spec.scope(), steps,
+        ChangePlanRendering plan3 = new ChangePlanRendering(renderer, spec.scope(), steps,
                 Map.of(ScopeInstance.hostInstanceId(2), Map.of("beat", 9100)), Map.of(), cache);
         assertThat(cache.get(again.get(1), Map.of("beat", 9100))).isEqualTo(after.get(ScopeInstance.hostInstanceId(2)));
         Map<String, Map<String, DesiredStep>> third = desired(plan3, again.subList(0, 2));
@@ -223,7 +223,7 @@ class ScopeAndRenderTest {
         InstanceRenderer renderer = new InstanceRenderer(new TemplateRenderer());
         List<ScopeInstance> instances = ScopeResolver.resolve(2, spec, INVENTORY).instances();
         RenderCache cache = new RenderCache();
-        PlanRendering rendering = new PlanRendering(renderer, spec.scope(), steps, Map.of(), Map.of("exporter", 9100), cache);
+        ChangePlanRendering rendering = new ChangePlanRendering(renderer, spec.scope(), steps, Map.of(), Map.of("exporter", 9100), cache);
         Map<String, Map<String, DesiredStep>> planned = desired(rendering, instances);
         for (ScopeInstance i : instances) {
             Map<String, DesiredStep> cached = cache.get(i, Map.of("exporter", 9100));
@@ -248,7 +248,7 @@ class ScopeAndRenderTest {
                 List.of(), Map.of()));
         RenderCache cache = new RenderCache();
         List<ScopeInstance> first = ScopeResolver.resolve(2, spec, INVENTORY, cache::known).instances();
-        desired(new PlanRendering(new InstanceRenderer(new TemplateRenderer()), spec.scope(), steps, Map.of(), Map.of(), cache),
+        desired(new ChangePlanRendering(new InstanceRenderer(new TemplateRenderer()), spec.scope(), steps, Map.of(), Map.of(), cache),
                 first.subList(0, 2));
 
         List<ScopeInstance> again = ScopeResolver.resolve(2, spec, INVENTORY, cache::known).instances();
@@ -282,7 +282,7 @@ class ScopeAndRenderTest {
     }
 
     /** What a plan of these instances compares (and keeps in the cache), as the planner would ask for it. */
-    private static Map<String, Map<String, DesiredStep>> desired(PlanRendering rendering, List<ScopeInstance> instances) {
+    private static Map<String, Map<String, DesiredStep>> desired(ChangePlanRendering rendering, List<ScopeInstance> instances) {
         Map<String, Map<String, DesiredStep>> out = new java.util.HashMap<>();
         instances.forEach(i -> out.put(i.instanceId(), rendering.desiredSteps(i)));
         rendering.retain(instances);
@@ -304,7 +304,7 @@ class ScopeAndRenderTest {
         List<ScopeInstance> instances = ScopeResolver.resolve(2, spec, INVENTORY).instances();
         InstanceRenderer renderer = new InstanceRenderer(new TemplateRenderer());
         String deployed = ScopeInstance.hostInstanceId(2);
-        PlanRendering rendering = new PlanRendering(renderer, spec.scope(), steps, Map.of(deployed, Map.of("exporter", 9107)),
+        ChangePlanRendering rendering = new ChangePlanRendering(renderer, spec.scope(), steps, Map.of(deployed, Map.of("exporter", 9107)),
                 Map.of("exporter", 9100), new RenderCache());
         for (ScopeInstance i : instances) {
             Map<String, DesiredStep> planned = rendering.desiredSteps(i);

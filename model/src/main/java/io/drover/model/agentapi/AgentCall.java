@@ -118,7 +118,7 @@ public sealed interface AgentCall<R extends AgentResult> {
     }
 
     /** {@code diag.operation RUN}: one diagnosis operation (as JSON); answers whether it succeeded and its results. */
-    record RunOperation(OperationRun run) implements AgentCall<AgentResult.OperationOutcome> {
+    record RunOperation(OperationRequest run) implements AgentCall<AgentResult.OperationOutcome> {
     }
 
     /** {@code proc.operate NAME OP}. */

@@ -253,9 +253,9 @@ public final class AgentCallCodec {
         }
     }
 
-    private static OperationRun operation(String text) {
+    private static OperationRequest operation(String text) {
         try {
-            OperationRun run = Json.json().readValue(text, OperationRun.class);
+            OperationRequest run = Json.json().readValue(text, OperationRequest.class);
             if (run.processor() == null || run.operation() == null) {
                 throw new BadCall("an operation needs 'operation' and 'processor'");
             }

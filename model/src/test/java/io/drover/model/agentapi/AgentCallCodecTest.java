@@ -87,7 +87,7 @@ class AgentCallCodecTest {
             new Golden(new UnregisterProcess("demo_sub_1"), "proc.unregister", List.of("demo_sub_1")),
             new Golden(new OperateProcess("demo_sub_1", ProcessOp.RELOAD), "proc.operate", List.of("demo_sub_1", "RELOAD")),
             new Golden(new AgentCall.RunPlan("{\"Body\":\"return 1\"}"), "plan.execute", List.of("{\"Body\":\"return 1\"}")),
-            new Golden(new AgentCall.RunOperation(new OperationRun("du", OperationRun.SCRIPT_RUNNER, "du -sh $1", List.of("dir"), "du",
+            new Golden(new AgentCall.RunOperation(new OperationRequest("du", OperationRequest.SCRIPT_RUNNER, "du -sh $1", List.of("dir"), "du",
                     null, null, null, null, null, null, Map.of("dir", "/var"), 30)), "diag.operation", List.of(
                     "{\"operation\":\"du\",\"processor\":\"scriptRunner\",\"script\":\"du -sh $1\",\"arg_keys\":[\"dir\"],"
                     + "\"result_key\":\"du\",\"code\":{},\"data\":{\"dir\":\"/var\"},\"timeout_seconds\":30}")));

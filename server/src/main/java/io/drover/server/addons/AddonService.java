@@ -38,7 +38,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import io.drover.server.addons.AddonRepository.Enabled;
+import io.drover.server.addons.AddonStore.Enabled;
 import io.drover.server.subscriptions.SubscriptionStore;
 import org.jdbi.v3.core.Jdbi;
 
@@ -57,7 +57,7 @@ public final class AddonService {
     private record Fetched(DependencyResolver.Step step, byte[] tgz, PackageArchive archive, Map<String, Object> params) {
     }
 
-    private final AddonRepository repository = new AddonRepository();
+    private final AddonStore repository = new AddonStore();
     private final SubscriptionStore subscriptions;
     private final Jdbi jdbi;
     private final PackageStore store;

@@ -78,7 +78,7 @@ public final class AgentRegistry implements io.drover.server.agentlink.AgentPres
     }
 
     private final Jdbi jdbi;
-    private final AgentRepository repository = new AgentRepository();
+    private final AgentStore repository = new AgentStore();
     private final EventStore events;
     private final InventoryService inventory;
     private final Long defaultBizId;
@@ -108,7 +108,7 @@ public final class AgentRegistry implements io.drover.server.agentlink.AgentPres
     /** Agents online when the server stopped get three intervals from now to be heard from again. */
     private void load() {
         Instant now = clock.instant();
-        for (AgentRepository.Row r : jdbi.withHandle(repository::all)) {
+        for (AgentStore.Row r : jdbi.withHandle(repository::all)) {
             Agent a = new Agent(r.id());
             a.bizId = r.bizId();
             a.hostId = r.hostId();
@@ -248,7 +248,7 @@ public final class AgentRegistry implements io.drover.server.agentlink.AgentPres
                     text(a.grains.get("cpuarch")));
             long hostId = host.bkHostId();
             LinkOutcome outcome = jdbi.inTransaction(h -> {
-                Optional<AgentRepository.Linked> row = repository.lockAgent(h, a.id);
+                Optional<AgentStore.Linked> row = repository.lockAgent(h, a.id);
                 if (row.isEmpty()) {
                     return new LinkOutcome(null, null); // its key was deleted meanwhile
                 }
@@ -415,7 +415,7 @@ public final class AgentRegistry implements io.drover.server.agentlink.AgentPres
             jdbi.useTransaction(h -> {
                 repository.insertNew(h, fresh.stream().map(a -> a.id).toList());
                 List<Map.Entry<String, Map<String, Object>>> fired = new ArrayList<>();
-                List<AgentRepository.Presence> presence = new ArrayList<>();
+                List<AgentStore.Presence> presence = new ArrayList<>();
                 for (Agent a : changed) {
                     String reason;
                     boolean online;
@@ -424,7 +424,7 @@ public final class AgentRegistry implements io.drover.server.agentlink.AgentPres
                         online = a.online;
                         a.pendingReason = null;
                     }
-                    presence.add(new AgentRepository.Presence(a.id, online,
+                    presence.add(new AgentStore.Presence(a.id, online,
                             a.lastSeen == null ? null : a.lastSeen.atOffset(ZoneOffset.UTC)));
                     Map<String, Object> data = new LinkedHashMap<>();
                     data.put("id", a.id);
@@ -466,7 +466,7 @@ public final class AgentRegistry implements io.drover.server.agentlink.AgentPres
      */
     private void loseSilentRemoteAgents(Instant now) {
         List<String> remote = agents.values().stream().filter(a -> a.remote && a.online).map(a -> a.id).toList();
-        for (AgentRepository.Heard heard : jdbi.withHandle(h -> repository.heard(h, remote))) {
+        for (AgentStore.Heard heard : jdbi.withHandle(h -> repository.heard(h, remote))) {
             Agent a = agents.get(heard.id());
             if (a == null || heard.lastSeen() == null || heard.heartbeatSeconds() <= 0) {
                 continue;
@@ -602,7 +602,7 @@ public final class AgentRegistry implements io.drover.server.agentlink.AgentPres
      * that host's business.
      */
     public List<AgentInfo> list(Principal p) {
-        Map<String, AgentRepository.KeyRow> states = new LinkedHashMap<>();
+        Map<String, AgentStore.KeyRow> states = new LinkedHashMap<>();
         Map<String, LinkConflict> conflicts = new HashMap<>();
         jdbi.useHandle(h -> {
             states.putAll(repository.keyStates(h));

@@ -33,7 +33,7 @@ public final class AlertIntake {
 
     private final Jdbi jdbi;
     private final EventStore events;
-    private final DiagnosisRepository repository;
+    private final DiagnosisStore repository;
     private final DiagnosisCatalog catalog;
     private final Diagnoses diagnoses;
     private final Clock clock;
@@ -42,7 +42,7 @@ public final class AlertIntake {
     private final Map<TriggerDocuments.Trigger, AlertTemplate> compiled = new ConcurrentHashMap<>();
     private final Map<String, OffsetDateTime> recentlyFired = new java.util.HashMap<>();
 
-    AlertIntake(Jdbi jdbi, EventStore events, DiagnosisRepository repository, DiagnosisCatalog catalog, Diagnoses diagnoses, Clock clock, Duration repeatInterval) {
+    AlertIntake(Jdbi jdbi, EventStore events, DiagnosisStore repository, DiagnosisCatalog catalog, Diagnoses diagnoses, Clock clock, Duration repeatInterval) {
         this.jdbi = jdbi;
         this.events = events;
         this.repository = repository;

@@ -27,13 +27,13 @@ public final class CronTriggers {
     private static final Logger log = LoggerFactory.getLogger(CronTriggers.class);
 
     private final DiagnosisCatalog catalog;
-    private final DiagnosisRepository repository;
+    private final DiagnosisStore repository;
     private final Diagnoses diagnoses;
     private final Jdbi jdbi;
     private final EventStore events;
     private final Clock clock;
 
-    CronTriggers(DiagnosisCatalog catalog, DiagnosisRepository repository, Diagnoses diagnoses, Jdbi jdbi, EventStore events, Clock clock) {
+    CronTriggers(DiagnosisCatalog catalog, DiagnosisStore repository, Diagnoses diagnoses, Jdbi jdbi, EventStore events, Clock clock) {
         this.catalog = catalog;
         this.repository = repository;
         this.diagnoses = diagnoses;

@@ -46,7 +46,7 @@ public final class Diagnoses {
     }
 
     private final Jdbi jdbi;
-    private final DiagnosisRepository repository;
+    private final DiagnosisStore repository;
     private final DiagnosisCatalog catalog;
     private final DiagnosisRunner runner;
     private final EventStore events;
@@ -56,7 +56,7 @@ public final class Diagnoses {
     private final OperationKills kills;
     private final Clock clock;
 
-    Diagnoses(Jdbi jdbi, DiagnosisRepository repository, DiagnosisCatalog catalog, DiagnosisRunner runner, EventStore events,
+    Diagnoses(Jdbi jdbi, DiagnosisStore repository, DiagnosisCatalog catalog, DiagnosisRunner runner, EventStore events,
               Function<String, List<Host>> findHosts, HostsUnder hostsUnder, LongFunction<String> agentOfHost, OperationKills kills,
               Clock clock) {
         this.jdbi = jdbi;
@@ -146,10 +146,10 @@ public final class Diagnoses {
         OffsetDateTime now = OffsetDateTime.now(clock);
         DiagnosisProgress.State state = DiagnosisProgress.start();
         Host host = request.host();
-        DiagnosisRepository.Row row = new DiagnosisRepository.Row(0, request.name(), set.name(), set.hash(), host.bkHostId(),
+        DiagnosisStore.Row row = new DiagnosisStore.Row(0, request.name(), set.name(), set.hash(), host.bkHostId(),
                 host.bkHostName() == null || host.bkHostName().isBlank() ? host.bkHostInnerip() : host.bkHostName(), host.bkBizId(),
                 agentOfHost.apply(host.bkHostId()), request.source(), request.trigger(), request.parameters(),
-                new DiagnosisRepository.Progress(state, List.of(now), List.of()), actor, now, now);
+                new DiagnosisStore.Progress(state, List.of(now), List.of()), actor, now, now);
         long id = jdbi.inTransaction(h -> {
             if (!claim.test(h)) {
                 return -1L;
@@ -182,17 +182,17 @@ public final class Diagnoses {
     public DiagnosisInfo cancel(Principal principal, long id) {
         find(principal, id);
         OffsetDateTime now = OffsetDateTime.now(clock);
-        record Claimed(DiagnosisRepository.Row row, DiagnosisRepository.Progress progress, DiagnosisRepository.SentCall sent) {
+        record Claimed(DiagnosisStore.Row row, DiagnosisStore.Progress progress, DiagnosisStore.SentCall sent) {
         }
         Claimed claimed = jdbi.inTransaction(h -> {
             if (!repository.claimCancel(h, id, now)) {
                 return null;
             }
-            DiagnosisRepository.Row row = repository.find(h, id).orElseThrow();
-            DiagnosisRepository.SentCall sent = repository.sent(h, id).orElse(null);
+            DiagnosisStore.Row row = repository.find(h, id).orElseThrow();
+            DiagnosisStore.SentCall sent = repository.sent(h, id).orElse(null);
             String message = "cancelled by " + principal.name() + (sent == null ? "" : " while node " + sent.node() + " ran (job "
                     + sent.jid() + ")");
-            DiagnosisRepository.Progress progress = ended(row, DiagnosisProgress.cancel(row.progress().state(), message), now);
+            DiagnosisStore.Progress progress = ended(row, DiagnosisProgress.cancel(row.progress().state(), message), now);
             repository.saveEnded(h, id, progress, now);
             Map<String, Object> data = new LinkedHashMap<>();
             data.put("id", id);
@@ -209,7 +209,7 @@ public final class Diagnoses {
             return new Claimed(row, progress, sent);
         });
         if (claimed == null) {
-            DiagnosisRepository.Row row = find(principal, id);
+            DiagnosisStore.Row row = find(principal, id);
             DiagnosisPhase phase = row.progress().state().phase();
             if (phase != DiagnosisPhase.CANCELLED) {
                 throw DomainException.conflict("diagnosis_ended", "diagnosis " + id + " has ended (" + phase.wire()
@@ -218,7 +218,7 @@ public final class Diagnoses {
             return get(principal, id, Duration.ZERO);
         }
         events.publishPending();
-        DiagnosisRepository.Progress answered = claimed.progress();
+        DiagnosisStore.Progress answered = claimed.progress();
         if (claimed.sent() != null) {
             String agent = agentOfHost.apply(claimed.row().hostId());
             String outcome = agent == null ? "host " + claimed.row().hostName() + " has no agent to kill job " + claimed.sent().jid() + " on"
@@ -227,7 +227,7 @@ public final class Diagnoses {
             DiagnosisProgress.Condition last = conditions.removeLast();
             conditions.add(new DiagnosisProgress.Condition(last.type(), last.reason(), last.message() + "; " + outcome));
             DiagnosisProgress.State s = claimed.progress().state();
-            DiagnosisRepository.Progress progress = new DiagnosisRepository.Progress(new DiagnosisProgress.State(s.phase(), s.pathIndex(),
+            DiagnosisStore.Progress progress = new DiagnosisStore.Progress(new DiagnosisProgress.State(s.phase(), s.pathIndex(),
                     s.nodeIndex(), s.failedPaths(), s.succeededPath(), s.results(), conditions), claimed.progress().conditionTimes(),
                     claimed.progress().nodes());
             jdbi.useHandle(h -> repository.saveEnded(h, id, progress, now));
@@ -235,8 +235,8 @@ public final class Diagnoses {
         }
         if (jdbi.withHandle(h -> repository.find(h, id)).isEmpty()) {
             // Deleted (or pruned) once it was Cancelled, while the kill went on: answered as this cancel left it.
-            DiagnosisRepository.Row r = claimed.row();
-            return info(new DiagnosisRepository.Row(r.id(), r.name(), r.operationSet(), r.setHash(), r.hostId(), r.hostName(), r.bizId(),
+            DiagnosisStore.Row r = claimed.row();
+            return info(new DiagnosisStore.Row(r.id(), r.name(), r.operationSet(), r.setHash(), r.hostId(), r.hostName(), r.bizId(),
                     r.agentId(), r.source(), r.trigger(), r.parameters(), answered, r.createdBy(), r.createdAt(), now),
                     catalog.operationSet(r.operationSet()).map(DiagnosisCatalog.RunnableSet::paths).orElse(List.of()));
         }
@@ -244,17 +244,17 @@ public final class Diagnoses {
     }
 
     /** The stored progress with a new state, its new conditions dated {@code now}. */
-    private static DiagnosisRepository.Progress ended(DiagnosisRepository.Row row, DiagnosisProgress.State after, OffsetDateTime now) {
+    private static DiagnosisStore.Progress ended(DiagnosisStore.Row row, DiagnosisProgress.State after, OffsetDateTime now) {
         List<OffsetDateTime> times = new ArrayList<>(row.progress().conditionTimes());
         while (times.size() < after.conditions().size()) {
             times.add(now);
         }
-        return new DiagnosisRepository.Progress(after, times, row.progress().nodes());
+        return new DiagnosisStore.Progress(after, times, row.progress().nodes());
     }
 
     /** Deletes a diagnosis that has ended; an unfinished one is a conflict (cancel it first). */
     public void delete(Principal principal, long id) {
-        DiagnosisRepository.Row row = find(principal, id);
+        DiagnosisStore.Row row = find(principal, id);
         boolean deleted = jdbi.inTransaction(h -> {
             if (!repository.deleteEnded(h, id)) {
                 return false;
@@ -311,7 +311,7 @@ public final class Diagnoses {
 
     public DiagnosisInfo get(Principal principal, long id, Duration wait) {
         Instant deadline = clock.instant().plus(wait);
-        DiagnosisRepository.Row row = find(principal, id);
+        DiagnosisStore.Row row = find(principal, id);
         while (!row.progress().state().finished() && clock.instant().isBefore(deadline)) {
             try {
                 Thread.sleep(100); // a poll of the stored checkpoint; the runner writes it after every node
@@ -325,8 +325,8 @@ public final class Diagnoses {
         return info(row, paths);
     }
 
-    private DiagnosisRepository.Row find(Principal principal, long id) {
-        DiagnosisRepository.Row row = jdbi.withHandle(h -> repository.find(h, id)).orElseThrow(() -> DomainException.notFound("diagnosis", id));
+    private DiagnosisStore.Row find(Principal principal, long id) {
+        DiagnosisStore.Row row = jdbi.withHandle(h -> repository.find(h, id)).orElseThrow(() -> DomainException.notFound("diagnosis", id));
         if (!principal.mayTouch(row.bizId())) {
             throw DomainException.notFound("diagnosis", id);
         }
@@ -345,8 +345,8 @@ public final class Diagnoses {
                         r.source(), r.createdAt(), r.updatedAt())).toList();
     }
 
-    static DiagnosisInfo info(DiagnosisRepository.Row row, List<List<Integer>> paths) {
-        DiagnosisRepository.Stored stored = DiagnosisRepository.stored(row.progress());
+    static DiagnosisInfo info(DiagnosisStore.Row row, List<List<Integer>> paths) {
+        DiagnosisStore.Stored stored = DiagnosisStore.stored(row.progress());
         DiagnosisProgress.State state = row.progress().state();
         return new DiagnosisInfo(row.id(), row.name(), row.operationSet(), row.hostId(), row.hostName(), row.bizId(), row.agentId(),
                 row.source(), row.trigger(), row.parameters(), state.phase(),

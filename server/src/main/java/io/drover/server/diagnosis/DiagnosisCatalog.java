@@ -46,14 +46,14 @@ public final class DiagnosisCatalog {
     }
 
     private final Jdbi jdbi;
-    private final DiagnosisRepository repository;
+    private final DiagnosisStore repository;
     private final Clock clock;
     private final int maxPaths;
     /** Counts changes to the library, so that cached triggers are read again after one. */
     private final java.util.concurrent.atomic.AtomicLong version = new java.util.concurrent.atomic.AtomicLong();
     private volatile TriggerList triggers;
 
-    DiagnosisCatalog(Jdbi jdbi, DiagnosisRepository repository, Clock clock, int maxPaths) {
+    DiagnosisCatalog(Jdbi jdbi, DiagnosisStore repository, Clock clock, int maxPaths) {
         this.jdbi = jdbi;
         this.repository = repository;
         this.clock = clock;
@@ -90,7 +90,7 @@ public final class DiagnosisCatalog {
                 throw DomainException.invalid(e.problems().stream().map(p -> new FieldError(p.field(), p.message())).toList());
             }
             // A replaced document keeps its trigger's last schedule time: putObject leaves that column alone.
-            repository.putObject(h, new DiagnosisRepository.ObjectRow(kind, name, named, paths, builtin, null, OffsetDateTime.now(clock)));
+            repository.putObject(h, new DiagnosisStore.ObjectRow(kind, name, named, paths, builtin, null, OffsetDateTime.now(clock)));
             return info(repository.object(h, kind, name).orElseThrow());
         });
         version.incrementAndGet();
@@ -154,7 +154,7 @@ public final class DiagnosisCatalog {
             if (kind.equals(OPERATION_SET)) {
                 List<String> triggers = repository.objects(h, TRIGGER).stream()
                         .filter(t -> name.equals(t.document().spec() == null ? null : t.document().spec().get("operationSet")))
-                        .map(DiagnosisRepository.ObjectRow::name).toList();
+                        .map(DiagnosisStore.ObjectRow::name).toList();
                 if (!triggers.isEmpty()) {
                     throw DomainException.conflict("operation_set_in_use", "operation set " + name + " is used by Trigger(s) " + triggers);
                 }
@@ -186,7 +186,7 @@ public final class DiagnosisCatalog {
         }
         long at = version.get();
         List<TriggerDocuments.Trigger> out = new ArrayList<>();
-        for (DiagnosisRepository.ObjectRow row : jdbi.withHandle(h -> repository.objects(h, TRIGGER))) {
+        for (DiagnosisStore.ObjectRow row : jdbi.withHandle(h -> repository.objects(h, TRIGGER))) {
             out.add(TriggerDocuments.trigger(tree(row.document())));
         }
         triggers = new TriggerList(at, List.copyOf(out));
@@ -252,7 +252,7 @@ public final class DiagnosisCatalog {
         return tree;
     }
 
-    private static String detail(DiagnosisRepository.ObjectRow o) {
+    private static String detail(DiagnosisStore.ObjectRow o) {
         Map<String, Object> spec = o.document().spec() == null ? Map.of() : o.document().spec();
         return switch (o.kind()) {
             case OPERATION -> spec.get("processor") instanceof Map<?, ?> p ? String.join(",", p.keySet().stream()
@@ -262,7 +262,7 @@ public final class DiagnosisCatalog {
         };
     }
 
-    private static DiagnosisObject info(DiagnosisRepository.ObjectRow o) {
+    private static DiagnosisObject info(DiagnosisStore.ObjectRow o) {
         return new DiagnosisObject(o.kind(), o.name(), o.builtin(), o.document(), o.paths(), o.lastScheduleAt(), o.updatedAt());
     }
 }

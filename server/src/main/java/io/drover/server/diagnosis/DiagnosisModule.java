@@ -53,9 +53,9 @@ public final class DiagnosisModule implements AutoCloseable {
 
     public DiagnosisModule(Needs needs, Settings settings) {
         this.clock = needs.clock();
-        DiagnosisRepository repository = new DiagnosisRepository();
+        DiagnosisStore repository = new DiagnosisStore();
         this.catalog = new DiagnosisCatalog(needs.jdbi(), repository, needs.clock(), settings.maxPaths());
-        OperationExecutor executor = new OperationExecutor(needs.agentCalls(),
+        OperationDispatcher executor = new OperationDispatcher(needs.agentCalls(),
                 new HostSubscriptions(needs.subscriptions(), needs.deployments(), needs.clock()));
         this.runner = new DiagnosisRunner(needs.jdbi(), repository, catalog, executor, needs.events(), needs.agentOfHost(), needs.online(),
                 needs.leases(), needs.clock(), settings.retry(), settings.concurrency());

@@ -50,9 +50,9 @@ public final class DiagnosisRunner implements AutoCloseable {
 
     private final Jdbi jdbi;
     private final WorkLeaseStore leases;
-    private final DiagnosisRepository repository;
+    private final DiagnosisStore repository;
     private final DiagnosisCatalog catalog;
-    private final OperationExecutor executor;
+    private final OperationDispatcher executor;
     private final EventStore events;
     private final LongFunction<String> agentOfHost;
     private final Predicate<String> online;
@@ -66,7 +66,7 @@ public final class DiagnosisRunner implements AutoCloseable {
     private final Map<Long, Integer> attempts = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
-    DiagnosisRunner(Jdbi jdbi, DiagnosisRepository repository, DiagnosisCatalog catalog, OperationExecutor executor, EventStore events,
+    DiagnosisRunner(Jdbi jdbi, DiagnosisStore repository, DiagnosisCatalog catalog, OperationDispatcher executor, EventStore events,
                     LongFunction<String> agentOfHost, Predicate<String> online, WorkLeaseStore leases, Clock clock, Retry retry,
                     int concurrency) {
         this.jdbi = jdbi;
@@ -126,7 +126,7 @@ public final class DiagnosisRunner implements AutoCloseable {
     /** Runs nodes until the diagnosis ends or waits; the wait before the next try (ms), or -1 when there is none. */
     private long drive(long id) {
         while (!closed) {
-            DiagnosisRepository.Row row = jdbi.withHandle(h -> repository.find(h, id)).orElse(null);
+            DiagnosisStore.Row row = jdbi.withHandle(h -> repository.find(h, id)).orElse(null);
             if (row == null || row.progress().state().finished()) {
                 attempts.remove(id);
                 return -1;
@@ -145,7 +145,7 @@ public final class DiagnosisRunner implements AutoCloseable {
      * Runs the node on the checkpoint: {@link #CONTINUE} when the next node may run, the wait in ms before trying
      * again when the agent could not be reached, or -1 when the runner stops or the diagnosis ended under it (cancelled).
      */
-    private long step(DiagnosisRepository.Row row) {
+    private long step(DiagnosisStore.Row row) {
         DiagnosisProgress.State state = row.progress().state();
         Optional<DiagnosisCatalog.RunnableSet> set = catalog.operationSet(row.operationSet());
         if (set.isEmpty()) {
@@ -171,11 +171,11 @@ public final class DiagnosisRunner implements AutoCloseable {
             return abort(row, "OperationNotFound", "operation " + name + " (node " + next.getAsInt() + ") does not exist");
         }
         String agent = agentOfHost.apply(row.hostId());
-        OperationExecutor.Result result;
+        OperationDispatcher.Result result;
         if (agent == null) {
-            result = new OperationExecutor.Result.Unreachable("host " + row.hostName() + " has no agent");
+            result = new OperationDispatcher.Result.Unreachable("host " + row.hostName() + " has no agent");
         } else if (!online.test(agent)) {
-            result = new OperationExecutor.Result.Unreachable("agent " + agent + " of host " + row.hostName() + " is offline");
+            result = new OperationDispatcher.Result.Unreachable("agent " + agent + " of host " + row.hostName() + " is offline");
         } else {
             if (!slots.tryAcquire()) {
                 try {
@@ -188,9 +188,9 @@ public final class DiagnosisRunner implements AutoCloseable {
             try {
                 int node = next.getAsInt();
                 String sentJid = jdbi.withHandle(h -> repository.sent(h, row.id())).filter(sent -> sent.node() == node)
-                        .map(DiagnosisRepository.SentCall::jid).orElse(null);
+                        .map(DiagnosisStore.SentCall::jid).orElse(null);
                 result = executor.run(agent, row.bizId(), row.hostId(), operation.get(), DiagnosisProgress.data(row.parameters(), state, context(row)),
-                        new OperationExecutor.Sending(sentJid, jid -> markSent(row.id(), node, jid)));
+                        new OperationDispatcher.Sending(sentJid, jid -> markSent(row.id(), node, jid)));
             } finally {
                 slots.release();
             }
@@ -198,7 +198,7 @@ public final class DiagnosisRunner implements AutoCloseable {
         if (closed) {
             return -1; // the outcome of a node cut short by a stop is not recorded: the node runs again at the next start
         }
-        if (result instanceof OperationExecutor.Result.Unreachable unreachable) {
+        if (result instanceof OperationDispatcher.Result.Unreachable unreachable) {
             if (jdbi.withHandle(h -> repository.ended(h, row.id()))) {
                 attempts.remove(row.id());
                 return -1; // cancelled (or deleted) while its call was going out: nothing is retried
@@ -214,14 +214,14 @@ public final class DiagnosisRunner implements AutoCloseable {
             return wait;
         }
         attempts.remove(row.id());
-        OperationExecutor.Result.Done done = (OperationExecutor.Result.Done) result;
+        OperationDispatcher.Result.Done done = (OperationDispatcher.Result.Done) result;
         DiagnosisProgress.State after = DiagnosisProgress.after(paths, state, done.succeeded(), done.results(), done.error());
         List<DiagnosisInfo.NodeRun> nodes = new ArrayList<>(row.progress().nodes());
         nodes.add(new DiagnosisInfo.NodeRun(state.pathIndex(), next.getAsInt(), name, done.succeeded(), done.error(), now(), done.results()));
         return save(row, after, nodes, Map.of("node", next.getAsInt(), "operation", name, "succeeded", done.succeeded()));
     }
 
-    private long abort(DiagnosisRepository.Row row, String reason, String message) {
+    private long abort(DiagnosisStore.Row row, String reason, String message) {
         return save(row, DiagnosisProgress.abort(row.progress().state(), reason, message), row.progress().nodes(), Map.of("reason", reason));
     }
 
@@ -242,13 +242,13 @@ public final class DiagnosisRunner implements AutoCloseable {
      * Stores the new checkpoint: {@link #CONTINUE}, or -1 when the diagnosis ended meanwhile (a cancel, from any server
      * of the cluster, wins: the outcome is not recorded and no further node runs).
      */
-    private long save(DiagnosisRepository.Row row, DiagnosisProgress.State after, List<DiagnosisInfo.NodeRun> nodes, Map<String, Object> detail) {
+    private long save(DiagnosisStore.Row row, DiagnosisProgress.State after, List<DiagnosisInfo.NodeRun> nodes, Map<String, Object> detail) {
         OffsetDateTime now = now();
         List<OffsetDateTime> times = new ArrayList<>(row.progress().conditionTimes());
         while (times.size() < after.conditions().size()) {
             times.add(now);
         }
-        DiagnosisRepository.Progress progress = new DiagnosisRepository.Progress(after, times, nodes);
+        DiagnosisStore.Progress progress = new DiagnosisStore.Progress(after, times, nodes);
         Map<String, Object> data = new LinkedHashMap<>(detail);
         data.put("id", row.id());
         data.put("name", row.name());
@@ -273,7 +273,7 @@ public final class DiagnosisRunner implements AutoCloseable {
     }
 
     /** The keys every operation gets, as KubeDiag's context keys (diagnosis and node) and Drover's (host, business). */
-    static Map<String, String> context(DiagnosisRepository.Row row) {
+    static Map<String, String> context(DiagnosisStore.Row row) {
         Map<String, String> context = new LinkedHashMap<>();
         context.put("diagnosis.name", row.name());
         context.put("diagnosis.id", String.valueOf(row.id()));

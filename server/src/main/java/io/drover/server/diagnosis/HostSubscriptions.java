@@ -27,7 +27,7 @@ import java.util.TreeSet;
  * stay on a host that moved) are left alone. The tasks started are recorded on the node's checkpoint before the wait,
  * so a node resumed after a stop waits for those tasks instead of starting new ones.
  */
-final class HostSubscriptions implements OperationExecutor.SubscriptionReruns {
+final class HostSubscriptions implements OperationDispatcher.SubscriptionReruns {
     private static final Principal SYSTEM = Principal.system("diagnosis");
     /** Marks a checkpoint holding the tasks started ({@code tasks:<subscription>=<task or ->,…}) rather than a job id. */
     static final String TASKS = "tasks:";
@@ -84,12 +84,12 @@ final class HostSubscriptions implements OperationExecutor.SubscriptionReruns {
     }
 
     @Override
-    public OperationExecutor.Result.Done rerun(long bizId, long hostId, Duration timeout, OperationExecutor.Sending how) {
+    public OperationDispatcher.Result.Done rerun(long bizId, long hostId, Duration timeout, OperationDispatcher.Sending how) {
         Map<Long, Long> started = how.sentJid() == null ? null : recorded(how.sentJid());
         if (started == null) {
             SortedMap<Long, SortedSet<String>> instances = subscriptions.deployedOn(bizId, hostId);
             if (instances.isEmpty()) {
-                return new OperationExecutor.Result.Done(false, Map.of(), "no subscription of business " + bizId + " deploys to host " + hostId);
+                return new OperationDispatcher.Result.Done(false, Map.of(), "no subscription of business " + bizId + " deploys to host " + hostId);
             }
             started = new LinkedHashMap<>();
             for (Map.Entry<Long, SortedSet<String>> deployed : instances.entrySet()) {
@@ -99,7 +99,7 @@ final class HostSubscriptions implements OperationExecutor.SubscriptionReruns {
                 how.sending().accept(checkpoint(started));
             } catch (RuntimeException e) {
                 // the diagnosis ended (a cancel) while the tasks were being started: they run on, unwatched
-                return new OperationExecutor.Result.Done(false, Map.of(), "not waiting for the tasks started: " + e.getMessage());
+                return new OperationDispatcher.Result.Done(false, Map.of(), "not waiting for the tasks started: " + e.getMessage());
             }
         }
         Map<String, String> results = new LinkedHashMap<>();
@@ -119,7 +119,7 @@ final class HostSubscriptions implements OperationExecutor.SubscriptionReruns {
                     Thread.sleep(200); // a poll of the task's stored status
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
-                    return new OperationExecutor.Result.Done(false, results, "interrupted while waiting for task " + task);
+                    return new OperationDispatcher.Result.Done(false, results, "interrupted while waiting for task " + task);
                 }
                 info = subscriptions.task(bizId, task);
             }
@@ -128,7 +128,7 @@ final class HostSubscriptions implements OperationExecutor.SubscriptionReruns {
                 failed.add("task " + task + " is " + info.status() + (info.error() == null ? "" : ": " + info.error()));
             }
         }
-        return new OperationExecutor.Result.Done(failed.isEmpty(), results, failed.isEmpty() ? null : String.join("; ", failed));
+        return new OperationDispatcher.Result.Done(failed.isEmpty(), results, failed.isEmpty() ? null : String.join("; ", failed));
     }
 
     /** The checkpoint text for the tasks started, by subscription (null: nothing to do). */

@@ -27,10 +27,10 @@ import org.jdbi.v3.core.Jdbi;
  * write path single-object changes take ({@link InventoryWrites}).
  */
 public final class InventoryImport {
-    private final InventoryRepository repo;
+    private final InventoryStore repo;
     private final InventoryWrites writes;
 
-    public InventoryImport(Jdbi jdbi, InventoryRepository repo, EventStore events) {
+    public InventoryImport(Jdbi jdbi, InventoryStore repo, EventStore events) {
         this.repo = repo;
         this.writes = new InventoryWrites(jdbi, repo, events);
     }

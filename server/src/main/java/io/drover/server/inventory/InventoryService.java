@@ -32,10 +32,10 @@ public final class InventoryService {
     private static final Principal AGENT_REGISTRATION = Principal.system("agent-registration");
 
     private final Jdbi jdbi;
-    private final InventoryRepository repo;
+    private final InventoryStore repo;
     private final InventoryWrites writes;
 
-    public InventoryService(Jdbi jdbi, InventoryRepository repo, EventStore events) {
+    public InventoryService(Jdbi jdbi, InventoryStore repo, EventStore events) {
         this.jdbi = jdbi;
         this.repo = repo;
         this.writes = new InventoryWrites(jdbi, repo, events);

@@ -29,10 +29,10 @@ final class InventoryWrites {
     enum Outcome { CREATED, UPDATED, UNCHANGED }
 
     private final Jdbi jdbi;
-    private final InventoryRepository repo;
+    private final InventoryStore repo;
     private final EventStore events;
 
-    InventoryWrites(Jdbi jdbi, InventoryRepository repo, EventStore events) {
+    InventoryWrites(Jdbi jdbi, InventoryStore repo, EventStore events) {
         this.jdbi = jdbi;
         this.repo = repo;
         this.events = events;

@@ -28,7 +28,7 @@ final class SqliteHostRows {
     static Host host(ResultSet rs) throws SQLException {
         String[] values = unpack(rs.getBytes(4));
         return new Host(rs.getLong(1), rs.getLong(2), values[0], rs.getLong(3), values[1], values[2], values[3],
-                InventoryRepository.parseModuleList(values[4]), LazyAttributes.of(values[5]));
+                InventoryStore.parseModuleList(values[4]), LazyAttributes.of(values[5]));
     }
 
     /** The six values of a packed row: inner IP, name, OS, architecture (each null when NULL), module list, attributes. */

@@ -58,7 +58,7 @@ public final class JobService implements AutoCloseable, io.drover.server.agentli
     private final Jdbi jdbi;
     /** New jobs: a deployment starts thousands at once, and their rows share transactions. */
     private final GroupCommit jobStarts;
-    private final JobRepository repository;
+    private final JobStore repository;
     private final Clock clock;
     private final EventStore events;
     private final KeyStore keys;
@@ -126,7 +126,7 @@ public final class JobService implements AutoCloseable, io.drover.server.agentli
                       java.util.function.Supplier<AutoCloseable> peerReturns, int returnMaxBytes, SecretBox box, Clock clock) {
         this.peerReturns = peerReturns;
         this.box = box;
-        this.repository = new JobRepository(clock);
+        this.repository = new JobStore(clock);
         this.clock = clock;
         this.ids = new JobIds(clock);
         this.returnMaxBytes = returnMaxBytes;
@@ -318,26 +318,26 @@ public final class JobService implements AutoCloseable, io.drover.server.agentli
      * it saw recently, so this reaches an agent that missed the first send (it was moving to another server, or the
      * server that sent it stopped) without running anything twice. False when the return is stored already.
      */
-    public boolean redeliver(String jid, String minionId) {
+    public boolean redeliver(String jid, String agentId) {
         JobResult job = get(jid);
-        if (job.returns().containsKey(minionId)) {
+        if (job.returns().containsKey(agentId)) {
             return false;
         }
-        if (!job.minions().contains(minionId)) {
-            throw DomainException.invalid("minion", "job " + jid + " did not target " + minionId);
+        if (!job.minions().contains(agentId)) {
+            throw DomainException.invalid("minion", "job " + jid + " did not target " + agentId);
         }
         // A job that carries a secret is stored redacted: it goes again as it was sent, from its sealed copy.
         List<Object> sent = jdbi.withHandle(h -> repository.sealedArg(h, jid))
                 .map(sealed -> Sql.fromJson(box.open(sealed), new com.fasterxml.jackson.core.type.TypeReference<List<Object>>() { }))
                 .orElse(job.arg());
         LiveJob waiting = live.computeIfAbsent(jid, j -> newLiveJob(job.minions(), null, hidden(sent, job.arg())));
-        waiting.missing().add(minionId);
-        if (get(jid).returns().containsKey(minionId)) { // stored while the job was not live here
-            answered(jid, minionId);
+        waiting.missing().add(agentId);
+        if (get(jid).returns().containsKey(agentId)) { // stored while the job was not live here
+            answered(jid, agentId);
             return false;
         }
-        publisher.publish(PublishLoad.forList(job.fun(), sent, List.of(minionId), jid, "redelivery"), List.of(minionId));
-        log.debug("job {}: sent again to {}", jid, minionId);
+        publisher.publish(PublishLoad.forList(job.fun(), sent, List.of(agentId), jid, "redelivery"), List.of(agentId));
+        log.debug("job {}: sent again to {}", jid, agentId);
         return true;
     }
 
@@ -365,27 +365,27 @@ public final class JobService implements AutoCloseable, io.drover.server.agentli
      *                         the agent must send it again, and must not be told it was taken
      */
     @Override
-    public boolean onReturn(String minionId, JobReturn ret) {
+    public boolean onReturn(String agentId, JobReturn ret) {
         String jid = ret.jid();
-        PendingReturn pending = new PendingReturn(minionId, ret, new CompletableFuture<>());
+        PendingReturn pending = new PendingReturn(agentId, ret, new CompletableFuture<>());
         returns.add(pending);
         try {
             return pending.stored().get(30, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw notStored(jid, minionId, e);
+            throw notStored(jid, agentId, e);
         } catch (ExecutionException e) {
-            throw notStored(jid, minionId, e.getCause());
+            throw notStored(jid, agentId, e.getCause());
         } catch (TimeoutException e) {
-            throw notStored(jid, minionId, e);
+            throw notStored(jid, agentId, e);
         }
     }
 
-    private static RequestDeferred notStored(String jid, String minionId, Throwable cause) {
-        return new RequestDeferred("the return of job " + jid + " from " + minionId + " was not stored: " + cause, cause);
+    private static RequestDeferred notStored(String jid, String agentId, Throwable cause) {
+        return new RequestDeferred("the return of job " + jid + " from " + agentId + " was not stored: " + cause, cause);
     }
 
-    private record PendingReturn(String minionId, JobReturn ret, CompletableFuture<Boolean> stored) {
+    private record PendingReturn(String agentId, JobReturn ret, CompletableFuture<Boolean> stored) {
     }
 
     private void writeReturns() {
@@ -416,7 +416,7 @@ public final class JobService implements AutoCloseable, io.drover.server.agentli
                     }
                 }
                 batch.forEach(p -> p.stored().complete(true));
-                batch.forEach(p -> answered(p.ret().jid(), p.minionId()));
+                batch.forEach(p -> answered(p.ret().jid(), p.agentId()));
                 events.publishCommitted(fired);
             } catch (RuntimeException e) {
                 if (Sql.isDiskFull(e)) {
@@ -470,11 +470,11 @@ public final class JobService implements AutoCloseable, io.drover.server.agentli
             }
             Map<String, String> funs = repository.funs(h, jids);
             java.util.Set<String> taken = new java.util.HashSet<>();
-            List<JobRepository.ReturnRow> rows = new ArrayList<>();
+            List<JobStore.ReturnRow> rows = new ArrayList<>();
             List<Map.Entry<String, Map<String, Object>>> fired = new ArrayList<>();
             for (PendingReturn p : batch) {
                 String jid = p.ret().jid();
-                if (!awaiting.getOrDefault(jid, java.util.Set.of()).contains(p.minionId()) || !taken.add(jid + '\0' + p.minionId())) {
+                if (!awaiting.getOrDefault(jid, java.util.Set.of()).contains(p.agentId()) || !taken.add(jid + '\0' + p.agentId())) {
                     continue;
                 }
                 LiveJob liveJob = live.get(jid);
@@ -495,16 +495,16 @@ public final class JobService implements AutoCloseable, io.drover.server.agentli
                     retcode = retcode == 0 ? 1 : retcode;
                     success = false;
                 }
-                rows.add(new JobRepository.ReturnRow(jid, p.minionId(), json, retcode, success,
+                rows.add(new JobStore.ReturnRow(jid, p.agentId(), json, retcode, success,
                         p.ret().killed()));
                 Map<String, Object> data = new LinkedHashMap<>();
                 data.put("jid", jid);
-                data.put("id", p.minionId());
+                data.put("id", p.agentId());
                 data.put("fun", funs.get(jid));
                 data.put("return", ret);
                 data.put("retcode", retcode);
                 data.put("success", success);
-                fired.add(Map.entry("salt/job/" + jid + "/ret/" + p.minionId(), data));
+                fired.add(Map.entry("salt/job/" + jid + "/ret/" + p.agentId(), data));
             }
             repository.insertReturns(h, rows);
             return events.appendPublished(h, fired);
@@ -555,12 +555,12 @@ public final class JobService implements AutoCloseable, io.drover.server.agentli
         }
     }
 
-    private void answered(String jid, String minionId) {
+    private void answered(String jid, String agentId) {
         LiveJob job = live.get(jid);
         if (job != null) {
             job.firstReturnNanos().compareAndSet(0, System.nanoTime());
         }
-        if (job != null && job.missing().remove(minionId) && job.missing().isEmpty()) {
+        if (job != null && job.missing().remove(agentId) && job.missing().isEmpty()) {
             long now = System.nanoTime();
             log.debug("job {}: every return of {} stored, the first {} ms and the last {} ms after the job was written",
                     jid, job.expected(), (job.firstReturnNanos().get() - job.startedNanos()) / 1_000_000,
@@ -625,7 +625,7 @@ public final class JobService implements AutoCloseable, io.drover.server.agentli
      * calls on agents read, without reading the whole job back. Refused as {@link #await} is for a principal whose
      * businesses do not hold every agent the job targeted.
      */
-    public Optional<JobResult.Return> awaitReturn(Principal principal, String jid, String minionId, java.time.Duration wait) {
+    public Optional<JobResult.Return> awaitReturn(Principal principal, String jid, String agentId, java.time.Duration wait) {
         LiveJob job = live.get(jid);
         // The principal that started the job here was checked against its agents then (a deployment's own calls).
         if (!principal.allBusinesses() && (job == null || job.startedBy() != principal)) {
@@ -634,9 +634,9 @@ public final class JobService implements AutoCloseable, io.drover.server.agentli
             principal.requireAgents(minions, agentBusinesses, "job " + jid + " targeted");
         }
         waitUntilDone(job, wait);
-        Optional<JobResult.Return> ret = jdbi.withHandle(h -> repository.findReturn(h, jid, minionId));
+        Optional<JobResult.Return> ret = jdbi.withHandle(h -> repository.findReturn(h, jid, agentId));
         if (ret.isPresent()) {
-            answered(jid, minionId); // stored though perhaps not heard of here (a peer's, sent before this server wanted it)
+            answered(jid, agentId); // stored though perhaps not heard of here (a peer's, sent before this server wanted it)
         } else if (job == null && jdbi.withHandle(h -> repository.minions(h, jid)).isEmpty()) {
             throw DomainException.notFound("job", jid);
         }
@@ -675,13 +675,13 @@ public final class JobService implements AutoCloseable, io.drover.server.agentli
      * targeted. Reports arriving together share a transaction.
      */
     @Override
-    public void onAgentState(String minionId, String jid, AgentJobState state) {
+    public void onAgentState(String agentId, String jid, AgentJobState state) {
         List<AgentJobState> from = switch (state) {
             case RECEIVED -> List.of(AgentJobState.PUBLISHED);
             case RUNNING -> List.of(AgentJobState.PUBLISHED, AgentJobState.RECEIVED);
             default -> throw new IllegalArgumentException("an agent does not report " + state);
         };
-        stateWrites.write(h -> repository.advance(h, jid, minionId, state, from));
+        stateWrites.write(h -> repository.advance(h, jid, agentId, state, from));
     }
 
     /** Agents' reports of their jobs share transactions, as job starts do. */
@@ -747,7 +747,7 @@ public final class JobService implements AutoCloseable, io.drover.server.agentli
                     Map<String, Long> businesses = agentBusinesses.apply(j.minions());
                     return j.minions().stream().allMatch(id -> principal.covers(businesses.get(id)));
                 })
-                .map(JobRepository.Listed::summary).toList();
+                .map(JobStore.Listed::summary).toList();
     }
 
     /**

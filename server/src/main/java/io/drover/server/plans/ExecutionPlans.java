@@ -45,7 +45,7 @@ public final class ExecutionPlans {
     private final Jdbi jdbi;
     private final JobService jobs;
     private final Function<Collection<String>, Map<String, Long>> agentBusinesses;
-    private final PlanRepository repository = new PlanRepository();
+    private final PlanStore repository = new PlanStore();
     private final Clock clock;
 
     public ExecutionPlans(Jdbi jdbi, JobService jobs, Function<Collection<String>, Map<String, Long>> agentBusinesses, Clock clock) {
@@ -101,14 +101,14 @@ public final class ExecutionPlans {
         OffsetDateTime now = OffsetDateTime.now(clock);
         // The plan is stored before any agent is sent it: a log line it sends at once finds it.
         JobStarted job = jobs.start(principal, request.tgt(), request.tgtType(), new AgentCall.RunPlan(PlanJson.write(plan)), timeout,
-                started -> jdbi.useTransaction(h -> repository.insert(h, new PlanRepository.PlanRow(id, name, started.jid(), request.tgt(),
+                started -> jdbi.useTransaction(h -> repository.insert(h, new PlanStore.PlanRow(id, name, started.jid(), request.tgt(),
                         request.tgtType() == null ? "glob" : request.tgtType(), started.minions(), plan, principal.name(), now))));
         return new PlanStarted(id, job.jid(), job.minions(), job.missing());
     }
 
     /** The plan with its results so far; {@code wait} lets the caller wait for the remaining hosts. */
     public PlanRun get(Principal principal, String id, Duration wait) {
-        PlanRepository.PlanRow row = jdbi.withHandle(h -> repository.find(h, id)).orElseThrow(() -> DomainException.notFound("plan", id));
+        PlanStore.PlanRow row = jdbi.withHandle(h -> repository.find(h, id)).orElseThrow(() -> DomainException.notFound("plan", id));
         principal.requireAgents(row.minions(), agentBusinesses, "plan " + id + " ran on");
         JobResult job = jobs.await(principal, row.jid(), wait);
         Map<String, PlanRun.HostResult> results = new LinkedHashMap<>();

@@ -36,13 +36,13 @@ public final class Registries {
     }
 
     private final Jdbi jdbi;
-    private final RegistryRepository repository;
+    private final RegistryStore repository;
     private final PackageStore store;
     private final Path cloneDir;
 
     public Registries(Jdbi jdbi, PackageStore store, Path cloneDir, Clock clock) {
         this.jdbi = jdbi;
-        this.repository = new RegistryRepository(clock);
+        this.repository = new RegistryStore(clock);
         this.store = store;
         this.cloneDir = cloneDir;
     }

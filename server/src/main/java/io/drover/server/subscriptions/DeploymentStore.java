@@ -1,7 +1,7 @@
 package io.drover.server.subscriptions;
 
 import com.fasterxml.jackson.core.type.TypeReference;
-import io.drover.core.subscriptions.Planner.Copy;
+import io.drover.core.subscriptions.ChangePlanner.Copy;
 import io.drover.model.subscriptions.CopyStatus;
 import io.drover.server.store.Sql;
 import io.drover.server.store.SqlTime;

@@ -11,7 +11,7 @@ import io.drover.model.inventory.TopoSet;
 import io.drover.model.subscriptions.SubscriptionSpec;
 import io.drover.server.auth.Principal;
 import io.drover.server.errors.DomainException;
-import io.drover.server.inventory.InventoryRepository;
+import io.drover.server.inventory.InventoryStore;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,9 +27,9 @@ import org.jdbi.v3.core.Jdbi;
  */
 public final class ScopeObjects {
     private final Jdbi jdbi;
-    private final InventoryRepository repository;
+    private final InventoryStore repository;
 
-    public ScopeObjects(Jdbi jdbi, InventoryRepository repository) {
+    public ScopeObjects(Jdbi jdbi, InventoryStore repository) {
         this.jdbi = jdbi;
         this.repository = repository;
     }

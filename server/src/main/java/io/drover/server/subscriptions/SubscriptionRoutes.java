@@ -5,7 +5,7 @@ import static io.drover.server.http.HttpApi.principal;
 
 import io.drover.model.auth.Role;
 import io.drover.model.subscriptions.InstanceStatus;
-import io.drover.model.subscriptions.PlanView;
+import io.drover.model.subscriptions.ChangePlanView;
 import io.drover.model.subscriptions.RunRequest;
 import io.drover.model.subscriptions.SubscriptionInfo;
 import io.drover.model.subscriptions.SubscriptionSpec;
@@ -57,9 +57,9 @@ public final class SubscriptionRoutes {
                 null, io.drover.model.subscriptions.SubscriptionStarted.class, 200,
                 ctx -> ctx.json(subscriptions.setEnabled(principal(ctx), id(ctx), false)));
         api.get(base + "/{id}/plan", Role.VIEWER, Scope.BUSINESS, "Preview the plan: per instance and step the action and its reason",
-                PlanView.class, Shape.ONE, ctx -> ctx.json(subscriptions.plan(principal(ctx), id(ctx))));
+                ChangePlanView.class, Shape.ONE, ctx -> ctx.json(subscriptions.plan(principal(ctx), id(ctx))));
         api.post(base + "/{id}/plan", Role.VIEWER, Scope.BUSINESS, "Preview the plan an update to this body would run, without saving it",
-                SubscriptionSpec.class, PlanView.class, 200,
+                SubscriptionSpec.class, ChangePlanView.class, 200,
                 ctx -> ctx.json(subscriptions.planProposed(principal(ctx), id(ctx), Bodies.read(ctx, SubscriptionSpec.class))));
         api.post(base + "/{id}/run", Role.OPERATOR, Scope.BUSINESS,
                 "Run the plan; or {actions: {step: ACTION}, instance_ids: [...]} for a partial run",

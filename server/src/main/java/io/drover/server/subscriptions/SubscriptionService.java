@@ -3,13 +3,13 @@ package io.drover.server.subscriptions;
 import io.drover.model.subscriptions.ChangeAction;
 import io.drover.model.subscriptions.CopyStatus;
 import io.drover.model.subscriptions.InstanceState;
-import io.drover.server.subscriptions.planning.PlanBuilder;
-import io.drover.core.subscriptions.Planner;
+import io.drover.server.subscriptions.planning.ChangePlanBuilder;
+import io.drover.core.subscriptions.ChangePlanner;
 import io.drover.core.subscriptions.Reason;
 import io.drover.core.subscriptions.ScopeInstance;
 import io.drover.model.inventory.Host;
 import io.drover.model.subscriptions.InstanceStatus;
-import io.drover.model.subscriptions.PlanView;
+import io.drover.model.subscriptions.ChangePlanView;
 import io.drover.model.subscriptions.RunRequest;
 import io.drover.model.subscriptions.HostPlugin;
 import io.drover.model.subscriptions.SubscriptionInfo;
@@ -20,7 +20,7 @@ import io.drover.model.subscriptions.TaskInfo;
 import io.drover.server.auth.Principal;
 import io.drover.server.errors.DomainException;
 import io.drover.model.subscriptions.RunStatus;
-import io.drover.server.subscriptions.execution.TaskRepository;
+import io.drover.server.subscriptions.execution.TaskStore;
 import io.drover.server.subscriptions.execution.TaskScheduler;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -36,12 +36,12 @@ import java.util.TreeMap;
 public final class SubscriptionService {
 
     private final SubscriptionStore store;
-    private final PlanBuilder planner;
+    private final ChangePlanBuilder planner;
     private final TaskScheduler runner;
     private final DeploymentStore deployments;
     private final ScopeObjects objects;
 
-    public SubscriptionService(SubscriptionStore store, PlanBuilder planner, TaskScheduler runner, DeploymentStore deployments,
+    public SubscriptionService(SubscriptionStore store, ChangePlanBuilder planner, TaskScheduler runner, DeploymentStore deployments,
                                ScopeObjects objects) {
         this.store = store;
         this.objects = objects;
@@ -61,7 +61,7 @@ public final class SubscriptionService {
 
     public SubscriptionStarted create(Principal p, SubscriptionSpec spec) {
         check(p, spec);
-        Map<String, PlanBuilder.StepPackage> steps = planner.stepPackages(spec); // checked before anything is stored
+        Map<String, ChangePlanBuilder.StepPackage> steps = planner.stepPackages(spec); // checked before anything is stored
         SubscriptionInfo created = store.create(spec);
         if (Boolean.FALSE.equals(spec.runImmediately())) {
             return new SubscriptionStarted(created, null, "not run (run_immediately is false): preview with GET /subscriptions/"
@@ -84,7 +84,7 @@ public final class SubscriptionService {
     public SubscriptionStarted update(Principal p, long id, SubscriptionSpec spec) {
         get(p, id);
         check(p, spec);
-        Map<String, PlanBuilder.StepPackage> steps = planner.stepPackages(spec);
+        Map<String, ChangePlanBuilder.StepPackage> steps = planner.stepPackages(spec);
         SubscriptionInfo updated = store.update(id, spec);
         return SubscriptionStarted.of(updated, runner.start(planner.prepare(updated, steps), "update", p.name(),
                 TaskScheduler.Selection.ALL).orElse(null));
@@ -107,9 +107,9 @@ public final class SubscriptionService {
             store.delete(id);
             return new SubscriptionStarted(s, null, "deleted");
         }
-        PlanBuilder.Prepared deletion = planner.prepareDeletion(s);
+        ChangePlanBuilder.Prepared deletion = planner.prepareDeletion(s);
         List<String> offline = deletion.plan().instances().stream().filter(i -> i.steps().stream()
-                .anyMatch(a -> a.reason() == Reason.AGENT_OFFLINE)).map(Planner.InstancePlan::instanceId).toList();
+                .anyMatch(a -> a.reason() == Reason.AGENT_OFFLINE)).map(ChangePlanner.InstancePlan::instanceId).toList();
         String note = offline.isEmpty() ? null : offline.size() + " instance(s) stay deployed because their agent is offline"
                 + " and are no longer tracked once the subscription is gone: " + String.join(", ", offline.stream().limit(20).toList())
                 + (offline.size() > 20 ? ", …" : "");
@@ -139,12 +139,12 @@ public final class SubscriptionService {
                 : new TaskScheduler.Resumption(planner.prepare(s), null);
     }
 
-    public PlanView plan(Principal p, long id) {
+    public ChangePlanView plan(Principal p, long id) {
         return view(id, planner.prepare(get(p, id)));
     }
 
     /** The plan an update to {@code spec} would run, without saving it (checked like an update). */
-    public PlanView planProposed(Principal p, long id, SubscriptionSpec spec) {
+    public ChangePlanView planProposed(Principal p, long id, SubscriptionSpec spec) {
         SubscriptionInfo s = get(p, id);
         check(p, spec);
         SubscriptionStore.checkFixedFields(s, spec);
@@ -152,20 +152,20 @@ public final class SubscriptionService {
                 spec.scope().nodeType(), s.enabled(), spec, s.createdAt(), s.updatedAt())));
     }
 
-    private static PlanView view(long id, PlanBuilder.Prepared prepared) {
-        List<PlanView.InstancePlan> instances = new ArrayList<>();
-        for (Planner.InstancePlan ip : prepared.plan().instances()) {
+    private static ChangePlanView view(long id, ChangePlanBuilder.Prepared prepared) {
+        List<ChangePlanView.InstancePlan> instances = new ArrayList<>();
+        for (ChangePlanner.InstancePlan ip : prepared.plan().instances()) {
             ScopeInstance i = prepared.instances().get(ip.instanceId());
             Long hostId = i != null ? i.host().bkHostId() : prepared.deployed().stream()
                     .filter(r -> r.instanceId().equals(ip.instanceId())).map(DeploymentStore.Row::hostId).findFirst().orElse(null);
             Host host = hostId == null ? null : prepared.hosts().get(hostId);
-            instances.add(new PlanView.InstancePlan(ip.instanceId(), hostId, host == null ? null : host.bkHostInnerip(),
-                    ip.steps().stream().map(s -> new PlanView.StepPlan(s.stepId(), s.action(), s.reason().name(),
+            instances.add(new ChangePlanView.InstancePlan(ip.instanceId(), hostId, host == null ? null : host.bkHostInnerip(),
+                    ip.steps().stream().map(s -> new ChangePlanView.StepPlan(s.stepId(), s.action(), s.reason().name(),
                             s.reason().text(), s.detail())).toList()));
         }
         Map<String, Integer> totals = new LinkedHashMap<>();
         prepared.plan().totals().forEach((a, n) -> totals.put(a.name(), n));
-        return new PlanView(id, instances, totals, prepared.missing());
+        return new ChangePlanView(id, instances, totals, prepared.missing());
     }
 
     /** The full plan, or only the given actions on the given instances. */
@@ -218,7 +218,7 @@ public final class SubscriptionService {
         get(p, id);
         Map<String, List<DeploymentStore.Row>> rows = new TreeMap<>();
         deployments.of(id).forEach(r -> rows.computeIfAbsent(r.instanceId(), k -> new ArrayList<>()).add(r));
-        Map<String, TaskRepository.LastTask> last = runner.lastTaskOfInstances(id);
+        Map<String, TaskStore.LastTask> last = runner.lastTaskOfInstances(id);
         Set<String> all = new java.util.TreeSet<>(rows.keySet());
         all.addAll(last.keySet());
         List<InstanceStatus> out = new ArrayList<>();
@@ -226,14 +226,14 @@ public final class SubscriptionService {
             List<InstanceStatus.Deployed> deployed = rows.getOrDefault(instance, List.of()).stream()
                     .map(r -> new InstanceStatus.Deployed(r.stepId(), r.plugin(), r.version(), r.status(), r.port(),
                             r.hostId(), r.groupId(), r.updatedAt())).toList();
-            TaskRepository.LastTask t = last.get(instance);
+            TaskStore.LastTask t = last.get(instance);
             out.add(new InstanceStatus(instance, state(t, deployed), deployed, t == null ? null : t.taskId(),
                     t == null ? null : t.status()));
         }
         return out;
     }
 
-    private static InstanceState state(TaskRepository.LastTask last, List<InstanceStatus.Deployed> deployed) {
+    private static InstanceState state(TaskStore.LastTask last, List<InstanceStatus.Deployed> deployed) {
         if (last != null && !last.status().finished()) {
             return last.status() == RunStatus.PENDING ? InstanceState.PENDING : InstanceState.RUNNING;
         }

@@ -5,15 +5,15 @@ import io.drover.server.agents.AgentRegistry;
 import io.drover.server.cluster.WorkLeaseStore;
 import io.drover.server.events.EventBus;
 import io.drover.server.events.EventStore;
-import io.drover.server.inventory.InventoryRepository;
+import io.drover.server.inventory.InventoryStore;
 import io.drover.server.jobs.AgentCalls;
 import io.drover.server.packages.PackageStore;
 import io.drover.server.secrets.SecretStore;
 import io.drover.server.store.SecretBox;
-import io.drover.server.subscriptions.execution.TaskRepository;
+import io.drover.server.subscriptions.execution.TaskStore;
 import io.drover.server.subscriptions.execution.TaskScheduler;
 import io.drover.server.subscriptions.planning.AgentDirectory;
-import io.drover.server.subscriptions.planning.PlanBuilder;
+import io.drover.server.subscriptions.planning.ChangePlanBuilder;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.function.BooleanSupplier;
@@ -50,12 +50,12 @@ public final class SubscriptionsModule implements AutoCloseable {
         this.pluginSecrets = new SecretStore(jdbi, needs.secrets(), needs.events(), biz -> store.list(biz, null), needs.clock());
         this.deployments = new DeploymentStore(jdbi, needs.clock());
         // Subscription tasks limit this system principal to the business they act for, per task.
-        this.tasks = new TaskScheduler(new TaskRepository(jdbi, needs.events(), needs.clock()), needs.agentCalls(),
+        this.tasks = new TaskScheduler(new TaskStore(jdbi, needs.events(), needs.clock()), needs.agentCalls(),
                 deployments, settings.taskConcurrency(), needs.leases(), needs.clock());
         this.service = new SubscriptionService(store,
-                new PlanBuilder(jdbi, new InventoryRepository(), needs.packages(), deployments,
+                new ChangePlanBuilder(jdbi, new InventoryStore(), needs.packages(), deployments,
                         new AgentDirectory(needs.agents()), pluginSecrets), tasks, deployments,
-                new ScopeObjects(jdbi, new InventoryRepository()));
+                new ScopeObjects(jdbi, new InventoryStore()));
         this.triggers = new Triggers(store, service, new ReplanDebounce(settings.debounce(), settings.debounceMax()),
                 settings.inspectionInterval(), needs.clock());
     }

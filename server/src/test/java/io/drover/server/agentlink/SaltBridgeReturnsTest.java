@@ -8,7 +8,7 @@ import io.drover.server.agents.AgentRegistry;
 import io.drover.server.agents.EnrollmentTokenStore;
 import io.drover.server.events.EventBus;
 import io.drover.server.events.EventStore;
-import io.drover.server.inventory.InventoryRepository;
+import io.drover.server.inventory.InventoryStore;
 import io.drover.server.inventory.InventoryService;
 import io.drover.server.keys.KeyStore;
 import io.drover.server.testing.TestDatabases;
@@ -46,7 +46,7 @@ class SaltBridgeReturnsTest {
         TestDatabases.on("sqlite", db -> {
             Clock clock = Clock.systemUTC();
             EventStore events = new EventStore(db.jdbi(), new EventBus(), clock);
-            AgentRegistry agents = new AgentRegistry(db.jdbi(), events, new InventoryService(db.jdbi(), new InventoryRepository(), events),
+            AgentRegistry agents = new AgentRegistry(db.jdbi(), events, new InventoryService(db.jdbi(), new InventoryStore(), events),
                     null, clock);
             KeyStore keys = new KeyStore(db.jdbi(), events, List.of(), new EnrollmentTokenStore(db.jdbi(), clock), agents, () -> { }, clock);
             Jobs jobs = new Jobs();

@@ -9,7 +9,7 @@ import io.drover.model.events.Event;
 import io.drover.server.auth.Principal;
 import io.drover.server.events.EventBus;
 import io.drover.server.events.EventStore;
-import io.drover.server.inventory.InventoryRepository;
+import io.drover.server.inventory.InventoryStore;
 import io.drover.server.inventory.InventoryService;
 import io.drover.server.store.Database;
 import io.drover.server.testing.ManualClock;
@@ -35,7 +35,7 @@ class AgentLinkConflictTest {
         EventBus bus = new EventBus();
         bus.subscribe(e -> true, events::add);
         EventStore store = new EventStore(db.jdbi(), bus, clock);
-        return new AgentRegistry(db.jdbi(), store, new InventoryService(db.jdbi(), new InventoryRepository(), store), null, clock);
+        return new AgentRegistry(db.jdbi(), store, new InventoryService(db.jdbi(), new InventoryStore(), store), null, clock);
     }
 
     /** Business 7 with host 7001 (10.9.7.1, no agent), business 8 with host 8001 (10.9.8.1) and its agent web-8. */

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.drover.model.events.Event;
 import io.drover.server.events.EventBus;
 import io.drover.server.events.EventStore;
-import io.drover.server.inventory.InventoryRepository;
+import io.drover.server.inventory.InventoryStore;
 import io.drover.server.inventory.InventoryService;
 import io.drover.server.store.Database;
 import io.drover.server.testing.ManualClock;
@@ -32,7 +32,7 @@ class RemoteAgentPresenceTest {
         EventBus bus = new EventBus();
         bus.subscribe(e -> true, events::add);
         EventStore store = new EventStore(db.jdbi(), bus, clock);
-        return new AgentRegistry(db.jdbi(), store, new InventoryService(db.jdbi(), new InventoryRepository(), store), null,
+        return new AgentRegistry(db.jdbi(), store, new InventoryService(db.jdbi(), new InventoryStore(), store), null,
                 clock, watches::get);
     }
 

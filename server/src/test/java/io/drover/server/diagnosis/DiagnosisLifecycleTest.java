@@ -228,15 +228,15 @@ class DiagnosisLifecycleTest {
     void theCallOfADiagnosisCancelledAsItGoesOutIsNotSent(String kind) {
         open(kind);
         DiagnosisModule m = server(true);
-        DiagnosisRepository repository = new DiagnosisRepository();
+        DiagnosisStore repository = new DiagnosisStore();
         long id = jdbiInsertRunning(repository, WEB_1);
         assertThat(check(h -> repository.markSent(h, id, 1, "j1"))).isTrue();
         DiagnosisInfo cancelled = m.diagnoses().cancel(ADMIN, id);
         assertThat(cancelled.conditions().getLast().message()).startsWith("cancelled by admin while node 1 ran (job j1); ");
         // the runner's writes after the cancel are refused: a new call's job, the node's outcome
         assertThat(check(h -> repository.markSent(h, id, 2, "j2"))).isFalse();
-        DiagnosisRepository.Row row = db.jdbi().withHandle(h -> repository.find(h, id)).orElseThrow();
-        assertThat(check(h -> repository.saveProgress(h, id, new DiagnosisRepository.Progress(
+        DiagnosisStore.Row row = db.jdbi().withHandle(h -> repository.find(h, id)).orElseThrow();
+        assertThat(check(h -> repository.saveProgress(h, id, new DiagnosisStore.Progress(
                 DiagnosisProgress.after(List.of(List.of(1)), DiagnosisProgress.start(), true, Map.of(), null), List.of(), List.of()),
                 OffsetDateTime.now(clock)))).isFalse();
         assertThat(get(m, id).phase()).isEqualTo(DiagnosisPhase.CANCELLED);
@@ -248,11 +248,11 @@ class DiagnosisLifecycleTest {
         return db.jdbi().withHandle(query::apply);
     }
 
-    long jdbiInsertRunning(DiagnosisRepository repository, Host host) {
+    long jdbiInsertRunning(DiagnosisStore repository, Host host) {
         OffsetDateTime now = OffsetDateTime.now(clock);
-        return db.jdbi().withHandle(h -> repository.insert(h, new DiagnosisRepository.Row(0, "d", "host-overview", "x", host.bkHostId(),
+        return db.jdbi().withHandle(h -> repository.insert(h, new DiagnosisStore.Row(0, "d", "host-overview", "x", host.bkHostId(),
                 host.bkHostName(), host.bkBizId(), "agent-" + host.bkHostId(), "api", null, Map.of(),
-                new DiagnosisRepository.Progress(DiagnosisProgress.start(), List.of(now), List.of()), "admin", now, now)));
+                new DiagnosisStore.Progress(DiagnosisProgress.start(), List.of(now), List.of()), "admin", now, now)));
     }
 
     @OnBothDatabases
@@ -312,7 +312,7 @@ class DiagnosisLifecycleTest {
     void theRetentionKeepsTheNewestEndedPerHostAndNoneTooOldAndNeverARunningOne(String kind) {
         open(kind);
         DiagnosisModule m = server(true);
-        DiagnosisRepository repository = new DiagnosisRepository();
+        DiagnosisStore repository = new DiagnosisStore();
         long oldRunning = insert(repository, WEB_1, DiagnosisProgress.start());
         List<Long> web = new ArrayList<>();
         for (int i = 0; i < 25; i++) {
@@ -346,11 +346,11 @@ class DiagnosisLifecycleTest {
                 : DiagnosisProgress.after(List.of(List.of(1)), DiagnosisProgress.start(), true, Map.of(), null);
     }
 
-    long insert(DiagnosisRepository repository, Host host, DiagnosisProgress.State state) {
+    long insert(DiagnosisStore repository, Host host, DiagnosisProgress.State state) {
         OffsetDateTime now = OffsetDateTime.now(clock);
-        return db.jdbi().withHandle(h -> repository.insert(h, new DiagnosisRepository.Row(0, "d", "host-overview", "x", host.bkHostId(),
+        return db.jdbi().withHandle(h -> repository.insert(h, new DiagnosisStore.Row(0, "d", "host-overview", "x", host.bkHostId(),
                 host.bkHostName(), host.bkBizId(), null, "api", null, Map.of(),
-                new DiagnosisRepository.Progress(state, List.of(now), List.of()), "admin", now, now)));
+                new DiagnosisStore.Progress(state, List.of(now), List.of()), "admin", now, now)));
     }
 
     static List<Long> ids(DiagnosisModule m) {
@@ -486,7 +486,7 @@ class DiagnosisLifecycleTest {
         m.catalog().put("Trigger", "nightly", new KubeDocument(null, "Trigger", Map.of(), Map.of("operationSet", "host-overview",
                 "nodeName", "web-1", "sourceTemplate", Map.of("cronTemplate", Map.of("schedule", "*/5 * * * *")))));
         OffsetDateTime seen = m.catalog().triggerTimes().get("nightly");
-        DiagnosisRepository repository = new DiagnosisRepository();
+        DiagnosisStore repository = new DiagnosisStore();
         OffsetDateTime now = OffsetDateTime.now(clock).plusMinutes(6).withOffsetSameInstant(ZoneOffset.UTC);
         assertThat(check(h -> repository.advanceSchedule(h, "nightly", seen, now))).isTrue();
         assertThat(check(h -> repository.advanceSchedule(h, "nightly", seen, now.plusSeconds(1)))).isFalse();

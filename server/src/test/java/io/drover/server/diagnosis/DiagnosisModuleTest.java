@@ -235,7 +235,7 @@ class DiagnosisModuleTest {
     @Test
     void anOperationStoredBeforeARuleThatNowRefusesItFailsTheDiagnosisNamingTheField() {
         // an httpServer without an address, as could be applied before Drover required one
-        db.jdbi().useHandle(h -> new DiagnosisRepository().putObject(h, new DiagnosisRepository.ObjectRow("Operation", "host-facts",
+        db.jdbi().useHandle(h -> new DiagnosisStore().putObject(h, new DiagnosisStore.ObjectRow("Operation", "host-facts",
                 new KubeDocument("diagnosis.kubediag.org/v1", "Operation", Map.of("name", "host-facts"), Map.of("processor",
                         Map.of("httpServer", Map.of("path", "/processor/processCollector")))), null, false, null,
                 java.time.OffsetDateTime.now(clock))));

@@ -59,14 +59,14 @@ class HostSubscriptionsTest {
         AtomicReference<String> recorded = new AtomicReference<>();
 
         // The first run starts the tasks, records them, and (as a stop would cut it) ends before they finish.
-        OperationExecutor.Result.Done cut = reruns.rerun(2, 7, Duration.ZERO, new OperationExecutor.Sending(null, recorded::set));
+        OperationDispatcher.Result.Done cut = reruns.rerun(2, 7, Duration.ZERO, new OperationDispatcher.Sending(null, recorded::set));
         assertThat(subscriptions.runs).containsExactly(5L, 6L, 9L);
         assertThat(recorded.get()).isEqualTo("tasks:5=101,6=102,9=-");
         assertThat(cut.succeeded()).isFalse();
 
         subscriptions.statuses.replaceAll((task, status) -> RunStatus.SUCCEEDED);
-        OperationExecutor.Result.Done resumed = reruns.rerun(2, 7, Duration.ofSeconds(10),
-                new OperationExecutor.Sending(recorded.get(), jid -> { throw new AssertionError("a resumed node records nothing new"); }));
+        OperationDispatcher.Result.Done resumed = reruns.rerun(2, 7, Duration.ofSeconds(10),
+                new OperationDispatcher.Sending(recorded.get(), jid -> { throw new AssertionError("a resumed node records nothing new"); }));
         assertThat(subscriptions.runs).as("no new task").containsExactly(5L, 6L, 9L);
         assertThat(resumed.succeeded()).isTrue();
         assertThat(resumed.results()).containsEntry("subscription.5.task", "101").containsEntry("subscription.6.task", "102")
@@ -86,7 +86,7 @@ class HostSubscriptionsTest {
         Subscriptions subscriptions = new Subscriptions();
         subscriptions.statuses.put(101L, RunStatus.SUCCEEDED);
         new HostSubscriptions(subscriptions, Clock.systemUTC()).rerun(2, 7, Duration.ZERO,
-                new OperationExecutor.Sending("20261127123456789012", jid -> { }));
+                new OperationDispatcher.Sending("20261127123456789012", jid -> { }));
         assertThat(subscriptions.runs).as("a job id from before is no record of tasks").containsExactly(5L, 6L, 9L);
     }
 }

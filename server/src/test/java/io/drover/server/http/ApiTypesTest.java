@@ -43,7 +43,8 @@ class ApiTypesTest {
             String ts = ApiTypes.typescript(document);
 
             assertThat(schemas.at("/AgentInfo/required").toString()).contains("\"online\"").doesNotContain("\"id\"");
-            assertThat(ts).contains("export interface AgentInfo {\n  id?: string;\n  key_state?: string;");
+            assertThat(ts).contains("export interface AgentInfo {\n  id?: string;\n  key_state?: 'accepted' | 'pending' | 'rejected' | 'denied';");
+            assertThat(ts).as("RunStatus in its wire words").contains("'PENDING' | 'RUNNING' | 'SUCCESS' | 'FAILED' | 'SKIPPED' | 'REVOKED'");
             assertThat(ts).contains("  online: boolean;\n");
             assertThat(ts).contains("reason?: 'other_business' | 'host_has_agent';");
             assertThat(ts).contains("export interface DiagnosisInfoSummary {").contains("export interface DiagnosisObjectSummary {");

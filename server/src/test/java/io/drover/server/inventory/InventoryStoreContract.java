@@ -55,8 +55,8 @@ abstract class InventoryStoreContract {
         EventBus bus = new EventBus();
         bus.subscribe(e -> true, published::add);
         events = new EventStore(db.jdbi(), bus, Clock.systemUTC());
-        inventory = new InventoryService(db.jdbi(), new InventoryRepository(), events);
-        importer = new InventoryImport(db.jdbi(), new InventoryRepository(), events);
+        inventory = new InventoryService(db.jdbi(), new InventoryStore(), events);
+        importer = new InventoryImport(db.jdbi(), new InventoryStore(), events);
     }
 
     @AfterEach
@@ -137,7 +137,7 @@ abstract class InventoryStoreContract {
         Host odd = new Host(9L, 2L, "10.0.0.9", 0L, "a\u0001b,1:2\u001f😀", null, "x86_64", List.of(20L, 22L),
                 Map.of("k", "v:,\u0000", "emoji", "😀"));
         inventory.createHost(ADMIN, odd);
-        List<Host> listed = db.jdbi().inTransaction(h -> new InventoryRepository().allHosts(h, TopoFilter.module(20)));
+        List<Host> listed = db.jdbi().inTransaction(h -> new InventoryStore().allHosts(h, TopoFilter.module(20)));
         assertThat(listed).extracting(Host::bkHostId).containsExactly(1L, 2L, 9L);
         Host back = listed.get(2);
         assertThat(back.bkHostName()).isEqualTo("a\u0001b,1:2\u001f😀");

@@ -9,7 +9,7 @@ import io.drover.server.agents.EnrollmentTokenStore;
 import io.drover.server.auth.Principal;
 import io.drover.server.events.EventBus;
 import io.drover.server.events.EventStore;
-import io.drover.server.inventory.InventoryRepository;
+import io.drover.server.inventory.InventoryStore;
 import io.drover.server.inventory.InventoryService;
 import io.drover.server.keys.KeyStore;
 import io.drover.server.testing.TestDatabases;
@@ -33,7 +33,7 @@ class ForgedReturnFunTest {
             Clock clock = Clock.systemUTC();
             EventBus bus = new EventBus();
             EventStore events = new EventStore(db.jdbi(), bus, clock);
-            AgentRegistry agents = new AgentRegistry(db.jdbi(), events, new InventoryService(db.jdbi(), new InventoryRepository(), events),
+            AgentRegistry agents = new AgentRegistry(db.jdbi(), events, new InventoryService(db.jdbi(), new InventoryStore(), events),
                     null, clock);
             KeyStore keys = new KeyStore(db.jdbi(), events, List.of(Glob.compile("auto-*")), new EnrollmentTokenStore(db.jdbi(), clock),
                     agents, () -> { }, clock);

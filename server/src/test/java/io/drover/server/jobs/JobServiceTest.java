@@ -13,7 +13,7 @@ import io.drover.server.agents.EnrollmentTokenStore;
 import io.drover.server.auth.Principal;
 import io.drover.server.events.EventBus;
 import io.drover.server.events.EventStore;
-import io.drover.server.inventory.InventoryRepository;
+import io.drover.server.inventory.InventoryStore;
 import io.drover.server.inventory.InventoryService;
 import io.drover.server.keys.KeyStore;
 import io.drover.server.testing.TestDatabases;
@@ -40,7 +40,7 @@ class JobServiceTest {
             AtomicBoolean wanted = new AtomicBoolean();
             bus.onPeerReturnInterest(wanted::set);
             EventStore events = new EventStore(db.jdbi(), bus, clock);
-            AgentRegistry agents = new AgentRegistry(db.jdbi(), events, new InventoryService(db.jdbi(), new InventoryRepository(), events),
+            AgentRegistry agents = new AgentRegistry(db.jdbi(), events, new InventoryService(db.jdbi(), new InventoryStore(), events),
                     null, clock);
             KeyStore keys = new KeyStore(db.jdbi(), events, List.of(Glob.compile("auto-*")), new EnrollmentTokenStore(db.jdbi(), clock),
                     agents, () -> { }, clock);
@@ -81,7 +81,7 @@ class JobServiceTest {
             io.drover.server.testing.ManualClock clock = new io.drover.server.testing.ManualClock(System.currentTimeMillis());
             EventBus bus = new EventBus();
             EventStore events = new EventStore(db.jdbi(), bus, clock);
-            AgentRegistry agents = new AgentRegistry(db.jdbi(), events, new InventoryService(db.jdbi(), new InventoryRepository(), events),
+            AgentRegistry agents = new AgentRegistry(db.jdbi(), events, new InventoryService(db.jdbi(), new InventoryStore(), events),
                     null, clock);
             KeyStore keys = new KeyStore(db.jdbi(), events, List.of(Glob.compile("auto-*")), new EnrollmentTokenStore(db.jdbi(), clock),
                     agents, () -> { }, clock);
@@ -126,7 +126,7 @@ class JobServiceTest {
         TestDatabases.on("sqlite", db -> {
             Clock clock = Clock.systemUTC();
             EventStore events = new EventStore(db.jdbi(), new EventBus(), clock);
-            AgentRegistry agents = new AgentRegistry(db.jdbi(), events, new InventoryService(db.jdbi(), new InventoryRepository(), events),
+            AgentRegistry agents = new AgentRegistry(db.jdbi(), events, new InventoryService(db.jdbi(), new InventoryStore(), events),
                     null, clock);
             KeyStore keys = new KeyStore(db.jdbi(), events, List.of(Glob.compile("auto-*")), new EnrollmentTokenStore(db.jdbi(), clock),
                     agents, () -> { }, clock);
@@ -159,7 +159,7 @@ class JobServiceTest {
             Clock clock = Clock.systemUTC();
             EventBus bus = new EventBus();
             EventStore events = new EventStore(db.jdbi(), bus, clock);
-            AgentRegistry agents = new AgentRegistry(db.jdbi(), events, new InventoryService(db.jdbi(), new InventoryRepository(), events),
+            AgentRegistry agents = new AgentRegistry(db.jdbi(), events, new InventoryService(db.jdbi(), new InventoryStore(), events),
                     null, clock);
             KeyStore keys = new KeyStore(db.jdbi(), events, List.of(Glob.compile("auto-*")), new EnrollmentTokenStore(db.jdbi(), clock),
                     agents, () -> { }, clock);
@@ -219,7 +219,7 @@ class JobServiceTest {
             Clock clock = Clock.systemUTC();
             EventBus bus = new EventBus();
             EventStore events = new EventStore(db.jdbi(), bus, clock);
-            AgentRegistry agents = new AgentRegistry(db.jdbi(), events, new InventoryService(db.jdbi(), new InventoryRepository(), events),
+            AgentRegistry agents = new AgentRegistry(db.jdbi(), events, new InventoryService(db.jdbi(), new InventoryStore(), events),
                     null, clock);
             KeyStore keys = new KeyStore(db.jdbi(), events, List.of(Glob.compile("auto-*")), new EnrollmentTokenStore(db.jdbi(), clock),
                     agents, () -> { }, clock);

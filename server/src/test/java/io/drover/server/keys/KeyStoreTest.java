@@ -16,7 +16,7 @@ import io.drover.server.auth.Principal;
 import io.drover.server.errors.DomainException;
 import io.drover.server.events.EventBus;
 import io.drover.server.events.EventStore;
-import io.drover.server.inventory.InventoryRepository;
+import io.drover.server.inventory.InventoryStore;
 import io.drover.server.inventory.InventoryService;
 import io.drover.server.store.Database;
 import io.drover.server.testing.OnBothDatabases;
@@ -50,7 +50,7 @@ class KeyStoreTest {
         bus.subscribe(e -> true, events::add);
         EventStore store = new EventStore(db.jdbi(), bus, Clock.systemUTC());
         enrollment = new EnrollmentTokenStore(db.jdbi(), Clock.systemUTC());
-        AgentRegistry agents = new AgentRegistry(db.jdbi(), store, new InventoryService(db.jdbi(), new InventoryRepository(), store),
+        AgentRegistry agents = new AgentRegistry(db.jdbi(), store, new InventoryService(db.jdbi(), new InventoryStore(), store),
                 null, Clock.systemUTC());
         return new KeyStore(db.jdbi(), store, List.of(Glob.compile("auto-*")), enrollment, agents, revocations::incrementAndGet,
                 maxPending, Clock.systemUTC());

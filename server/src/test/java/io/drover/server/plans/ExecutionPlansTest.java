@@ -9,7 +9,7 @@ import io.drover.server.agents.EnrollmentTokenStore;
 import io.drover.server.auth.Principal;
 import io.drover.server.events.EventBus;
 import io.drover.server.events.EventStore;
-import io.drover.server.inventory.InventoryRepository;
+import io.drover.server.inventory.InventoryStore;
 import io.drover.server.inventory.InventoryService;
 import io.drover.server.jobs.JobService;
 import io.drover.server.keys.KeyStore;
@@ -34,7 +34,7 @@ class ExecutionPlansTest {
         TestDatabases.on("sqlite", db -> {
             Clock clock = Clock.systemUTC();
             EventStore events = new EventStore(db.jdbi(), new EventBus(), clock);
-            AgentRegistry agents = new AgentRegistry(db.jdbi(), events, new InventoryService(db.jdbi(), new InventoryRepository(), events),
+            AgentRegistry agents = new AgentRegistry(db.jdbi(), events, new InventoryService(db.jdbi(), new InventoryStore(), events),
                     null, clock);
             KeyStore keys = new KeyStore(db.jdbi(), events, List.of(Glob.compile("auto-*")), new EnrollmentTokenStore(db.jdbi(), clock),
                     agents, () -> { }, clock);
@@ -61,7 +61,7 @@ class ExecutionPlansTest {
         TestDatabases.on("sqlite", db -> {
             Clock clock = Clock.systemUTC();
             EventStore events = new EventStore(db.jdbi(), new EventBus(), clock);
-            AgentRegistry agents = new AgentRegistry(db.jdbi(), events, new InventoryService(db.jdbi(), new InventoryRepository(), events),
+            AgentRegistry agents = new AgentRegistry(db.jdbi(), events, new InventoryService(db.jdbi(), new InventoryStore(), events),
                     null, clock);
             KeyStore keys = new KeyStore(db.jdbi(), events, List.of(Glob.compile("auto-*")), new EnrollmentTokenStore(db.jdbi(), clock),
                     agents, () -> { }, clock);

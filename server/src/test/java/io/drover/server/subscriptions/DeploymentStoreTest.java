@@ -3,7 +3,7 @@ package io.drover.server.subscriptions;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
-import io.drover.core.subscriptions.Planner.Copy;
+import io.drover.core.subscriptions.ChangePlanner.Copy;
 import io.drover.model.subscriptions.CopyStatus;
 import io.drover.server.subscriptions.DeploymentStore.Row;
 import io.drover.server.testing.OnBothDatabases;

@@ -1,12 +1,12 @@
 package io.drover.server.subscriptions.execution;
 
-import io.drover.core.subscriptions.Planner.InstancePlan;
-import io.drover.core.subscriptions.Planner.StepAction;
+import io.drover.core.subscriptions.ChangePlanner.InstancePlan;
+import io.drover.core.subscriptions.ChangePlanner.StepAction;
 import io.drover.model.subscriptions.ChangeAction;
 import io.drover.model.subscriptions.RunStatus;
 import io.drover.model.subscriptions.TaskInfo.StepRecord;
 import io.drover.server.jobs.AgentCalls;
-import io.drover.server.subscriptions.planning.PlanBuilder;
+import io.drover.server.subscriptions.planning.ChangePlanBuilder;
 import java.time.Clock;
 import java.util.List;
 import java.util.function.BooleanSupplier;
@@ -17,12 +17,12 @@ import java.util.function.BooleanSupplier;
  * step that was running is replayed under its recorded job ids ({@link StepJournal}).
  */
 final class InstanceRunner {
-    private final TaskRepository tasks;
+    private final TaskStore tasks;
     private final StepExecutor steps;
     private final AgentCalls agents;
     private final Clock clock;
 
-    InstanceRunner(TaskRepository tasks, StepExecutor steps, AgentCalls agents, Clock clock) {
+    InstanceRunner(TaskStore tasks, StepExecutor steps, AgentCalls agents, Clock clock) {
         this.tasks = tasks;
         this.steps = steps;
         this.agents = agents;
@@ -41,7 +41,7 @@ final class InstanceRunner {
      * new run. {@code revoked} is asked before each step; a step cut short because the server is stopping leaves the
      * instance RUNNING, for the server that takes the task over to continue.
      */
-    boolean run(long taskId, PlanBuilder.Prepared p, InstancePlan ip, List<StepRecord> recorded, BooleanSupplier revoked) {
+    boolean run(long taskId, ChangePlanBuilder.Prepared p, InstancePlan ip, List<StepRecord> recorded, BooleanSupplier revoked) {
         if (revoked.getAsBoolean()) {
             tasks.finishInstance(taskId, ip.instanceId(), RunStatus.REVOKED, "the task was revoked");
             return true;

@@ -1,13 +1,13 @@
 package io.drover.server.subscriptions.execution;
 
-import io.drover.core.subscriptions.Planner.StepAction;
+import io.drover.core.subscriptions.ChangePlanner.StepAction;
 import io.drover.core.subscriptions.ScopeInstance;
 import io.drover.core.subscriptions.StepFiles;
 import io.drover.model.subscriptions.ChangeAction;
 import io.drover.model.subscriptions.TaskInfo;
 import io.drover.model.subscriptions.TaskInfo.StepRecord;
 import io.drover.server.subscriptions.DeploymentStore;
-import io.drover.server.subscriptions.planning.PlanBuilder;
+import io.drover.server.subscriptions.planning.ChangePlanBuilder;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,9 +22,9 @@ final class StepExecutor {
     }
 
     /** Runs the step on each of its hosts in turn; the error of the first failed sub-step, or null. */
-    String run(PlanBuilder.Prepared p, String instanceId, StepAction step, StepJournal journal) {
+    String run(ChangePlanBuilder.Prepared p, String instanceId, StepAction step, StepJournal journal) {
         ScopeInstance instance = p.instances().get(instanceId);
-        PlanBuilder.StepPackage sp = p.packages().get(step.stepId());
+        ChangePlanBuilder.StepPackage sp = p.packages().get(step.stepId());
         List<DeploymentStore.Row> existing = p.deployed().stream()
                 .filter(r -> r.instanceId().equals(instanceId) && r.stepId().equals(step.stepId())).toList();
         List<Long> hosts = instance != null && step.action() != ChangeAction.UNINSTALL ? instance.targetHosts()
@@ -53,20 +53,20 @@ final class StepExecutor {
     }
 
     /** The files the step pushes, rendered again (planning kept their md5s); only actions that push files render. */
-    private static StepFiles files(PlanBuilder.Prepared p, ScopeInstance instance, StepAction step) {
+    private static StepFiles files(ChangePlanBuilder.Prepared p, ScopeInstance instance, StepAction step) {
         return switch (step.action()) {
             case INSTALL, PUSH_CONFIG, START -> p.files().of(instance, step.stepId());
             default -> StepFiles.NONE;
         };
     }
 
-    private static Pipelines.Rendering rendering(PlanBuilder.Prepared p, ScopeInstance instance) {
+    private static Pipelines.Rendering rendering(ChangePlanBuilder.Prepared p, ScopeInstance instance) {
         Map<String, Integer> ports = new LinkedHashMap<>();
         p.deployed().stream().filter(r -> r.instanceId().equals(instance.instanceId()) && r.port() != null)
                 .forEach(r -> ports.put(r.stepId(), r.port()));
         return new Pipelines.Rendering(instance, p.subscription().spec().scope(),
-                p.packages().values().stream().map(PlanBuilder.StepPackage::input).toList(),
-                () -> p.packages().values().stream().map(PlanBuilder.StepPackage::sentInput).toList(), ports);
+                p.packages().values().stream().map(ChangePlanBuilder.StepPackage::input).toList(),
+                () -> p.packages().values().stream().map(ChangePlanBuilder.StepPackage::sentInput).toList(), ports);
     }
 
     private static String failedSubStep(StepJournal journal, String stepId) {

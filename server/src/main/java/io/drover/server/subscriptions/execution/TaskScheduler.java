@@ -2,8 +2,8 @@ package io.drover.server.subscriptions.execution;
 
 import io.drover.core.render.TemplateRenderer;
 import io.drover.core.subscriptions.InstanceRenderer;
-import io.drover.core.subscriptions.Planner.InstancePlan;
-import io.drover.core.subscriptions.Planner.StepAction;
+import io.drover.core.subscriptions.ChangePlanner.InstancePlan;
+import io.drover.core.subscriptions.ChangePlanner.StepAction;
 import io.drover.core.subscriptions.ScopeInstance;
 import io.drover.model.subscriptions.ChangeAction;
 import io.drover.model.subscriptions.RunStatus;
@@ -11,7 +11,7 @@ import io.drover.model.subscriptions.TaskInfo;
 import io.drover.server.errors.DomainException;
 import io.drover.server.jobs.AgentCalls;
 import io.drover.server.subscriptions.DeploymentStore;
-import io.drover.server.subscriptions.planning.PlanBuilder;
+import io.drover.server.subscriptions.planning.ChangePlanBuilder;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -51,10 +51,10 @@ public final class TaskScheduler implements AutoCloseable {
     }
 
     /** What continuing a task taken over needs: its subscription's plan prepared again, and what to do once it ends. */
-    public record Resumption(PlanBuilder.Prepared prepared, Consumer<RunStatus> then) {
+    public record Resumption(ChangePlanBuilder.Prepared prepared, Consumer<RunStatus> then) {
     }
 
-    private final TaskRepository tasks;
+    private final TaskStore tasks;
     private final WorkLeaseStore leases;
     private final InstanceRunner instances;
     private final Semaphore slots;
@@ -62,7 +62,7 @@ public final class TaskScheduler implements AutoCloseable {
     private final Map<Long, AtomicBoolean> revoked = new ConcurrentHashMap<>();
     private final Map<Long, Consumer<RunStatus>> finished = new ConcurrentHashMap<>();
 
-    public TaskScheduler(TaskRepository tasks, AgentCalls agents, DeploymentStore deployments, int concurrency,
+    public TaskScheduler(TaskStore tasks, AgentCalls agents, DeploymentStore deployments, int concurrency,
                          WorkLeaseStore leases, Clock clock) {
         this.tasks = tasks;
         this.leases = leases;
@@ -75,12 +75,12 @@ public final class TaskScheduler implements AutoCloseable {
      * Starts a task for the plan's changes; empty when there is nothing to do (an inspection leaves no task behind).
      * 409 while another task of the subscription is running.
      */
-    public Optional<Long> start(PlanBuilder.Prepared p, String trigger, String actor, Selection selection) {
+    public Optional<Long> start(ChangePlanBuilder.Prepared p, String trigger, String actor, Selection selection) {
         return start(p, trigger, actor, selection, null);
     }
 
-    /** As {@link #start(PlanBuilder.Prepared, String, String, Selection)}, then {@code then} with the final status. */
-    public synchronized Optional<Long> start(PlanBuilder.Prepared p, String trigger, String actor, Selection selection,
+    /** As {@link #start(ChangePlanBuilder.Prepared, String, String, Selection)}, then {@code then} with the final status. */
+    public synchronized Optional<Long> start(ChangePlanBuilder.Prepared p, String trigger, String actor, Selection selection,
                                              Consumer<RunStatus> then) {
         long sub = p.subscription().id();
         if (selection.instanceIds() != null) {
@@ -111,7 +111,7 @@ public final class TaskScheduler implements AutoCloseable {
             throw DomainException.conflict("task_running", "subscription " + sub + " has task " + running.get()
                     + " running; wait for it, or revoke it");
         }
-        long taskId = tasks.create(sub, trigger, actor, work.stream().map(ip -> new TaskRepository.NewInstance(
+        long taskId = tasks.create(sub, trigger, actor, work.stream().map(ip -> new TaskStore.NewInstance(
                 ip.instanceId(), hostOf(p, ip.instanceId()), InstanceRunner.planned(ip))).toList());
         leases.own(WorkLeaseStore.Work.TASK, taskId);
         revoked.put(taskId, new AtomicBoolean());
@@ -122,7 +122,7 @@ public final class TaskScheduler implements AutoCloseable {
         return Optional.of(taskId);
     }
 
-    private static Long hostOf(PlanBuilder.Prepared p, String instanceId) {
+    private static Long hostOf(ChangePlanBuilder.Prepared p, String instanceId) {
         ScopeInstance instance = p.instances().get(instanceId);
         if (instance != null) {
             return instance.host().bkHostId();
@@ -152,7 +152,7 @@ public final class TaskScheduler implements AutoCloseable {
      * Runs the task's instances in batches. {@code recorded}: the steps of instances a stopped server left running;
      * {@code failedBefore} of {@code doneBefore} instances ended before a takeover.
      */
-    private void execute(long taskId, PlanBuilder.Prepared p, List<InstancePlan> work, Map<String, List<StepRecord>> recorded,
+    private void execute(long taskId, ChangePlanBuilder.Prepared p, List<InstancePlan> work, Map<String, List<StepRecord>> recorded,
                          int failedBefore, int doneBefore) {
         AtomicBoolean revokedFlag = revoked.get(taskId);
         try {
@@ -300,7 +300,7 @@ public final class TaskScheduler implements AutoCloseable {
     }
 
     /** Instance id → the last task of the subscription that touched it. */
-    public Map<String, TaskRepository.LastTask> lastTaskOfInstances(long subscriptionId) {
+    public Map<String, TaskStore.LastTask> lastTaskOfInstances(long subscriptionId) {
         return tasks.lastTaskOfInstances(subscriptionId);
     }
 

@@ -3,9 +3,9 @@ package io.drover.server.subscriptions.execution;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.drover.core.subscriptions.Planner;
-import io.drover.core.subscriptions.Planner.InstancePlan;
-import io.drover.core.subscriptions.Planner.StepAction;
+import io.drover.core.subscriptions.ChangePlanner;
+import io.drover.core.subscriptions.ChangePlanner.InstancePlan;
+import io.drover.core.subscriptions.ChangePlanner.StepAction;
 import io.drover.core.subscriptions.Reason;
 import io.drover.core.subscriptions.ScopeInstance;
 import io.drover.model.Json;
@@ -23,7 +23,7 @@ import io.drover.server.events.EventStore;
 import io.drover.server.jobs.AgentCalls.Outcome;
 import io.drover.server.store.Database;
 import io.drover.server.subscriptions.DeploymentStore;
-import io.drover.server.subscriptions.planning.PlanBuilder;
+import io.drover.server.subscriptions.planning.ChangePlanBuilder;
 import io.drover.server.subscriptions.SubscriptionStore;
 import io.drover.server.testing.TestDatabases;
 import java.nio.charset.StandardCharsets;
@@ -60,7 +60,7 @@ abstract class TaskSchedulerContract {
     final FakeAgentCalls agents = new FakeAgentCalls();
     TestDatabases.Target target;
     Database db;
-    TaskRepository tasks;
+    TaskStore tasks;
     DeploymentStore deployments;
     TaskScheduler scheduler;
     long subscriptionId;
@@ -71,7 +71,7 @@ abstract class TaskSchedulerContract {
     void open() throws Exception {
         target = target();
         db = target.open();
-        tasks = new TaskRepository(db.jdbi(), new EventStore(db.jdbi(), new EventBus(), Clock.systemUTC()), Clock.systemUTC());
+        tasks = new TaskStore(db.jdbi(), new EventStore(db.jdbi(), new EventBus(), Clock.systemUTC()), Clock.systemUTC());
         deployments = new DeploymentStore(db.jdbi(), Clock.systemUTC());
         scheduler = new TaskScheduler(tasks, agents, deployments, 10, new WorkLeaseStore(db.jdbi(), Clock.systemUTC(), true), Clock.systemUTC());
         subscriptionId = new SubscriptionStore(db.jdbi(), Clock.systemUTC()).create(spec(null, null)).id();
@@ -94,7 +94,7 @@ abstract class TaskSchedulerContract {
     }
 
     /** An INSTALL of the exporter on hosts 1..n, each with agent a<n> unless {@code withoutAgent} names the host. */
-    PlanBuilder.Prepared install(int hosts, SubscriptionSpec spec, long... withoutAgent) {
+    ChangePlanBuilder.Prepared install(int hosts, SubscriptionSpec spec, long... withoutAgent) {
         OffsetDateTime now = OffsetDateTime.now();
         SubscriptionInfo sub = new SubscriptionInfo(subscriptionId, spec.name(), 2, "HOST", "INSTANCE", true, spec, now, now);
         PackageInfo pkg = new PackageInfo("exporter", "1.0.0", "external", null, SHA, 1, "upload", now,
@@ -117,9 +117,9 @@ abstract class TaskSchedulerContract {
             }
             plans.add(new InstancePlan(id, List.of(new StepAction("exporter", ChangeAction.INSTALL, Reason.NEW_INSTALL, null))));
         }
-        return new PlanBuilder.Prepared(sub, new Planner.Plan(plans, Map.of(ChangeAction.INSTALL, hosts)), instances,
+        return new ChangePlanBuilder.Prepared(sub, new ChangePlanner.Plan(plans, Map.of(ChangeAction.INSTALL, hosts)), instances,
                 (instance, stepId) -> io.drover.core.subscriptions.StepFiles.plain(rendered.get(instance.instanceId())),
-                Map.of("exporter", new PlanBuilder.StepPackage(spec.steps().getFirst(), pkg, Map.of())), agentIds, List.of(),
+                Map.of("exporter", new ChangePlanBuilder.StepPackage(spec.steps().getFirst(), pkg, Map.of())), agentIds, List.of(),
                 List.of(), hostMap, java.util.Set.of(2L));
     }
 
@@ -320,8 +320,8 @@ abstract class TaskSchedulerContract {
 
     @Test
     void aStepThatCannotBeRenderedFailsItsInstanceWithoutCallingTheAgent() throws Exception {
-        PlanBuilder.Prepared p = install(1, spec(null, null));
-        PlanBuilder.Prepared failing = new PlanBuilder.Prepared(p.subscription(), new Planner.Plan(List.of(new InstancePlan(
+        ChangePlanBuilder.Prepared p = install(1, spec(null, null));
+        ChangePlanBuilder.Prepared failing = new ChangePlanBuilder.Prepared(p.subscription(), new ChangePlanner.Plan(List.of(new InstancePlan(
                 ScopeInstance.hostInstanceId(1), List.of(new StepAction("exporter", ChangeAction.FAIL, Reason.RENDER_FAILED,
                 "template etc/exporter.yaml, line 2: 'port' is undefined")))), Map.of()), p.instances(), p.files(),
                 p.packages(), p.agents(), p.deployed(), p.missing(), p.hosts(), p.businesses());

@@ -11,8 +11,8 @@ import java.util.List;
 import java.util.Map;
 
 /** The agent repository on SQLite and on the real PostgreSQL. */
-class AgentRepositoryTest {
-    final AgentRepository repository = new AgentRepository();
+class AgentStoreTest {
+    final AgentStore repository = new AgentStore();
 
     @OnBothDatabases
     void agentsAreInsertedPlacedLinkedAndForgotten(String kind) {
@@ -31,16 +31,16 @@ class AgentRepositoryTest {
             repository.updateFacts(h, "web-1", "0.1.0", "{\"os\":\"Debian\"}", "abc", 30);
             repository.link(h, "web-1", 7, 2);
             OffsetDateTime seen = OffsetDateTime.of(2026, 11, 25, 3, 0, 0, 0, ZoneOffset.UTC);
-            repository.updatePresence(h, List.of(new AgentRepository.Presence("web-1", true, seen),
-                    new AgentRepository.Presence("web-2", false, null)));
+            repository.updatePresence(h, List.of(new AgentStore.Presence("web-1", true, seen),
+                    new AgentStore.Presence("web-2", false, null)));
             repository.updateLastSeen(h, Map.of("web-2", seen.plusMinutes(1)));
             repository.updatePresence(h, List.of());
             repository.updateLastSeen(h, Map.of());
 
-            Map<String, AgentRepository.Row> rows = new java.util.TreeMap<>();
+            Map<String, AgentStore.Row> rows = new java.util.TreeMap<>();
             repository.all(h).forEach(r -> rows.put(r.id(), r));
             assertThat(rows).containsOnlyKeys("web-1", "web-2", "web-3", "enrolled-1");
-            AgentRepository.Row web1 = rows.get("web-1");
+            AgentStore.Row web1 = rows.get("web-1");
             assertThat(web1.bizId()).isEqualTo(2L);
             assertThat(web1.hostId()).isEqualTo(7L);
             assertThat(web1.version()).isEqualTo("0.1.0");
@@ -53,10 +53,10 @@ class AgentRepositoryTest {
             assertThat(rows.get("web-3").bizId()).as("inserted first without business, then left alone").isNull();
             assertThat(rows.get("enrolled-1").bizId()).isEqualTo(2L);
 
-            assertThat(repository.keyStates(h)).containsExactly(Map.entry("new-1", new AgentRepository.KeyRow(KeyState.PENDING, null)),
-                    Map.entry("web-1", new AgentRepository.KeyRow(KeyState.ACCEPTED, null)));
+            assertThat(repository.keyStates(h)).containsExactly(Map.entry("new-1", new AgentStore.KeyRow(KeyState.PENDING, null)),
+                    Map.entry("web-1", new AgentStore.KeyRow(KeyState.ACCEPTED, null)));
             repository.delete(h, "web-2");
-            assertThat(repository.all(h)).extracting(AgentRepository.Row::id).doesNotContain("web-2");
+            assertThat(repository.all(h)).extracting(AgentStore.Row::id).doesNotContain("web-2");
         }));
     }
 }

@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.Map;
 
 /** A plan as {@code drover sub plan} shows it: per instance and step the action and its reason, and totals. */
-public record PlanView(long subscriptionId, List<InstancePlan> instances, Map<String, Integer> totals,
+public record ChangePlanView(long subscriptionId, List<InstancePlan> instances, Map<String, Integer> totals,
                        List<String> missing) {
     public record InstancePlan(String instanceId, Long bkHostId, String host, List<StepPlan> steps) {
     }

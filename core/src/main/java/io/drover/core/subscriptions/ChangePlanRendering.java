@@ -2,7 +2,7 @@ package io.drover.core.subscriptions;
 
 import io.drover.core.subscriptions.InstanceRenderer.RenderedStep;
 import io.drover.core.subscriptions.InstanceRenderer.StepInput;
-import io.drover.core.subscriptions.Planner.DesiredStep;
+import io.drover.core.subscriptions.ChangePlanner.DesiredStep;
 import io.drover.model.subscriptions.SubscriptionSpec;
 import java.util.Collection;
 import java.util.HashMap;
@@ -15,7 +15,7 @@ import java.util.Map;
  * inputs are unchanged); for a run, an instance's files rendered again with the same inputs and ports, which gives
  * the same text since rendering is deterministic. Safe to use from several threads.
  */
-public final class PlanRendering {
+public final class ChangePlanRendering {
     private final InstanceRenderer renderer;
     private final SubscriptionSpec.Scope scope;
     private final List<StepInput> steps;
@@ -27,7 +27,7 @@ public final class PlanRendering {
      * @param ports      instance id → step id → the port its deployed copy holds
      * @param firstPorts step id → the first port of its package's range, for copies that hold none yet
      */
-    public PlanRendering(InstanceRenderer renderer, SubscriptionSpec.Scope scope, List<StepInput> steps,
+    public ChangePlanRendering(InstanceRenderer renderer, SubscriptionSpec.Scope scope, List<StepInput> steps,
                          Map<String, Map<String, Integer>> ports, Map<String, Integer> firstPorts, RenderCache cache) {
         this.renderer = renderer;
         this.scope = scope;

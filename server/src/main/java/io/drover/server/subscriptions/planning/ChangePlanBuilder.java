@@ -10,11 +10,11 @@ import io.drover.core.subscriptions.InstanceRenderer;
 import io.drover.core.subscriptions.InstanceRenderer.RenderedStep;
 import io.drover.core.subscriptions.InstanceRenderer.StepInput;
 import io.drover.core.subscriptions.InventorySnapshot;
-import io.drover.core.subscriptions.Planner;
-import io.drover.core.subscriptions.Planner.Departed;
-import io.drover.core.subscriptions.Planner.Departure;
-import io.drover.core.subscriptions.Planner.Desired;
-import io.drover.core.subscriptions.PlanRendering;
+import io.drover.core.subscriptions.ChangePlanner;
+import io.drover.core.subscriptions.ChangePlanner.Departed;
+import io.drover.core.subscriptions.ChangePlanner.Departure;
+import io.drover.core.subscriptions.ChangePlanner.Desired;
+import io.drover.core.subscriptions.ChangePlanRendering;
 import io.drover.core.subscriptions.RenderCache;
 import io.drover.core.subscriptions.RenderContext;
 import io.drover.core.subscriptions.ScopeInstance;
@@ -32,7 +32,7 @@ import io.drover.model.packages.PackageMetadata.ConfigTemplate;
 import io.drover.model.subscriptions.SubscriptionInfo;
 import io.drover.model.subscriptions.SubscriptionSpec;
 import io.drover.server.errors.DomainException;
-import io.drover.server.inventory.InventoryRepository;
+import io.drover.server.inventory.InventoryStore;
 import io.drover.server.inventory.TopoFilter;
 import io.drover.server.packages.PackageStore;
 import java.io.ByteArrayInputStream;
@@ -51,7 +51,7 @@ import org.jdbi.v3.core.Jdbi;
  * Gathers what the planner needs for one subscription (the package of each step, the scope's instances from the
  * CMDB, their rendered files, what is deployed, which agents answer) and runs it. Changes nothing.
  */
-public final class PlanBuilder {
+public final class ChangePlanBuilder {
     /**
      * A step with the stored package it deploys, that package's template sources, the secrets its context references
      * (context key → name and stamp, valued {@link SecretReferences#REDACTED}) and what reads their values.
@@ -82,7 +82,7 @@ public final class PlanBuilder {
      * keeps their md5s only), packages, agents, deployed rows, and the businesses its task may act in: the
      * subscription's, and for a deletion also those its copies' hosts have moved to (it removes its own copies there).
      */
-    public record Prepared(SubscriptionInfo subscription, Planner.Plan plan, Map<String, ScopeInstance> instances,
+    public record Prepared(SubscriptionInfo subscription, ChangePlanner.Plan plan, Map<String, ScopeInstance> instances,
                            InstanceFiles files, Map<String, StepPackage> packages,
                            Map<Long, String> agents, List<DeploymentStore.Row> deployed, List<String> missing,
                            Map<Long, Host> hosts, Set<Long> businesses) {
@@ -96,7 +96,7 @@ public final class PlanBuilder {
     }
 
     private final Jdbi jdbi;
-    private final InventoryRepository repository;
+    private final InventoryStore repository;
     private final PackageStore packages;
     private final DeploymentStore deployments;
     private final AgentDirectory agents;
@@ -106,7 +106,7 @@ public final class PlanBuilder {
     private final TemplateLinter linter = new TemplateLinter(templates);
     private final Map<Long, RenderCache> caches = new java.util.concurrent.ConcurrentHashMap<>();
 
-    public PlanBuilder(Jdbi jdbi, InventoryRepository repository, PackageStore packages, DeploymentStore deployments,
+    public ChangePlanBuilder(Jdbi jdbi, InventoryStore repository, PackageStore packages, DeploymentStore deployments,
                        AgentDirectory agents, SecretStore secrets) {
         this.secrets = secrets;
         this.jdbi = jdbi;
@@ -152,7 +152,7 @@ public final class PlanBuilder {
             }
         }
         List<StepInput> inputs = steps.values().stream().map(StepPackage::input).toList();
-        PlanRendering rendering = new PlanRendering(renderer, spec.scope(), inputs, ports, provisionalPorts(steps), cache);
+        ChangePlanRendering rendering = new ChangePlanRendering(renderer, spec.scope(), inputs, ports, provisionalPorts(steps), cache);
         // Each instance's md5s are made as the planner reaches it, not all held at once.
         Stream<Desired> desired = resolution.instances().parallelStream().map(instance -> {
             Set<Long> offline = new TreeSet<>();
@@ -176,9 +176,9 @@ public final class PlanBuilder {
                 }
             }
         }
-        List<Planner.StepSpec> stepSpecs = steps.values().stream()
-                .map(sp -> new Planner.StepSpec(sp.step().id(), sp.pkg().version())).toList();
-        Planner.Plan plan = Planner.plan(sub.enabled(), stepSpecs, desired, DeploymentStore.byInstance(deployed), departed);
+        List<ChangePlanner.StepSpec> stepSpecs = steps.values().stream()
+                .map(sp -> new ChangePlanner.StepSpec(sp.step().id(), sp.pkg().version())).toList();
+        ChangePlanner.Plan plan = ChangePlanner.plan(sub.enabled(), stepSpecs, desired, DeploymentStore.byInstance(deployed), departed);
         rendering.retain(resolution.instances());
         Map<Long, Host> hosts = new HashMap<>();
         for (ScopeInstance i : instances.values()) {
@@ -188,7 +188,7 @@ public final class PlanBuilder {
                 Set.copyOf(businesses));
     }
 
-    private static InstanceFiles files(PlanRendering rendering, Map<String, StepPackage> steps) {
+    private static InstanceFiles files(ChangePlanRendering rendering, Map<String, StepPackage> steps) {
         return (instance, stepId) -> {
             RenderedStep shown = rendering.files(instance).get(stepId);
             if (shown == null || shown.error() != null) {

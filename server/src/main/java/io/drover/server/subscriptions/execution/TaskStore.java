@@ -21,7 +21,7 @@ import java.util.Optional;
 import org.jdbi.v3.core.Jdbi;
 
 /** Tasks and their instance records (each with its steps and sub-steps as JSON): the SQL of running subscriptions. */
-public final class TaskRepository {
+public final class TaskStore {
     private static final TypeReference<List<StepRecord>> STEPS = new TypeReference<>() {
     };
 
@@ -35,7 +35,7 @@ public final class TaskRepository {
     /** An instance's progress (started, steps, finished): written as it happens by every running instance at once. */
     private final GroupCommit progress;
 
-    public TaskRepository(Jdbi jdbi, EventStore events, Clock clock) {
+    public TaskStore(Jdbi jdbi, EventStore events, Clock clock) {
         this.jdbi = jdbi;
         this.events = events;
         this.clock = clock;

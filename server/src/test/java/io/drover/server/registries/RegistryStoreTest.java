@@ -8,8 +8,8 @@ import io.drover.server.testing.TestDatabases;
 import java.time.Clock;
 
 /** The registry repository on SQLite and on the real PostgreSQL: registries keep the order they were added in. */
-class RegistryRepositoryTest {
-    final RegistryRepository repository = new RegistryRepository(Clock.systemUTC());
+class RegistryStoreTest {
+    final RegistryStore repository = new RegistryStore(Clock.systemUTC());
 
     @OnBothDatabases
     void registriesAreLookedUpInTheOrderTheyWereAdded(String kind) {

@@ -6,9 +6,9 @@ import io.drover.core.diagnosis.DiagnosisProgress;
 import io.drover.model.diagnosis.DiagnosisInfo;
 import io.drover.model.diagnosis.DiagnosisPhase;
 import io.drover.model.diagnosis.KubeDocument;
-import io.drover.server.diagnosis.DiagnosisRepository.ObjectRow;
-import io.drover.server.diagnosis.DiagnosisRepository.Progress;
-import io.drover.server.diagnosis.DiagnosisRepository.Row;
+import io.drover.server.diagnosis.DiagnosisStore.ObjectRow;
+import io.drover.server.diagnosis.DiagnosisStore.Progress;
+import io.drover.server.diagnosis.DiagnosisStore.Row;
 import io.drover.server.testing.OnBothDatabases;
 import io.drover.server.testing.TestDatabases;
 import java.time.OffsetDateTime;
@@ -18,9 +18,9 @@ import java.util.Map;
 import org.jdbi.v3.core.Handle;
 
 /** The diagnosis library, diagnoses with their checkpoints and alert fingerprints, on SQLite and on the real PostgreSQL. */
-class DiagnosisRepositoryTest {
+class DiagnosisStoreTest {
     static final OffsetDateTime T0 = OffsetDateTime.of(2026, 11, 25, 3, 0, 0, 123_456_000, ZoneOffset.UTC);
-    final DiagnosisRepository repository = new DiagnosisRepository();
+    final DiagnosisStore repository = new DiagnosisStore();
 
     static ObjectRow object(String kind, String name, Map<String, Object> spec, List<List<Integer>> paths, OffsetDateTime lastSchedule) {
         return new ObjectRow(kind, name, new KubeDocument("diagnosis.kubediag.org/v1", kind, Map.of("name", name), spec), paths,

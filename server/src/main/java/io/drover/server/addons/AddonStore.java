@@ -9,7 +9,7 @@ import java.util.Optional;
 import org.jdbi.v3.core.Handle;
 
 /** The SQL of the {@code addon} table; methods run in the caller's transaction. */
-final class AddonRepository {
+final class AddonStore {
     /** An enabled addon; its parameters sealed (SecretBox). */
     record Enabled(String name, String version, String registry, String sealedParams, OffsetDateTime enabledAt,
                    OffsetDateTime updatedAt) {

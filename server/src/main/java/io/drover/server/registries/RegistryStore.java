@@ -11,10 +11,10 @@ import java.util.Optional;
 import org.jdbi.v3.core.Handle;
 
 /** The SQL of the {@code registry} table: the configured registries in lookup order. */
-final class RegistryRepository {
+final class RegistryStore {
     private final Clock clock;
 
-    RegistryRepository(Clock clock) {
+    RegistryStore(Clock clock) {
         this.clock = clock;
     }
 

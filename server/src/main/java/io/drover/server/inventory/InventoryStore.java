@@ -21,7 +21,7 @@ import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.statement.Query;
 
 /** SQL for the inventory. Every method runs in the caller's handle, so callers choose the transaction. */
-public final class InventoryRepository {
+public final class InventoryStore {
     private static final TypeReference<Map<String, String>> LABELS = new TypeReference<>() {
     };
     private static final TypeReference<List<ServiceProcess>> PROCESSES = new TypeReference<>() {

@@ -22,19 +22,19 @@ import java.util.Set;
 import org.jdbi.v3.core.Handle;
 
 /** The SQL of jobs and their returns; every method runs in the caller's transaction. */
-final class JobRepository {
+final class JobStore {
     private static final TypeReference<List<String>> STRINGS = new TypeReference<>() {
     };
     private static final TypeReference<List<Object>> LIST = new TypeReference<>() {
     };
     private final Clock clock;
 
-    JobRepository(Clock clock) {
+    JobStore(Clock clock) {
         this.clock = clock;
     }
 
     /** One return to store; {@code killed}: the agent stopped the job on a cancel (its state stays CANCELLED). */
-    record ReturnRow(String jid, String minionId, String retJson, int retcode, boolean success, boolean killed) {
+    record ReturnRow(String jid, String agentId, String retJson, int retcode, boolean success, boolean killed) {
     }
 
     /** The states an agent may still leave: a later fact about the job replaces them. */
@@ -65,11 +65,11 @@ final class JobRepository {
     }
 
     /** Records {@code state} for one agent of a job if it is now in one of {@code from}; whether it was. */
-    boolean advance(Handle h, String jid, String minionId, AgentJobState state, List<AgentJobState> from) {
+    boolean advance(Handle h, String jid, String agentId, AgentJobState state, List<AgentJobState> from) {
         return h.createUpdate("""
                         UPDATE job_agent SET state = :state, state_at = :now
                         WHERE jid = :jid AND minion_id = :id AND state IN (<from>)""")
-                .bind("state", state.name()).bind("now", OffsetDateTime.now(clock)).bind("jid", jid).bind("id", minionId)
+                .bind("state", state.name()).bind("now", OffsetDateTime.now(clock)).bind("jid", jid).bind("id", agentId)
                 .bindList("from", from.stream().map(Enum::name).toList()).execute() > 0;
     }
 
@@ -108,11 +108,11 @@ final class JobRepository {
     }
 
     /** An agent went offline: its jobs since {@code since} that it had not finished are AGENT_LOST. */
-    int recordLost(Handle h, String minionId, OffsetDateTime since) {
+    int recordLost(Handle h, String agentId, OffsetDateTime since) {
         return h.createUpdate("""
                         UPDATE job_agent SET state = :state, state_at = :now
                         WHERE minion_id = :id AND state IN (<waiting>) AND jid IN (SELECT jid FROM job WHERE created_at > :since)""")
-                .bind("state", AgentJobState.AGENT_LOST.name()).bind("now", OffsetDateTime.now(clock)).bind("id", minionId)
+                .bind("state", AgentJobState.AGENT_LOST.name()).bind("now", OffsetDateTime.now(clock)).bind("id", agentId)
                 .bind("since", since)
                 .bindList("waiting", List.of(AgentJobState.PUBLISHED.name(), AgentJobState.RECEIVED.name(), AgentJobState.RUNNING.name()))
                 .execute();
@@ -215,7 +215,7 @@ final class JobRepository {
                 VALUES (:jid, :id, :ret, :retcode, :success, :now)""");
         OffsetDateTime now = OffsetDateTime.now(clock);
         for (ReturnRow r : rows) {
-            insert.bind("jid", r.jid()).bind("id", r.minionId()).bind("ret", r.retJson()).bind("retcode", r.retcode())
+            insert.bind("jid", r.jid()).bind("id", r.agentId()).bind("ret", r.retJson()).bind("retcode", r.retcode())
                     .bind("success", r.success()).bind("now", now).add();
         }
         insert.execute();
@@ -224,7 +224,7 @@ final class JobRepository {
         var state = h.prepareBatch("UPDATE job_agent SET state = :state, state_at = :now WHERE jid = :jid AND minion_id = :id");
         for (ReturnRow r : rows) {
             state.bind("state", (r.killed() ? AgentJobState.CANCELLED : AgentJobState.RETURNED).name()).bind("now", at)
-                    .bind("jid", r.jid()).bind("id", r.minionId()).add();
+                    .bind("jid", r.jid()).bind("id", r.agentId()).add();
         }
         state.execute();
     }
@@ -260,9 +260,9 @@ final class JobRepository {
     }
 
     /** One minion's return to a job, if it is stored. */
-    Optional<JobResult.Return> findReturn(Handle h, String jid, String minionId) {
+    Optional<JobResult.Return> findReturn(Handle h, String jid, String agentId) {
         return h.createQuery("SELECT * FROM job_return WHERE jid = :jid AND minion_id = :minion").bind("jid", jid)
-                .bind("minion", minionId).map((rs, ctx) -> storedReturn(rs)).findOne();
+                .bind("minion", agentId).map((rs, ctx) -> storedReturn(rs)).findOne();
     }
 
     private static JobResult.Return storedReturn(ResultSet rs) throws SQLException {

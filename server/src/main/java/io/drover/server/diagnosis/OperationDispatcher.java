@@ -4,7 +4,7 @@ import io.drover.core.diagnosis.DiagnosisDocuments;
 import io.drover.core.diagnosis.Operation;
 import io.drover.model.agentapi.AgentCall;
 import io.drover.model.agentapi.AgentResult;
-import io.drover.model.agentapi.OperationRun;
+import io.drover.model.agentapi.OperationRequest;
 import io.drover.model.agentapi.ProcessOp;
 import io.drover.server.jobs.AgentCalls;
 import io.drover.server.jobs.CallOptions;
@@ -16,7 +16,7 @@ import java.util.Map;
  * Runs one operation for one host: KubeDiag's processors on the host's agent ({@code diag.operation}), Drover's
  * actions through the agent's supervisor ({@code proc.operate}) or the subscriptions that deploy to the host.
  */
-final class OperationExecutor {
+final class OperationDispatcher {
     /** Time beyond the operation's own timeout for the call to come back. */
     static final Duration CALL_MARGIN = Duration.ofSeconds(15);
 
@@ -41,7 +41,7 @@ final class OperationExecutor {
     private final AgentCalls agents;
     private final SubscriptionReruns reruns;
 
-    OperationExecutor(AgentCalls agents, SubscriptionReruns reruns) {
+    OperationDispatcher(AgentCalls agents, SubscriptionReruns reruns) {
         this.agents = agents;
         this.reruns = reruns;
     }
@@ -74,14 +74,14 @@ final class OperationExecutor {
         return new Result.Done(result.succeeded(), result.results(), result.error());
     }
 
-    static OperationRun run(Operation op, Map<String, String> data) {
+    static OperationRequest run(Operation op, Map<String, String> data) {
         return switch (op.processor()) {
-            case OperationRun.SCRIPT_RUNNER -> new OperationRun(op.name(), OperationRun.SCRIPT_RUNNER, op.scriptRunner().script(),
+            case OperationRequest.SCRIPT_RUNNER -> new OperationRequest(op.name(), OperationRequest.SCRIPT_RUNNER, op.scriptRunner().script(),
                     op.scriptRunner().argKeys(), op.scriptRunner().operationResultKey(), null, null, null, null, null, null, data,
                     op.timeoutSeconds());
-            case OperationRun.FUNCTION -> new OperationRun(op.name(), OperationRun.FUNCTION, null, null, null,
+            case OperationRequest.FUNCTION -> new OperationRequest(op.name(), OperationRequest.FUNCTION, null, null, null,
                     op.function().codeSource(), op.function().runtime(), null, null, null, null, data, op.timeoutSeconds());
-            default -> new OperationRun(op.name(), OperationRun.HTTP_SERVER, null, null, null, null, null, op.httpServer().scheme(),
+            default -> new OperationRequest(op.name(), OperationRequest.HTTP_SERVER, null, null, null, null, null, op.httpServer().scheme(),
                     op.httpServer().address(), op.httpServer().port(), op.httpServer().path(), data, op.timeoutSeconds());
         };
     }

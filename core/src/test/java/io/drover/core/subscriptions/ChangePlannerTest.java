@@ -4,14 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.drover.core.render.RenderException;
 import io.drover.core.render.TemplateRenderer;
-import io.drover.core.subscriptions.Planner.Copy;
-import io.drover.core.subscriptions.Planner.Departed;
-import io.drover.core.subscriptions.Planner.Departure;
-import io.drover.core.subscriptions.Planner.Desired;
-import io.drover.core.subscriptions.Planner.DesiredStep;
-import io.drover.core.subscriptions.Planner.Plan;
-import io.drover.core.subscriptions.Planner.StepAction;
-import io.drover.core.subscriptions.Planner.StepSpec;
+import io.drover.core.subscriptions.ChangePlanner.Copy;
+import io.drover.core.subscriptions.ChangePlanner.Departed;
+import io.drover.core.subscriptions.ChangePlanner.Departure;
+import io.drover.core.subscriptions.ChangePlanner.Desired;
+import io.drover.core.subscriptions.ChangePlanner.DesiredStep;
+import io.drover.core.subscriptions.ChangePlanner.Plan;
+import io.drover.core.subscriptions.ChangePlanner.StepAction;
+import io.drover.core.subscriptions.ChangePlanner.StepSpec;
 import io.drover.model.subscriptions.ChangeAction;
 import io.drover.model.subscriptions.CopyStatus;
 import java.util.ArrayList;
@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
  * The planner cases of the subscriptions issue. Desired files are really rendered from templates, host attributes
  * and the step context, so "a context edit" and "a CMDB edit" are edits of those inputs, not of md5s.
  */
-class PlannerTest {
+class ChangePlannerTest {
     static final TemplateRenderer RENDERER = new TemplateRenderer();
 
     /** A host of the fake inventory. */
@@ -96,12 +96,12 @@ class PlannerTest {
     }
 
     Plan plan(boolean enabled, List<Desired> scope, List<Departed> departed) {
-        return Planner.plan(enabled, steps, scope, deployed, departed);
+        return ChangePlanner.plan(enabled, steps, scope, deployed, departed);
     }
 
     /** Records what a successful run of the plan leaves deployed (what the executor writes after each step). */
     void apply(Plan plan, List<Desired> scope) {
-        for (Planner.InstancePlan ip : plan.instances()) {
+        for (ChangePlanner.InstancePlan ip : plan.instances()) {
             Desired d = scope.stream().filter(x -> x.instanceId().equals(ip.instanceId())).findFirst().orElse(null);
             for (StepAction a : ip.steps()) {
                 Map<String, List<Copy>> byStep = deployed.computeIfAbsent(ip.instanceId(), k -> new HashMap<>());
@@ -277,7 +277,7 @@ class PlannerTest {
         List<Departed> departed = List.of(new Departed(id(9), Departure.LEFT_SCOPE, Set.of()));
         deployed.put(id(9), Map.of("exporter", List.of(new Copy(9, "1.0.0", CopyStatus.RUNNING, Map.of()))));
         Plan fromList = plan(true, scope(3, 2, 1), departed);
-        Plan fromStream = Planner.plan(true, steps, scope(3, 2, 1).parallelStream(), deployed, departed);
+        Plan fromStream = ChangePlanner.plan(true, steps, scope(3, 2, 1).parallelStream(), deployed, departed);
         assertThat(fromStream).isEqualTo(fromList);
         assertThat(actions(fromStream)).containsExactly(
                 Map.entry(id(1) + " exporter", "NOT_CHANGE/UP_TO_DATE"), Map.entry(id(2) + " exporter", "PUSH_CONFIG/CONFIG_CHANGE"),
@@ -291,7 +291,7 @@ class PlannerTest {
         Desired offline = desired(1, Set.of(1L));
         Plan plan = plan(true, List.of(online, offline), List.of(new Departed(id(1), Departure.LEFT_SCOPE, Set.of()),
                 new Departed(id(5), Departure.LEFT_SCOPE, Set.of()), new Departed(id(5), Departure.LEFT_BUSINESS, Set.of())));
-        assertThat(plan.instances()).extracting(Planner.InstancePlan::instanceId).containsExactly(id(1), id(5));
+        assertThat(plan.instances()).extracting(ChangePlanner.InstancePlan::instanceId).containsExactly(id(1), id(5));
         assertThat(actions(plan)).containsExactly(Map.entry(id(1) + " exporter", "SKIP/AGENT_OFFLINE"));
     }
 

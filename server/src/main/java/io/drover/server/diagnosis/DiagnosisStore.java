@@ -17,7 +17,7 @@ import java.util.Optional;
 import org.jdbi.v3.core.Handle;
 
 /** The SQL of diagnosis: the library's documents, diagnoses with their checkpoints, and alert fingerprints. */
-final class DiagnosisRepository {
+final class DiagnosisStore {
     private static final TypeReference<List<List<Integer>>> PATHS = new TypeReference<>() {
     };
     private static final TypeReference<Map<String, String>> STRINGS = new TypeReference<>() {

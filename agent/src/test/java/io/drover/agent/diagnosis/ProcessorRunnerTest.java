@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpServer;
 import io.drover.model.agentapi.AgentResult.OperationOutcome;
-import io.drover.model.agentapi.OperationRun;
+import io.drover.model.agentapi.OperationRequest;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -15,38 +15,38 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The three processors of a diagnosis operation, run for real on this host. */
-class OperationRunnerTest {
+class ProcessorRunnerTest {
     @TempDir
     Path state;
 
-    static OperationRun script(String script, List<String> argKeys, String resultKey, Map<String, String> data, int timeout) {
-        return new OperationRun("disk-usage", OperationRun.SCRIPT_RUNNER, script, argKeys, resultKey, null, null, null, null, null,
+    static OperationRequest script(String script, List<String> argKeys, String resultKey, Map<String, String> data, int timeout) {
+        return new OperationRequest("disk-usage", OperationRequest.SCRIPT_RUNNER, script, argKeys, resultKey, null, null, null, null, null,
                 null, data, timeout);
     }
 
-    static OperationRun function(Map<String, String> code, String runtime, Map<String, String> data) {
-        return new OperationRun("check", OperationRun.FUNCTION, null, null, null, code, runtime, null, null, null, null, data, 10);
+    static OperationRequest function(Map<String, String> code, String runtime, Map<String, String> data) {
+        return new OperationRequest("check", OperationRequest.FUNCTION, null, null, null, code, runtime, null, null, null, null, data, 10);
     }
 
     @Test
     void aScriptGetsItsArgumentsAndItsOutputIsKept() throws Exception {
-        OperationOutcome ok = new OperationRunner(state).run(script("echo \"$1-$2\"", List.of("a", "missing", "b"), "du",
+        OperationOutcome ok = new ProcessorRunner(state).run(script("echo \"$1-$2\"", List.of("a", "missing", "b"), "du",
                 Map.of("a", "x", "b", "y z"), 10));
         assertThat(ok.succeeded()).isTrue();
         assertThat(ok.results()).isEqualTo(Map.of("operation.du.output", "x-y z\n"));
 
-        OperationOutcome failed = new OperationRunner(state).run(script("echo partial; exit 3", List.of(), "du", Map.of(), 10));
+        OperationOutcome failed = new ProcessorRunner(state).run(script("echo partial; exit 3", List.of(), "du", Map.of(), 10));
         assertThat(failed.succeeded()).isFalse();
         assertThat(failed.results()).isEqualTo(Map.of("operation.du.output", "partial\n", "operation.du.error", "exit status 3"));
         assertThat(failed.error()).isEqualTo("script: exit status 3: partial");
-        assertThat(new OperationRunner(state).run(script("true", List.of(), null, Map.of(), 10)).results()).isEmpty();
+        assertThat(new ProcessorRunner(state).run(script("true", List.of(), null, Map.of(), 10)).results()).isEmpty();
     }
 
     @Test
     void aScriptThatOutlivesItsTimeoutIsKilledWithEverythingItStarted() throws Exception {
         String marker = "41.7" + System.nanoTime() % 1000;
         long started = System.nanoTime();
-        OperationOutcome outcome = new OperationRunner(state).run(script("sleep " + marker + " & sleep " + marker, List.of(), "s", Map.of(), 1));
+        OperationOutcome outcome = new ProcessorRunner(state).run(script("sleep " + marker + " & sleep " + marker, List.of(), "s", Map.of(), 1));
         assertThat(outcome.succeeded()).isFalse();
         assertThat(outcome.results()).containsEntry("operation.s.error", "timed out after 1 s");
         assertThat((System.nanoTime() - started) / 1e9).isLessThan(15);
@@ -58,22 +58,22 @@ class OperationRunnerTest {
     void aFunctionReadsTheDataAndAnswersWithItsLastLine() throws Exception {
         Map<String, String> code = Map.of("main.py", "import sys, json\nimport helper\ndata = json.load(sys.stdin)\n"
                 + "print('thinking')\nprint(json.dumps({'seen': data['host.name'], 'helper': helper.VALUE}))\n", "helper.py", "VALUE = 'h'\n");
-        OperationOutcome ok = new OperationRunner(state).run(function(code, "python3", Map.of("host.name", "web-1")));
+        OperationOutcome ok = new ProcessorRunner(state).run(function(code, "python3", Map.of("host.name", "web-1")));
         assertThat(ok.error()).isNull();
         assertThat(ok.results()).isEqualTo(Map.of("seen", "web-1", "helper", "h"));
 
-        OperationOutcome notJson = new OperationRunner(state).run(function(Map.of("main.py", "print({'a': 1})"), "Python3", Map.of()));
+        OperationOutcome notJson = new ProcessorRunner(state).run(function(Map.of("main.py", "print({'a': 1})"), "Python3", Map.of()));
         assertThat(notJson.succeeded()).isFalse();
         assertThat(notJson.results()).containsEntry("function.check.error", "the last line is not a JSON object of strings");
-        assertThat(new OperationRunner(state).run(function(Map.of("main.py", "raise SystemExit(2)"), null, Map.of())).results())
+        assertThat(new ProcessorRunner(state).run(function(Map.of("main.py", "raise SystemExit(2)"), null, Map.of())).results())
                 .containsEntry("function.check.error", "exit status 2");
-        assertThat(new OperationRunner(state).run(function(Map.of("main.py", ""), "golang-http", Map.of())).error())
+        assertThat(new ProcessorRunner(state).run(function(Map.of("main.py", ""), "golang-http", Map.of())).error())
                 .contains("runtime 'golang-http' is not supported");
-        assertThat(new OperationRunner(state).run(function(Map.of("main.py", "", "../x.py", ""), null, Map.of())).error())
+        assertThat(new ProcessorRunner(state).run(function(Map.of("main.py", "", "../x.py", ""), null, Map.of())).error())
                 .contains("'../x.py' is not a plain file name");
-        assertThat(new OperationRunner(state).run(function(Map.of("other.py", ""), null, Map.of())).error())
+        assertThat(new ProcessorRunner(state).run(function(Map.of("other.py", ""), null, Map.of())).error())
                 .contains("neither main.py nor function.py");
-        OperationOutcome kubediagStyle = new OperationRunner(state).run(function(Map.of("function.py",
+        OperationOutcome kubediagStyle = new ProcessorRunner(state).run(function(Map.of("function.py",
                 "def handler(context):\n    return {'sum': int(context['c']) + int(context['d'])}\n"), "Python3", Map.of("c", "3", "d", "4")));
         assertThat(kubediagStyle.results()).isEqualTo(Map.of("sum", "7"));
     }
@@ -102,23 +102,23 @@ class OperationRunnerTest {
         server.start();
         try {
             int port = server.getAddress().getPort();
-            OperationOutcome ok = new OperationRunner(state).run(http(port, "probe"));
+            OperationOutcome ok = new ProcessorRunner(state).run(http(port, "probe"));
             assertThat(ok.results()).isEqualTo(Map.of("status", "up"));
             assertThat(received.get()).isEqualTo("{\"node\":\"web-1\"}");
-            assertThat(new OperationRunner(state).run(http(port, "/broken")).error()).endsWith("answered 500");
-            assertThat(new OperationRunner(state).run(http(port, "/numbers")).error()).contains("not a JSON object of strings");
+            assertThat(new ProcessorRunner(state).run(http(port, "/broken")).error()).endsWith("answered 500");
+            assertThat(new ProcessorRunner(state).run(http(port, "/numbers")).error()).contains("not a JSON object of strings");
         } finally {
             server.stop(0);
         }
-        assertThat(new OperationRunner(state).run(http(server.getAddress().getPort(), "/")).succeeded()).isFalse();
+        assertThat(new ProcessorRunner(state).run(http(server.getAddress().getPort(), "/")).succeeded()).isFalse();
     }
 
-    static OperationRun http(int port, String path) {
+    static OperationRequest http(int port, String path) {
         return http(port, path, 5);
     }
 
-    static OperationRun http(int port, String path, int timeout) {
-        return new OperationRun("probe", OperationRun.HTTP_SERVER, null, null, null, null, null, null, "127.0.0.1", port, path,
+    static OperationRequest http(int port, String path, int timeout) {
+        return new OperationRequest("probe", OperationRequest.HTTP_SERVER, null, null, null, null, null, null, "127.0.0.1", port, path,
                 Map.of("node", "web-1"), timeout);
     }
 
@@ -126,18 +126,18 @@ class OperationRunnerTest {
     void scriptsAndFunctionsReadTheDataOnStandardInputAndInAFileNotOnTheCommandLine() throws Exception {
         String big = "x".repeat(1 << 20);
         Map<String, String> data = Map.of("collector.output", big, "host.name", "web-1");
-        OperationOutcome function = new OperationRunner(state).run(function(Map.of("main.py", "import json, sys, os\n"
+        OperationOutcome function = new ProcessorRunner(state).run(function(Map.of("main.py", "import json, sys, os\n"
                 + "data = json.load(sys.stdin)\nfile = json.load(open(os.environ['DROVER_DATA']))\n"
                 + "print(json.dumps({'size': str(len(data['collector.output'])), 'same': str(file == data), 'args': str(len(sys.argv))}))\n"),
                 "python3", data));
         assertThat(function.error()).isNull();
         assertThat(function.results()).isEqualTo(Map.of("size", String.valueOf(1 << 20), "same", "True", "args", "1"));
 
-        OperationOutcome kubediagStyle = new OperationRunner(state).run(function(Map.of("function.py",
+        OperationOutcome kubediagStyle = new ProcessorRunner(state).run(function(Map.of("function.py",
                 "def handler(context):\n    return {'size': len(context['collector.output'])}\n"), "python3", data));
         assertThat(kubediagStyle.results()).isEqualTo(Map.of("size", String.valueOf(1 << 20)));
 
-        OperationOutcome script = new OperationRunner(state).run(script("wc -c < \"$DROVER_DATA\"; wc -c; echo \"$#\"; "
+        OperationOutcome script = new ProcessorRunner(state).run(script("wc -c < \"$DROVER_DATA\"; wc -c; echo \"$#\"; "
                 + "stat -c %a \"$DROVER_DATA\"", List.of(), "d", data, 10));
         String json = io.drover.model.Json.json().writeValueAsString(data);
         assertThat(script.results().get("operation.d.output").lines().toList()).containsExactly(String.valueOf(json.length()),
@@ -147,17 +147,17 @@ class OperationRunnerTest {
     @Test
     void anArgKeyTooLongForTheCommandLineIsRefusedByNameBeforeTheScriptRuns() throws Exception {
         Path ran = state.resolve("ran");
-        String tooLong = "y".repeat(OperationRunner.MAX_ARGUMENT + 1);
-        OperationOutcome refused = new OperationRunner(state).run(script("touch " + ran, List.of("small", "collector.output"), "s",
+        String tooLong = "y".repeat(ProcessorRunner.MAX_ARGUMENT + 1);
+        OperationOutcome refused = new ProcessorRunner(state).run(script("touch " + ran, List.of("small", "collector.output"), "s",
                 Map.of("small", "a", "collector.output", tooLong), 10));
         assertThat(refused.succeeded()).isFalse();
         assertThat(refused.error()).isEqualTo("scriptRunner: the value of argKey 'collector.output' is 131072 bytes, over the limit of"
                 + " 131071 bytes for one argument (read it from $DROVER_DATA or standard input instead)");
         assertThat(ran).doesNotExist();
 
-        String justFits = "y".repeat(OperationRunner.MAX_ARGUMENT);
-        OperationOutcome fits = new OperationRunner(state).run(script("printf %s \"$1\" | wc -c", List.of("v"), "s", Map.of("v", justFits), 10));
-        assertThat(fits.results()).containsEntry("operation.s.output", OperationRunner.MAX_ARGUMENT + "\n");
+        String justFits = "y".repeat(ProcessorRunner.MAX_ARGUMENT);
+        OperationOutcome fits = new ProcessorRunner(state).run(script("printf %s \"$1\" | wc -c", List.of("v"), "s", Map.of("v", justFits), 10));
+        assertThat(fits.results()).containsEntry("operation.s.output", ProcessorRunner.MAX_ARGUMENT + "\n");
 
         Map<String, String> many = new java.util.LinkedHashMap<>();
         List<String> keys = new java.util.ArrayList<>();
@@ -165,21 +165,21 @@ class OperationRunnerTest {
             many.put("k" + i, justFits);
             keys.add("k" + i);
         }
-        assertThat(new OperationRunner(state).run(script("touch " + ran, keys, "s", many, 10)).error())
+        assertThat(new ProcessorRunner(state).run(script("touch " + ran, keys, "s", many, 10)).error())
                 .startsWith("scriptRunner: the values of the argKeys up to 'k8' are 1179639 bytes, over the limit of 1048576 bytes");
-        assertThat(new OperationRunner(state).run(script("touch " + ran, List.of("n"), "s", Map.of("n", "a\0b"), 10)).error())
+        assertThat(new ProcessorRunner(state).run(script("touch " + ran, List.of("n"), "s", Map.of("n", "a\0b"), 10)).error())
                 .contains("argKey 'n' contains a NUL character");
         assertThat(ran).doesNotExist();
     }
 
     @Test
     void outputCutAtTheLimitSaysSo() throws Exception {
-        OperationOutcome outcome = new OperationRunner(state).run(script("head -c 1048600 /dev/zero | tr '\\0' a", List.of(), "big",
+        OperationOutcome outcome = new ProcessorRunner(state).run(script("head -c 1048600 /dev/zero | tr '\\0' a", List.of(), "big",
                 Map.of(), 10));
         String output = outcome.results().get("operation.big.output");
         assertThat(output).startsWith("aaaa").endsWith("\n[drover: output truncated to its first 1048576 of 1048600 bytes]");
-        assertThat(output.length()).isEqualTo((1 << 20) + 1 + OperationRunner.truncated(1048600).length());
-        assertThat(new OperationRunner(state).run(script("head -c 1048576 /dev/zero | tr '\\0' a", List.of(), "big", Map.of(), 10))
+        assertThat(output.length()).isEqualTo((1 << 20) + 1 + ProcessorRunner.truncated(1048600).length());
+        assertThat(new ProcessorRunner(state).run(script("head -c 1048576 /dev/zero | tr '\\0' a", List.of(), "big", Map.of(), 10))
                 .results().get("operation.big.output")).hasSize(1 << 20).doesNotContain("truncated");
     }
 
@@ -214,11 +214,11 @@ class OperationRunnerTest {
         server.start();
         try {
             long started = System.nanoTime();
-            OperationOutcome slow = new OperationRunner(state).run(http(server.getAddress().getPort(), "/slow", 1));
+            OperationOutcome slow = new ProcessorRunner(state).run(http(server.getAddress().getPort(), "/slow", 1));
             assertThat((System.nanoTime() - started) / 1e9).isLessThan(5);
             assertThat(slow.succeeded()).isFalse();
             assertThat(slow.error()).endsWith("/slow did not answer in full within 1 s");
-            assertThat(new OperationRunner(state).run(http(server.getAddress().getPort(), "/huge", 10)).error())
+            assertThat(new ProcessorRunner(state).run(http(server.getAddress().getPort(), "/huge", 10)).error())
                     .isEqualTo("httpServer: the answer is over 2097152 bytes");
         } finally {
             release.countDown();
@@ -228,7 +228,7 @@ class OperationRunnerTest {
 
     @Test
     void anHttpServerOperationWithoutAnAddressIsRefusedNotSentToAnEmptyPort() throws Exception {
-        OperationOutcome outcome = new OperationRunner(state).run(new OperationRun("processCollector", OperationRun.HTTP_SERVER, null,
+        OperationOutcome outcome = new ProcessorRunner(state).run(new OperationRequest("processCollector", OperationRequest.HTTP_SERVER, null,
                 null, null, null, null, null, null, null, "/processor/processCollector", Map.of(), 5));
         assertThat(outcome.succeeded()).isFalse();
         assertThat(outcome.error()).contains("no address (spec.processor.httpServer.address)");

@@ -16,7 +16,7 @@ import java.util.Set;
 import org.jdbi.v3.core.Handle;
 
 /** The SQL of the {@code agent} table (and the key states listed with agents); methods run in the caller's transaction. */
-final class AgentRepository {
+final class AgentStore {
     private static final TypeReference<Map<String, Object>> MAP = new TypeReference<>() {
     };
 

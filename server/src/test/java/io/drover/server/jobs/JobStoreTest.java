@@ -13,8 +13,8 @@ import java.util.Map;
 import java.util.Set;
 
 /** The job repository on SQLite and on the real PostgreSQL. */
-class JobRepositoryTest {
-    final JobRepository repository = new JobRepository(Clock.systemUTC());
+class JobStoreTest {
+    final JobStore repository = new JobStore(Clock.systemUTC());
 
     @OnBothDatabases
     void aJobItsReturnsAndWhoIsStillMissing(String kind) {
@@ -28,8 +28,8 @@ class JobRepositoryTest {
                     .containsEntry("20261125000000000001", Set.of("web-1", "web-2", "web-3"))
                     .containsEntry("20261125000000000002", Set.of("db-1"));
 
-            repository.insertReturns(h, List.of(new JobRepository.ReturnRow("20261125000000000001", "web-2", "\"up 3 days\"", 0, true, false),
-                    new JobRepository.ReturnRow("20261125000000000001", "web-3", "\"sh: uptime: not found\"", 127, false, false)));
+            repository.insertReturns(h, List.of(new JobStore.ReturnRow("20261125000000000001", "web-2", "\"up 3 days\"", 0, true, false),
+                    new JobStore.ReturnRow("20261125000000000001", "web-3", "\"sh: uptime: not found\"", 127, false, false)));
             repository.insertReturns(h, List.of());
             assertThat(repository.awaiting(h, List.of("20261125000000000001"))).containsEntry("20261125000000000001", Set.of("web-1"));
 
@@ -66,11 +66,11 @@ class JobRepositoryTest {
             assertThat(repository.advance(h, jid, "zz", AgentJobState.RUNNING, List.of(AgentJobState.PUBLISHED)))
                     .as("an agent the job did not name").isFalse();
             repository.advance(h, jid, "b", AgentJobState.RUNNING, List.of(AgentJobState.PUBLISHED, AgentJobState.RECEIVED));
-            repository.insertReturns(h, List.of(new JobRepository.ReturnRow(jid, "c", "\"done\"", 0, true, false)));
+            repository.insertReturns(h, List.of(new JobStore.ReturnRow(jid, "c", "\"done\"", 0, true, false)));
 
             assertThat(repository.cancel(h, jid, List.of("a", "b", "c"))).as("c had returned").containsExactly("a", "b");
-            repository.insertReturns(h, List.of(new JobRepository.ReturnRow(jid, "a", "\"\"", 143, false, true),
-                    new JobRepository.ReturnRow(jid, "b", "\"finished anyway\"", 0, true, false)));
+            repository.insertReturns(h, List.of(new JobStore.ReturnRow(jid, "a", "\"\"", 143, false, true),
+                    new JobStore.ReturnRow(jid, "b", "\"finished anyway\"", 0, true, false)));
             assertThat(repository.recordLost(h, "d", past)).isEqualTo(1);
             assertThat(repository.recordTimeouts(h, past, java.time.OffsetDateTime.now())).as("the job has no timeout").isZero();
             assertThat(repository.states(h, jid)).containsExactly(Map.entry("a", AgentJobState.CANCELLED),
@@ -82,7 +82,7 @@ class JobRepositoryTest {
             String timed = "20261125000000000004";
             repository.insertJob(h, timed, "test.ping", List.of(), null, "a,b", "list", List.of("a", "b"), "alice",
                     java.time.OffsetDateTime.now().minusSeconds(1));
-            repository.insertReturns(h, List.of(new JobRepository.ReturnRow(timed, "a", "true", 0, true, false)));
+            repository.insertReturns(h, List.of(new JobStore.ReturnRow(timed, "a", "true", 0, true, false)));
             assertThat(repository.recordTimeouts(h, past, java.time.OffsetDateTime.now())).isEqualTo(1);
             assertThat(repository.recordTimeouts(h, java.time.OffsetDateTime.now(), java.time.OffsetDateTime.now().plusSeconds(5)))
                     .as("swept once").isZero();
@@ -102,7 +102,7 @@ class JobRepositoryTest {
             List<String> ids = java.util.stream.IntStream.range(0, 1_234).mapToObj(i -> "host-" + Integer.toString(i, 36)).toList();
             repository.insertJob(h, jid, "test.ping", List.of(), null, "host-*", "glob", ids, "alice", null);
             repository.insertReturns(h, ids.stream().filter(id -> id.hashCode() % 3 != 0)
-                    .map(id -> new JobRepository.ReturnRow(jid, id, "true", 0, true, false)).toList());
+                    .map(id -> new JobStore.ReturnRow(jid, id, "true", 0, true, false)).toList());
             List<String> seen = new java.util.ArrayList<>();
             String after = null;
             int pages = 0;

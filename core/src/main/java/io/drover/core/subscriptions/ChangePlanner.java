@@ -22,7 +22,7 @@ import java.util.stream.Stream;
  * <p>Install-like actions follow the step order; UNINSTALL and STOP go in reverse step order, so a step is removed
  * before the ones it was set up after.
  */
-public final class Planner {
+public final class ChangePlanner {
     /** One step of the subscription: its id and the plugin version it deploys. */
     public record StepSpec(String id, String version) {
     }
@@ -79,7 +79,7 @@ public final class Planner {
         }
     }
 
-    private Planner() {
+    private ChangePlanner() {
     }
 
     /**

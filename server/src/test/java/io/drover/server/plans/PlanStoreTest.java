@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.drover.model.plans.PlanRun;
-import io.drover.server.plans.PlanRepository.PlanRow;
+import io.drover.server.plans.PlanStore.PlanRow;
 import io.drover.server.store.Sql;
 import io.drover.server.testing.OnBothDatabases;
 import io.drover.server.testing.TestDatabases;
@@ -14,9 +14,9 @@ import java.util.List;
 import java.util.Map;
 
 /** Execution plans and their log lines on SQLite and on the real PostgreSQL. */
-class PlanRepositoryTest {
+class PlanStoreTest {
     static final OffsetDateTime T0 = OffsetDateTime.of(2026, 11, 25, 3, 0, 0, 123_456_000, ZoneOffset.ofHours(8));
-    final PlanRepository repository = new PlanRepository();
+    final PlanStore repository = new PlanStore();
 
     static PlanRow plan(String id, String name, OffsetDateTime at) {
         return new PlanRow(id, name, "20261125030000123456", "web-*", "glob", List.of("web-1", "web-2"),

@@ -8,8 +8,8 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 
 /** The addon repository on SQLite and on the real PostgreSQL. */
-class AddonRepositoryTest {
-    final AddonRepository repository = new AddonRepository();
+class AddonStoreTest {
+    final AddonStore repository = new AddonStore();
 
     @OnBothDatabases
     void enabledAddonsAreStoredUpgradedListedAndRemoved(String kind) {
@@ -25,17 +25,17 @@ class AddonRepositoryTest {
             repository.insert(h, "libcompat", "1.2.0", "store", "v1:other", t0);
             repository.update(h, "demo-exporter", "1.1.0", "git", "v1:resealed", t0.plusHours(1));
 
-            AddonRepository.Enabled demo = repository.find(h, "demo-exporter").orElseThrow();
+            AddonStore.Enabled demo = repository.find(h, "demo-exporter").orElseThrow();
             assertThat(demo.version()).isEqualTo("1.1.0");
             assertThat(demo.registry()).isEqualTo("git");
             assertThat(demo.sealedParams()).isEqualTo("v1:resealed");
             assertThat(demo.enabledAt().toInstant()).isEqualTo(t0.toInstant());
             assertThat(demo.updatedAt().toInstant()).isEqualTo(t0.plusHours(1).toInstant());
-            assertThat(repository.all(h)).extracting(AddonRepository.Enabled::name).containsExactly("demo-exporter", "libcompat");
+            assertThat(repository.all(h)).extracting(AddonStore.Enabled::name).containsExactly("demo-exporter", "libcompat");
 
             repository.delete(h, "demo-exporter");
             assertThat(repository.find(h, "demo-exporter")).isEmpty();
-            assertThat(repository.all(h)).extracting(AddonRepository.Enabled::name).containsExactly("libcompat");
+            assertThat(repository.all(h)).extracting(AddonStore.Enabled::name).containsExactly("libcompat");
         }));
     }
 }

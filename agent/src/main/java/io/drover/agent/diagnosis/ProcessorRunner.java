@@ -5,7 +5,7 @@ import io.drover.agent.jobs.JobProcesses;
 import io.drover.agent.plans.ProcessGroups;
 import io.drover.model.Json;
 import io.drover.model.agentapi.AgentResult.OperationOutcome;
-import io.drover.model.agentapi.OperationRun;
+import io.drover.model.agentapi.OperationRequest;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -41,7 +41,7 @@ import java.util.concurrent.TimeoutException;
  * fails the operation (so a check can fail a path); its output is kept either way under
  * {@code operation.<resultKey>.output}, with a marker when it was cut at {@link #MAX_OUTPUT} bytes.
  */
-public final class OperationRunner {
+public final class ProcessorRunner {
     static final int MAX_OUTPUT = 1 << 20;
     static final int MAX_HTTP_BODY = 2 << 20;
     /** Linux's MAX_ARG_STRLEN (128 KiB with the terminating NUL): one argument longer fails the exec with E2BIG. */
@@ -56,22 +56,22 @@ public final class OperationRunner {
     private final Path workRoot;
     private HttpClient http;
 
-    public OperationRunner(Path stateDir) {
+    public ProcessorRunner(Path stateDir) {
         this.workRoot = stateDir.resolve("diagnosis/work");
     }
 
-    public OperationOutcome run(OperationRun run) throws InterruptedException {
+    public OperationOutcome run(OperationRequest run) throws InterruptedException {
         Duration timeout = Duration.ofSeconds(Math.max(1, Math.min(run.timeoutSeconds(), 86_400)));
         return switch (run.processor()) {
-            case OperationRun.SCRIPT_RUNNER -> script(run, timeout);
-            case OperationRun.FUNCTION -> function(run, timeout);
-            case OperationRun.HTTP_SERVER -> http(run, timeout);
+            case OperationRequest.SCRIPT_RUNNER -> script(run, timeout);
+            case OperationRequest.FUNCTION -> function(run, timeout);
+            case OperationRequest.HTTP_SERVER -> http(run, timeout);
             default -> new OperationOutcome(false, Map.of(), "unknown processor '" + run.processor()
                     + "' (scriptRunner, function or httpServer)");
         };
     }
 
-    private OperationOutcome script(OperationRun run, Duration timeout) throws InterruptedException {
+    private OperationOutcome script(OperationRequest run, Duration timeout) throws InterruptedException {
         if (run.script() == null || run.script().isBlank()) {
             return new OperationOutcome(false, Map.of(), "scriptRunner: the operation has no script");
         }
@@ -102,7 +102,7 @@ public final class OperationRunner {
         }
     }
 
-    private OperationOutcome function(OperationRun run, Duration timeout) throws InterruptedException {
+    private OperationOutcome function(OperationRequest run, Duration timeout) throws InterruptedException {
         if (run.runtime() != null && !run.runtime().equalsIgnoreCase("python3")) {
             return new OperationOutcome(false, Map.of(), "function: runtime '" + run.runtime() + "' is not supported (python3)");
         }
@@ -146,7 +146,7 @@ public final class OperationRunner {
         }
     }
 
-    private OperationOutcome http(OperationRun run, Duration timeout) throws InterruptedException {
+    private OperationOutcome http(OperationRequest run, Duration timeout) throws InterruptedException {
         String scheme = run.scheme() == null ? "http" : run.scheme();
         if (!scheme.equals("http") && !scheme.equals("https")) {
             return new OperationOutcome(false, Map.of(), "httpServer: scheme must be either http or https");
@@ -218,7 +218,7 @@ public final class OperationRunner {
      * Adds the values of the run's argKeys (missing keys skipped, as KubeDiag) to the command; an error naming the key
      * and the limit when a value could not be passed as an argument, before anything runs.
      */
-    static String arguments(OperationRun run, List<String> command) {
+    static String arguments(OperationRequest run, List<String> command) {
         long total = 0;
         for (String key : run.argKeys()) {
             String value = run.data().get(key);

@@ -11,7 +11,7 @@ import java.util.Optional;
 import org.jdbi.v3.core.Handle;
 
 /** The SQL of execution plans and their log lines; every method runs in the caller's transaction. */
-final class PlanRepository {
+final class PlanStore {
     private static final TypeReference<List<String>> STRINGS = new TypeReference<>() {
     };
 
