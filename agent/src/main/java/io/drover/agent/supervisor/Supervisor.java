@@ -1,7 +1,6 @@
 package io.drover.agent.supervisor;
 
 import io.drover.model.agentapi.ProcessSpec;
-import io.drover.model.Json;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
@@ -48,6 +47,8 @@ public final class Supervisor implements AutoCloseable {
     /** A start command still running after this long is taken to be the process itself (it did not daemonize). */
     static final Duration FOREGROUND_AFTER = Duration.ofSeconds(3);
     private static final int MAX_OUTPUT = 64 * 1024;
+    /** A registration is a spec of a few paths and commands; a larger file is not one the supervisor wrote. */
+    private static final long MAX_REGISTRATION_BYTES = 1024 * 1024;
     private static final File NO_INPUT = new File("/dev/null");
 
     /** Timings; {@link #DEFAULTS} in production, shorter ones in tests. */
@@ -141,7 +142,10 @@ public final class Supervisor implements AutoCloseable {
 
     private void load(Path file, String name) {
         try {
-            Registration r = Json.json().readValue(file.toFile(), Registration.class);
+            if (Files.size(file) > MAX_REGISTRATION_BYTES) {
+                throw new IllegalArgumentException("larger than " + MAX_REGISTRATION_BYTES + " bytes");
+            }
+            Registration r = RegistrationFile.read(Files.readString(file));
             check(r.spec());
             if (!r.spec().name().equals(name)) {
                 throw new IllegalArgumentException("it registers '" + r.spec().name() + "'");
@@ -496,7 +500,7 @@ public final class Supervisor implements AutoCloseable {
         Path tmp = Files.createTempFile(dir, name + ".", ".tmp");
         try {
             try (FileChannel channel = FileChannel.open(tmp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
-                channel.write(java.nio.ByteBuffer.wrap(Json.json().writeValueAsBytes(registration)));
+                channel.write(java.nio.ByteBuffer.wrap(RegistrationFile.write(registration)));
                 channel.force(true);
             }
             Files.move(tmp, dir.resolve(name + ".json"), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
