@@ -8,7 +8,8 @@
 # (`jcmd`: heap after a full GC, metaspace, threads; NMT's summary with NMT=1, which adds its own overhead).
 # Usage: bench/agent-rss.sh [JOBS]   (figures go to docs/benchmarks.md#agent-memory)
 # DROVER_HOME: the distribution (default dist/target/drover, built by ./mvnw -DskipTests package); WORK: scratch
-# directory (default /tmp/drover-agent-rss); ports 18086 (HTTP), 14545 and 14546 (agent transport) must be free.
+# directory (default /tmp/drover-agent-rss); PORT (default 18086) for HTTP and PORT-3540, PORT-3541 for the agent
+# transport (14545, 14546) must be free.
 set -e
 root=$(cd "$(dirname "$0")/.." && pwd)
 jobs=${1:-1000}
@@ -17,11 +18,12 @@ work=${WORK:-/tmp/drover-agent-rss}
 [ -n "${JAVA_HOME:-}" ] || . "$root/.ci/java-home"
 export JAVA_HOME
 drover="$home/bin/drover"
-export DROVER_SERVER=http://127.0.0.1:18086
+port=${PORT:-18086}; pub=$((port - 3541)); req=$((port - 3540))
+export DROVER_SERVER=http://127.0.0.1:$port
 rm -rf "$work"; mkdir -p "$work/host-1"
 
-DROVER_SERVER_OPTS="-Xmx512m" "$drover" server --data-dir "$work/data" --port 18086 --salt-publish-port 14545 \
-  --salt-request-port 14546 --auto-accept 'rss-*' --agent-biz 2 --inspection-interval-seconds 0 > "$work/server.log" 2>&1 &
+DROVER_SERVER_OPTS="-Xmx512m" "$drover" server --data-dir "$work/data" --port $port --salt-publish-port $pub \
+  --salt-request-port $req --auto-accept 'rss-*' --agent-biz 2 --inspection-interval-seconds 0 > "$work/server.log" 2>&1 &
 server=$!
 agent=
 trap 'kill $agent $server 2>/dev/null' EXIT
@@ -41,7 +43,7 @@ auth="Authorization: Bearer $DROVER_TOKEN"
 # AGENT_JAVA_OPTS: more JVM options for the agent (e.g. -Xlog:class+load:file=/tmp/classes.txt)
 JAVA_TOOL_OPTIONS="${NMT:+-XX:NativeMemoryTracking=summary} ${AGENT_JAVA_OPTS:-}"
 export JAVA_TOOL_OPTIONS
-"$drover" agent --master 127.0.0.1:14546 --publish-port 14545 --id rss-1 --root "$work/host-1" --ip 10.0.1.1 \
+"$drover" agent --master 127.0.0.1:$req --publish-port $pub --id rss-1 --root "$work/host-1" --ip 10.0.1.1 \
   > "$work/agent.log" 2>&1 &
 agent=$!
 unset JAVA_TOOL_OPTIONS
@@ -53,11 +55,12 @@ done
 
 # RSS and where it lies, from smaps: the Java heap is the anonymous mapping that holds the heap's reserved range
 report() {
-  awk -v stage="$1" '
+  awk -v stage="$1" -v threads="$(ls /proc/$pid/task | wc -l)" '
     /^[0-9a-f]+-[0-9a-f]+ / { name = $6; anon = (NF < 6 || name ~ /^\[/) }
     /^Rss:/ { rss += $2; if (name ~ /libjvm/) jvm += $2; else if (anon) a += $2; else f += $2 }
-    END { printf "%-22s RSS %6.1f MiB  (anonymous %5.1f, libjvm.so %5.1f, other files %4.1f)\n", stage, rss/1024, a/1024, jvm/1024, f/1024 }
+    END { printf "%-22s RSS %6.1f MiB  (anonymous %5.1f, libjvm.so %5.1f, other files %4.1f; %d threads)\n", stage, rss/1024, a/1024, jvm/1024, f/1024, threads }
   ' "/proc/$pid/smaps"
+  cp "/proc/$pid/smaps" "$work/smaps-$2.txt" # for a closer look: mapping by mapping
   # with NMT=1, the JVM's own view of each stage, kept in $work (the first jcmd starts the attach listener thread)
   [ -z "${NMT:-}" ] || "$JAVA_HOME/bin/jcmd" $pid VM.native_memory summary > "$work/nmt-$2.txt"
 }
@@ -103,6 +106,7 @@ report "after $jobs jobs" jobs
 jcmd="$JAVA_HOME/bin/jcmd"
 echo "threads: $(ls /proc/$pid/task | wc -l)"
 "$jcmd" $pid GC.run > /dev/null
-"$jcmd" $pid GC.heap_info | grep -E 'generation|Metaspace|class space' | sed 's/^ */after a full GC: /'
+"$jcmd" $pid GC.heap_info | grep -E '^ *(DefNew|Tenured|def new|tenured)' | sed 's/^ */after a full GC: /'
+"$jcmd" $pid VM.metaspace | sed -n 's/^ *Both: *[0-9]* chunks, *\([0-9.]* [KM]B\) capacity, *\([0-9.]* [KM]B\).*committed.*/metaspace (class space included): \1 capacity, \2 committed/p'
 echo "classes loaded: $("$jcmd" $pid VM.classes | grep -c '^0x')"
 [ -z "${NMT:-}" ] || grep -E '^(Total|-  *[A-Z][A-Za-z ]+ \()' "$work/nmt-jobs.txt"
