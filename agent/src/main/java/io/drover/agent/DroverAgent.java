@@ -284,7 +284,7 @@ public final class DroverAgent implements AutoCloseable {
      * process), without holding the job up; kept while the master is away, as plan logs are.
      */
     private void reportJob(String jid, String state) {
-        Thread.ofVirtual().name("job-state-" + jid).start(() -> jobStates.send(
+        Thread.ofPlatform().daemon().name("job-state-" + jid).start(() -> jobStates.send(
                 io.drover.core.agents.AgentEventTags.jobState(minion.id(), jid, state), Map.of("jid", jid)));
     }
 
