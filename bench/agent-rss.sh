@@ -3,13 +3,15 @@
 # for demo host 1 (10.0.1.1), started from the distribution $DROVER_HOME with the launcher's flags. Prints the
 # agent's RSS idle (30 s after it came online), 30 s after the quickstart's subscription deployed the two example
 # plugins (demo-exporter, a process the agent supervises, and bkmonitorbeat's sub-configs) to it, and 30 s after N
-# jobs (default 1000: test.ping and cmd.run alternately, one at a time through the REST API), each with a breakdown
-# from /proc/PID/smaps (Java heap, other anonymous memory, libjvm and other files) and, at the end, the JVM's own
-# (`jcmd`: heap after a full GC, metaspace, threads; NMT's summary with NMT=1, which adds its own overhead).
+# jobs (default 1000: test.ping and cmd.run alternately, one at a time through the REST API), each split from
+# /proc/PID/smaps (anonymous: heap, metaspace, stacks, malloc; libjvm.so; other files) with the thread count, the
+# smaps kept in $WORK; at the end the JVM's own view (`jcmd`: heap after a full GC, metaspace, classes) and, with
+# NMT=1 (which adds its own overhead), NMT's summary of each stage in $WORK. AGENT_JAVA_OPTS adds agent JVM options
+# (through JAVA_TOOL_OPTIONS, so the launcher's flags win; the agent's plugins inherit them).
 # Usage: bench/agent-rss.sh [JOBS]   (figures go to docs/benchmarks.md#agent-memory)
 # DROVER_HOME: the distribution (default dist/target/drover, built by ./mvnw -DskipTests package); WORK: scratch
-# directory (default /tmp/drover-agent-rss); PORT (default 18086) for HTTP and PORT-3540, PORT-3541 for the agent
-# transport (14545, 14546) must be free.
+# directory (default /tmp/drover-agent-rss); ports PORT (default 18086, HTTP), PORT-3541 and PORT-3540 (14545, 14546:
+# agent transport) and the example exporter's 19100 must be free.
 set -e
 root=$(cd "$(dirname "$0")/.." && pwd)
 jobs=${1:-1000}
@@ -40,7 +42,6 @@ auth="Authorization: Bearer $DROVER_TOKEN"
 "$drover" addon enable examples/bkmonitorbeat > /dev/null
 
 # the agent, alone: its class loading and memory are measured, so nothing else starts while it runs
-# AGENT_JAVA_OPTS: more JVM options for the agent (e.g. -Xlog:class+load:file=/tmp/classes.txt)
 JAVA_TOOL_OPTIONS="${NMT:+-XX:NativeMemoryTracking=summary} ${AGENT_JAVA_OPTS:-}"
 export JAVA_TOOL_OPTIONS
 "$drover" agent --master 127.0.0.1:$req --publish-port $pub --id rss-1 --root "$work/host-1" --ip 10.0.1.1 \
@@ -104,7 +105,6 @@ sleep 30
 report "after $jobs jobs" jobs
 
 jcmd="$JAVA_HOME/bin/jcmd"
-echo "threads: $(ls /proc/$pid/task | wc -l)"
 "$jcmd" $pid GC.run > /dev/null
 "$jcmd" $pid GC.heap_info | grep -E '^ *(DefNew|Tenured|def new|tenured)' | sed 's/^ */after a full GC: /'
 "$jcmd" $pid VM.metaspace | sed -n 's/^ *Both: *[0-9]* chunks, *\([0-9.]* [KM]B\) capacity, *\([0-9.]* [KM]B\).*committed.*/metaspace (class space included): \1 capacity, \2 committed/p'
