@@ -127,7 +127,7 @@ public final class JobRunner {
 
     /** Reports how far a job got without holding the job up. */
     private void report(String jid, String state) {
-        Thread.ofVirtual().name("job-state-" + jid).start(() -> states.report(jid, state));
+        Thread.ofPlatform().daemon().name("job-state-" + jid).start(() -> states.report(jid, state));
     }
 
     /** {@code saltutil.kill_job}: the job's process groups get SIGTERM, then SIGKILL after a grace. */

@@ -1,7 +1,6 @@
 package io.drover.agent.supervisor;
 
 import io.drover.model.agentapi.ProcessSpec;
-import io.drover.model.Json;
 import io.drover.model.agentapi.ProcessStatus;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -38,6 +37,8 @@ import org.slf4j.LoggerFactory;
 public final class Supervisor implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Supervisor.class);
     public static final List<String> OPS = List.of("START", "STOP", "RESTART", "RELOAD", "QUERY", "DELEGATE", "UNDELEGATE");
+    /** A registration is a spec of a few paths and commands; a larger file is not one the supervisor wrote. */
+    private static final long MAX_REGISTRATION_BYTES = 1024 * 1024;
 
     /** Timings; {@link #DEFAULTS} in production, shorter ones in tests. */
     public record Options(Duration commandTimeout, Duration startCheck, Duration stopGrace, Duration firstBackoff,
@@ -128,7 +129,10 @@ public final class Supervisor implements AutoCloseable {
 
     private void load(Path file, String name) {
         try {
-            Registration r = Json.json().readValue(file.toFile(), Registration.class);
+            if (Files.size(file) > MAX_REGISTRATION_BYTES) {
+                throw new IllegalArgumentException("larger than " + MAX_REGISTRATION_BYTES + " bytes");
+            }
+            Registration r = RegistrationFile.read(Files.readString(file));
             check(r.spec());
             if (!r.spec().name().equals(name)) {
                 throw new IllegalArgumentException("it registers '" + r.spec().name() + "'");
@@ -258,7 +262,7 @@ public final class Supervisor implements AutoCloseable {
         Path tmp = Files.createTempFile(dir, name + ".", ".tmp");
         try {
             try (FileChannel channel = FileChannel.open(tmp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
-                channel.write(java.nio.ByteBuffer.wrap(Json.json().writeValueAsBytes(registration)));
+                channel.write(java.nio.ByteBuffer.wrap(RegistrationFile.write(registration)));
                 channel.force(true);
             }
             Files.move(tmp, dir.resolve(name + ".json"), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);

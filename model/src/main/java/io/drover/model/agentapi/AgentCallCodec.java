@@ -141,8 +141,35 @@ public final class AgentCallCodec {
             case CommandOutput c -> c.output();
             case Ports p -> p.ports();
             case AgentResult.PlanFinished p -> p.document();
-            default -> Json.json().convertValue(result, Map.class);
+            // the other results as the maps Json.json() would make of them (snake_case, nulls left out), written out
+            // so that an agent does not load Jackson's databind (some 1,000 classes, ~9 MiB) to answer a deployment
+            case AgentResult.JobKilled k -> fields("jid", k.jid(), "found", k.found(), "signalled", k.signalled());
+            case AgentResult.FileWritten f -> fields("path", f.path(), "bytes", f.bytes(), "md5", f.md5());
+            case AgentResult.FileRemoved f -> fields("path", f.path(), "removed", f.removed());
+            case AgentResult.PackageInstalled p -> fields("target_dir", p.targetDir(), "files", p.files(), "sha256", p.sha256());
+            case AgentResult.UpgradeHandedOver u -> fields("from_version", u.fromVersion(), "to_version", u.toVersion(),
+                    "log", u.log());
+            case AgentResult.InstalledPackage i -> fields("target_dir", i.targetDir(), "exists", i.exists(), "sha256", i.sha256());
+            case AgentResult.OperationOutcome o -> fields("succeeded", o.succeeded(), "results", new LinkedHashMap<>(o.results()),
+                    "error", o.error());
+            case AgentResult.PluginRemoved r -> fields("target_dir", r.targetDir(), "removed", r.removed());
+            case AgentResult.ProcessRegistered r -> fields("name", r.name(), "registered", r.registered());
+            case AgentResult.ProcessUnregistered u -> fields("name", u.name(), "unregistered", u.unregistered());
+            case AgentResult.ProcessState p -> fields("name", p.name(), "op", p.op() == null ? null : p.op().name(),
+                    "status", p.status() == null ? null : p.status().name(), "pid", p.pid(), "version", p.version(),
+                    "delegate", p.delegate(), "healthy", p.healthy());
         };
+    }
+
+    /** A map of the non-null values of alternating keys and values, in order. */
+    private static Map<String, Object> fields(Object... keysAndValues) {
+        Map<String, Object> map = new LinkedHashMap<>();
+        for (int i = 0; i < keysAndValues.length; i += 2) {
+            if (keysAndValues[i + 1] != null) {
+                map.put((String) keysAndValues[i], keysAndValues[i + 1]);
+            }
+        }
+        return map;
     }
 
     /** The result of {@code call} from a return's value and retcode; {@link BadCall} when the value has another shape. */

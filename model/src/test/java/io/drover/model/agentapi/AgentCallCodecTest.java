@@ -172,6 +172,47 @@ class AgentCallCodecTest {
     }
 
     @Test
+    void resultsWrittenOutAreTheMapsJacksonMadeOfThem() {
+        List<AgentResult> results = List.of(
+                new AgentResult.JobKilled("20261125012345123456", true, 3),
+                new FileWritten("/etc/x.conf", 5_000_000_000L, "md5"),
+                new AgentResult.FileRemoved("/etc/x.conf", false),
+                new AgentResult.PackageInstalled("/usr/local/gse/plugins", 12, SHA),
+                new AgentResult.UpgradeHandedOver("0.1.0", "0.2.0", "/var/log/drover-agent/upgrade.log"),
+                new AgentResult.InstalledPackage("/opt/x", false, ""),
+                new AgentResult.InstalledPackage(null, true, null),
+                new AgentResult.OperationOutcome(false, Map.of("cpu", "12", "mem", "3"), "timed out"),
+                new AgentResult.OperationOutcome(true, null, null),
+                new AgentResult.PluginRemoved("/opt/x", true),
+                new AgentResult.ProcessRegistered("demo", true),
+                new AgentResult.ProcessUnregistered("demo", false),
+                new ProcessState("demo", ProcessOp.QUERY, ProcessStatus.RUNNING, 4242L, "1.0", true, false),
+                new ProcessState("demo", ProcessOp.STOP, ProcessStatus.TERMINATED, null, null, null, null));
+        for (AgentResult result : results) {
+            Object wire = AgentCallCodec.encodeResult(result);
+            assertThat(wire).as(result.toString()).isEqualTo(io.drover.model.Json.json().convertValue(result, Map.class));
+            assertThat(AgentCallCodec.decodeResult(callFor(result), wire, 0)).isEqualTo(result);
+        }
+    }
+
+    private static AgentCall<?> callFor(AgentResult result) {
+        return switch (result) {
+            case AgentResult.JobKilled k -> new AgentCall.KillJob(k.jid());
+            case FileWritten f -> new WriteFile(f.path(), "a", null);
+            case AgentResult.FileRemoved f -> new RemoveFile(f.path());
+            case AgentResult.PackageInstalled p -> new InstallPackage("salt://x.tgz", SHA, p.targetDir());
+            case AgentResult.UpgradeHandedOver u -> new AgentCall.UpgradeAgent("a", SHA, u.toVersion(), 120);
+            case AgentResult.InstalledPackage i -> new QueryPackage("/opt/x");
+            case AgentResult.OperationOutcome o -> new AgentCall.RunOperation(null);
+            case AgentResult.PluginRemoved r -> new RemovePlugin(r.targetDir());
+            case AgentResult.ProcessRegistered r -> new RegisterProcess(null);
+            case AgentResult.ProcessUnregistered u -> new UnregisterProcess(u.name());
+            case ProcessState p -> new OperateProcess(p.name(), p.op());
+            default -> throw new IllegalArgumentException(result.toString());
+        };
+    }
+
+    @Test
     void aKilledJobIsReadFromADroverAgentsMapAndFromASaltMinionsSentence() {
         AgentCall.KillJob kill = new AgentCall.KillJob("20261125012345123456");
         AgentResult.JobKilled killed = new AgentResult.JobKilled("20261125012345123456", true, 3);

@@ -501,7 +501,9 @@ public final class SaltMinion implements AutoCloseable {
         if (!(load.get("jid") instanceof String) || !(load.get("fun") instanceof String) || !targeted(load)) {
             return;
         }
-        Thread.ofVirtual().name("job-" + load.get("jid")).start(() -> {
+        // a platform thread that ends with the job for an agent with its own loop (no virtual-thread scheduler kept
+        // alive in a small JVM after its first job), a virtual one where thousands of minions share a process
+        transport.loopThread().name("job-" + load.get("jid")).start(() -> {
             try {
                 listener.onJob(this, load);
             } catch (RuntimeException e) {
