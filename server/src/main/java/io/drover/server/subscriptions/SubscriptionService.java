@@ -280,7 +280,7 @@ public final class SubscriptionService {
             if (!p.mayTouch(s.bkBizId())) {
                 continue;
             }
-            out.add(new HostPlugin(r.plugin(), r.version(), r.status().name(), r.port(), r.subscriptionId(), s.name(),
+            out.add(new HostPlugin(r.plugin(), r.version(), r.status(), r.port(), r.subscriptionId(), s.name(),
                     r.stepId(), r.instanceId(), r.groupId(), List.copyOf(r.files().keySet())));
         }
         return out;
