@@ -222,7 +222,7 @@ public final class TaskScheduler implements AutoCloseable {
         RunStatus status = error != null || counts.getOrDefault(RunStatus.FAILED.wire(), 0) > 0 ? RunStatus.FAILED
                 : counts.getOrDefault(RunStatus.REVOKED.wire(), 0) > 0 ? RunStatus.REVOKED : RunStatus.SUCCEEDED;
         long sub = tasks.finish(taskId, status, error, counts);
-        log.info("subscription {} task {} finished: {} {}", sub, taskId, status, counts);
+        log.info("subscription {} task {} finished: {} {}", sub, taskId, status.wire(), counts);
         Consumer<RunStatus> then = finished.remove(taskId);
         if (then != null) {
             then.accept(status);
