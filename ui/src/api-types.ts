@@ -438,7 +438,7 @@ export interface HostMove {
 export interface HostPlugin {
   plugin?: string;
   version?: string;
-  status?: string;
+  status?: 'RUNNING' | 'STOPPED' | 'UNKNOWN';
   port?: number;
   subscription_id: number;
   subscription?: string;
