@@ -163,11 +163,14 @@ class NatsClusterTest {
                 (load, minions) -> { }, busC)) {
             busC.publish(event("drover/agent/web-1/online", Map.of("id", "web-1")));
             c.publish(new PublishLoad("cmd.run", List.of("touch /tmp/pwned"), "*", "glob", "4", "", "x"), null);
+            // C's event leaves through its bus and both wait in its connection's buffer: closing it is no flush
+            await().atMost(Duration.ofSeconds(10)).until(() -> b.refused(ClusterSeal.Refusal.FORGED) >= 2);
         }
         Event marker = event("drover/test/marker-forged", Map.of("n", 1));
         busA.publish(marker);
         a.publish(ping("2", "web-2"), List.of("web-2"));
-        await().atMost(Duration.ofSeconds(10)).until(() -> heardOnB.contains(marker) && !publishedOnB.isEmpty());
+        await().atMost(Duration.ofSeconds(10)).until(() -> heardOnB.contains(marker) && !publishedOnB.isEmpty()
+                && b.refused(ClusterSeal.Refusal.UNSEALED) >= 3);
         assertThat(heardOnB).as("only the genuine event crossed").containsExactly(marker);
         assertThat(publishedOnB).as("only the genuine job reached B's agents").containsExactly(ping("2", "web-2"));
         assertThat(b.refused(ClusterSeal.Refusal.UNSEALED)).as("the plain client's three messages").isEqualTo(3);
@@ -193,7 +196,8 @@ class NatsClusterTest {
             nats.flush(Duration.ofSeconds(5));
             Event marker = event("drover/test/marker-replayed", Map.of("n", 2));
             busA.publish(marker);
-            await().atMost(Duration.ofSeconds(10)).until(() -> heardOnB.contains(marker));
+            await().atMost(Duration.ofSeconds(10)).until(() -> heardOnB.contains(marker)
+                    && b.refused(ClusterSeal.Refusal.REPLAYED) >= 2 && b.refused(ClusterSeal.Refusal.FORGED) >= 2);
             assertThat(heardOnB).as("the replayed event was not delivered again").containsExactly(genuine, marker);
             assertThat(publishedOnB).as("the replayed job was not sent again").hasSize(1);
             assertThat(b.refused(ClusterSeal.Refusal.REPLAYED)).as("each sent again on its subject").isEqualTo(2);
