@@ -1,5 +1,7 @@
 package io.drover.cli;
 
+import io.drover.model.agentupgrade.UpgradeHostState;
+import io.drover.model.agentupgrade.RolloutStatus;
 import com.fasterxml.jackson.core.type.TypeReference;
 import io.drover.cli.Output.Column;
 import io.drover.model.agentupgrade.AgentUpgradeHost;
@@ -77,7 +79,7 @@ final class AgentUpgradeCommand {
                 return 0;
             }
             AgentUpgradeTask done = watch(client.client(), out, task.id());
-            return done.status().wire().equals("succeeded") ? 0 : 1;
+            return done.status() == RolloutStatus.SUCCEEDED ? 0 : 1;
         }
     }
 
@@ -87,7 +89,7 @@ final class AgentUpgradeCommand {
         while (true) {
             AgentUpgradeTask task = client.get("/api/v1/agent-upgrades/" + taskId, AgentUpgradeTask.class);
             for (AgentUpgradeHost h : task.hosts()) {
-                if (h.status().wire().equals("pending") && h.startedAt() == null) {
+                if (h.status() == UpgradeHostState.PENDING && h.startedAt() == null) {
                     continue;
                 }
                 String line = Output.printable("batch " + h.batch() + "  " + h.agentId() + "  " + h.status().wire()
@@ -97,7 +99,7 @@ final class AgentUpgradeCommand {
                 }
             }
             out.flush();
-            if (!task.status().wire().equals("running")) {
+            if (task.status() != RolloutStatus.RUNNING) {
                 out.printf("agent upgrade %d %s: %d succeeded, %d skipped, %d failed, %d not started%n", taskId, task.status().wire(),
                         task.succeeded(), task.skipped(), task.failed(), task.notStarted());
                 out.print(Output.table(task.hosts(), HOSTS));
