@@ -4,7 +4,8 @@
 # WARMUP untimed rounds, default 3) and prints each round and the median. Also prints the server's heap, open files, and how the two
 # cores were shared between the server and the load processes during the rounds.
 # Usage: bench/ping.sh [PROCS PER ROUNDS [WARMUP]]   (default 2 500 15 3: 1,000 agents; 5 1600 5: 8,000 agents)
-# FLEET_OPTS adds options to every load process (e.g. "--io-threads 1"). Needs ports 4505, 4506 and 18083 free. Figures go to docs/benchmarks.md.
+# BENCH_JFR=FILE records the server's timed rounds with JFR. FLEET_OPTS adds options to every load process (e.g. "--io-threads 1"). Needs ports 4505, 4506 and 18083 free. Figures go to docs/benchmarks.md.
+# STORM=1: all load processes start at once, their agents unramped (a sign-in storm).
 # COLD=N: after the timed rounds, restart the server (same data directory), wait until the fleet signed in again and
 # time N more rounds: the server's first jobs after a start, each against the warm median.
 set -e
@@ -35,20 +36,25 @@ connected() {
   echo "$(basename "$1" .log): $(grep 'connected in' "$1")"
 }
 loads=""
+# STORM=1: every load process starts at once and signs all its agents in at once (no ramp), the pinger waits until
+# the whole fleet is online before its rounds and prints when that was
+[ -n "${STORM:-}" ] && FLEET_OPTS="--ramp $per $FLEET_OPTS"
 i=1
 while [ "$i" -lt "$procs" ]; do
   "$java" -Xmx1g -cp "$cp" io.drover.bench.FleetLoad --master 127.0.0.1:4506 --count "$per" --prefix "f$i-" \
     $FLEET_OPTS > "$work/f$i.log" 2>&1 &
   loads="$loads $!"
-  connected "$work/f$i.log" $!
+  [ -n "${STORM:-}" ] || connected "$work/f$i.log" $!
   i=$((i + 1))
 done
 "$java" -Xmx1g -cp "$cp" io.drover.bench.FleetLoad --server "$server_url" --token-file "$work/data/admin.token" \
   --master 127.0.0.1:4506 --count "$per" --prefix "f$procs-" --ping "$rounds" --warmup "$warmup" --target 'f*' --expect $((procs * per)) \
-  ${COLD:+--restart-command "sh $work/restart.sh" --cold-rounds "$COLD"} $FLEET_OPTS > "$work/ping.log" 2>&1 &
+  ${COLD:+--restart-command "sh $work/restart.sh" --cold-rounds "$COLD"} ${STORM:+--await-fleet true} $FLEET_OPTS > "$work/ping.log" 2>&1 &
 pinger=$!
 loads="$loads $pinger"
 connected "$work/ping.log" $pinger
+[ -n "${STORM:-}" ] && until grep -q 'agents online' "$work/ping.log"; do
+  kill -0 $pinger 2>/dev/null || { echo "the pinger failed:"; tail -5 "$work/ping.log"; exit 1; }; sleep 1; done
 echo "server open files: $(ls /proc/$server/fd | wc -l)"
 
 (
@@ -62,6 +68,16 @@ echo "server open files: $(ls /proc/$server/fd | wc -l)"
 ) &
 heap_sampler=$!
 
+# the server's CPU over all timed rounds (from the end of the last warm-up round to the median line), per round and
+# per return: everything the server does for a round (publish, returns, the HTTP calls) counted against the returns
+server_ticks() { awk '{printf "%d", $14 + $15}' "/proc/$server/stat"; }
+if [ "$warmup" -gt 0 ]; then
+  until grep -q "^round $((warmup - 1)):" "$work/ping.log" || ! kill -0 $pinger 2>/dev/null; do sleep 0.2; done
+fi
+t1=$(server_ticks)
+# BENCH_JFR=FILE records the server's timed rounds with JFR's profile settings (CPU samples and allocations) into FILE
+[ -n "${BENCH_JFR:-}" ] && "$JAVA_HOME/bin/jcmd" $server JFR.start name=rounds settings=profile jdk.CPUTimeSample#enabled=true jdk.CPUTimeSample#throttle=2ms > /dev/null
+
 # CPU seconds per process over 5 s of ping rounds (utime + stime from /proc, in clock ticks)
 ticks() { for p in $server $loads; do awk -v p="$p" '{printf "%s %d\n", p, $14 + $15}' "/proc/$p/stat" 2>/dev/null || true; done; }
 until grep -q '^round 4' "$work/ping.log" || ! kill -0 $pinger 2>/dev/null; do sleep 1; done
@@ -72,6 +88,12 @@ if kill -0 $pinger 2>/dev/null; then
     END { printf "CPU during the rounds: server %.2f cores, load processes %.2f cores\n", srv, load }'
 fi
 
+until grep -q 'median' "$work/ping.log" || ! kill -0 $pinger 2>/dev/null; do sleep 0.2; done
+t2=$(server_ticks)
+[ -n "${BENCH_JFR:-}" ] && "$JAVA_HOME/bin/jcmd" $server JFR.stop name=rounds filename="$BENCH_JFR" > /dev/null
+awk -v a="$t1" -v b="$t2" -v hz="$(getconf CLK_TCK)" -v r="$rounds" -v n=$((procs * per)) 'BEGIN {
+  c = (b - a) / hz; printf "server CPU over the %d timed rounds: %.2f s, %.3f s per round, %.0f µs per return\n", r, c, c / r, c / r / n * 1e6 }'
+
 wait $heap_sampler
-grep -E '^round|median|restart|online again|^cold' "$work/ping.log"
+grep -E '^round|median|restart|online|^cold' "$work/ping.log"
 echo "server heap used at most $(($(cat "$work/heap") / 1048576)) MiB (-Xmx1g), sampled once a second"

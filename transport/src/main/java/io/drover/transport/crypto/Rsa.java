@@ -77,9 +77,37 @@ public final class Rsa {
         System.arraycopy(message, 0, em, padding + 1, message.length);
         em[k - 1] = (byte) 0xCC;
         BigInteger n = key.getModulus();
-        BigInteger s = new BigInteger(1, em).modPow(key.getPrivateExponent(), n);
+        BigInteger s = privateOperation(key, new BigInteger(1, em));
         BigInteger t = n.subtract(s);
         return fixed(s.min(t), k);
+    }
+
+    /**
+     * {@code m^d mod n} by the Chinese remainder theorem (two half-size exponentiations, about three times faster than
+     * one with {@code d}: the master signs every sign-in), blinded with a random {@code r} so that its time does not
+     * depend on {@code m} alone, and checked with the public exponent before it leaves (a fault in one half would
+     * otherwise give the factors away).
+     */
+    static BigInteger privateOperation(RSAPrivateCrtKey key, BigInteger m) {
+        BigInteger n = key.getModulus();
+        BigInteger e = key.getPublicExponent();
+        byte[] random = new byte[(n.bitLength() - 1) / 8];
+        BigInteger r;
+        do {
+            Randomness.nextBytes(random);
+            r = new BigInteger(1, random);
+        } while (r.signum() == 0 || !r.gcd(n).equals(BigInteger.ONE));
+        BigInteger blinded = m.multiply(r.modPow(e, n)).mod(n);
+        BigInteger p = key.getPrimeP();
+        BigInteger q = key.getPrimeQ();
+        BigInteger m1 = blinded.modPow(key.getPrimeExponentP(), p);
+        BigInteger m2 = blinded.modPow(key.getPrimeExponentQ(), q);
+        BigInteger h = key.getCrtCoefficient().multiply(m1.subtract(m2)).mod(p);
+        BigInteger s = m2.add(h.multiply(q)).multiply(r.modInverse(n)).mod(n);
+        if (!s.modPow(e, n).equals(m.mod(n))) {
+            throw new IllegalStateException("the RSA private operation gave a wrong result");
+        }
+        return s;
     }
 
     /** OpenSSL {@code RSA_public_decrypt(..., RSA_X931_PADDING)}: the message, or an exception when the padding is wrong. */
