@@ -30,14 +30,14 @@ fi
 
 connected() {
   until grep -qs 'connected in' "$1"; do
-    kill -0 "$2" 2>/dev/null || { echo "load process failed:"; tail -5 "$1"; exit 1; }
+    [ "$2" = 0 ] || kill -0 "$2" 2>/dev/null || { echo "load process failed:"; tail -5 "$1"; exit 1; }
     sleep 1
   done
   echo "$(basename "$1" .log): $(grep 'connected in' "$1")"
 }
 loads=""
-# STORM=1: every load process starts at once and signs all its agents in at once (no ramp), the pinger waits until
-# the whole fleet is online before its rounds and prints when that was
+# STORM=1: every load process starts at once and signs all its agents in at once (no ramp); the pinger's rounds start
+# once every process has all its agents connected
 [ -n "${STORM:-}" ] && FLEET_OPTS="--ramp $per $FLEET_OPTS"
 i=1
 while [ "$i" -lt "$procs" ]; do
@@ -49,12 +49,15 @@ while [ "$i" -lt "$procs" ]; do
 done
 "$java" -Xmx1g -cp "$cp" io.drover.bench.FleetLoad --server "$server_url" --token-file "$work/data/admin.token" \
   --master 127.0.0.1:4506 --count "$per" --prefix "f$procs-" --ping "$rounds" --warmup "$warmup" --target 'f*' --expect $((procs * per)) \
-  ${COLD:+--restart-command "sh $work/restart.sh" --cold-rounds "$COLD"} ${STORM:+--await-fleet true} $FLEET_OPTS > "$work/ping.log" 2>&1 &
+  ${COLD:+--restart-command "sh $work/restart.sh" --cold-rounds "$COLD"} ${STORM:+--await-file "$work/fleet-connected"} $FLEET_OPTS > "$work/ping.log" 2>&1 &
 pinger=$!
 loads="$loads $pinger"
 connected "$work/ping.log" $pinger
-[ -n "${STORM:-}" ] && until grep -q 'agents online' "$work/ping.log"; do
-  kill -0 $pinger 2>/dev/null || { echo "the pinger failed:"; tail -5 "$work/ping.log"; exit 1; }; sleep 1; done
+if [ -n "${STORM:-}" ]; then
+  for log in "$work"/f*.log; do connected "$log" 0; done
+  echo "sign-in storm: $((procs * per)) agents, the last process connected all of its agents $(grep -h 'connected in' "$work"/*.log | awk '{print $(NF-1)}' | sort -n | tail -1) s after it started"
+  touch "$work/fleet-connected"
+fi
 echo "server open files: $(ls /proc/$server/fd | wc -l)"
 
 (
@@ -70,7 +73,7 @@ heap_sampler=$!
 
 # the server's CPU over all timed rounds (from the end of the last warm-up round to the median line), per round and
 # per return: everything the server does for a round (publish, returns, the HTTP calls) counted against the returns
-server_ticks() { awk '{printf "%d", $14 + $15}' "/proc/$server/stat"; }
+server_ticks() { awk '{printf "%d", $14 + $15}' "/proc/$server/stat" 2>/dev/null || echo -1; }
 if [ "$warmup" -gt 0 ]; then
   until grep -q "^round $((warmup - 1)):" "$work/ping.log" || ! kill -0 $pinger 2>/dev/null; do sleep 0.2; done
 fi
@@ -91,9 +94,9 @@ fi
 until grep -q 'median' "$work/ping.log" || ! kill -0 $pinger 2>/dev/null; do sleep 0.2; done
 t2=$(server_ticks)
 [ -n "${BENCH_JFR:-}" ] && "$JAVA_HOME/bin/jcmd" $server JFR.stop name=rounds filename="$BENCH_JFR" > /dev/null
-awk -v a="$t1" -v b="$t2" -v hz="$(getconf CLK_TCK)" -v r="$rounds" -v n=$((procs * per)) 'BEGIN {
+[ "$t2" = -1 ] || awk -v a="$t1" -v b="$t2" -v hz="$(getconf CLK_TCK)" -v r="$rounds" -v n=$((procs * per)) 'BEGIN {
   c = (b - a) / hz; printf "server CPU over the %d timed rounds: %.2f s, %.3f s per round, %.0f µs per return\n", r, c, c / r, c / r / n * 1e6 }'
 
 wait $heap_sampler
-grep -E '^round|median|restart|online|^cold' "$work/ping.log"
+grep -E '^round|median|restart|online again|^cold' "$work/ping.log"
 echo "server heap used at most $(($(cat "$work/heap") / 1048576)) MiB (-Xmx1g), sampled once a second"

@@ -33,14 +33,14 @@ import java.util.Map;
  * {@code test.ping} to all of them through the REST API, every return collected.
  *
  * <p>Usage: {@code FleetLoad --server URL --token-file FILE --master HOST:PORT --count N [--prefix sim-] [--ping 20]
- * [--warmup 3] [--interval SECONDS] [--target GLOB --expect TOTAL] [--ramp 50] [--io-threads 1] [--await-fleet true]}: agents start in batches of {@code ramp}, each once most
+ * [--warmup 3] [--interval SECONDS] [--target GLOB --expect TOTAL] [--ramp 50] [--io-threads 1] [--await-file PATH]}: agents start in batches of {@code ramp}, each once most
  * of the previous batch signed in. An agent costs two open files, so one process holds up to about 9,000 within a
  * 20,000 open-file limit; to spread the load, run several (without --ping) and let one of them ping the whole fleet
  * with --target and --expect. With {@code --restart-command CMD} the pinger then runs CMD (which restarts the server
  * and returns once it answers), waits until every agent of the fleet signed in again, and times
  * {@code --cold-rounds} (default 2) more rounds: the server's first jobs after a start, with a fleet whose own code is
- * warm, as after a restart of a real server. With {@code --await-fleet true} the rounds start only once the whole fleet
- * ({@code --expect}) is online: for a sign-in storm, where the other processes start at the same moment.
+ * warm, as after a restart of a real server. With {@code --await-file PATH} the rounds start only once PATH exists: for
+ * a sign-in storm, where the other processes start at the same moment and the script says when all are connected.
  * The agents share one RSA key (generating thousands takes minutes on two cores); the server's auto-accept must
  * cover the prefix, e.g. {@code drover server --auto-accept 'sim-*'}.
  */
@@ -113,7 +113,7 @@ public final class FleetLoad {
                     opts.getOrDefault("target", prefix + "*"), rounds, Integer.parseInt(opts.getOrDefault("warmup", "3")),
                     Integer.parseInt(opts.getOrDefault("expect", "" + count)),
                     Duration.ofSeconds(Long.parseLong(opts.getOrDefault("interval", "0"))), opts.get("restart-command"),
-                    Integer.parseInt(opts.getOrDefault("cold-rounds", "2")), fleet, opts.containsKey("await-fleet"), start);
+                    Integer.parseInt(opts.getOrDefault("cold-rounds", "2")), fleet, opts.get("await-file"));
             System.exit(0); // closing thousands of minions one by one takes longer than the run; exiting closes their sockets
         }
         Thread.currentThread().join();
@@ -125,12 +125,14 @@ public final class FleetLoad {
 
     private static void ping(String server, String token, String target, int rounds, int warmup, int expected,
                              Duration interval, String restartCommand, int coldRounds, List<SaltMinion> fleet,
-                             boolean awaitFleet, long launched) throws Exception {
+                             String awaitFile) throws Exception {
         HttpClient http = HttpClient.newHttpClient();
-        if (awaitFleet) {
-            // a sign-in storm: other processes started with this one; rounds start once the whole fleet is online
-            long online = awaitOnline(http, server, token, expected, null, fleet, launched);
-            System.out.printf(Locale.ROOT, "%d agents online %.1f s after this process started%n", online, (System.nanoTime() - launched) / 1e9);
+        if (awaitFile != null) {
+            // a sign-in storm: the other processes started with this one, and the script that started them creates
+            // this file once every one of them has all its agents connected
+            while (!Files.exists(Path.of(awaitFile))) {
+                Thread.sleep(100);
+            }
         }
         List<Double> times = new ArrayList<>();
         int complete = 0;
@@ -175,8 +177,7 @@ public final class FleetLoad {
     }
 
     /**
-     * Waits (up to 10 minutes) until {@code expected} agents are online and (unless {@code since} is null) were seen by
-     * the server after {@code since},
+     * Waits (up to 10 minutes) until {@code expected} agents are online and were seen by the server after {@code since},
      * and every agent of this process is connected; how many were online at the end.
      */
     private static long awaitOnline(HttpClient http, String server, String token, int expected, java.time.OffsetDateTime since,
@@ -193,12 +194,9 @@ public final class FleetLoad {
             online = 0;
             for (JsonNode agent : agents) {
                 String seen = agent.path("last_seen").asText("");
-                online += agent.path("online").asBoolean() && (since == null
-                        || !seen.isEmpty() && java.time.OffsetDateTime.parse(seen).isAfter(since)) ? 1 : 0;
+                online += agent.path("online").asBoolean() && !seen.isEmpty()
+                        && java.time.OffsetDateTime.parse(seen).isAfter(since) ? 1 : 0;
             }
-            long connected = fleet.stream().filter(m -> m.state() == SaltMinion.State.CONNECTED).count();
-            System.out.printf(Locale.ROOT, "  %.1f s: %d of %d agents online, %d of this process's %d connected%n",
-                    (System.nanoTime() - startNanos) / 1e9, online, expected, connected, fleet.size());
         } while ((online < expected || fleet.stream().anyMatch(m -> m.state() != SaltMinion.State.CONNECTED))
                 && System.nanoTime() - startNanos < 600_000_000_000L);
         return online;

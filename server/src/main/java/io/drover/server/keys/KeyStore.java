@@ -40,6 +40,7 @@ public final class KeyStore implements io.drover.server.agentlink.KeyDecisions {
     /** Transport modes recorded (not the absence of one: another server of a cluster may record it meanwhile). */
     private final java.util.concurrent.ConcurrentHashMap<String, AgentMode> modeCache = new java.util.concurrent.ConcurrentHashMap<>();
     private final Clock clock;
+    private final io.drover.server.store.GroupCommit signIns;
     private final int maxPending;
     public static final int DEFAULT_MAX_PENDING = 10_000;
 
@@ -63,6 +64,7 @@ public final class KeyStore implements io.drover.server.agentlink.KeyDecisions {
         this.agents = agents;
         this.onRevoked = onRevoked;
         this.clock = clock;
+        this.signIns = new io.drover.server.store.GroupCommit(jdbi, 250);
     }
 
     /**
@@ -72,31 +74,33 @@ public final class KeyStore implements io.drover.server.agentlink.KeyDecisions {
     @Override
     public KeyDecision decide(String id, String publicPem, Object enrollToken) {
         String pem = publicPem.strip();
-        // A sign-in storm (thousands of agents moving to this server) writes its events in the sign-ins' own
-        // transactions and publishes them on the event thread: no second round trip, no lock shared by sign-ins.
-        List<io.drover.model.events.Event> fired = new java.util.ArrayList<>();
-        boolean[] known = new boolean[1];
-        KeyDecision decision = jdbi.inTransaction(h -> {
+        // A sign-in storm (thousands of agents signing in at once, or again after a restart) shares transactions:
+        // each sign-in's reads, writes and event are queued, committed together with the others waiting, and
+        // published on the event thread, so a storm holds one database connection instead of queueing for all.
+        Decided decided = signIns.write(h -> {
             Optional<StoredKey> stored = find(h, id);
-            known[0] = stored.isPresent() && stored.get().pem.strip().equals(pem) && !stored.get().state.equals(REJECTED)
+            boolean known = stored.isPresent() && stored.get().pem.strip().equals(pem) && !stored.get().state.equals(REJECTED)
                     && (stored.get().state.equals(ACCEPTED) || enrollToken == null);
             KeyDecision d = decide(h, id, pem, enrollToken);
-            fired.addAll(events.appendPublished(h, List.of(Map.entry("salt/auth", Map.of("id", id,
+            List<io.drover.model.events.Event> fired = events.appendPublished(h, List.of(Map.entry("salt/auth", Map.of("id", id,
                     "result", d.name().toLowerCase(java.util.Locale.ROOT), "act", switch (d) {
                         case ACCEPTED -> "accept";
                         case PENDING -> "pend";
                         default -> "reject";
-                    })))));
-            return d;
+                    }))));
+            return new Decided(d, known, fired);
         });
-        events.publishCommitted(fired);
-        if (!known[0]) {
+        events.publishCommitted(decided.fired());
+        if (!decided.known()) {
             events.publishPending(); // a new key, or a changed one: what decide wrote about it
         }
-        if (decision == KeyDecision.ACCEPTED) {
+        if (decided.decision() == KeyDecision.ACCEPTED) {
             acceptedCache.put(id, pem); // its first request after the sign-in needs no database read
         }
-        return decision;
+        return decided.decision();
+    }
+
+    private record Decided(KeyDecision decision, boolean known, List<io.drover.model.events.Event> fired) {
     }
 
     private KeyDecision decide(Handle h, String id, String pem, Object enrollToken) {
@@ -147,7 +151,11 @@ public final class KeyStore implements io.drover.server.agentlink.KeyDecisions {
     /** Records the transport mode an accepted minion signed in with or was heard in (called when it changes). */
     @Override
     public void recordMode(String id, AgentMode mode) {
-        jdbi.useHandle(h -> h.createUpdate("UPDATE minion_key SET transport_mode = :mode WHERE id = :id")
+        if (storedMode(id) == mode) {
+            modeCache.put(id, mode);
+            return; // as already stored (every agent, when a restarted server meets its fleet again)
+        }
+        signIns.write(h -> h.createUpdate("UPDATE minion_key SET transport_mode = :mode WHERE id = :id")
                 .bind("mode", mode.label()).bind("id", id).execute());
         modeCache.put(id, mode);
     }
@@ -159,12 +167,16 @@ public final class KeyStore implements io.drover.server.agentlink.KeyDecisions {
         if (cached != null) {
             return cached;
         }
-        AgentMode mode = AgentMode.ofLabel(jdbi.withHandle(h -> h.createQuery("SELECT transport_mode FROM minion_key WHERE id = :id")
-                .bind("id", id).mapTo(String.class).findOne().orElse(null)));
+        AgentMode mode = storedMode(id);
         if (mode != null) {
             modeCache.put(id, mode);
         }
         return mode;
+    }
+
+    private AgentMode storedMode(String id) {
+        return AgentMode.ofLabel(jdbi.withHandle(h -> h.createQuery("SELECT transport_mode FROM minion_key WHERE id = :id")
+                .bind("id", id).mapTo(String.class).findOne().orElse(null)));
     }
 
     public List<MinionKey> list(String state) {

@@ -737,7 +737,11 @@ public final class SaltMaster implements AutoCloseable {
                 // Tells a Drover minion that publishes carry topics (sha1(id) or "broadcast"); a salt-minion ignores it.
                 inner.put(Messages.TOPICS_FLAG, true);
                 inner.put("aes", Rsa.encryptOaep(minionPub, aes.getBytes(StandardCharsets.UTF_8)));
-                inner.put("sig", Rsa.signX931(masterKey, io.drover.core.Hashing.sha256(aes).getBytes(StandardCharsets.US_ASCII)));
+                if (agentKey && Boolean.TRUE.equals(load.get(Messages.SIGN_ONCE_FLAG))) {
+                    inner.put(Messages.SIGN_ONCE_FLAG, true); // the reply's signature below covers the sealed key
+                } else {
+                    inner.put("sig", Rsa.signX931(masterKey, io.drover.core.Hashing.sha256(aes).getBytes(StandardCharsets.US_ASCII)));
+                }
                 if (load.get("token") != null) {
                     byte[] token = Rsa.decryptOaep(masterKey, SaltPack.bytes(load.get("token")));
                     inner.put("token", Rsa.encryptOaep(minionPub, token));

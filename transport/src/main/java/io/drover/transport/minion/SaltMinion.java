@@ -307,6 +307,7 @@ public final class SaltMinion implements AutoCloseable {
         }
         if (config.agentKey()) {
             load.put(Messages.AGENT_KEY_FLAG, true);
+            load.put(Messages.SIGN_ONCE_FLAG, true);
         }
         Object reply;
         try {
@@ -362,8 +363,11 @@ public final class SaltMinion implements AutoCloseable {
                         + RsaKeys.fingerprint(advertised) + ", not the pinned one", State.CONNECTING);
             }
             String aes = new String(Rsa.decryptOaep(key, SaltPack.bytes(inner.get("aes"))), StandardCharsets.UTF_8);
-            byte[] proof = Rsa.recoverX931(masterKey, SaltPack.bytes(inner.get("sig")));
-            if (!new String(proof, StandardCharsets.US_ASCII).equals(io.drover.core.Hashing.sha256(aes))) {
+            // Signed once: the reply's signature, checked above, already covers the sealed key (only if we asked).
+            boolean signedOnce = config.agentKey() && Boolean.TRUE.equals(inner.get(Messages.SIGN_ONCE_FLAG))
+                    && inner.get("sig") == null;
+            if (!signedOnce && !new String(Rsa.recoverX931(masterKey, SaltPack.bytes(inner.get("sig"))), StandardCharsets.US_ASCII)
+                    .equals(io.drover.core.Hashing.sha256(aes))) {
                 log.error("{}: the session key proof does not verify", config.id());
                 return report(SignInListener.Result.FAILED, "the session key proof does not verify", State.CONNECTING);
             }

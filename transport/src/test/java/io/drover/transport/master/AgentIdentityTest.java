@@ -76,6 +76,10 @@ class AgentIdentityTest {
 
     /** Signs in over the protocol as a Drover agent does (asking for a key of its own). */
     SignIn signIn(String id, KeyPair pair, boolean asAgent) {
+        return signIn(id, pair, asAgent, false);
+    }
+
+    SignIn signIn(String id, KeyPair pair, boolean asAgent, boolean signOnce) {
         Map<String, Object> load = new LinkedHashMap<>();
         load.put("cmd", "_auth");
         load.put("id", id);
@@ -84,11 +88,36 @@ class AgentIdentityTest {
         if (asAgent) {
             load.put("drover_agent_key", true);
         }
+        if (signOnce) {
+            load.put(Messages.SIGN_ONCE_FLAG, true);
+        }
         Map<?, ?> reply = (Map<?, ?>) SaltPack.unpack(master.handle(SaltPack.pack(Messages.envelope("clear", load))));
         Map<?, ?> inner = (Map<?, ?>) SaltPack.unpack(SaltPack.bytes(reply.get("load")));
         String key = new String(Rsa.decryptOaep((RSAPrivateCrtKey) pair.getPrivate(), SaltPack.bytes(inner.get("aes"))),
                 StandardCharsets.UTF_8);
+        assertThat(Rsa.verifySha1(RsaKeys.publicOf(MasterMinionTest.MASTER_KEY), SaltPack.bytes(reply.get("load")),
+                SaltPack.bytes(reply.get("sig")))).as("the reply's signature over its whole load").isTrue();
         return new SignIn(key, inner);
+    }
+
+    @Test
+    void theSessionKeyProofIsLeftOutOnlyForAnAgentThatAsksAndTheSignedLoadSaysSo() {
+        KeyPair pair = RsaKeys.generate();
+        keys.decisions.put("once", KeyDecision.ACCEPTED);
+        SignIn once = signIn("once", pair, true, true);
+        assertThat(once.reply().get("sig")).isNull();
+        assertThat(once.reply().get(Messages.SIGN_ONCE_FLAG)).isEqualTo(true);
+
+        SignIn older = signIn("once", pair, true, false); // an agent of an earlier version
+        assertThat(older.reply().get(Messages.SIGN_ONCE_FLAG)).isNull();
+        assertThat(new String(Rsa.recoverX931(RsaKeys.publicOf(MasterMinionTest.MASTER_KEY),
+                SaltPack.bytes(older.reply().get("sig"))), StandardCharsets.US_ASCII)).isEqualTo(io.drover.core.Hashing.sha256(older.key()));
+
+        keys.decisions.put("salty", KeyDecision.ACCEPTED);
+        SignIn salt = signIn("salty", pair, false, true); // the flag alone, on the shared key: Salt's reply, proof included
+        assertThat(salt.reply().get(Messages.SIGN_ONCE_FLAG)).isNull();
+        assertThat(new String(Rsa.recoverX931(RsaKeys.publicOf(MasterMinionTest.MASTER_KEY),
+                SaltPack.bytes(salt.reply().get("sig"))), StandardCharsets.US_ASCII)).isEqualTo(io.drover.core.Hashing.sha256(salt.key()));
     }
 
     /**
