@@ -56,6 +56,8 @@ connected "$work/ping.log" $pinger
 if [ -n "${STORM:-}" ]; then
   for log in "$work"/f*.log; do connected "$log" 0; done
   echo "sign-in storm: $((procs * per)) agents, the last process connected all of its agents $(grep -h 'connected in' "$work"/*.log | awk '{print $(NF-1)}' | sort -n | tail -1) s after it started"
+  cpu() { awk -v hz="$(getconf CLK_TCK)" '{printf "%.1f", ($14 + $15) / hz}' "/proc/$1/stat"; }
+  echo "CPU seconds so far (start-up included): server $(cpu $server), load processes$(for p in $loads; do printf ' %s' "$(cpu $p)"; done)"
   touch "$work/fleet-connected"
 fi
 echo "server open files: $(ls /proc/$server/fd | wc -l)"
