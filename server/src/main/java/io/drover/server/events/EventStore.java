@@ -31,6 +31,8 @@ public final class EventStore {
     private final java.util.concurrent.Semaphore wake = new java.util.concurrent.Semaphore(0);
     private Thread publisher;
     private final java.util.concurrent.ConcurrentLinkedQueue<List<Event>> committed = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    /** Set by {@link #publishPendingSoon}, cleared by the publisher thread when it makes the pass. */
+    private final java.util.concurrent.atomic.AtomicBoolean pendingAsked = new java.util.concurrent.atomic.AtomicBoolean();
 
     public EventStore(Jdbi jdbi, EventBus bus, Clock clock) {
         this.jdbi = jdbi;
@@ -123,6 +125,15 @@ public final class EventStore {
         wakePublisher();
     }
 
+    /**
+     * Publishes the committed, unpublished events soon, on the background thread: calls that come together (a sign-in
+     * storm of new keys) share one pass over the outbox instead of each reading and marking it in turn.
+     */
+    public void publishPendingSoon() {
+        pendingAsked.set(true);
+        wakePublisher();
+    }
+
     private void wakePublisher() {
         synchronized (wake) {
             if (publisher == null) {
@@ -140,6 +151,9 @@ public final class EventStore {
                 List<Event> ready;
                 while ((ready = committed.poll()) != null) {
                     bus.publishAll(ready);
+                }
+                if (pendingAsked.getAndSet(false)) {
+                    publishPending();
                 }
             } catch (InterruptedException e) {
                 return;

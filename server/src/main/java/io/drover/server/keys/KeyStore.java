@@ -92,7 +92,7 @@ public final class KeyStore implements io.drover.server.agentlink.KeyDecisions {
         });
         events.publishCommitted(decided.fired());
         if (!decided.known()) {
-            events.publishPending(); // a new key, or a changed one: what decide wrote about it
+            events.publishPendingSoon(); // a new key, or a changed one: what decide wrote about it
         }
         if (decided.decision() == KeyDecision.ACCEPTED) {
             acceptedCache.put(id, pem); // its first request after the sign-in needs no database read

@@ -58,6 +58,23 @@ class EventStoreTest {
     }
 
     @OnBothDatabases
+    void askingForPendingEventsSoonPublishesThemOnceOnThePublisherThread(String kind) {
+        TestDatabases.on(kind, db -> {
+            EventStore store = new EventStore(db.jdbi(), bus, Clock.systemUTC());
+            for (int i = 0; i < 50; i++) {
+                int n = i;
+                db.jdbi().useTransaction(h -> store.append(h, "salt/key", Map.of("n", n)));
+                store.publishPendingSoon(); // as fifty sign-ins of new keys at once ask
+            }
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> heard.size() >= 50);
+            assertThat(heard).extracting(e -> e.data().get("n")).containsExactlyElementsOf(
+                    java.util.stream.IntStream.range(0, 50).boxed().toList());
+            assertThat(store.publishPending()).as("marked published by the background pass").isZero();
+            assertThat(heard).hasSize(50);
+        });
+    }
+
+    @OnBothDatabases
     void publishPendingDrainsMoreThanOneBatch(String kind) {
         TestDatabases.on(kind, db -> {
             EventStore store = new EventStore(db.jdbi(), bus, Clock.systemUTC());
