@@ -5,7 +5,8 @@
 # cores were shared between the server and the load processes during the rounds.
 # Usage: bench/ping.sh [PROCS PER ROUNDS [WARMUP]]   (default 2 500 15 3: 1,000 agents; 5 1600 5: 8,000 agents)
 # BENCH_JFR=FILE records the server's timed rounds with JFR. FLEET_OPTS adds options to every load process (e.g. "--io-threads 1"). Needs ports 4505, 4506 and 18083 free. Figures go to docs/benchmarks.md.
-# STORM=1: all load processes start at once, their agents unramped (a sign-in storm).
+# STORM=1: all load processes start at once, their agents unramped (a sign-in storm); with COLD, the restart is timed
+# until a test.ping round (5 s each) gets every agent's return.
 # COLD=N: after the timed rounds, restart the server (same data directory), wait until the fleet signed in again and
 # time N more rounds: the server's first jobs after a start, each against the warm median.
 set -e
@@ -100,5 +101,5 @@ t2=$(server_ticks)
   c = (b - a) / hz; printf "server CPU over the %d timed rounds: %.2f s, %.3f s per round, %.0f µs per return\n", r, c, c / r, c / r / n * 1e6 }'
 
 wait $heap_sampler
-grep -E '^round|median|restart|online again|^cold' "$work/ping.log"
+grep -E '^round|median|restart|online again|answered|^cold' "$work/ping.log"
 echo "server heap used at most $(($(cat "$work/heap") / 1048576)) MiB (-Xmx1g), sampled once a second"

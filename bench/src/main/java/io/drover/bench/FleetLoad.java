@@ -164,6 +164,19 @@ public final class FleetLoad {
             throw new IllegalStateException("the restart command failed: " + restartCommand);
         }
         System.out.printf(Locale.ROOT, "server restarted and ready in %.1f s%n", (System.nanoTime() - restart) / 1e9);
+        if (awaitFile != null) {
+            // A storm's restart: how long until every agent answers again, by test.ping rounds of 5 s each (an agent
+            // the registry still shows online from before the restart counts only once it answered).
+            for (int round = 0; System.nanoTime() - restart < 600_000_000_000L; round++) {
+                if (round(http, server, token, target, expected, round, " (after the restart)", Duration.ofSeconds(5)) == expected) {
+                    System.out.printf(Locale.ROOT, "every agent answered test.ping again %.1f s after the restart (round %d)%n",
+                            (System.nanoTime() - restart) / 1e9, round);
+                    return;
+                }
+            }
+            System.out.println("not every agent answered within 10 minutes of the restart");
+            return;
+        }
         // Agents sign in again by themselves once their server goes away (the new one has a new session key); the
         // rounds start when every agent is online and was seen by the new server, with no job sent before them.
         long online = awaitOnline(http, server, token, expected, restarted, fleet, restart);
@@ -205,6 +218,11 @@ public final class FleetLoad {
     /** One test.ping to the target, until every return is stored or 30 s passed; the returns stored. */
     private static int round(HttpClient http, String server, String token, String target, int expected, int round, String note)
             throws Exception {
+        return round(http, server, token, target, expected, round, note, Duration.ofSeconds(30));
+    }
+
+    private static int round(HttpClient http, String server, String token, String target, int expected, int round, String note,
+                             Duration timeout) throws Exception {
         long t0 = System.nanoTime();
         long w0 = System.currentTimeMillis();
         FIRST_IN.set(Long.MAX_VALUE);
@@ -216,9 +234,10 @@ public final class FleetLoad {
                 .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString()).body());
         String jid = started.path("jid").asText();
         int returned = 0;
-        long deadline = t0 + 30_000_000_000L;
+        long deadline = t0 + timeout.toNanos();
         while (System.nanoTime() < deadline) {
-            JsonNode job = Json.json().readTree(http.send(HttpRequest.newBuilder(URI.create(server + "/api/v1/jobs/" + jid + "?wait=30"))
+            long wait = Math.max(1, (deadline - System.nanoTime()) / 1_000_000_000L);
+            JsonNode job = Json.json().readTree(http.send(HttpRequest.newBuilder(URI.create(server + "/api/v1/jobs/" + jid + "?wait=" + wait))
                     .header("Authorization", "Bearer " + token).build(), HttpResponse.BodyHandlers.ofString()).body());
             returned = job.path("returns").size();
             if (job.path("missing").isEmpty() && returned == expected) {
