@@ -76,6 +76,9 @@ public final class AgentLinkModule implements AutoCloseable {
         FunctionCounter.builder("drover.salt.address.sign.ins.refused", master, SaltMaster::refusedSignIns)
                 .description("Sign-ins answered with a plain refusal, without RSA work or a stored key: their source address "
                         + "was over salt-sign-ins-per-address-per-minute").register(metrics);
+        io.micrometer.core.instrument.Gauge.builder("drover.salt.signatures.waiting", master, SaltMaster::signaturesWaiting)
+                .description("Requests (sign-ins, mostly) waiting for an RSA operation with the master key; a sign-in storm "
+                        + "shows here").register(metrics);
         FunctionCounter.builder("drover.salt.transport.restarts", master, SaltMaster::restarts)
                 .description("Transport endpoints rebuilt after they stopped").register(metrics);
         FunctionCounter.builder("drover.salt.publish.dropped", master, SaltMaster::droppedPublishes)

@@ -17,12 +17,20 @@ final class ProblemErrorHandler extends ErrorHandler {
     protected void generateResponse(Request request, Response response, int status, String message, Throwable cause,
                                     Callback callback) {
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, HttpApi.PROBLEM_JSON);
+        if (status == 400) {
+            // a request Jetty refused as malformed (a NUL or an ambiguous encoding in its path): Jetty does not keep
+            // the connection after it, so the answer says so
+            response.getHeaders().put(HttpHeader.CONNECTION, "close");
+        }
         response.write(true, body(status, message), callback);
     }
 
     @Override
     public ByteBuffer badMessageError(int status, String reason, HttpFields.Mutable fields) {
         fields.put(HttpHeader.CONTENT_TYPE, HttpApi.PROBLEM_JSON);
+        // Jetty closes the connection after a message it could not parse; saying so keeps a client from sending its
+        // next request into the closed connection (the JDK's client then gets no answer at all)
+        fields.put(HttpHeader.CONNECTION, "close");
         return body(status, reason);
     }
 

@@ -96,7 +96,7 @@ class StrictInputTest {
     }
 
     /** Sends raw bytes; the status line's code, the Content-Type and the body. */
-    record Raw(int status, String contentType, String body) {
+    record Raw(int status, String contentType, String body, String head) {
     }
 
     Raw raw(String request) throws Exception {
@@ -111,7 +111,8 @@ class StrictInputTest {
             int status = Integer.parseInt(response.substring(9, 12));
             String contentType = response.lines().filter(l -> l.toLowerCase(java.util.Locale.ROOT).startsWith("content-type:"))
                     .findFirst().orElse("").substring("content-type:".length()).strip();
-            return new Raw(status, contentType, response.substring(response.indexOf("\r\n\r\n") + 4));
+            int end = response.indexOf("\r\n\r\n");
+            return new Raw(status, contentType, response.substring(end + 4), response.substring(0, end));
         }
     }
 
@@ -121,6 +122,12 @@ class StrictInputTest {
         Raw nul = raw("GET /api/v1/hosts/%00 HTTP/1.1\r\nHost: x\r\n" + auth + "Connection: close\r\n\r\n");
         assertThat(nul.status()).isBetween(400, 404);
         assertThat(nul.contentType()).startsWith("application/problem+json");
+
+        // Jetty closes the connection after a request it could not parse: the answer must say so, or a client that
+        // keeps connections (the JDK's) sends its next request into the closed one and gets no answer at all
+        Raw kept = raw("DELETE /api/v1/agent-installs/host-keys/host%00.example/22 HTTP/1.1\r\nHost: x\r\n" + auth + "\r\n");
+        assertThat(kept.status()).isEqualTo(400);
+        assertThat(kept.head().toLowerCase(java.util.Locale.ROOT)).contains("\r\nconnection: close");
 
         Raw longUri = raw("GET /api/v1/hosts/" + "9".repeat(10_000) + " HTTP/1.1\r\nHost: x\r\n" + auth + "Connection: close\r\n\r\n");
         assertThat(longUri.status()).isEqualTo(414);

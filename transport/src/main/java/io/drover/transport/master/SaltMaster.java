@@ -101,6 +101,8 @@ public final class SaltMaster implements AutoCloseable {
     private final AtomicLong signInsRefused = new AtomicLong();
     private final ExecutorService workers = Executors.newVirtualThreadPerTaskExecutor();
     private final Semaphore workerSlots = new Semaphore(MAX_WORKERS);
+    /** RSA private operations of request workers at once: half the cores, at least one (first come, first served). */
+    private final Semaphore signatures = new Semaphore(Math.max(1, Runtime.getRuntime().availableProcessors() / 2), true);
     private final PublishQueue publishes;
     private final AtomicLong broadcastFrames = new AtomicLong();
     private final AtomicLong targetedFrames = new AtomicLong();
@@ -666,7 +668,7 @@ public final class SaltMaster implements AutoCloseable {
         byte[] data = SaltPack.pack(toSign);
         Map<String, Object> signed = new LinkedHashMap<>();
         signed.put("data", data);
-        signed.put("sig", Rsa.signSha1(masterKey, data));
+        signed.put("sig", withSignature(() -> Rsa.signSha1(masterKey, data)));
         Map<String, Object> reply = new LinkedHashMap<>();
         reply.put("key", encryptedKey);
         reply.put(dictKey, fresh.dumps(signed, null));
@@ -688,8 +690,8 @@ public final class SaltMaster implements AutoCloseable {
         out.remove(Messages.ENROLL_OPENED);
         if (load.get(Messages.ENROLL_SEALED) != null) {
             try {
-                out.put(Messages.ENROLL_OPENED, new String(Rsa.decryptOaep(masterKey, SaltPack.bytes(load.get(Messages.ENROLL_SEALED))),
-                        StandardCharsets.UTF_8));
+                byte[] sealed = SaltPack.bytes(load.get(Messages.ENROLL_SEALED));
+                out.put(Messages.ENROLL_OPENED, new String(withSignature(() -> Rsa.decryptOaep(masterKey, sealed)), StandardCharsets.UTF_8));
             } catch (RuntimeException e) {
                 peerWarnings.warn("enroll", "a sealed enrollment token from {} does not open with the master key", load.get("id"));
             }
@@ -740,10 +742,12 @@ public final class SaltMaster implements AutoCloseable {
                 if (agentKey && Boolean.TRUE.equals(load.get(Messages.SIGN_ONCE_FLAG))) {
                     inner.put(Messages.SIGN_ONCE_FLAG, true); // the reply's signature below covers the sealed key
                 } else {
-                    inner.put("sig", Rsa.signX931(masterKey, io.drover.core.Hashing.sha256(aes).getBytes(StandardCharsets.US_ASCII)));
+                    byte[] digest = io.drover.core.Hashing.sha256(aes).getBytes(StandardCharsets.US_ASCII);
+                    inner.put("sig", withSignature(() -> Rsa.signX931(masterKey, digest)));
                 }
                 if (load.get("token") != null) {
-                    byte[] token = Rsa.decryptOaep(masterKey, SaltPack.bytes(load.get("token")));
+                    byte[] sealedToken = SaltPack.bytes(load.get("token"));
+                    byte[] token = withSignature(() -> Rsa.decryptOaep(masterKey, sealedToken));
                     inner.put("token", Rsa.encryptOaep(minionPub, token));
                 }
             }
@@ -753,8 +757,27 @@ public final class SaltMaster implements AutoCloseable {
         Map<String, Object> reply = new LinkedHashMap<>();
         reply.put("enc", "clear");
         reply.put("load", packed);
-        reply.put("sig", Rsa.signSha1(masterKey, packed));
+        reply.put("sig", withSignature(() -> Rsa.signSha1(masterKey, packed)));
         return reply;
+    }
+
+    /**
+     * Runs an RSA private operation of a request worker once one of {@link #signatures}' permits is free: a sign-in
+     * storm then queues for the master key in arrival order, parked instead of holding a carrier thread, and the
+     * other cores stay free for returns, heartbeats and the sign-ins' other steps.
+     */
+    private <T> T withSignature(java.util.function.Supplier<T> privateKeyWork) {
+        signatures.acquireUninterruptibly();
+        try {
+            return privateKeyWork.get();
+        } finally {
+            signatures.release();
+        }
+    }
+
+    /** Requests waiting for an RSA private operation with the master key (a sign-in storm shows here). */
+    public int signaturesWaiting() {
+        return signatures.getQueueLength();
     }
 
     /** Stops the watchdog, the publisher, both ports and the workers; returns within a few seconds. */

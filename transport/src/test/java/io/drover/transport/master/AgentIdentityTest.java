@@ -101,6 +101,29 @@ class AgentIdentityTest {
     }
 
     @Test
+    void signInsAtOnceQueueForTheMasterKeyAndAFailedUnsealingLeavesItToTheNext() throws Exception {
+        KeyPair pair = RsaKeys.generate();
+        // a sealed enrollment token that does not open: the master key's work fails inside the queue
+        Map<String, Object> bad = new LinkedHashMap<>(Map.of("cmd", "_auth", "id", "garbled", "nonce", "n",
+                "pub", RsaKeys.publicPem((RSAPublicKey) pair.getPublic()), Messages.ENROLL_SEALED, new byte[256]));
+        for (int i = 0; i < 3; i++) {
+            master.handle(SaltPack.pack(Messages.envelope("clear", bad)));
+        }
+        List<java.util.concurrent.Future<SignIn>> storm = new java.util.ArrayList<>();
+        try (var threads = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+            for (int i = 0; i < 40; i++) {
+                String id = "storm-" + i;
+                keys.decisions.put(id, KeyDecision.ACCEPTED);
+                storm.add(threads.submit(() -> signIn(id, pair, true, true)));
+            }
+        }
+        for (var signIn : storm) {
+            assertThat(signIn.get(10, java.util.concurrent.TimeUnit.SECONDS).key()).as("a session key sealed to the agent").isNotBlank();
+        }
+        assertThat(master.signaturesWaiting()).isZero();
+    }
+
+    @Test
     void theSessionKeyProofIsLeftOutOnlyForAnAgentThatAsksAndTheSignedLoadSaysSo() {
         KeyPair pair = RsaKeys.generate();
         keys.decisions.put("once", KeyDecision.ACCEPTED);
