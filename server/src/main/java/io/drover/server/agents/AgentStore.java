@@ -38,8 +38,10 @@ final class AgentStore {
 
     /** Sets the business of an agent's row, inserting the row when there is none. */
     void placeInBusiness(Handle h, String id, long bizId) {
-        if (h.createUpdate("UPDATE agent SET bk_biz_id = :biz WHERE id = :id").bind("biz", bizId).bind("id", id).execute() == 0) {
-            insert(h, id, bizId);
+        if (h.createUpdate("UPDATE agent SET bk_biz_id = :biz WHERE id = :id").bind("biz", bizId).bind("id", id).execute() == 0
+                && insert(h, id, bizId) == 0) {
+            // written meanwhile by the presence check, a heartbeat or another server: place that row
+            h.createUpdate("UPDATE agent SET bk_biz_id = :biz WHERE id = :id").bind("biz", bizId).bind("id", id).execute();
         }
     }
 
@@ -49,10 +51,15 @@ final class AgentStore {
         }
     }
 
-    private static void insert(Handle h, String id, Long bizId) {
-        h.createUpdate("""
+    /**
+     * Inserts an agent's row unless one is there; how many rows it inserted. The presence check, a heartbeat and the
+     * other servers of a cluster may each write a new agent's row at the same moment: the one that comes second must
+     * not fail (a failed heartbeat is answered "bad load" and makes the agent sign in again).
+     */
+    private static int insert(Handle h, String id, Long bizId) {
+        return h.createUpdate("""
                         INSERT INTO agent (id, bk_biz_id, grains, heartbeat_seconds, online)
-                        VALUES (:id, :biz, '{}', 0, FALSE)""").bind("id", id).bind("biz", bizId).execute();
+                        VALUES (:id, :biz, '{}', 0, FALSE) ON CONFLICT (id) DO NOTHING""").bind("id", id).bind("biz", bizId).execute();
     }
 
     /** Inserts the rows of new agents (without business) that are not there yet. */
@@ -63,7 +70,8 @@ final class AgentStore {
         Set<String> existing = new HashSet<>(h.createQuery("SELECT id FROM agent WHERE id IN (<ids>)")
                 .bindList("ids", ids).mapTo(String.class).list());
         var insert = h.prepareBatch("""
-                INSERT INTO agent (id, bk_biz_id, grains, heartbeat_seconds, online) VALUES (:id, NULL, '{}', 0, FALSE)""");
+                INSERT INTO agent (id, bk_biz_id, grains, heartbeat_seconds, online) VALUES (:id, NULL, '{}', 0, FALSE)
+                ON CONFLICT (id) DO NOTHING""");
         ids.stream().filter(id -> !existing.contains(id)).forEach(id -> insert.bind("id", id).add());
         if (insert.size() > 0) {
             insert.execute();

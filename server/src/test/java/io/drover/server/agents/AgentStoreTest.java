@@ -14,6 +14,23 @@ import java.util.Map;
 class AgentStoreTest {
     final AgentStore repository = new AgentStore();
 
+    /**
+     * The presence check, a heartbeat and another server may write a new agent's row at the same moment (in CI a
+     * heartbeat failed so, and the agent signed in again): a row that is there already is kept, not an error.
+     */
+    @OnBothDatabases
+    void writingANewAgentsRowTwiceKeepsOneRowAndItsBusiness(String kind) {
+        TestDatabases.on(kind, db -> db.jdbi().useTransaction(h -> {
+            h.execute("INSERT INTO business (bk_biz_id, bk_biz_name, attributes) VALUES (9, 'ops', '{}')");
+            repository.insertNew(h, List.of("race-1", "race-1")); // as two writers that both found no row
+            repository.insertNew(h, List.of("race-1"));
+            repository.insertIfAbsent(h, "race-1", null);
+            repository.placeInBusiness(h, "race-1", 9);
+            assertThat(repository.all(h)).extracting(AgentStore.Row::id).containsExactly("race-1");
+            assertThat(repository.all(h).getFirst().bizId()).isEqualTo(9L);
+        }));
+    }
+
     @OnBothDatabases
     void agentsAreInsertedPlacedLinkedAndForgotten(String kind) {
         TestDatabases.on(kind, db -> db.jdbi().useTransaction(h -> {
