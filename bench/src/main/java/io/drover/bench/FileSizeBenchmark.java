@@ -121,7 +121,7 @@ public final class FileSizeBenchmark {
                         events.publishPending();
                         retention.run();
                     }
-                    long returns = db.jdbi().withHandle(h -> h.createQuery("SELECT count(*) FROM job_return").mapTo(Long.class).one());
+                    long returns = db.jdbi().withHandle(h -> h.createQuery("SELECT count(*) FROM job_agent WHERE returned_at IS NOT NULL").mapTo(Long.class).one());
                     long kept = db.jdbi().withHandle(h -> h.createQuery("SELECT count(*) FROM event_outbox").mapTo(Long.class).one());
                     Day ended = new Day(day, returns, kept, size(file), size(dir.resolve("drover.db-wal")),
                             (System.nanoTime() - wallStart) / 1_000_000_000L);

@@ -121,16 +121,12 @@ final class JobStore {
 
     /** Up to {@code limit} agents of a job after {@code after} (null: from the first) in id order, with their returns. */
     List<AgentJob> page(Handle h, String jid, String after, int limit) {
-        // The page is cut from job_agent first (its primary key's range), then joined: a join before the LIMIT may
-        // read every return of the job for each page.
         return h.createQuery("""
-                        SELECT a.minion_id, a.state, a.state_at, r.ret, r.retcode, r.success, r.at
-                        FROM (SELECT jid, minion_id, state, state_at FROM job_agent WHERE jid = :jid AND minion_id > :after
-                              ORDER BY minion_id LIMIT :limit) a
-                        LEFT JOIN job_return r ON r.jid = a.jid AND r.minion_id = a.minion_id ORDER BY a.minion_id""")
+                        SELECT minion_id, state, state_at, ret, retcode, success, returned_at FROM job_agent
+                        WHERE jid = :jid AND minion_id > :after ORDER BY minion_id LIMIT :limit""")
                 .bind("jid", jid).bind("after", after == null ? "" : after).bind("limit", limit)
                 .map((rs, ctx) -> new AgentJob(rs.getString(1), AgentJobState.valueOf(rs.getString(2)), SqlTime.read(rs, "state_at"),
-                        rs.getString("ret") == null ? null : storedReturn(rs))).list();
+                        rs.getString("returned_at") == null ? null : storedReturn(rs))).list();
     }
 
     /** Each agent's recorded state in a job. */
@@ -193,7 +189,8 @@ final class JobStore {
         h.createQuery("SELECT jid, minions FROM job WHERE jid IN (<jids>)").bindList("jids", List.copyOf(jids))
                 .map((rs, ctx) -> awaiting.put(rs.getString(1), new HashSet<>(Sql.fromJson(rs.getString(2), STRINGS))))
                 .forEach(ignored -> { });
-        h.createQuery("SELECT jid, minion_id FROM job_return WHERE jid IN (<jids>)").bindList("jids", List.copyOf(jids))
+        h.createQuery("SELECT jid, minion_id FROM job_agent WHERE jid IN (<jids>) AND returned_at IS NOT NULL")
+                .bindList("jids", List.copyOf(jids))
                 .map((rs, ctx) -> awaiting.getOrDefault(rs.getString(1), new HashSet<>()).remove(rs.getString(2)))
                 .forEach(ignored -> { });
         return awaiting;
@@ -207,46 +204,61 @@ final class JobStore {
         return funs;
     }
 
+    /**
+     * Stores each return on its agent's row of the job, with the state it leaves the agent in. The return is the last
+     * fact: a job that finished before a cancel reached it is RETURNED, a killed one CANCELLED. An agent's first return
+     * is kept; a row that already holds one is left as it is.
+     */
     void insertReturns(Handle h, List<ReturnRow> rows) {
         if (rows.isEmpty()) {
             return;
         }
-        var insert = h.prepareBatch("""
-                INSERT INTO job_return (jid, minion_id, ret, retcode, success, at)
-                VALUES (:jid, :id, :ret, :retcode, :success, :now)""");
         OffsetDateTime now = OffsetDateTime.now(clock);
-        for (ReturnRow r : rows) {
-            insert.bind("jid", r.jid()).bind("id", r.agentId()).bind("ret", r.retJson()).bind("retcode", r.retcode())
-                    .bind("success", r.success()).bind("now", now).add();
-        }
-        insert.execute();
-        OffsetDateTime at = now;
-        // The return is the last fact: a job that finished before a cancel reached it is RETURNED, a killed one CANCELLED.
         if (Dialect.of(h) == Dialect.POSTGRESQL) {
             // One statement for the batch: PostgreSQL's driver sends a batch of updates as one execution per row, which
             // cost a cluster's database more than the returns themselves.
-            List<String> jids = new java.util.ArrayList<>(rows.size());
-            List<String> ids = new java.util.ArrayList<>(rows.size());
-            List<String> states = new java.util.ArrayList<>(rows.size());
-            for (ReturnRow r : rows) {
-                jids.add(r.jid());
-                ids.add(r.agentId());
-                states.add((r.killed() ? AgentJobState.CANCELLED : AgentJobState.RETURNED).name());
+            int n = rows.size();
+            String[] jids = new String[n];
+            String[] ids = new String[n];
+            String[] states = new String[n];
+            String[] rets = new String[n];
+            Integer[] retcodes = new Integer[n];
+            Boolean[] successes = new Boolean[n];
+            for (int i = 0; i < n; i++) {
+                ReturnRow r = rows.get(i);
+                jids[i] = r.jid();
+                ids[i] = r.agentId();
+                states[i] = state(r).name();
+                rets[i] = r.retJson();
+                retcodes[i] = r.retcode();
+                successes[i] = r.success();
             }
             h.createUpdate("""
-                            UPDATE job_agent a SET state = u.state, state_at = :now
-                            FROM unnest(:jids, :ids, :states) AS u(jid, minion_id, state)
-                            WHERE a.jid = u.jid AND a.minion_id = u.minion_id""")
-                    .bindArray("jids", String.class, jids).bindArray("ids", String.class, ids)
-                    .bindArray("states", String.class, states).bind("now", at).execute();
+                            UPDATE job_agent a SET state = u.state, state_at = :now, ret = u.ret, retcode = u.retcode,
+                            success = u.success, returned_at = :now
+                            FROM unnest(:jids, :ids, :states, :rets, :retcodes, :successes)
+                                 AS u(jid, minion_id, state, ret, retcode, success)
+                            WHERE a.jid = u.jid AND a.minion_id = u.minion_id AND a.returned_at IS NULL""")
+                    .bindArray("jids", String.class, (Object[]) jids).bindArray("ids", String.class, (Object[]) ids)
+                    .bindArray("states", String.class, (Object[]) states).bindArray("rets", String.class, (Object[]) rets)
+                    .bindArray("retcodes", Integer.class, (Object[]) retcodes)
+                    .bindArray("successes", Boolean.class, (Object[]) successes).bind("now", now).execute();
             return;
         }
-        var state = h.prepareBatch("UPDATE job_agent SET state = :state, state_at = :now WHERE jid = :jid AND minion_id = :id");
+        var update = h.prepareBatch("""
+                UPDATE job_agent SET state = :state, state_at = :now, ret = :ret, retcode = :retcode, success = :success,
+                returned_at = :now WHERE jid = :jid AND minion_id = :id AND returned_at IS NULL""");
+        // bound once as SQLite's text for every row (the argument factory would format it per row)
+        String at = SqlTime.format(now);
         for (ReturnRow r : rows) {
-            state.bind("state", (r.killed() ? AgentJobState.CANCELLED : AgentJobState.RETURNED).name()).bind("now", at)
-                    .bind("jid", r.jid()).bind("id", r.agentId()).add();
+            update.bind("state", state(r).name()).bind("now", at).bind("ret", r.retJson()).bind("retcode", r.retcode())
+                    .bind("success", r.success()).bind("jid", r.jid()).bind("id", r.agentId()).add();
         }
-        state.execute();
+        update.execute();
+    }
+
+    private static AgentJobState state(ReturnRow r) {
+        return r.killed() ? AgentJobState.CANCELLED : AgentJobState.RETURNED;
     }
 
     /** The job with its returns and the minions still missing. */
@@ -260,12 +272,25 @@ final class JobStore {
             return job;
         }
         JobResult found = job.get();
+        // one read of the job's rows gives each agent's state and the returns, which are shown in the order they came
+        Map<String, AgentJobState> states = new LinkedHashMap<>();
+        List<Map.Entry<String, JobResult.Return>> answered = new java.util.ArrayList<>();
+        h.createQuery("""
+                        SELECT minion_id, state, ret, retcode, success, returned_at FROM job_agent WHERE jid = :jid
+                        ORDER BY minion_id""").bind("jid", jid)
+                .map((rs, ctx) -> {
+                    states.put(rs.getString(1), AgentJobState.valueOf(rs.getString(2)));
+                    if (rs.getString("returned_at") != null) {
+                        answered.add(Map.entry(rs.getString(1), storedReturn(rs)));
+                    }
+                    return null;
+                }).forEach(ignored -> { });
+        answered.sort(java.util.Comparator.comparing((Map.Entry<String, JobResult.Return> e) -> e.getValue().at()));
         Map<String, JobResult.Return> returns = new LinkedHashMap<>();
-        h.createQuery("SELECT * FROM job_return WHERE jid = :jid ORDER BY at").bind("jid", jid)
-                .map((rs, ctx) -> returns.put(rs.getString("minion_id"), storedReturn(rs))).forEach(ignored -> { });
+        answered.forEach(e -> returns.put(e.getKey(), e.getValue()));
         List<String> missing = found.minions().stream().filter(id -> !returns.containsKey(id)).toList();
         return Optional.of(new JobResult(found.jid(), found.fun(), found.arg(), found.tgt(), found.tgtType(),
-                found.minions(), missing, found.createdAt(), returns, states(h, jid),
+                found.minions(), missing, found.createdAt(), returns, states,
                 counts(h, List.of(jid)).getOrDefault(jid, Map.of())));
     }
 
@@ -281,12 +306,14 @@ final class JobStore {
 
     /** One minion's return to a job, if it is stored. */
     Optional<JobResult.Return> findReturn(Handle h, String jid, String agentId) {
-        return h.createQuery("SELECT * FROM job_return WHERE jid = :jid AND minion_id = :minion").bind("jid", jid)
+        return h.createQuery("""
+                        SELECT ret, retcode, success, returned_at FROM job_agent
+                        WHERE jid = :jid AND minion_id = :minion AND returned_at IS NOT NULL""").bind("jid", jid)
                 .bind("minion", agentId).map((rs, ctx) -> storedReturn(rs)).findOne();
     }
 
     private static JobResult.Return storedReturn(ResultSet rs) throws SQLException {
         return new JobResult.Return(Sql.fromJson(rs.getString("ret"), new TypeReference<Object>() {
-        }), rs.getInt("retcode"), rs.getBoolean("success"), SqlTime.read(rs, "at"));
+        }), rs.getInt("retcode"), rs.getBoolean("success"), SqlTime.read(rs, "returned_at"));
     }
 }

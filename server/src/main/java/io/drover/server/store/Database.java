@@ -54,6 +54,14 @@ public final class Database implements AutoCloseable {
 
     /** Opens the pool and migrates the schema to the newest version. */
     public static Database open(String url, String user, String password, int poolSize, SqliteSync sync) {
+        return open(url, user, password, poolSize, sync, null);
+    }
+
+    /**
+     * Opens the pool and migrates the schema to {@code version} (null: the newest): a copy from an earlier store is
+     * written at the schema version it was read at, and the later migrations then carry its rows forward.
+     */
+    static Database open(String url, String user, String password, int poolSize, SqliteSync sync, String version) {
         Dialect dialect = Dialect.of(url);
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(url);
@@ -104,7 +112,8 @@ public final class Database implements AutoCloseable {
             throw e;
         }
         try {
-            Flyway.configure().dataSource(dataSource).locations(dialect.migrations()).load().migrate();
+            var flyway = Flyway.configure().dataSource(dataSource).locations(dialect.migrations());
+            (version == null ? flyway : flyway.target(version)).load().migrate();
         } catch (RuntimeException e) {
             dataSource.close();
             release(claimed);

@@ -82,8 +82,13 @@ public final class H2Import {
                         + H2_SCHEMA_VERSION + ": start the Drover release that wrote it once (it migrates the schema), stop it, "
                         + "then copy");
             }
-            try (Database to = Database.open("jdbc:sqlite:" + partial, "", "", 2)) {
+            // the copy is made at the schema version H2 wrote; the later migrations then carry its rows forward (a
+            // table a later version derives from them, such as job_agent from job and job_return, is filled so)
+            try (Database to = Database.open("jdbc:sqlite:" + partial, "", "", 2, SqliteSync.NORMAL, H2_SCHEMA_VERSION)) {
                 copied = copyAll(from, to, progress);
+            }
+            try (Database ignored = Database.open("jdbc:sqlite:" + partial, "", "", 2)) {
+                progress.accept("schema migrated to the newest version");
             }
         } catch (SQLException e) {
             deleteTree(work);

@@ -181,7 +181,7 @@ class JobServiceTest {
                         "bytes", content.length(), "md5", io.drover.core.Hashing.md5(content).toUpperCase(), "echo", "wrote " + content))));
                 String stored = db.jdbi().withHandle(h -> h.createQuery("SELECT arg || ' ' || COALESCE(sealed_arg, '') FROM job")
                         .mapTo(String.class).one()) + db.jdbi().withHandle(h -> String.join(" ", h.createQuery(
-                        "SELECT ret FROM job_return").mapTo(String.class).list())) + db.jdbi().withHandle(h -> String.join(" ",
+                        "SELECT ret FROM job_agent WHERE ret IS NOT NULL").mapTo(String.class).list())) + db.jdbi().withHandle(h -> String.join(" ",
                         h.createQuery("SELECT CAST(data AS VARCHAR) FROM event_outbox").mapTo(String.class).list()));
                 assertThat(stored).contains("«redacted»").contains("bytes").doesNotContain("hunter2")
                         .doesNotContainIgnoringCase(io.drover.core.Hashing.md5(content));
@@ -204,7 +204,7 @@ class JobServiceTest {
                 published.removeLast();
 
                 // Sent again (a resumed step): the agent gets the secret, not its redaction.
-                db.jdbi().useHandle(h -> h.execute("DELETE FROM job_return"));
+                db.jdbi().useHandle(h -> h.execute("UPDATE job_agent SET ret = NULL, retcode = NULL, success = NULL, returned_at = NULL"));
                 assertThat(jobs.redeliver(started.jid(), "auto-1")).isTrue();
                 assertThat(published).hasSize(2).last().satisfies(load -> assertThat(load.get("arg").toString()).contains("hunter2-secret"));
             } finally {

@@ -49,6 +49,32 @@ class JobStoreTest {
     }
 
     /**
+     * A return is kept on the agent's row of the job: the first one stays (a second one, say from a server that had not
+     * yet seen the first in a cluster, neither replaces it nor fails the batch it came in), and an agent the job did
+     * not target gets no row.
+     */
+    @OnBothDatabases
+    void anAgentsFirstReturnIsKeptAndNoRowIsMadeForAnAgentTheJobDidNotTarget(String kind) {
+        TestDatabases.on(kind, db -> db.jdbi().useTransaction(h -> {
+            String jid = "20261125000000000021";
+            repository.insertJob(h, jid, "test.ping", List.of(), null, "a,b", "list", List.of("a", "b"), "alice", null);
+            repository.insertReturns(h, List.of(new JobStore.ReturnRow(jid, "a", "true", 0, true, false)));
+            repository.insertReturns(h, List.of(new JobStore.ReturnRow(jid, "a", "\"second\"", 1, false, false),
+                    new JobStore.ReturnRow(jid, "b", "true", 0, true, false),
+                    new JobStore.ReturnRow(jid, "stranger", "true", 0, true, false)));
+
+            JobResult job = repository.find(h, jid).orElseThrow();
+            assertThat(job.returns()).containsOnlyKeys("a", "b");
+            assertThat(job.returns().get("a").ret()).isEqualTo(true);
+            assertThat(job.returns().get("a").retcode()).isZero();
+            assertThat(repository.findReturn(h, jid, "a")).get().extracting(JobResult.Return::success).isEqualTo(true);
+            assertThat(repository.findReturn(h, jid, "stranger")).isEmpty();
+            assertThat(repository.page(h, jid, null, 10)).extracting(AgentJob::id).containsExactly("a", "b");
+            assertThat(job.states()).containsOnlyKeys("a", "b");
+        }));
+    }
+
+    /**
      * Each agent's state moves only forward, from facts: its reports, its return, a cancel, a timeout, its loss. A
      * killed return keeps CANCELLED; a return after a cancel that came too late is RETURNED.
      */
