@@ -5,6 +5,7 @@ import io.drover.model.agents.LinkConflict;
 import io.drover.model.agents.LinkConflictReason;
 import io.drover.model.keys.KeyState;
 import io.drover.server.store.Dialect;
+import io.drover.server.store.JdbcBatch;
 import io.drover.server.store.Sql;
 import io.drover.server.store.SqlTime;
 import java.time.OffsetDateTime;
@@ -158,18 +159,43 @@ final class AgentStore {
         if (changes.isEmpty()) {
             return;
         }
-        var update = h.prepareBatch("UPDATE agent SET online = :online, last_seen = :seen WHERE id = :id");
-        changes.forEach(c -> update.bind("online", c.online()).bind("seen", c.lastSeen()).bind("id", c.id()).add());
-        update.execute();
+        if (Dialect.of(h) == Dialect.POSTGRESQL) {
+            // one statement: the driver sends a batch of updates as one execution per row
+            h.createUpdate("""
+                            UPDATE agent a SET online = u.online, last_seen = CAST(u.seen AS TIMESTAMP WITH TIME ZONE)
+                            FROM unnest(:ids, :onlines, :seens) AS u(id, online, seen) WHERE a.id = u.id""")
+                    .bindArray("ids", String.class, changes.stream().map(Presence::id).toArray())
+                    .bindArray("onlines", Boolean.class, changes.stream().map(Presence::online).toArray())
+                    .bindArray("seens", String.class, changes.stream().map(c -> c.lastSeen() == null ? null : c.lastSeen().toString()).toArray())
+                    .execute();
+            return;
+        }
+        JdbcBatch.run(h, "UPDATE agent SET online = ?, last_seen = ? WHERE id = ?", changes, (statement, c) -> {
+            statement.setBoolean(1, c.online());
+            statement.setString(2, c.lastSeen() == null ? null : SqlTime.format(c.lastSeen()));
+            statement.setString(3, c.id());
+        });
     }
 
+    /** Writes when each agent was last heard from; every server of a cluster writes its own agents' every 30 s. */
     void updateLastSeen(Handle h, Map<String, OffsetDateTime> lastSeen) {
         if (lastSeen.isEmpty()) {
             return;
         }
-        var batch = h.prepareBatch("UPDATE agent SET last_seen = :seen WHERE id = :id");
-        lastSeen.forEach((id, seen) -> batch.bind("seen", seen).bind("id", id).add());
-        batch.execute();
+        if (Dialect.of(h) == Dialect.POSTGRESQL) {
+            // one statement: the driver sends a batch of updates as one execution per row (30,000 agents: 30,000)
+            h.createUpdate("""
+                            UPDATE agent a SET last_seen = CAST(u.seen AS TIMESTAMP WITH TIME ZONE)
+                            FROM unnest(:ids, :seens) AS u(id, seen) WHERE a.id = u.id""")
+                    .bindArray("ids", String.class, lastSeen.keySet().toArray())
+                    .bindArray("seens", String.class, lastSeen.values().stream().map(OffsetDateTime::toString).toArray())
+                    .execute();
+            return;
+        }
+        JdbcBatch.run(h, "UPDATE agent SET last_seen = ? WHERE id = ?", lastSeen.entrySet(), (statement, e) -> {
+            statement.setString(1, SqlTime.format(e.getValue()));
+            statement.setString(2, e.getKey());
+        });
     }
 
     /** When each of these agents was last heard from by any server, and its heartbeat interval. */

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import io.drover.core.match.Glob;
 import io.drover.model.events.Event;
 import io.drover.server.store.Dialect;
+import io.drover.server.store.JdbcBatch;
 import io.drover.server.store.Sql;
 import io.drover.server.store.SqlTime;
 import java.sql.ResultSet;
@@ -95,11 +96,13 @@ public final class EventStore {
             if (!handle.isInTransaction()) {
                 throw new IllegalStateException("events are appended inside the transaction that caused them");
             }
-            var batch = handle.prepareBatch("INSERT INTO event_outbox (tag, data, created_at, published) VALUES (:tag, :data, :at, TRUE)");
-            for (Map.Entry<String, Map<String, Object>> e : tagged) {
-                batch.bind("tag", e.getKey()).bind("data", Sql.toJson(e.getValue())).bind("at", now).add();
-            }
-            batch.execute();
+            String at = SqlTime.format(now);
+            JdbcBatch.run(handle, "INSERT INTO event_outbox (tag, data, created_at, published) VALUES (?, ?, ?, TRUE)", tagged,
+                    (statement, e) -> {
+                        statement.setString(1, e.getKey());
+                        statement.setString(2, Sql.toJson(e.getValue()));
+                        statement.setString(3, at);
+                    });
             long last = handle.createQuery("SELECT last_insert_rowid()").mapTo(Long.class).one();
             ids = new ArrayList<>(tagged.size());
             for (long id = last - tagged.size() + 1; id <= last; id++) {

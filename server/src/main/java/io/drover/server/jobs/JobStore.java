@@ -6,6 +6,7 @@ import io.drover.model.jobs.AgentJobState;
 import io.drover.model.jobs.JobResult;
 import io.drover.model.jobs.JobSummary;
 import io.drover.server.store.Dialect;
+import io.drover.server.store.JdbcBatch;
 import io.drover.server.store.Sql;
 import io.drover.server.store.SqlTime;
 import java.sql.ResultSet;
@@ -56,13 +57,14 @@ final class JobStore {
                 .bind("jid", jid).bind("fun", fun).bind("arg", Sql.toJson(arg)).bind("sealed", sealedArg).bind("tgt", tgt)
                 .bind("type", type).bind("minions", Sql.toJson(minions)).bind("actor", actor)
                 .bind("now", now).bind("timeout", timeoutAt).execute();
-        var insert = h.prepareBatch("INSERT INTO job_agent (jid, minion_id, state, state_at) VALUES (:jid, :id, :state, :now)");
-        for (String id : minions) {
-            insert.bind("jid", jid).bind("id", id).bind("state", AgentJobState.PUBLISHED.name()).bind("now", now).add();
-        }
-        if (!minions.isEmpty()) {
-            insert.execute();
-        }
+        Object at = JdbcBatch.time(h, now);
+        String published = AgentJobState.PUBLISHED.name();
+        JdbcBatch.run(h, "INSERT INTO job_agent (jid, minion_id, state, state_at) VALUES (?, ?, ?, ?)", minions, (statement, id) -> {
+            statement.setString(1, jid);
+            statement.setString(2, id);
+            statement.setString(3, published);
+            statement.setObject(4, at);
+        });
     }
 
     /** Records {@code state} for one agent of a job if it is now in one of {@code from}; whether it was. */
@@ -245,16 +247,19 @@ final class JobStore {
                     .bindArray("successes", Boolean.class, (Object[]) successes).bind("now", now).execute();
             return;
         }
-        var update = h.prepareBatch("""
-                UPDATE job_agent SET state = :state, state_at = :now, ret = :ret, retcode = :retcode, success = :success,
-                returned_at = :now WHERE jid = :jid AND minion_id = :id AND returned_at IS NULL""");
-        // bound once as SQLite's text for every row (the argument factory would format it per row)
         String at = SqlTime.format(now);
-        for (ReturnRow r : rows) {
-            update.bind("state", state(r).name()).bind("now", at).bind("ret", r.retJson()).bind("retcode", r.retcode())
-                    .bind("success", r.success()).bind("jid", r.jid()).bind("id", r.agentId()).add();
-        }
-        update.execute();
+        JdbcBatch.run(h, """
+                UPDATE job_agent SET state = ?, state_at = ?, ret = ?, retcode = ?, success = ?, returned_at = ?
+                WHERE jid = ? AND minion_id = ? AND returned_at IS NULL""", rows, (statement, r) -> {
+            statement.setString(1, state(r).name());
+            statement.setString(2, at);
+            statement.setString(3, r.retJson());
+            statement.setInt(4, r.retcode());
+            statement.setBoolean(5, r.success());
+            statement.setString(6, at);
+            statement.setString(7, r.jid());
+            statement.setString(8, r.agentId());
+        });
     }
 
     private static AgentJobState state(ReturnRow r) {
