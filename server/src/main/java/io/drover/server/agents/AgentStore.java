@@ -39,11 +39,14 @@ final class AgentStore {
 
     /** Sets the business of an agent's row, inserting the row when there is none. */
     void placeInBusiness(Handle h, String id, long bizId) {
-        if (h.createUpdate("UPDATE agent SET bk_biz_id = :biz WHERE id = :id").bind("biz", bizId).bind("id", id).execute() == 0
-                && insert(h, id, bizId) == 0) {
+        if (place(h, id, bizId) == 0 && insert(h, id, bizId) == 0) {
             // written meanwhile by the presence check, a heartbeat or another server: place that row
-            h.createUpdate("UPDATE agent SET bk_biz_id = :biz WHERE id = :id").bind("biz", bizId).bind("id", id).execute();
+            place(h, id, bizId);
         }
+    }
+
+    private static int place(Handle h, String id, long bizId) {
+        return h.createUpdate("UPDATE agent SET bk_biz_id = :biz WHERE id = :id").bind("biz", bizId).bind("id", id).execute();
     }
 
     void insertIfAbsent(Handle h, String id, Long bizId) {

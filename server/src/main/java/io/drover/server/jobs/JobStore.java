@@ -131,14 +131,6 @@ final class JobStore {
                         rs.getString("returned_at") == null ? null : storedReturn(rs))).list();
     }
 
-    /** Each agent's recorded state in a job. */
-    Map<String, AgentJobState> states(Handle h, String jid) {
-        Map<String, AgentJobState> states = new LinkedHashMap<>();
-        h.createQuery("SELECT minion_id, state FROM job_agent WHERE jid = :jid ORDER BY minion_id").bind("jid", jid)
-                .map((rs, ctx) -> states.put(rs.getString(1), AgentJobState.valueOf(rs.getString(2)))).forEach(ignored -> { });
-        return states;
-    }
-
     /** How many agents of each job are in each state. */
     Map<String, Map<AgentJobState, Integer>> counts(Handle h, Collection<String> jids) {
         Map<String, Map<AgentJobState, Integer>> counts = new HashMap<>();

@@ -99,7 +99,7 @@ class JobStoreTest {
                     new JobStore.ReturnRow(jid, "b", "\"finished anyway\"", 0, true, false)));
             assertThat(repository.recordLost(h, "d", past)).isEqualTo(1);
             assertThat(repository.recordTimeouts(h, past, java.time.OffsetDateTime.now())).as("the job has no timeout").isZero();
-            assertThat(repository.states(h, jid)).containsExactly(Map.entry("a", AgentJobState.CANCELLED),
+            assertThat(repository.find(h, jid).orElseThrow().states()).containsExactly(Map.entry("a", AgentJobState.CANCELLED),
                     Map.entry("b", AgentJobState.RETURNED), Map.entry("c", AgentJobState.RETURNED),
                     Map.entry("d", AgentJobState.AGENT_LOST), Map.entry("e", AgentJobState.PUBLISHED),
                     Map.entry("f", AgentJobState.PUBLISHED));
@@ -112,7 +112,7 @@ class JobStoreTest {
             assertThat(repository.recordTimeouts(h, past, java.time.OffsetDateTime.now())).isEqualTo(1);
             assertThat(repository.recordTimeouts(h, java.time.OffsetDateTime.now(), java.time.OffsetDateTime.now().plusSeconds(5)))
                     .as("swept once").isZero();
-            assertThat(repository.states(h, timed)).containsExactly(Map.entry("a", AgentJobState.RETURNED),
+            assertThat(repository.find(h, timed).orElseThrow().states()).containsExactly(Map.entry("a", AgentJobState.RETURNED),
                     Map.entry("b", AgentJobState.TIMED_OUT));
         }));
     }
