@@ -131,7 +131,7 @@ public final class ApiClient {
             throw new CliException(file + " cannot be read: " + e.getMessage());
         }
         HttpRequest.Builder builder = HttpRequest.newBuilder(uri(path)).timeout(Duration.ofHours(1))
-                .header("Accept", "application/json").header("Content-Type", contentType).POST(body);
+                .header("Accept", "application/json").header("Content-Type", contentType).expectContinue(true).POST(body);
         authorize(builder);
         return read(send(builder), ANSWERS.constructType(type));
     }

@@ -24,6 +24,7 @@ class AgentPackageCommandTest {
     String url;
     final List<String> requests = new ArrayList<>();
     byte[] received;
+    String expect;
 
     @BeforeEach
     void start() throws IOException {
@@ -32,6 +33,7 @@ class AgentPackageCommandTest {
             requests.add(exchange.getRequestMethod() + " " + exchange.getRequestURI().getRawPath()
                     + (exchange.getRequestURI().getRawQuery() == null ? "" : "?" + exchange.getRequestURI().getRawQuery())
                     + " " + exchange.getRequestHeaders().getFirst("Content-Type"));
+            expect = exchange.getRequestHeaders().getFirst("Expect");
             received = exchange.getRequestBody().readAllBytes();
             String body = exchange.getRequestMethod().equals("DELETE") ? "" : exchange.getRequestMethod().equals("POST")
                     ? "{\"version\": \"2.0.0+b.1\", \"os\": \"linux\", \"arch\": \"x86_64\", \"file_name\": "
@@ -68,6 +70,7 @@ class AgentPackageCommandTest {
         assertThat(upload.out()).isEqualTo("drover-agent-2.0.0+b.1-linux-x86_64.tar.gz is stored (sha256 " + "ab".repeat(32)
                 + ", uploaded by admin at 2026-12-01T10:00:00Z)\n");
         assertThat(received).containsExactly(1, 2, 3, 4);
+        assertThat(expect).as("asks first, so that a refused package of hundreds of megabytes is not sent").isEqualToIgnoringCase("100-continue");
 
         EnrollInstallCommandTest.Run list = drover("agent-package", "list");
         assertThat(list.out()).contains("VERSION").contains("2.0.0").contains("aarch64").contains("cdcdcdcdcdcd").contains("system:build");

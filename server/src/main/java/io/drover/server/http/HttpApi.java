@@ -345,12 +345,42 @@ public final class HttpApi {
     }
 
     static void problem(Context ctx, int status, String code, String detail, List<Problem.FieldError> errors) {
+        if (status == 413) {
+            discardRestOfBody(ctx);
+        }
         ctx.status(status);
         ctx.contentType(PROBLEM_JSON);
         ctx.result(problemJson(status, code, detail, errors));
     }
 
     static final String PROBLEM_JSON = "application/problem+json";
+
+    /** How much of a refused body is read and thrown away so that its sender reads the refusal. */
+    static final long REFUSED_BODY_DISCARD_BYTES = 8L << 20;
+
+    /**
+     * Reads and drops what is left of a refused body, up to {@link #REFUSED_BODY_DISCARD_BYTES}. A client that sends its
+     * whole body before reading (Java's HttpClient, most libraries) would otherwise still be writing when the server
+     * closes the connection on unread bytes; the reset that follows can destroy the 413 before the client reads it. A
+     * client that asked with {@code Expect: 100-continue} and was not told to continue has sent nothing: reading would
+     * tell it to send, so its body is left alone. A body larger still is cut off by the close.
+     */
+    private static void discardRestOfBody(Context ctx) {
+        String expect = ctx.header("Expect");
+        if (expect != null && expect.equalsIgnoreCase("100-continue")) {
+            return;
+        }
+        try {
+            java.io.InputStream in = ctx.req().getInputStream();
+            byte[] buffer = new byte[65536];
+            long left = REFUSED_BODY_DISCARD_BYTES;
+            for (int n; left > 0 && (n = in.read(buffer, 0, (int) Math.min(buffer.length, left))) > 0; ) {
+                left -= n;
+            }
+        } catch (java.io.IOException | RuntimeException e) {
+            log.debug("the rest of a refused body of {} {} could not be read", ctx.method(), ctx.path(), e);
+        }
+    }
 
     /** An RFC 9457 problem document. */
     static String problemJson(int status, String code, String detail, List<Problem.FieldError> errors) {

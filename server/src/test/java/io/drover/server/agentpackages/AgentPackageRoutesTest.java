@@ -230,7 +230,8 @@ class AgentPackageRoutesTest {
 
     @Test
     void oversizedUploadsAreRefusedFromTheirLengthOrAsTheyArriveAndLeaveNothing() throws IOException {
-        byte[] noise = new byte[(int) (2 * MAX_BYTES)];
+        // Megabytes past the limit: a server that closes on them unread resets the connection under the client's answer.
+        byte[] noise = new byte[2 << 20];
         new Random(7).nextBytes(noise);
         byte[] big = AgentPackages.of("9.0.0", "x86_64", "#!/bin/sh\n# " + java.util.HexFormat.of().formatHex(noise) + "\n");
         assertThat((long) big.length).isGreaterThan(MAX_BYTES);
@@ -240,6 +241,22 @@ class AgentPackageRoutesTest {
         assertThat(streamed.json().path("detail").asText()).contains("agent-package-max-bytes");
         assertRefused(upload("", admin, new byte[0], false), 400);
         assertThat(get("/agent-packages", "Bearer " + admin).json().findValuesAsText("version")).containsExactly("1.2.0");
+        assertThat(incomingFiles()).isEmpty();
+    }
+
+    /** What {@code drover agent-package upload} does: it asks with {@code Expect: 100-continue} before sending a file. */
+    @Test
+    void anUploadThatAsksBeforeSendingIsRefusedWithoutBeingToldToSend() throws IOException {
+        URI base = URI.create(server.url());
+        try (java.net.Socket socket = new java.net.Socket(base.getHost(), base.getPort())) {
+            socket.setSoTimeout(10_000);
+            socket.getOutputStream().write(("POST /api/v1/agent-packages HTTP/1.1\r\nHost: drover\r\nAuthorization: Bearer " + admin
+                    + "\r\nContent-Type: application/gzip\r\nContent-Length: " + 1000 * MAX_BYTES
+                    + "\r\nExpect: 100-continue\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            String answer = new String(socket.getInputStream().readNBytes(400), StandardCharsets.ISO_8859_1);
+            assertThat(answer).as("the first answer is the refusal, not '100 Continue'").startsWith("HTTP/1.1 413 ")
+                    .contains("application/problem+json");
+        }
         assertThat(incomingFiles()).isEmpty();
     }
 
