@@ -105,9 +105,20 @@ class SaltMinionFailoverTest {
                 while (!server.isClosed()) {
                     try {
                         Socket in = server.accept();
-                        Socket out = new Socket(InetAddress.getLoopbackAddress(), target);
+                        Socket out;
+                        try {
+                            out = new Socket(InetAddress.getLoopbackAddress(), target);
+                        } catch (IOException e) { // the target is gone: so is this connection (left open, the
+                            closeQuietly(in);     // minion would wait out its handshake timeout on it)
+                            continue;
+                        }
                         sockets.add(in);
                         sockets.add(out);
+                        if (server.isClosed()) { // accepted while the proxy closed, after it closed the others
+                            closeQuietly(in);
+                            closeQuietly(out);
+                            return;
+                        }
                         Thread.ofVirtual().start(() -> pump(in, out));
                         Thread.ofVirtual().start(() -> pump(out, in));
                     } catch (IOException e) {
