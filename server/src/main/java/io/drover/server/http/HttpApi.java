@@ -363,11 +363,12 @@ public final class HttpApi {
      * whole body before reading (Java's HttpClient, most libraries) would otherwise still be writing when the server
      * closes the connection on unread bytes; the reset that follows can destroy the 413 before the client reads it. A
      * client that asked with {@code Expect: 100-continue} and was not told to continue has sent nothing: reading would
-     * tell it to send, so its body is left alone. A body larger still is cut off by the close.
+     * tell it to send, so its body is left alone, and so is one announced larger than that: reading would only wait
+     * for bytes the connection's close cuts off anyway (or that its sender never means to send).
      */
     private static void discardRestOfBody(Context ctx) {
         String expect = ctx.header("Expect");
-        if (expect != null && expect.equalsIgnoreCase("100-continue")) {
+        if (expect != null && expect.equalsIgnoreCase("100-continue") || ctx.contentLength() > REFUSED_BODY_DISCARD_BYTES) {
             return;
         }
         try {
