@@ -68,7 +68,7 @@ done
 total=$((servers * per))
 "$java" -Xmx2g -cp "$cp" io.drover.bench.FleetLoad --server http://127.0.0.1:18091 --token-file "$work/s1/admin.token" \
   --master 127.0.0.1:14541 --count "$per" --prefix "f1-" --ping "$rounds" --warmup "$warmup" --target 'f*' --expect "$total" \
-  > "$work/ping.log" 2>&1 &
+  --hold-file "$work/rounds-measured" > "$work/ping.log" 2>&1 &
 pinger=$!
 loads="$loads $pinger"; pids="$pids $pinger"
 connected "$work/ping.log" $pinger
@@ -85,8 +85,13 @@ until grep -q "^round $((warmup - 1)):" "$work/ping.log"; do
   sleep 0.2
 done
 ticks > "$work/cpu1"; rows1=$(inserted); t1=$(date +%s.%N)
+until grep -q 'median' "$work/ping.log"; do
+  kill -0 $pinger 2>/dev/null || { echo "the pinger stopped:"; tail -5 "$work/ping.log"; exit 1; }
+  sleep 0.2
+done
+ticks > "$work/cpu2"; rows2=$(inserted); t2=$(date +%s.%N)
+touch "$work/rounds-measured" # the pinger may exit now: its agents' disconnection is not part of the rounds
 wait $pinger || true
-ticks > "$work/cpu2"; sleep 1; rows2=$(inserted); t2=$(date +%s.%N)
 grep -E '^round|median' "$work/ping.log"
 awk -v hz="$hz" -v rounds="$rounds" -v per="$per" -v wall="$(echo "$t2 - $t1" | bc)" '
   NR == FNR { a[$1] += $2; next } { b[$1] += $2 }

@@ -50,7 +50,8 @@ while [ "$i" -lt "$procs" ]; do
 done
 "$java" -Xmx1g -cp "$cp" io.drover.bench.FleetLoad --server "$server_url" --token-file "$work/data/admin.token" \
   --master 127.0.0.1:4506 --count "$per" --prefix "f$procs-" --ping "$rounds" --warmup "$warmup" --target 'f*' --expect $((procs * per)) \
-  ${COLD:+--restart-command "sh $work/restart.sh" --cold-rounds "$COLD"} ${STORM:+--await-file "$work/fleet-connected"} $FLEET_OPTS > "$work/ping.log" 2>&1 &
+  ${COLD:+--restart-command "sh $work/restart.sh" --cold-rounds "$COLD"} ${STORM:+--await-file "$work/fleet-connected"} \
+  --hold-file "$work/rounds-measured" $FLEET_OPTS > "$work/ping.log" 2>&1 &
 pinger=$!
 loads="$loads $pinger"
 connected "$work/ping.log" $pinger
@@ -97,6 +98,7 @@ fi
 until grep -q 'median' "$work/ping.log" || ! kill -0 $pinger 2>/dev/null; do sleep 0.2; done
 t2=$(server_ticks)
 [ -n "${BENCH_JFR:-}" ] && "$JAVA_HOME/bin/jcmd" $server JFR.stop name=rounds filename="$BENCH_JFR" > /dev/null
+touch "$work/rounds-measured" # the pinger may exit now: its agents' disconnection is not part of the rounds
 [ "$t2" = -1 ] || awk -v a="$t1" -v b="$t2" -v hz="$(getconf CLK_TCK)" -v r="$rounds" -v n=$((procs * per)) 'BEGIN {
   c = (b - a) / hz; printf "server CPU over the %d timed rounds: %.2f s, %.3f s per round, %.0f µs per return\n", r, c, c / r, c / r / n * 1e6 }'
 

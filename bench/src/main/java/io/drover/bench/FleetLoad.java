@@ -33,7 +33,7 @@ import java.util.Map;
  * {@code test.ping} to all of them through the REST API, every return collected.
  *
  * <p>Usage: {@code FleetLoad --server URL --token-file FILE --master HOST:PORT --count N [--prefix sim-] [--ping 20]
- * [--warmup 3] [--interval SECONDS] [--target GLOB --expect TOTAL] [--ramp 50] [--io-threads 1] [--await-file PATH]}: agents start in batches of {@code ramp}, each once most
+ * [--warmup 3] [--interval SECONDS] [--target GLOB --expect TOTAL] [--ramp 50] [--io-threads 1] [--await-file PATH] [--hold-file PATH]}: agents start in batches of {@code ramp}, each once most
  * of the previous batch signed in. An agent costs two open files, so one process holds up to about 9,000 within a
  * 20,000 open-file limit; to spread the load, run several (without --ping) and let one of them ping the whole fleet
  * with --target and --expect. With {@code --restart-command CMD} the pinger then runs CMD (which restarts the server
@@ -41,6 +41,8 @@ import java.util.Map;
  * {@code --cold-rounds} (default 2) more rounds: the server's first jobs after a start, with a fleet whose own code is
  * warm, as after a restart of a real server. With {@code --await-file PATH} the rounds start only once PATH exists: for
  * a sign-in storm, where the other processes start at the same moment and the script says when all are connected.
+ * With {@code --hold-file PATH} the pinger keeps its agents connected after the rounds until PATH exists, so that a
+ * script reading the server's CPU over the rounds does not count their disconnection.
  * The agents share one RSA key (generating thousands takes minutes on two cores); the server's auto-accept must
  * cover the prefix, e.g. {@code drover server --auto-accept 'sim-*'}.
  */
@@ -114,6 +116,13 @@ public final class FleetLoad {
                     Integer.parseInt(opts.getOrDefault("expect", "" + count)),
                     Duration.ofSeconds(Long.parseLong(opts.getOrDefault("interval", "0"))), opts.get("restart-command"),
                     Integer.parseInt(opts.getOrDefault("cold-rounds", "2")), fleet, opts.get("await-file"));
+            if (opts.containsKey("hold-file")) {
+                // the script reads the servers' CPU before this process's agents disconnect: their going away (thousands
+                // of connections closed, presence written) is not part of a round
+                while (!Files.exists(Path.of(opts.get("hold-file")))) {
+                    Thread.sleep(100);
+                }
+            }
             System.exit(0); // closing thousands of minions one by one takes longer than the run; exiting closes their sockets
         }
         Thread.currentThread().join();

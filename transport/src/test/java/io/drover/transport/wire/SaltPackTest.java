@@ -28,6 +28,18 @@ class SaltPackTest {
         assertThat(SaltPack.unpack(SaltPack.pack(List.of(1, 2L, true)))).isEqualTo(List.of(1L, 2L, true));
     }
 
+    @Test
+    void onlyWellFormedUtf8IsText() {
+        for (String text : new String[] {"", "ascii", "日本語", "😀 U+1F600 takes 4 bytes", "\uFFFD as sent", "nul \0 inside"}) {
+            assertThat(SaltPack.unpack(SaltPack.pack(text.getBytes(java.nio.charset.StandardCharsets.UTF_8)))).isEqualTo(text);
+        }
+        // a truncated sequence, an overlong '/', a UTF-16 surrogate in UTF-8 (CESU), a code point past U+10FFFF
+        for (String hex : new String[] {"61e6", "c0af", "eda080", "f4908080", "80", "616263ff"}) {
+            byte[] raw = HexFormat.of().parseHex(hex);
+            assertThat(SaltPack.unpack(SaltPack.pack(raw))).as(hex).isEqualTo(raw);
+        }
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"", "c1", "dbffffffff41", "dc0003", "81a161", "ddffffffff", "9191919191", "a3616263ff"})
     void garbageIsAMalformedFrameNeverACrash(String hex) {
