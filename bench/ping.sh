@@ -83,7 +83,7 @@ if [ "$warmup" -gt 0 ]; then
 fi
 t1=$(server_ticks)
 # BENCH_JFR=FILE records the server's timed rounds with JFR's profile settings (CPU samples and allocations) into FILE
-[ -n "${BENCH_JFR:-}" ] && "$JAVA_HOME/bin/jcmd" $server JFR.start name=rounds settings=profile jdk.CPUTimeSample#enabled=true jdk.CPUTimeSample#throttle=2ms > /dev/null
+[ -n "${BENCH_JFR:-}" ] && "$JAVA_HOME/bin/jcmd" $server JFR.start name=rounds settings=profile jdk.CPUTimeSample#enabled=true jdk.CPUTimeSample#throttle=2ms jdk.ExecutionSample#period=2ms > /dev/null
 
 # CPU seconds per process over 5 s of ping rounds (utime + stime from /proc, in clock ticks)
 ticks() { for p in $server $loads; do awk -v p="$p" '{printf "%s %d\n", p, $14 + $15}' "/proc/$p/stat" 2>/dev/null || true; done; }

@@ -286,9 +286,10 @@ final class JobStore {
         Map<String, JobResult.Return> returns = new LinkedHashMap<>();
         answered.forEach(e -> returns.put(e.getKey(), e.getValue()));
         List<String> missing = found.minions().stream().filter(id -> !returns.containsKey(id)).toList();
+        Map<AgentJobState, Integer> counts = new java.util.EnumMap<>(AgentJobState.class);
+        states.values().forEach(state -> counts.merge(state, 1, Integer::sum));
         return Optional.of(new JobResult(found.jid(), found.fun(), found.arg(), found.tgt(), found.tgtType(),
-                found.minions(), missing, found.createdAt(), returns, states,
-                counts(h, List.of(jid)).getOrDefault(jid, Map.of())));
+                found.minions(), missing, found.createdAt(), returns, states, counts));
     }
 
     boolean exists(Handle h, String jid) {
