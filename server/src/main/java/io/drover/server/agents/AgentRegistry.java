@@ -455,7 +455,7 @@ public final class AgentRegistry implements io.drover.server.agentlink.AgentPres
                 a.lastSeenDirty = false;
                 seen.put(a.id, a.lastSeen.atOffset(ZoneOffset.UTC));
             }
-            jdbi.useHandle(h -> repository.updateLastSeen(h, seen));
+            jdbi.useTransaction(h -> repository.updateLastSeen(h, seen));
         }
     }
 

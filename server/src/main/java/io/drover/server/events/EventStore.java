@@ -68,6 +68,22 @@ public final class EventStore {
      * stored and replayable like any other.
      */
     public List<Event> appendPublished(Handle handle, List<Map.Entry<String, Map<String, Object>>> tagged) {
+        List<Encoded> encoded = new ArrayList<>(tagged.size());
+        for (Map.Entry<String, Map<String, Object>> e : tagged) {
+            encoded.add(new Encoded(e.getKey(), e.getValue(), Sql.toJson(e.getValue())));
+        }
+        return appendPublishedEncoded(handle, encoded);
+    }
+
+    /**
+     * An event with its data already encoded as the JSON to store: a return's event is built around the return's
+     * stored JSON instead of encoding the return a second time. {@code json} must encode {@code data}.
+     */
+    public record Encoded(String tag, Map<String, Object> data, String json) {
+    }
+
+    /** {@link #appendPublished}, for events whose data the caller encoded. */
+    public List<Event> appendPublishedEncoded(Handle handle, List<Encoded> tagged) {
         if (tagged.isEmpty()) {
             return List.of();
         }
@@ -79,9 +95,9 @@ public final class EventStore {
             // The rows are inserted in list order, so their ids ascend in that order.
             List<String> tags = new ArrayList<>(tagged.size());
             List<String> datas = new ArrayList<>(tagged.size());
-            for (Map.Entry<String, Map<String, Object>> e : tagged) {
-                tags.add(e.getKey());
-                datas.add(Sql.toJson(e.getValue()));
+            for (Encoded e : tagged) {
+                tags.add(e.tag());
+                datas.add(e.json());
             }
             ids = new ArrayList<>(handle.createQuery("""
                             INSERT INTO event_outbox (tag, data, created_at, published)
@@ -99,8 +115,8 @@ public final class EventStore {
             String at = SqlTime.format(now);
             JdbcBatch.run(handle, "INSERT INTO event_outbox (tag, data, created_at, published) VALUES (?, ?, ?, TRUE)", tagged,
                     (statement, e) -> {
-                        statement.setString(1, e.getKey());
-                        statement.setString(2, Sql.toJson(e.getValue()));
+                        statement.setString(1, e.tag());
+                        statement.setString(2, e.json());
                         statement.setString(3, at);
                     });
             long last = handle.createQuery("SELECT last_insert_rowid()").mapTo(Long.class).one();
@@ -114,7 +130,7 @@ public final class EventStore {
         }
         List<Event> written = new ArrayList<>(ids.size());
         for (int i = 0; i < ids.size(); i++) {
-            written.add(new Event(ids.get(i), tagged.get(i).getKey(), now, tagged.get(i).getValue()));
+            written.add(new Event(ids.get(i), tagged.get(i).tag(), now, tagged.get(i).data()));
         }
         return written;
     }

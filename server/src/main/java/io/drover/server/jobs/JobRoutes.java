@@ -124,7 +124,7 @@ public final class JobRoutes {
                 JobResult.class, Shape.ONE, ctx -> {
                     String jid = jid("jid", ctx.pathParam("jid"));
                     long wait = io.drover.server.http.Params.bounded(ctx, "wait", 0, 0, 60);
-                    ctx.json(jobs.await(principal(ctx), jid, java.time.Duration.ofSeconds(wait)));
+                    ctx.json(jobs.await(principal(ctx), jid, java.time.Duration.ofSeconds(wait), JobStore.ReturnForm.STORED_JSON));
                 });
     }
 }

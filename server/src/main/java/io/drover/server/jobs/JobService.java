@@ -471,7 +471,7 @@ public final class JobService implements AutoCloseable, io.drover.server.agentli
             Map<String, String> funs = repository.funs(h, jids);
             java.util.Set<String> taken = new java.util.HashSet<>();
             List<JobStore.ReturnRow> rows = new ArrayList<>();
-            List<Map.Entry<String, Map<String, Object>>> fired = new ArrayList<>();
+            List<io.drover.server.events.EventStore.Encoded> fired = new ArrayList<>();
             for (PendingReturn p : batch) {
                 String jid = p.ret().jid();
                 if (!awaiting.getOrDefault(jid, java.util.Set.of()).contains(p.agentId()) || !taken.add(jid + '\0' + p.agentId())) {
@@ -497,17 +497,10 @@ public final class JobService implements AutoCloseable, io.drover.server.agentli
                 }
                 rows.add(new JobStore.ReturnRow(jid, p.agentId(), json, retcode, success,
                         p.ret().killed()));
-                Map<String, Object> data = new LinkedHashMap<>();
-                data.put("jid", jid);
-                data.put("id", p.agentId());
-                data.put("fun", funs.get(jid));
-                data.put("return", ret);
-                data.put("retcode", retcode);
-                data.put("success", success);
-                fired.add(Map.entry("salt/job/" + jid + "/ret/" + p.agentId(), data));
+                fired.add(ReturnEvent.of(jid, p.agentId(), funs.get(jid), ret, json, retcode, success));
             }
             repository.insertReturns(h, rows);
-            return events.appendPublished(h, fired);
+            return events.appendPublishedEncoded(h, fired);
         });
     }
 
@@ -604,13 +597,17 @@ public final class JobService implements AutoCloseable, io.drover.server.agentli
      * request instead of polling.
      */
     public JobResult await(Principal principal, String jid, java.time.Duration wait) {
+        return await(principal, jid, wait, JobStore.ReturnForm.VALUES);
+    }
+
+    /** {@link #await}, the returns as the JSON they are stored as: for an answer that writes them out unread. */
+    JobResult await(Principal principal, String jid, java.time.Duration wait, JobStore.ReturnForm form) {
         if (!principal.allBusinesses()) {
-            List<String> minions = get(jid).minions();
-            principal.requireAgents(minions, agentBusinesses, "job " + jid + " targeted");
+            requireJob(principal, jid);
         }
         LiveJob job = live.get(jid);
         waitUntilDone(job, wait);
-        JobResult result = get(jid);
+        JobResult result = jdbi.withHandle(h -> repository.find(h, jid, form)).orElseThrow(() -> DomainException.notFound("job", jid));
         if (job != null && result.missing().isEmpty() && live.remove(jid, job)) {
             // every return is stored though not every one was heard of here (a peer's, sent before this server
             // wanted them): the job is done
@@ -713,7 +710,7 @@ public final class JobService implements AutoCloseable, io.drover.server.agentli
      */
     public AgentJobPage agents(Principal principal, String jid, String after, int limit) {
         requireJob(principal, jid);
-        List<AgentJob> page = jdbi.withHandle(h -> repository.page(h, jid, after, limit + 1));
+        List<AgentJob> page = jdbi.withHandle(h -> repository.page(h, jid, after, limit + 1, JobStore.ReturnForm.STORED_JSON));
         boolean more = page.size() > limit;
         List<AgentJob> shown = more ? page.subList(0, limit) : page;
         return new AgentJobPage(jid, shown, more ? shown.getLast().id() : null);

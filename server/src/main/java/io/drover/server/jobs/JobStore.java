@@ -29,6 +29,8 @@ final class JobStore {
     };
     private static final TypeReference<List<Object>> LIST = new TypeReference<>() {
     };
+    private static final TypeReference<Object> RETURN = new TypeReference<>() {
+    };
     private final Clock clock;
 
     JobStore(Clock clock) {
@@ -121,14 +123,22 @@ final class JobStore {
                 .execute();
     }
 
+    /**
+     * How stored returns are read: as values for the server to work with, or as the JSON they are stored as, which an
+     * API answer writes out without parsing and encoding each return again (a job to 8,000 agents: 8,000 of each).
+     */
+    enum ReturnForm {
+        VALUES, STORED_JSON
+    }
+
     /** Up to {@code limit} agents of a job after {@code after} (null: from the first) in id order, with their returns. */
-    List<AgentJob> page(Handle h, String jid, String after, int limit) {
+    List<AgentJob> page(Handle h, String jid, String after, int limit, ReturnForm form) {
         return h.createQuery("""
                         SELECT minion_id, state, state_at, ret, retcode, success, returned_at FROM job_agent
                         WHERE jid = :jid AND minion_id > :after ORDER BY minion_id LIMIT :limit""")
                 .bind("jid", jid).bind("after", after == null ? "" : after).bind("limit", limit)
                 .map((rs, ctx) -> new AgentJob(rs.getString(1), AgentJobState.valueOf(rs.getString(2)), SqlTime.read(rs, "state_at"),
-                        rs.getString("returned_at") == null ? null : storedReturn(rs))).list();
+                        rs.getString("returned_at") == null ? null : storedReturn(rs, form))).list();
     }
 
     /** How many agents of each job are in each state. */
@@ -260,6 +270,10 @@ final class JobStore {
 
     /** The job with its returns and the minions still missing. */
     Optional<JobResult> find(Handle h, String jid) {
+        return find(h, jid, ReturnForm.VALUES);
+    }
+
+    Optional<JobResult> find(Handle h, String jid, ReturnForm form) {
         Optional<JobResult> job = h.createQuery("SELECT * FROM job WHERE jid = :jid").bind("jid", jid)
                 .map((rs, ctx) -> new JobResult(rs.getString("jid"), rs.getString("fun"),
                         Sql.fromJson(rs.getString("arg"), LIST), rs.getString("tgt"), rs.getString("tgt_type"),
@@ -278,7 +292,7 @@ final class JobStore {
                 .map((rs, ctx) -> {
                     states.put(rs.getString(1), AgentJobState.valueOf(rs.getString(2)));
                     if (rs.getString("returned_at") != null) {
-                        answered.add(Map.entry(rs.getString(1), storedReturn(rs)));
+                        answered.add(Map.entry(rs.getString(1), storedReturn(rs, form)));
                     }
                     return null;
                 }).forEach(ignored -> { });
@@ -307,11 +321,14 @@ final class JobStore {
         return h.createQuery("""
                         SELECT ret, retcode, success, returned_at FROM job_agent
                         WHERE jid = :jid AND minion_id = :minion AND returned_at IS NOT NULL""").bind("jid", jid)
-                .bind("minion", agentId).map((rs, ctx) -> storedReturn(rs)).findOne();
+                .bind("minion", agentId).map((rs, ctx) -> storedReturn(rs, ReturnForm.VALUES)).findOne();
     }
 
-    private static JobResult.Return storedReturn(ResultSet rs) throws SQLException {
-        return new JobResult.Return(Sql.fromJson(rs.getString("ret"), new TypeReference<Object>() {
-        }), rs.getInt("retcode"), rs.getBoolean("success"), SqlTime.read(rs, "returned_at"));
+    private static JobResult.Return storedReturn(ResultSet rs, ReturnForm form) throws SQLException {
+        String json = rs.getString("ret");
+        // RawValue: Jackson writes it out as the JSON text it holds
+        Object ret = form == ReturnForm.STORED_JSON ? new com.fasterxml.jackson.databind.util.RawValue(json)
+                : Sql.fromJson(json, RETURN);
+        return new JobResult.Return(ret, rs.getInt("retcode"), rs.getBoolean("success"), SqlTime.read(rs, "returned_at"));
     }
 }

@@ -22,7 +22,15 @@ public final class JdbcBatch {
     private JdbcBatch() {
     }
 
+    /**
+     * Runs the batch in the handle's transaction. Outside one, each row would be its own commit (on SQLite, every
+     * modified page written to the log once per row) and would bypass the process's SQLite write lock, which sees
+     * Jdbi's statements only: refused.
+     */
     public static <T> void run(Handle h, String sql, Iterable<T> rows, Row<T> row) {
+        if (!h.isInTransaction()) {
+            throw new IllegalStateException("a batch of writes runs inside a transaction: " + sql);
+        }
         try (PreparedStatement statement = h.getConnection().prepareStatement(sql)) {
             boolean any = false;
             for (T r : rows) {

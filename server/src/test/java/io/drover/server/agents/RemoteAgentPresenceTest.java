@@ -92,6 +92,24 @@ class RemoteAgentPresenceTest {
     }
 
     @OnBothDatabases
+    void whenEachAgentWasLastHeardIsWrittenForAllOfThemInOneFlush(String kind) {
+        TestDatabases.on(kind, db -> {
+            AgentRegistry agents = registry(db);
+            List<String> ids = java.util.stream.IntStream.range(0, 50).mapToObj(i -> "here-" + i).toList();
+            ids.forEach(agents::seen);
+            agents.checkPresence(); // their rows, and the first flush
+            clock.advance(Duration.ofSeconds(31));
+            ids.forEach(agents::seen);
+            java.time.Instant heard = clock.instant();
+            clock.advance(Duration.ofSeconds(1));
+            agents.checkPresence();
+            List<java.time.Instant> stored = db.jdbi().withHandle(h -> h.createQuery("SELECT last_seen FROM agent ORDER BY id")
+                    .map((rs, ctx) -> io.drover.server.store.SqlTime.read(rs, "last_seen").toInstant()).list());
+            assertThat(stored).hasSize(50).containsOnly(heard);
+        });
+    }
+
+    @OnBothDatabases
     void anAgentThatMovesHereFromAnotherServerIsAnnouncedOnlineWithWhenItWasHeard(String kind) {
         TestDatabases.on(kind, db -> {
             writtenByItsServer(db, "far-3", 5);

@@ -69,7 +69,7 @@ class JobStoreTest {
             assertThat(job.returns().get("a").retcode()).isZero();
             assertThat(repository.findReturn(h, jid, "a")).get().extracting(JobResult.Return::success).isEqualTo(true);
             assertThat(repository.findReturn(h, jid, "stranger")).isEmpty();
-            assertThat(repository.page(h, jid, null, 10)).extracting(AgentJob::id).containsExactly("a", "b");
+            assertThat(repository.page(h, jid, null, 10, JobStore.ReturnForm.VALUES)).extracting(AgentJob::id).containsExactly("a", "b");
             assertThat(job.states()).containsOnlyKeys("a", "b");
         }));
     }
@@ -133,7 +133,7 @@ class JobStoreTest {
             String after = null;
             int pages = 0;
             while (true) {
-                List<AgentJob> page = repository.page(h, jid, after, 100);
+                List<AgentJob> page = repository.page(h, jid, after, 100, JobStore.ReturnForm.VALUES);
                 assertThat(page.size()).isLessThanOrEqualTo(100);
                 if (page.isEmpty()) {
                     break;
@@ -148,7 +148,7 @@ class JobStoreTest {
             }
             assertThat(pages).isEqualTo(13);
             assertThat(seen).containsExactlyInAnyOrderElementsOf(ids).doesNotHaveDuplicates();
-            assertThat(repository.page(h, "20261125000000000099", null, 10)).isEmpty();
+            assertThat(repository.page(h, "20261125000000000099", null, 10, JobStore.ReturnForm.VALUES)).isEmpty();
         }));
     }
 }
