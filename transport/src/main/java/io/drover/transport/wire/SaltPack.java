@@ -219,6 +219,10 @@ public final class SaltPack {
      * more than the decoding.
      */
     private static Object utf8OrBytes(byte[] raw) {
+        if (ascii(raw)) {
+            // most raws are keys, ids and names: ASCII is UTF-8, and needs no decoder or buffers to become text
+            return new String(raw, StandardCharsets.ISO_8859_1);
+        }
         CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
                 .onUnmappableCharacter(CodingErrorAction.REPORT);
         CharBuffer text = CharBuffer.allocate(raw.length); // UTF-8 never decodes to more chars than it has bytes
@@ -226,6 +230,15 @@ public final class SaltPack {
             return raw;
         }
         return text.flip().toString();
+    }
+
+    private static boolean ascii(byte[] raw) {
+        for (byte b : raw) {
+            if (b < 0) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** A raw field as bytes, whichever way it was decoded (binary fields such as ciphertext may happen to be UTF-8). */

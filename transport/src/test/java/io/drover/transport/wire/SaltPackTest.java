@@ -40,6 +40,29 @@ class SaltPackTest {
         }
     }
 
+    /** Every byte string reads as a strict UTF-8 decoder reads it: text when it decodes, the bytes when it does not. */
+    @Test
+    void rawsAgreeWithAStrictDecoder() {
+        java.util.Random random = new java.util.Random(34);
+        byte[] alphabet = HexFormat.of().parseHex("00017f41e697a5c0afeda080f09f9880f4908080fe80c2a9");
+        for (int i = 0; i < 20_000; i++) {
+            byte[] raw = new byte[random.nextInt(12)];
+            for (int j = 0; j < raw.length; j++) {
+                raw[j] = i % 3 == 0 ? (byte) random.nextInt(256) : alphabet[random.nextInt(alphabet.length)];
+            }
+            Object expected;
+            try {
+                expected = java.nio.charset.StandardCharsets.UTF_8.newDecoder()
+                        .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
+                        .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT)
+                        .decode(java.nio.ByteBuffer.wrap(raw)).toString();
+            } catch (java.nio.charset.CharacterCodingException e) {
+                expected = raw;
+            }
+            assertThat(SaltPack.unpack(SaltPack.pack(raw))).as(HexFormat.of().formatHex(raw)).isEqualTo(expected);
+        }
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"", "c1", "dbffffffff41", "dc0003", "81a161", "ddffffffff", "9191919191", "a3616263ff"})
     void garbageIsAMalformedFrameNeverACrash(String hex) {
