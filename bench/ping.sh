@@ -84,6 +84,9 @@ if [ "$warmup" -gt 0 ]; then
   until grep -q "^round $((warmup - 1)):" "$work/ping.log" || ! kill -0 $pinger 2>/dev/null; do sleep 0.2; done
 fi
 t1=$(server_ticks)
+# methods the JIT compiled and its time so far: compiling during the timed rounds is warm-up counted against them
+jit() { "$JAVA_HOME/bin/jstat" -compiler $server 2>/dev/null | awk 'NR == 2 {print $1, $4}'; }
+jit1=$(jit)
 # BENCH_JFR=FILE records the server's timed rounds with JFR's profile settings (CPU samples and allocations) into FILE
 [ -n "${BENCH_JFR:-}" ] && "$JAVA_HOME/bin/jcmd" $server JFR.start name=rounds settings=profile jdk.CPUTimeSample#enabled=true jdk.CPUTimeSample#throttle=2ms jdk.ExecutionSample#period=2ms > /dev/null
 
@@ -99,10 +102,12 @@ fi
 
 until grep -q 'median' "$work/ping.log" || ! kill -0 $pinger 2>/dev/null; do sleep 0.2; done
 t2=$(server_ticks)
+jit2=$(jit)
 [ -n "${BENCH_JFR:-}" ] && "$JAVA_HOME/bin/jcmd" $server JFR.stop name=rounds filename="$BENCH_JFR" > /dev/null
 touch "$work/rounds-measured" # the pinger may exit now: its agents' disconnection is not part of the rounds
 [ "$t2" = -1 ] || awk -v a="$t1" -v b="$t2" -v hz="$(getconf CLK_TCK)" -v r="$rounds" -v n=$((procs * per)) 'BEGIN {
   c = (b - a) / hz; printf "server CPU over the %d timed rounds: %.2f s, %.3f s per round, %.0f µs per return\n", r, c, c / r, c / r / n * 1e6 }'
+echo "$jit1 $jit2" | awk 'NF == 4 { printf "JIT during the timed rounds: %d methods compiled, %.2f s of compile time (more warm-up rounds leave less)\n", $3 - $1, $4 - $2 }'
 
 wait $heap_sampler
 grep -E '^round|median|restart|online again|answered|^cold' "$work/ping.log"
