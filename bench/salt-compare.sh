@@ -31,7 +31,7 @@ for port in 18093 14505 14506 24505 24506; do
     echo "port $port is in use: stop what listens there first"; exit 2
   fi
 done
-trap 'kill $swarm $server 2>/dev/null' EXIT
+trap 'kill $swarm $server 2>/dev/null || true' EXIT
 
 # Runs the swarm against the master on 127.0.0.1:$1 and the driver with the remaining arguments; $2 names the side.
 measure() {
