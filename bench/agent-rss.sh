@@ -28,7 +28,7 @@ DROVER_SERVER_OPTS="-Xmx512m" "$drover" server --data-dir "$work/data" --port $p
   --salt-request-port $req --auto-accept 'rss-*' --agent-biz 2 --inspection-interval-seconds 0 > "$work/server.log" 2>&1 &
 server=$!
 agent=
-trap 'kill $agent $server 2>/dev/null' EXIT
+trap 'kill $agent $server 2>/dev/null || true' EXIT
 until [ -f "$work/data/admin.token" ] && curl -sf "$DROVER_SERVER/readyz" >/dev/null; do
   kill -0 $server 2>/dev/null || { echo "the server failed to start:"; tail -5 "$work/server.log"; exit 1; }
   sleep 1

@@ -18,7 +18,7 @@ psql="psql -q -h 127.0.0.1 -U ${PGUSER:-postgres} -d test"
 . bench/build.sh
 java="$JAVA_HOME/bin/java"
 pids=""
-trap 'kill $pids 2>/dev/null' EXIT
+trap 'kill $pids 2>/dev/null || true' EXIT
 $psql -c "DROP SCHEMA IF EXISTS $schema CASCADE" -c "CREATE SCHEMA $schema"
 mkdir -p "$work"
 (umask 077; od -An -N24 -tx1 /dev/urandom | tr -d ' \n' > "$work/nats.token")

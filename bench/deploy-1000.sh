@@ -29,7 +29,7 @@ DROVER_SERVER_OPTS="-Xmx1g" "$drover" server --data-dir "$work/data" --port 1808
   --salt-request-port 14516 --auto-accept 'dep-*' --agent-biz 2 --inventory-debounce-seconds 3600 \
   --inspection-interval-seconds 0 > "$work/server.log" 2>&1 &
 server=$!
-trap 'kill $server $a $b 2>/dev/null' EXIT
+trap 'kill $server $a $b 2>/dev/null || true' EXIT
 until [ -f "$work/data/admin.token" ] && curl -sf "$DROVER_SERVER/readyz" >/dev/null; do sleep 1; done
 export DROVER_TOKEN=$(cat "$work/data/admin.token")
 "$drover" inventory import "$work/inventory.yaml"

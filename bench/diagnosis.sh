@@ -27,7 +27,7 @@ PY
 DROVER_SERVER_OPTS="-Xmx1g" "$drover" server --data-dir "$work/data" --port 18085 --salt-publish-port 14525 \
   --salt-request-port 14526 --auto-accept 'dg-*' --agent-biz 2 --inspection-interval-seconds 0 > "$work/server.log" 2>&1 &
 server=$!
-trap 'kill $server $load 2>/dev/null' EXIT
+trap 'kill $server $load 2>/dev/null || true' EXIT
 until [ -f "$work/data/admin.token" ] && curl -sf "$DROVER_SERVER/readyz" >/dev/null; do sleep 1; done
 export DROVER_TOKEN=$(cat "$work/data/admin.token")
 "$drover" inventory import "$work/inventory.yaml" > /dev/null

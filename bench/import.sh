@@ -24,7 +24,7 @@ PY
 DROVER_SERVER_OPTS="-Xmx1g ${BENCH_SERVER_OPTS:-}" "$drover" server --data-dir "$work/data" --port 18085 --salt-publish-port 14525 \
   --salt-request-port 14526 > "$work/server.log" 2>&1 &
 server=$!
-trap 'kill $server 2>/dev/null' EXIT
+trap 'kill $server 2>/dev/null || true' EXIT
 until [ -f "$work/data/admin.token" ] && curl -sf "$DROVER_SERVER/readyz" >/dev/null; do sleep 1; done
 export DROVER_TOKEN=$(cat "$work/data/admin.token")
 seconds() { python3 -c 'import time; print(time.time())'; }

@@ -24,7 +24,7 @@ java="$JAVA_HOME/bin/java"
 cp="bench/target/classes:dist/target/drover/lib/*"
 drover=dist/target/drover/bin/drover
 pids=""
-trap 'kill $pids 2>/dev/null' EXIT
+trap 'kill $pids 2>/dev/null || true' EXIT
 $psql -c "DROP SCHEMA IF EXISTS $schema CASCADE" -c "CREATE SCHEMA $schema"
 (umask 077; od -An -N24 -tx1 /dev/urandom | tr -d ' \n' > "$work/nats.token")
 printf 'listen: 127.0.0.1:14223\nauthorization { token: "%s" }\n' "$(cat "$work/nats.token")" > "$work/nats.conf"

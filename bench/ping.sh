@@ -16,7 +16,7 @@ procs=${1:-2}; per=${2:-500}; rounds=${3:-15}; warmup=${4:-3}
 work=${WORK:-/tmp/drover-ping-bench}
 . bench/build.sh
 java="$JAVA_HOME/bin/java"
-trap 'kill $server $loads $(cat "$work/restarted.pid" 2>/dev/null) 2>/dev/null' EXIT
+trap 'kill $server $loads $(cat "$work/restarted.pid" 2>/dev/null) 2>/dev/null || true' EXIT
 start_server 18083
 if [ -n "${COLD:-}" ]; then
   # run by the pinger after its rounds: stop the server, start it again on the same data, return once it answers
@@ -69,7 +69,9 @@ echo "server open files: $(ls /proc/$server/fd | wc -l)"
   while kill -0 $pinger 2>/dev/null; do
     # jstat reads the JVM's shared performance counters: unlike a /metrics scrape (~20 ms of server CPU), it costs the
     # server nothing, so sampling does not count against the rounds
-    heap=$("$JAVA_HOME/bin/jstat" -gc $server 2>/dev/null | awk 'NR == 2 {printf "%d", ($3 + $4 + $6 + $8) * 1024}')
+    # (after a COLD restart, the server that restart.sh started)
+    pid=$(cat "$work/restarted.pid" 2>/dev/null || echo $server)
+    heap=$("$JAVA_HOME/bin/jstat" -gc "$pid" 2>/dev/null | awk 'NR == 2 {printf "%d", ($3 + $4 + $6 + $8) * 1024}')
     [ "${heap:-0}" -gt "$heap_max" ] && heap_max=$heap
     sleep 1
   done

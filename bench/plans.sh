@@ -10,7 +10,7 @@ agents=${1:-100}; rounds=${2:-20}
 work=${WORK:-/tmp/drover-plans-bench}
 . bench/build.sh
 java="$JAVA_HOME/bin/java"
-trap 'kill $server $load $agent 2>/dev/null' EXIT
+trap 'kill $server $load $agent 2>/dev/null || true' EXIT
 start_server 18084
 
 "$java" -Xmx512m -cp "$cp" io.drover.bench.FleetLoad --master 127.0.0.1:4506 --count "$agents" --prefix f1- \

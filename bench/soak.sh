@@ -12,7 +12,7 @@ seconds=${1:-600}
 work=${WORK:-/tmp/drover-soak}
 . bench/build.sh
 java="$JAVA_HOME/bin/java"
-trap 'kill $server $loads $hostile $sampler 2>/dev/null' EXIT
+trap 'kill $server $loads $hostile $sampler 2>/dev/null || true' EXIT
 start_server 18084
 
 "$java" -Xmx1g -cp "$cp" io.drover.bench.FleetLoad --master 127.0.0.1:4506 --count 500 --prefix f1- > "$work/f1.log" 2>&1 &

@@ -455,7 +455,12 @@ public final class AgentRegistry implements io.drover.server.agentlink.AgentPres
                 a.lastSeenDirty = false;
                 seen.put(a.id, a.lastSeen.atOffset(ZoneOffset.UTC));
             }
-            jdbi.useTransaction(h -> repository.updateLastSeen(h, seen));
+            try {
+                jdbi.useTransaction(h -> repository.updateLastSeen(h, seen));
+            } catch (RuntimeException e) {
+                dirty.forEach(a -> a.lastSeenDirty = true); // written by the next flush instead
+                throw e;
+            }
         }
     }
 

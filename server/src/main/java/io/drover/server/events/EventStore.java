@@ -77,7 +77,8 @@ public final class EventStore {
 
     /**
      * An event with its data already encoded as the JSON to store: a return's event is built around the return's
-     * stored JSON instead of encoding the return a second time. {@code json} must encode {@code data}.
+     * stored JSON instead of encoding the return a second time. {@code json} is {@code data} as it is stored and
+     * replayed (a return's nulls kept); it must be valid JSON, which replay parses.
      */
     public record Encoded(String tag, Map<String, Object> data, String json) {
     }

@@ -706,9 +706,9 @@ public final class JobService implements AutoCloseable, io.drover.server.agentli
     /**
      * A page of a job's agents, in id order after {@code after}, with their recorded states and returns: a job to
      * 100,000 agents is read a page at a time. Refused (403) for a principal whose businesses do not hold every
-     * agent of the job; 404 for no such job.
+     * agent of the job; 404 for no such job. The returns are their stored JSON, to be written out (an API answer).
      */
-    public AgentJobPage agents(Principal principal, String jid, String after, int limit) {
+    AgentJobPage agents(Principal principal, String jid, String after, int limit) {
         requireJob(principal, jid);
         List<AgentJob> page = jdbi.withHandle(h -> repository.page(h, jid, after, limit + 1, JobStore.ReturnForm.STORED_JSON));
         boolean more = page.size() > limit;

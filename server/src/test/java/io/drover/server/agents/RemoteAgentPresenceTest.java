@@ -110,6 +110,26 @@ class RemoteAgentPresenceTest {
     }
 
     @OnBothDatabases
+    void lastSeenTimesAFlushCouldNotWriteAreWrittenByTheNext(String kind) {
+        TestDatabases.on(kind, db -> {
+            AgentRegistry agents = registry(db);
+            agents.seen("here-1");
+            agents.checkPresence();
+            clock.advance(Duration.ofSeconds(31));
+            agents.seen("here-1");
+            java.time.Instant heard = clock.instant();
+            db.jdbi().useHandle(h -> h.execute("ALTER TABLE agent RENAME COLUMN last_seen TO last_seen_away"));
+            org.assertj.core.api.Assertions.assertThatThrownBy(agents::checkPresence).isInstanceOf(RuntimeException.class);
+            db.jdbi().useHandle(h -> h.execute("ALTER TABLE agent RENAME COLUMN last_seen_away TO last_seen"));
+            clock.advance(Duration.ofSeconds(31));
+            agents.checkPresence();
+            java.time.Instant stored = db.jdbi().withHandle(h -> h.createQuery("SELECT last_seen FROM agent WHERE id = 'here-1'")
+                    .map((rs, ctx) -> io.drover.server.store.SqlTime.read(rs, "last_seen").toInstant()).one());
+            assertThat(stored).isEqualTo(heard);
+        });
+    }
+
+    @OnBothDatabases
     void anAgentThatMovesHereFromAnotherServerIsAnnouncedOnlineWithWhenItWasHeard(String kind) {
         TestDatabases.on(kind, db -> {
             writtenByItsServer(db, "far-3", 5);

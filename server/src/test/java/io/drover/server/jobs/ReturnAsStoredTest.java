@@ -43,14 +43,22 @@ class ReturnAsStoredTest {
         ret.put("control", "nul\u0000 tab\t newline\n del\u007f");
         ret.put("unicode", "日本語 \uD83D\uDE80 \u2028\u2029 \uFEFF");
         ret.put("list", Arrays.asList(null, 1, -2.5, true, List.of(), Map.of()));
-        ret.put("nested", Map.of("deeper", Map.of("x", 9_007_199_254_740_993L)));
+        Map<String, Object> deeper = new LinkedHashMap<>();
+        deeper.put("x", 9_007_199_254_740_993L);
+        deeper.put("gone", null);
+        ret.put("nested", Map.of("deeper", deeper));
         return ret;
     }
 
     /** What the API's JSON mapper writes, read back. */
     static JsonNode asAnswered(Object answer) {
+        return tree(json(answer));
+    }
+
+    /** What the API's JSON mapper writes. */
+    static String json(Object answer) {
         try {
-            return tree(Json.json().writeValueAsString(answer));
+            return Json.json().writeValueAsString(answer);
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
@@ -93,6 +101,16 @@ class ReturnAsStoredTest {
                 assertThat(answer.path("missing")).extracting(JsonNode::asText).containsExactly("auto-2");
                 JsonNode page = asAnswered(jobs.agents(admin, jid, null, 10));
                 assertThat(page.path("agents").get(0).path("ret").path("ret")).isEqualTo(sent);
+
+                // written out as stored, not parsed and encoded again: text Jackson would not write comes back verbatim
+                String verbatim = "{\"b\": 1,  \"a\": [2.50, \"\\u00e9\"]}";
+                db.jdbi().useHandle(h -> h.createUpdate("UPDATE job_agent SET ret = :ret WHERE jid = :jid AND minion_id = 'auto-1'")
+                        .bind("ret", verbatim).bind("jid", jid).execute());
+                assertThat(json(jobs.await(admin, jid, Duration.ZERO, JobStore.ReturnForm.STORED_JSON))).contains("\"ret\":" + verbatim);
+                assertThat(json(jobs.agents(admin, jid, null, 10))).contains("\"ret\":" + verbatim);
+                assertThat(json(jobs.await(admin, jid, Duration.ZERO))).as("values, encoded again").contains("\"ret\":{\"b\":1,\"a\":[2.5,\"é\"]}");
+                db.jdbi().useHandle(h -> h.createUpdate("UPDATE job_agent SET ret = :ret WHERE jid = :jid AND minion_id = 'auto-1'")
+                        .bind("ret", io.drover.server.store.Sql.documentToJson(awkwardReturn())).bind("jid", jid).execute());
 
                 Object value = jobs.await(admin, jid, Duration.ZERO).returns().get("auto-1").ret();
                 assertThat(tree(io.drover.server.store.Sql.documentToJson(value))).as("the server's own reading").isEqualTo(sent);
