@@ -2,22 +2,10 @@ package io.drover.server.jobs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.drover.core.match.Glob;
 import io.drover.model.jobs.JobRequest;
-import io.drover.server.agents.AgentRegistry;
-import io.drover.server.agents.EnrollmentTokenStore;
 import io.drover.server.auth.Principal;
-import io.drover.server.events.EventBus;
-import io.drover.server.events.EventStore;
-import io.drover.server.inventory.InventoryStore;
-import io.drover.server.inventory.InventoryService;
-import io.drover.server.keys.KeyStore;
 import io.drover.server.testing.TestDatabases;
-import io.drover.transport.crypto.RsaKeys;
 import io.drover.transport.envelope.JobReturn;
-import io.drover.transport.master.KeyDecision;
-import java.security.interfaces.RSAPublicKey;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -25,21 +13,10 @@ import org.junit.jupiter.api.Test;
 
 /** A compromised agent's return: the server decides what it may store from the job it sent, not from the agent's claim. */
 class ForgedReturnFunTest {
-    static final String KEY = RsaKeys.publicPem((RSAPublicKey) RsaKeys.generate().getPublic());
-
     @Test
     void aReturnClaimingDiagOperationForAnotherFunGetsTheOrdinaryLimitAndTheJobsOwnFun() {
         TestDatabases.on("sqlite", db -> {
-            Clock clock = Clock.systemUTC();
-            EventBus bus = new EventBus();
-            EventStore events = new EventStore(db.jdbi(), bus, clock);
-            AgentRegistry agents = new AgentRegistry(db.jdbi(), events, new InventoryService(db.jdbi(), new InventoryStore(), events),
-                    null, clock);
-            KeyStore keys = new KeyStore(db.jdbi(), events, List.of(Glob.compile("auto-*")), new EnrollmentTokenStore(db.jdbi(), clock),
-                    agents, () -> { }, clock);
-            assertThat(keys.decide("auto-1", KEY, null)).isEqualTo(KeyDecision.ACCEPTED);
-            JobService jobs = new JobService(db.jdbi(), events, keys, id -> Map.of(), agents::businesses, Map.of(), (load, minions) -> { },
-                    () -> () -> { }, 1 << 20, io.drover.server.store.SecretBox.of(new byte[32]), clock);
+            JobService jobs = JobServiceFixture.start(db, "auto-1");
             try {
                 Principal admin = Principal.system("test");
                 String jid = jobs.start(admin, new JobRequest("auto-1", "list", "test.ping", List.of(), Map.of(), 30)).jid();

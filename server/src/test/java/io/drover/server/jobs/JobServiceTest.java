@@ -216,17 +216,7 @@ class JobServiceTest {
     @Test
     void oneAgentsReturnIsReadAloneAndOnlyByAPrincipalWhoseBusinessesHoldTheJobsAgents() {
         TestDatabases.on("sqlite", db -> {
-            Clock clock = Clock.systemUTC();
-            EventBus bus = new EventBus();
-            EventStore events = new EventStore(db.jdbi(), bus, clock);
-            AgentRegistry agents = new AgentRegistry(db.jdbi(), events, new InventoryService(db.jdbi(), new InventoryStore(), events),
-                    null, clock);
-            KeyStore keys = new KeyStore(db.jdbi(), events, List.of(Glob.compile("auto-*")), new EnrollmentTokenStore(db.jdbi(), clock),
-                    agents, () -> { }, clock);
-            assertThat(keys.decide("auto-1", KEY, null)).isEqualTo(KeyDecision.ACCEPTED);
-            assertThat(keys.decide("auto-2", KEY, null)).isEqualTo(KeyDecision.ACCEPTED);
-            JobService jobs = new JobService(db.jdbi(), events, keys, id -> Map.of(), agents::businesses, Map.of(), (load, minions) -> { },
-                    () -> () -> { }, 1 << 20, io.drover.server.store.SecretBox.of(new byte[32]), clock);
+            JobService jobs = JobServiceFixture.start(db, "auto-1", "auto-2");
             try {
                 Principal admin = Principal.system("test");
                 Principal otherBusiness = admin.limitedTo(java.util.Set.of(99L)); // the agents are in no business

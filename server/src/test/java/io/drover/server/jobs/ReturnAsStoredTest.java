@@ -3,24 +3,12 @@ package io.drover.server.jobs;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.drover.core.match.Glob;
 import io.drover.model.Json;
 import io.drover.model.jobs.JobRequest;
-import io.drover.server.agents.AgentRegistry;
-import io.drover.server.agents.EnrollmentTokenStore;
 import io.drover.server.auth.Principal;
-import io.drover.server.events.EventBus;
-import io.drover.server.events.EventStore;
-import io.drover.server.inventory.InventoryService;
-import io.drover.server.inventory.InventoryStore;
-import io.drover.server.keys.KeyStore;
 import io.drover.server.testing.OnBothDatabases;
 import io.drover.server.testing.TestDatabases;
-import io.drover.transport.crypto.RsaKeys;
 import io.drover.transport.envelope.JobReturn;
-import io.drover.transport.master.KeyDecision;
-import java.security.interfaces.RSAPublicKey;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -34,8 +22,6 @@ import java.util.Map;
  * (in the event too, which encoding the return a second time with the API's mapper had dropped), odd text intact.
  */
 class ReturnAsStoredTest {
-    static final String KEY = RsaKeys.publicPem((RSAPublicKey) RsaKeys.generate().getPublic());
-
     static Map<String, Object> awkwardReturn() {
         Map<String, Object> ret = new LinkedHashMap<>();
         ret.put("seen", null);
@@ -75,16 +61,7 @@ class ReturnAsStoredTest {
     @OnBothDatabases
     void aReturnIsAnsweredAndFiredAsItWasSent(String kind) {
         TestDatabases.on(kind, db -> {
-            Clock clock = Clock.systemUTC();
-            EventStore events = new EventStore(db.jdbi(), new EventBus(), clock);
-            AgentRegistry agents = new AgentRegistry(db.jdbi(), events, new InventoryService(db.jdbi(), new InventoryStore(), events),
-                    null, clock);
-            KeyStore keys = new KeyStore(db.jdbi(), events, List.of(Glob.compile("auto-*")), new EnrollmentTokenStore(db.jdbi(), clock),
-                    agents, () -> { }, clock);
-            assertThat(keys.decide("auto-1", KEY, null)).isEqualTo(KeyDecision.ACCEPTED);
-            assertThat(keys.decide("auto-2", KEY, null)).isEqualTo(KeyDecision.ACCEPTED);
-            JobService jobs = new JobService(db.jdbi(), events, keys, id -> Map.of(), agents::businesses, Map.of(), (load, minions) -> { },
-                    () -> () -> { }, 1 << 20, io.drover.server.store.SecretBox.of(new byte[32]), clock);
+            JobService jobs = JobServiceFixture.start(db, "auto-1", "auto-2");
             try {
                 Principal admin = Principal.system("test");
                 String jid = jobs.start(admin, new JobRequest("auto-1,auto-2", "list", "test.echo", List.of(), Map.of(), 30)).jid();
