@@ -167,7 +167,17 @@ public final class NatsCluster implements AutoCloseable {
                 })
                 .build();
         try {
-            return new NatsCluster(Nats.connect(options), credentials, key, clock, localPublish, bus);
+            Connection connection = Nats.connect(options);
+            NatsCluster cluster = new NatsCluster(connection, credentials, key, clock, localPublish, bus);
+            // joined means NATS has the subscriptions: a peer's job or event sent after join returns reaches this server
+            try {
+                connection.flush(Duration.ofSeconds(5));
+            } catch (java.util.concurrent.TimeoutException e) {
+                cluster.close();
+                throw new IllegalStateException("the cluster's NATS at " + withoutSecrets(url)
+                        + " did not confirm this server's subscriptions within 5 s");
+            }
+            return cluster;
         } catch (IOException e) {
             // not chained: the client's own message and trace name the URL with its password
             throw new IllegalStateException(withoutSecrets("cannot reach the cluster's NATS at " + url + ": " + e.getMessage())

@@ -206,6 +206,26 @@ class NatsClusterTest {
     }
 
     @Test
+    void anEventSentTheMomentAServerHasJoinedReachesIt() {
+        // join returns once NATS has the new server's subscriptions; before, a peer's first event could go to nobody
+        for (int i = 0; i < 30; i++) {
+            EventBus busC = new EventBus();
+            List<Event> heardOnC = new CopyOnWriteArrayList<>();
+            busC.subscribe(e -> true, heardOnC::add);
+            try (NatsCluster c = NatsCluster.join(natsServer.url(), natsServer.credentials(), KEY, Clock.systemUTC(),
+                    (load, minions) -> { }, busC)) {
+                Event first = event("drover/test/first-" + i, Map.of("n", i));
+                busA.publish(first);
+                Event marker = event("drover/test/after-first-" + i, Map.of("n", i));
+                await().atMost(Duration.ofSeconds(10)).until(() -> heardOnB.contains(first));
+                busA.publish(marker);
+                await().atMost(Duration.ofSeconds(10)).until(() -> heardOnB.contains(marker));
+                assertThat(heardOnC).as("join %d", i).contains(first);
+            }
+        }
+    }
+
+    @Test
     void aNatsThatDoesNotAnswerIsNamedWithoutThePasswordOfItsUrl() {
         NatsCredentials none = new NatsCredentials(null, null, null, null, null, null, null, true, false);
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> NatsCluster.join("nats://drover:s3cret@127.0.0.1:1,nats://127.0.0.1:2",
