@@ -94,8 +94,10 @@ jit1=$(jit)
 
 # CPU seconds per process over 5 s of ping rounds (utime + stime from /proc, in clock ticks)
 ticks() { for p in $server $loads; do awk -v p="$p" '{printf "%s %d\n", p, $14 + $15}' "/proc/$p/stat" 2>/dev/null || true; done; }
-until grep -q '^round 4' "$work/ping.log" || ! kill -0 $pinger 2>/dev/null; do sleep 1; done
-if kill -0 $pinger 2>/dev/null; then
+# (a run whose rounds end before a fifth, e.g. a storm's 2 + 1 with the restart's rounds after them, is not sampled:
+# waiting for "round 4" there kept the script and the pinger, which waits for rounds-measured, waiting on each other)
+until grep -q '^round 4\|median' "$work/ping.log" || ! kill -0 $pinger 2>/dev/null; do sleep 1; done
+if kill -0 $pinger 2>/dev/null && ! grep -q 'median' "$work/ping.log"; then
   ticks > "$work/cpu1"; sleep 5; ticks > "$work/cpu2"
   hz=$(getconf CLK_TCK)
   join "$work/cpu1" "$work/cpu2" | awk -v s="$server" -v hz="$hz" '{ c = ($3 - $2) / hz / 5; if ($1 == s) srv += c; else load += c }
