@@ -1,4 +1,5 @@
-"""One simulated Salt 3006 minion on asyncio: sign-in over REQ, publishes over SUB, returns over REQ.
+"""One simulated Salt 3006 minion: sign-in over REQ (asyncio), then publishes over SUB and returns over REQ, driven by
+the process's poll loop.
 
 What a real minion does and this one does too: a fresh nonce per request, trust of the master's key on
 first use (then its PKCS#1 signature checked on every clear reply), the session key's X9.31 proof, the
@@ -9,6 +10,7 @@ and test.version.
 from __future__ import annotations
 
 import asyncio
+import collections
 import fnmatch
 import hashlib
 import random
@@ -72,6 +74,12 @@ class Minion:
     _req: zmq.asyncio.Socket | None = None
     _req_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     _pub_pem: str = ""
+    ctx_plain: zmq.Context | None = None
+    sub: zmq.Socket | None = None
+    req: zmq.Socket | None = None
+    _outbox: collections.deque = field(default_factory=collections.deque)
+    # the return in flight: jid, nonce, the request's bytes, when sent, tries so far
+    _waiting: tuple[str, str, bytes, float, int] | None = None
 
     def __post_init__(self) -> None:
         self._pub_pem = self.key.publickey().export_key().decode("ascii")
@@ -121,24 +129,53 @@ class Minion:
         """_auth until accepted: a pending key (ret True) waits and tries again, as acceptance_wait_time."""
         wait = pending_wait
         while True:
-            token = w.new_key_string().encode("ascii")
-            nonce = uuid.uuid4().hex
-            load: dict[str, Any] = {"cmd": "_auth", "id": self.ident, "nonce": nonce, "pub": self._pub_pem}
-            if self.trust.pub is not None:
-                load["token"] = w.oaep_encrypt(self.trust.pub, token)
-            reply = w.unpack_envelope(await self._request({"enc": "clear", "load": load, "version": 2}))
-            inner = self._signed_clear_load(reply)
-            if inner.get("nonce") != nonce:
-                raise w.ProtocolError(f"{self.ident}: sign-in reply nonce does not match")
-            ret = inner.get("ret")
-            if ret is True:
-                await asyncio.sleep(wait * random.uniform(1.0, 1.5))
-                wait = min(wait * 2, 30.0)
-                continue
-            if ret is False or ret == "full":
-                raise SignInRefused(f"{self.ident}: master answered ret={ret!r}")
-            self.session = self._accept(inner, token if "token" in load else None)
-            return self.session
+            load, token = self._auth_load()
+            session = self._auth_answer(await self._request({"enc": "clear", "load": load, "version": 2}), load, token)
+            if session is not None:
+                return session
+            await asyncio.sleep(wait * random.uniform(1.0, 1.5))
+            wait = min(wait * 2, 30.0)
+
+    def sign_in_blocking(self, pending_wait: float = 2.0) -> Session:
+        """The same sign-in on a plain REQ socket of its own, for a minion whose jobs the poll loop drives."""
+        wait = pending_wait
+        while True:
+            load, token = self._auth_load()
+            sock = self.ctx_plain.socket(zmq.REQ)
+            sock.setsockopt(zmq.LINGER, 0)
+            sock.setsockopt(zmq.RCVTIMEO, int(REQUEST_TIMEOUT * 1000))
+            sock.connect(f"tcp://{self.host}:{self.ret_port}")
+            try:
+                sock.send(w.pack({"enc": "clear", "load": load, "version": 2}))
+                session = self._auth_answer(sock.recv(), load, token)
+            except zmq.Again as err:
+                raise TimeoutError(f"{self.ident}: no answer to the sign-in") from err
+            finally:
+                sock.close()
+            if session is not None:
+                return session
+            time.sleep(wait * random.uniform(1.0, 1.5))
+            wait = min(wait * 2, 30.0)
+
+    def _auth_load(self) -> tuple[dict[str, Any], bytes]:
+        token = w.new_key_string().encode("ascii")
+        load: dict[str, Any] = {"cmd": "_auth", "id": self.ident, "nonce": uuid.uuid4().hex, "pub": self._pub_pem}
+        if self.trust.pub is not None:
+            load["token"] = w.oaep_encrypt(self.trust.pub, token)
+        return load, token
+
+    def _auth_answer(self, reply_bytes: bytes, load: dict[str, Any], token: bytes) -> Session | None:
+        """The session of an accepted sign-in; None while the key is pending."""
+        inner = self._signed_clear_load(w.unpack_envelope(reply_bytes))
+        if inner.get("nonce") != load["nonce"]:
+            raise w.ProtocolError(f"{self.ident}: sign-in reply nonce does not match")
+        ret = inner.get("ret")
+        if ret is True:
+            return None
+        if ret is False or ret == "full":
+            raise SignInRefused(f"{self.ident}: master answered ret={ret!r}")
+        self.session = self._accept(inner, token if "token" in load else None)
+        return self.session
 
     def _signed_clear_load(self, reply: dict[str, Any]) -> dict[str, Any]:
         """A version-2 clear reply: {"enc": "clear", "load": msgpack(inner), "sig": PKCS1v15-SHA1(inner)}."""
@@ -177,25 +214,33 @@ class Minion:
             "tag": f"salt/minion/{self.ident}/start", "data": f"Minion {self.ident} started at {time.asctime()}",
         })
 
-    def subscribe(self) -> zmq.asyncio.Socket:
+    # ---- jobs, driven by the process's poll loop (swarm.py) --------------------------------
+
+    def open_job_sockets(self, ctx: zmq.Context) -> None:
+        """After sign-in: the minion's SUB socket and a REQ socket of its own on a plain context, which one poll
+        loop per process drives (an asyncio task per minion cost about three times the CPU per job)."""
         assert self.session is not None
-        sub = self.ctx.socket(zmq.SUB)
-        sub.setsockopt(zmq.LINGER, 0)
-        sub.setsockopt(zmq.SUBSCRIBE, b"")
-        sub.setsockopt(zmq.RECONNECT_IVL, random.randint(1000, 2000))
-        sub.connect(f"tcp://{self.host}:{self.session.publish_port}")
-        return sub
+        self.ctx_plain = ctx
+        if self._req is not None:  # the sign-in's asyncio socket
+            self._req.close()
+            self._req = None
+        self.sub = ctx.socket(zmq.SUB)
+        self.sub.setsockopt(zmq.LINGER, 0)
+        self.sub.setsockopt(zmq.SUBSCRIBE, b"")
+        self.sub.setsockopt(zmq.RECONNECT_IVL, random.randint(1000, 2000))
+        self.sub.connect(f"tcp://{self.host}:{self.session.publish_port}")
+        self.req = self._plain_req()
 
-    async def listen(self, sub: zmq.asyncio.Socket) -> None:
-        while True:
-            frames = await sub.recv_multipart()
-            # one frame, or [topic, payload] with zmq_filtering: the payload is always last
-            try:
-                await self._on_publish(frames[-1])
-            except (w.ProtocolError, TimeoutError, ValueError, KeyError) as err:
-                print(f"{self.ident}: {err}", flush=True)
+    def _plain_req(self) -> zmq.Socket:
+        sock = self.ctx_plain.socket(zmq.REQ)
+        sock.setsockopt(zmq.LINGER, 0)
+        sock.setsockopt(zmq.RECONNECT_IVL_MAX, 5000)
+        sock.connect(f"tcp://{self.host}:{self.ret_port}")
+        return sock
 
-    async def _on_publish(self, frame: bytes) -> None:
+    def on_publish(self, frame: bytes) -> None:
+        """A publish: checked, decrypted, matched; a targeted job's return is sent (or queued behind the request
+        the REQ socket still waits on)."""
         assert self.session is not None
         envelope = w.unpack_envelope(frame)
         if envelope.get("enc") != b"aes":
@@ -203,22 +248,67 @@ class Minion:
         try:
             load = self.session.crypticle.loads_publish(envelope["load"])
         except w.ProtocolError:  # the master rotated its key: sign in again, then read it
-            await self.sign_in()
+            self.sign_in_blocking()
             load = self.session.crypticle.loads_publish(envelope["load"])
         if load is None or not all(k in load for k in ("tgt", "jid", "fun", "arg")) or not self._targeted(load):
             return
         jid = str(load["jid"])
         self.on_received(jid, time.time())
         ret, retcode = _run(load["fun"])
-        reply_ok = True
-        try:
-            await self._encrypted({"cmd": "_return", "id": self.ident, "jid": jid, "fun": load["fun"],
+        self._outbox.append((jid, {"cmd": "_return", "id": self.ident, "jid": jid, "fun": load["fun"],
                                    "fun_args": load["arg"], "return": ret, "retcode": retcode,
-                                   "success": retcode == 0})
-        except (w.ProtocolError, TimeoutError) as err:
+                                   "success": retcode == 0}))
+        if self._waiting is None:
+            self._send_next()
+
+    def on_reply(self, reply: bytes) -> None:
+        """The master's answer to the return in flight: its nonce and HMAC checked."""
+        assert self.session is not None and self._waiting is not None
+        jid, nonce, _, _, _ = self._waiting
+        self._waiting = None
+        ok = True
+        try:
+            sealed = w.unpack_raw(reply)
+            if sealed != b"":  # Salt's own client takes an empty answer as None
+                if not isinstance(sealed, bytes):
+                    raise w.ProtocolError(f"{self.ident}: master answered {sealed!r}")
+                self.session.crypticle.loads_reply(sealed, nonce)  # an error string ("bad load") fails the HMAC
+        except (w.ProtocolError, ValueError) as err:
             print(f"{self.ident}: return of {jid} failed: {err}", flush=True)
-            reply_ok = False
-        self.on_returned(jid, time.time(), reply_ok)
+            ok = False
+        self.on_returned(jid, time.time(), ok)
+        self._send_next()
+
+    def timed_out(self, now: float) -> bool:
+        """Whether the return in flight has waited REQUEST_TIMEOUT for its answer."""
+        return self._waiting is not None and now - self._waiting[3] >= REQUEST_TIMEOUT
+
+    def retry_request(self, now: float) -> None:
+        """Replaces the REQ socket (one that timed out cannot send again) and sends the return again, up to
+        REQUEST_TRIES; after that the return counts as failed."""
+        assert self._waiting is not None
+        jid, nonce, data, _, tries = self._waiting
+        self.req.close()
+        self.req = self._plain_req()
+        if tries >= REQUEST_TRIES:
+            print(f"{self.ident}: return of {jid} failed: no answer after {REQUEST_TRIES} tries", flush=True)
+            self._waiting = None
+            self.on_returned(jid, now, False)
+            self._send_next()
+        else:
+            self._waiting = (jid, nonce, data, now, tries + 1)
+            self.req.send(data)
+
+    def _send_next(self) -> None:
+        if not self._outbox:
+            return
+        jid, load = self._outbox.popleft()
+        nonce = uuid.uuid4().hex
+        load["nonce"] = nonce
+        assert self.session is not None
+        data = w.pack({"enc": "aes", "load": self.session.crypticle.dumps(load), "version": 2})
+        self._waiting = (jid, nonce, data, time.time(), 1)
+        self.req.send(data)
 
     def _targeted(self, load: dict[str, Any]) -> bool:
         """The minion decides itself whether a publish is for it (id-based types only)."""

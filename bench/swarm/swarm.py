@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """A swarm of simulated Salt 3006 minions: --procs processes (default: one per core), each running its
-share of --count minions on one asyncio loop. Shares no code with Drover or Salt.
+share of --count minions: signed in on one asyncio loop, then their jobs on one ZeroMQ poll loop. Shares no code
+with Drover or Salt.
 
 Each process reports to the driver (a ZeroMQ PUSH to --report): "ready" once all its minions signed in
 and subscribed, then one message per job once each of its minions acknowledged its return, with the
@@ -17,6 +18,7 @@ import ctypes
 import multiprocessing
 import os
 import resource
+import selectors
 import signal
 import sys
 import time
@@ -28,6 +30,7 @@ from Cryptodome.PublicKey import RSA
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from minion import JobReport, MasterTrust, Minion, SignInRefused  # noqa: E402
+from saltwire import ProtocolError  # noqa: E402
 
 JOB_REPORT_TIMEOUT = 60.0  # a job with missing returns is reported as it stands after this long
 
@@ -65,9 +68,11 @@ class ProcessSwarm:
 
     def __init__(self, args: argparse.Namespace, index: int, ids: list[tuple[int, str]]) -> None:
         self.args, self.index = args, index
-        self.ctx = zmq.asyncio.Context()
+        self.ctx = zmq.asyncio.Context()  # sign-ins
         self.ctx.set(zmq.MAX_SOCKETS, 2 * len(ids) + 64)
-        self.report = self.ctx.socket(zmq.PUSH)
+        self.plain = zmq.Context()  # jobs, on one poll loop
+        self.plain.set(zmq.MAX_SOCKETS, 2 * len(ids) + 64)
+        self.report = self.plain.socket(zmq.PUSH)
         self.report.connect(args.report)
         self.trust = MasterTrust()
         self.jobs: dict[str, JobReport] = {}
@@ -81,7 +86,6 @@ class ProcessSwarm:
         job = self.jobs.setdefault(jid, JobReport())
         if job.received == 0:
             job.first_received = at
-            asyncio.get_running_loop().call_later(JOB_REPORT_TIMEOUT, self._send_job, jid)
         job.received += 1
 
     def _returned(self, jid: str, at: float, ok: bool) -> None:
@@ -103,28 +107,84 @@ class ProcessSwarm:
                                "acknowledged": job.acknowledged, "failed": job.failed,
                                "first_received": job.first_received, "last_acknowledged": job.last_acknowledged})
 
-    async def run(self) -> None:
+    async def sign_in_all(self) -> list[Minion]:
         started = time.time()
         gate = asyncio.Semaphore(self.args.signin_concurrency)
         results = await asyncio.gather(*(self._start(m, gate) for m in self.minions), return_exceptions=True)
         failed = [r for r in results if isinstance(r, BaseException)]
         for err in failed[:5]:
             print(f"proc {self.index}: {type(err).__name__}: {err}", flush=True)
-        listeners = [asyncio.create_task(m.listen(sub)) for m, sub in zip(self.minions, results)
-                     if not isinstance(sub, BaseException)]
+        signed_in = [m for m in results if isinstance(m, Minion)]
+        for minion in signed_in:
+            minion.open_job_sockets(self.plain)
         took = time.time() - started
-        print(f"proc {self.index}: {len(listeners)}/{len(self.minions)} minions signed in and subscribed "
+        print(f"proc {self.index}: {len(signed_in)}/{len(self.minions)} minions signed in and subscribed "
               f"in {took:.1f} s", flush=True)
         self.report.send_json({"type": "ready", "proc": self.index, "pid": os.getpid(),
-                               "minions": len(listeners), "failed": len(failed), "seconds": took})
-        await asyncio.gather(*listeners)
+                               "minions": len(signed_in), "failed": len(failed), "seconds": took})
+        return signed_in
 
-    async def _start(self, minion: Minion, gate: asyncio.Semaphore) -> zmq.asyncio.Socket:
+    async def _start(self, minion: Minion, gate: asyncio.Semaphore) -> Minion:
         async with gate:
             await minion.sign_in()
             if self.args.start_event:
                 await minion.fire_start_event()
-        return minion.subscribe()
+        return minion
+
+    def serve(self, minions: list[Minion]) -> None:
+        """Every minion's jobs on one loop: publishes in, returns out, replies checked, timeouts handled. The loop
+        waits on each socket's ZMQ_FD with epoll, so a wake-up costs what is ready, not a scan of every socket (a
+        zmq.Poller over 1,000 sockets per reply that trickles in cost more CPU than the minions' own work)."""
+        selector = selectors.DefaultSelector()
+        watched: dict[zmq.Socket, int] = {}
+
+        def watch(sock: zmq.Socket, minion: Minion) -> None:
+            watched[sock] = sock.getsockopt(zmq.FD)
+            selector.register(watched[sock], selectors.EVENT_READ, minion)
+
+        def unwatch(sock: zmq.Socket) -> None:
+            selector.unregister(watched.pop(sock))
+
+        for minion in minions:
+            watch(minion.sub, minion)
+            watch(minion.req, minion)
+        last_check = time.time()
+        while True:
+            for key, _ in selector.select(1.0):
+                self._settle(key.data)
+            now = time.time()
+            if now - last_check >= 1.0:
+                last_check = now
+                for minion in minions:
+                    if minion.timed_out(now):
+                        unwatch(minion.req)
+                        minion.retry_request(now)
+                        watch(minion.req, minion)
+                        self._settle(minion)
+                for jid, job in list(self.jobs.items()):
+                    if not job.reported and now - job.first_received >= JOB_REPORT_TIMEOUT:
+                        self._send_job(jid)  # reported as it stands
+
+    @staticmethod
+    def _settle(minion: Minion) -> None:
+        """Reads what the minion's sockets hold until neither has a message. ZMQ_FD only signals a change: any
+        operation on a socket (a send included) may take the signal of a message that arrived meanwhile, so after
+        each one the socket's ZMQ_EVENTS is asked again."""
+        busy = True
+        while busy:
+            busy = False
+            try:
+                if minion.sub.getsockopt(zmq.EVENTS) & zmq.POLLIN:
+                    busy = True
+                    # one frame, or [topic, payload] with zmq_filtering: the payload is always last
+                    minion.on_publish(minion.sub.recv_multipart(zmq.NOBLOCK)[-1])
+                if minion.req.getsockopt(zmq.EVENTS) & zmq.POLLIN:
+                    busy = True
+                    minion.on_reply(minion.req.recv(zmq.NOBLOCK))
+            except zmq.Again:
+                pass
+            except (ProtocolError, TimeoutError, ValueError, KeyError) as err:
+                print(f"{minion.ident}: {err}", flush=True)
 
 
 def raise_open_files() -> None:
@@ -144,7 +204,8 @@ def process_main(args: argparse.Namespace, index: int, ids: list[tuple[int, str]
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     raise_open_files()
     try:
-        asyncio.run(ProcessSwarm(args, index, ids).run())
+        swarm = ProcessSwarm(args, index, ids)
+        swarm.serve(asyncio.run(swarm.sign_in_all()))
     except (KeyboardInterrupt, SignInRefused):
         pass
 
