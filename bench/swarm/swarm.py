@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """A swarm of simulated Salt 3006 minions: --procs processes (default: one per core), each running its
-share of --count minions: signed in on one asyncio loop, then their jobs on one ZeroMQ poll loop. Shares no code
-with Drover or Salt.
+share of --count minions: signed in on one asyncio loop, then their jobs on one epoll loop over the sockets'
+ZMQ_FD. Shares no code with Drover or Salt.
 
 Each process reports to the driver (a ZeroMQ PUSH to --report): "ready" once all its minions signed in
 and subscribed, then one message per job once each of its minions acknowledged its return, with the
@@ -70,7 +70,7 @@ class ProcessSwarm:
         self.args, self.index = args, index
         self.ctx = zmq.asyncio.Context()  # sign-ins
         self.ctx.set(zmq.MAX_SOCKETS, 2 * len(ids) + 64)
-        self.plain = zmq.Context()  # jobs, on one poll loop
+        self.plain = zmq.Context()  # jobs, on one epoll loop
         self.plain.set(zmq.MAX_SOCKETS, 2 * len(ids) + 64)
         self.report = self.plain.socket(zmq.PUSH)
         self.report.connect(args.report)
