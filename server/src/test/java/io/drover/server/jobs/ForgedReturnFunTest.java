@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.drover.model.jobs.JobRequest;
 import io.drover.server.auth.Principal;
+import io.drover.server.testing.JobServiceFixture;
 import io.drover.server.testing.TestDatabases;
 import io.drover.transport.envelope.JobReturn;
 import java.time.Duration;

@@ -4,23 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.drover.core.match.Glob;
 import io.drover.model.jobs.AgentJobState;
 import io.drover.model.jobs.JobRequest;
 import io.drover.model.jobs.JobStarted;
-import io.drover.server.agents.AgentRegistry;
-import io.drover.server.agents.EnrollmentTokenStore;
 import io.drover.server.auth.Principal;
 import io.drover.server.events.EventBus;
-import io.drover.server.events.EventStore;
-import io.drover.server.inventory.InventoryStore;
-import io.drover.server.inventory.InventoryService;
-import io.drover.server.keys.KeyStore;
+import io.drover.server.testing.JobServiceFixture;
 import io.drover.server.testing.TestDatabases;
-import io.drover.transport.crypto.RsaKeys;
 import io.drover.transport.envelope.JobReturn;
-import io.drover.transport.master.KeyDecision;
-import java.security.interfaces.RSAPublicKey;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -30,8 +21,6 @@ import org.junit.jupiter.api.Test;
 
 /** The job service on SQLite: while a job waits here for returns, it holds this server's interest in other servers' returns. */
 class JobServiceTest {
-    static final String KEY = RsaKeys.publicPem((RSAPublicKey) RsaKeys.generate().getPublic());
-
     @Test
     void aJobWantsPeersReturnsUntilItsLastReturnAndAJobThatDidNotGoOutNotAtAll() {
         TestDatabases.on("sqlite", db -> {
@@ -39,19 +28,13 @@ class JobServiceTest {
             EventBus bus = new EventBus();
             AtomicBoolean wanted = new AtomicBoolean();
             bus.onPeerReturnInterest(wanted::set);
-            EventStore events = new EventStore(db.jdbi(), bus, clock);
-            AgentRegistry agents = new AgentRegistry(db.jdbi(), events, new InventoryService(db.jdbi(), new InventoryStore(), events),
-                    null, clock);
-            KeyStore keys = new KeyStore(db.jdbi(), events, List.of(Glob.compile("auto-*")), new EnrollmentTokenStore(db.jdbi(), clock),
-                    agents, () -> { }, clock);
-            assertThat(keys.decide("auto-1", KEY, null)).isEqualTo(KeyDecision.ACCEPTED);
-            assertThat(keys.decide("auto-2", KEY, null)).isEqualTo(KeyDecision.ACCEPTED);
+            JobServiceFixture fixture = JobServiceFixture.on(db, bus, clock, "auto-1", "auto-2");
             AtomicBoolean publishFails = new AtomicBoolean();
-            JobService jobs = new JobService(db.jdbi(), events, keys, id -> Map.of(), agents::businesses, Map.of(), (load, minions) -> {
+            JobService jobs = fixture.jobs((load, minions) -> {
                 if (publishFails.get()) {
                     throw new IllegalStateException("the transport is closed");
                 }
-            }, bus::wantPeerReturns, 1 << 20, io.drover.server.store.SecretBox.of(new byte[32]), clock);
+            }, bus::wantPeerReturns);
             try {
                 Principal admin = Principal.system("test");
                 JobStarted started = jobs.start(admin, new JobRequest("auto-*", "glob", "test.ping", List.of(), Map.of(), 30));
@@ -80,16 +63,8 @@ class JobServiceTest {
         TestDatabases.on("sqlite", db -> {
             io.drover.server.testing.ManualClock clock = new io.drover.server.testing.ManualClock(System.currentTimeMillis());
             EventBus bus = new EventBus();
-            EventStore events = new EventStore(db.jdbi(), bus, clock);
-            AgentRegistry agents = new AgentRegistry(db.jdbi(), events, new InventoryService(db.jdbi(), new InventoryStore(), events),
-                    null, clock);
-            KeyStore keys = new KeyStore(db.jdbi(), events, List.of(Glob.compile("auto-*")), new EnrollmentTokenStore(db.jdbi(), clock),
-                    agents, () -> { }, clock);
-            for (String id : List.of("auto-1", "auto-2", "auto-3", "auto-4")) {
-                assertThat(keys.decide(id, KEY, null)).isEqualTo(KeyDecision.ACCEPTED);
-            }
-            JobService jobs = new JobService(db.jdbi(), events, keys, id -> Map.of(), agents::businesses, Map.of(), (load, minions) -> { },
-                    () -> () -> { }, 1 << 20, io.drover.server.store.SecretBox.of(new byte[32]), clock);
+            JobServiceFixture fixture = JobServiceFixture.on(db, bus, clock, "auto-1", "auto-2", "auto-3", "auto-4");
+            JobService jobs = fixture.jobs((load, minions) -> { });
             try {
                 Principal admin = Principal.system("test");
                 String jid = jobs.start(admin, new JobRequest("auto-*", "glob", "cmd.run", List.of("sleep 9"), Map.of(), 30)).jid();
@@ -125,16 +100,9 @@ class JobServiceTest {
     void aJobWhoseLoadCannotBePublishedIsRefusedBeforeAnythingIsStoredOrSent() {
         TestDatabases.on("sqlite", db -> {
             Clock clock = Clock.systemUTC();
-            EventStore events = new EventStore(db.jdbi(), new EventBus(), clock);
-            AgentRegistry agents = new AgentRegistry(db.jdbi(), events, new InventoryService(db.jdbi(), new InventoryStore(), events),
-                    null, clock);
-            KeyStore keys = new KeyStore(db.jdbi(), events, List.of(Glob.compile("auto-*")), new EnrollmentTokenStore(db.jdbi(), clock),
-                    agents, () -> { }, clock);
-            assertThat(keys.decide("auto-1", KEY, null)).isEqualTo(KeyDecision.ACCEPTED);
+            JobServiceFixture fixture = JobServiceFixture.on(db, new EventBus(), clock, "auto-1");
             List<io.drover.transport.envelope.PublishLoad> published = new java.util.concurrent.CopyOnWriteArrayList<>();
-            JobService jobs = new JobService(db.jdbi(), events, keys, id -> Map.of(), agents::businesses, Map.of(),
-                    (load, minions) -> published.add(load), () -> () -> { }, 1 << 20,
-                    io.drover.server.store.SecretBox.of(new byte[32]), clock);
+            JobService jobs = fixture.jobs((load, minions) -> published.add(load));
             try {
                 Principal admin = Principal.system("test");
                 String fun = "test." + "p".repeat(300); // a function name over the envelope's limit
@@ -158,19 +126,11 @@ class JobServiceTest {
         TestDatabases.on("sqlite", db -> {
             Clock clock = Clock.systemUTC();
             EventBus bus = new EventBus();
-            EventStore events = new EventStore(db.jdbi(), bus, clock);
-            AgentRegistry agents = new AgentRegistry(db.jdbi(), events, new InventoryService(db.jdbi(), new InventoryStore(), events),
-                    null, clock);
-            KeyStore keys = new KeyStore(db.jdbi(), events, List.of(Glob.compile("auto-*")), new EnrollmentTokenStore(db.jdbi(), clock),
-                    agents, () -> { }, clock);
-            assertThat(keys.decide("auto-1", KEY, null)).isEqualTo(KeyDecision.ACCEPTED);
-            assertThat(keys.decide("auto-2", KEY, null)).isEqualTo(KeyDecision.ACCEPTED);
-            keys.recordMode("auto-1", io.drover.transport.master.AgentMode.DROVER);
-            keys.recordMode("auto-2", io.drover.transport.master.AgentMode.SALT);
+            JobServiceFixture fixture = JobServiceFixture.on(db, bus, clock, "auto-1", "auto-2");
+            fixture.keys().recordMode("auto-1", io.drover.transport.master.AgentMode.DROVER);
+            fixture.keys().recordMode("auto-2", io.drover.transport.master.AgentMode.SALT);
             List<Map<String, Object>> published = new java.util.concurrent.CopyOnWriteArrayList<>();
-            JobService jobs = new JobService(db.jdbi(), events, keys, id -> Map.of(), agents::businesses, Map.of(),
-                    (load, minions) -> published.add(load.toWire()), () -> () -> { }, 1 << 20,
-                    io.drover.server.store.SecretBox.of(new byte[32]), clock);
+            JobService jobs = fixture.jobs((load, minions) -> published.add(load.toWire()));
             String content = "password = hunter2-secret\n";
             try {
                 var sent = new io.drover.model.agentapi.AgentCall.WriteFile("etc/app.conf", content, "0600");

@@ -7,6 +7,7 @@ import io.drover.model.Json;
 import io.drover.model.jobs.JobRequest;
 import io.drover.server.auth.Principal;
 import io.drover.server.testing.OnBothDatabases;
+import io.drover.server.testing.JobServiceFixture;
 import io.drover.server.testing.TestDatabases;
 import io.drover.transport.envelope.JobReturn;
 import java.time.Duration;

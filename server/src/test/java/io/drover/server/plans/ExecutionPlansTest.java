@@ -2,22 +2,13 @@ package io.drover.server.plans;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.drover.core.match.Glob;
 import io.drover.model.plans.PlanRequest;
-import io.drover.server.agents.AgentRegistry;
-import io.drover.server.agents.EnrollmentTokenStore;
 import io.drover.server.auth.Principal;
 import io.drover.server.events.EventBus;
-import io.drover.server.events.EventStore;
-import io.drover.server.inventory.InventoryStore;
-import io.drover.server.inventory.InventoryService;
 import io.drover.server.jobs.JobService;
-import io.drover.server.keys.KeyStore;
+import io.drover.server.testing.JobServiceFixture;
 import io.drover.server.testing.TestDatabases;
-import io.drover.transport.crypto.RsaKeys;
 import io.drover.transport.envelope.JobReturn;
-import io.drover.transport.master.KeyDecision;
-import java.security.interfaces.RSAPublicKey;
 import java.time.Clock;
 import java.util.List;
 import java.util.Map;
@@ -27,25 +18,17 @@ import org.junit.jupiter.api.Test;
 
 /** Execution plans on the Drover transport, with a real job service on SQLite and the publish to agents observed. */
 class ExecutionPlansTest {
-    static final String KEY = RsaKeys.publicPem((RSAPublicKey) RsaKeys.generate().getPublic());
-
     @Test
     void aPlanIsStoredBeforeAnyAgentIsSentItSoThatItsFirstLogLineIsKept() {
         TestDatabases.on("sqlite", db -> {
             Clock clock = Clock.systemUTC();
-            EventStore events = new EventStore(db.jdbi(), new EventBus(), clock);
-            AgentRegistry agents = new AgentRegistry(db.jdbi(), events, new InventoryService(db.jdbi(), new InventoryStore(), events),
-                    null, clock);
-            KeyStore keys = new KeyStore(db.jdbi(), events, List.of(Glob.compile("auto-*")), new EnrollmentTokenStore(db.jdbi(), clock),
-                    agents, () -> { }, clock);
-            assertThat(keys.decide("auto-1", KEY, null)).isEqualTo(KeyDecision.ACCEPTED);
+            JobServiceFixture fixture = JobServiceFixture.on(db, new EventBus(), clock, "auto-1");
             AtomicReference<ExecutionPlans> plans = new AtomicReference<>();
             List<Boolean> firstLogKept = new CopyOnWriteArrayList<>();
             // The agent answers at once: its first log line arrives while the job is being published.
-            JobService jobs = new JobService(db.jdbi(), events, keys, id -> Map.of(), agents::businesses, Map.of(),
-                    (load, minions) -> firstLogKept.add(plans.get().onLog("auto-1", "p-1", Map.of("Level", "Info", "Body", "starting"))),
-                    () -> () -> { }, 1 << 20, io.drover.server.store.SecretBox.of(new byte[32]), clock);
-            plans.set(new ExecutionPlans(db.jdbi(), jobs, agents::businesses, clock));
+            JobService jobs = fixture.jobs(
+                    (load, minions) -> firstLogKept.add(plans.get().onLog("auto-1", "p-1", Map.of("Level", "Info", "Body", "starting"))));
+            plans.set(new ExecutionPlans(db.jdbi(), jobs, fixture.agents()::businesses, clock));
 
             plans.get().submit(Principal.system("test"), new PlanRequest("auto-1", "list",
                     Map.of("FormatVersion", "2.0.0", "ID", "p-1", "Body", "return 1"), Map.of(), 60));
@@ -60,15 +43,9 @@ class ExecutionPlansTest {
     void aBodyWithANullValueKeepsItsKeyInThePlanAndInTheJob() {
         TestDatabases.on("sqlite", db -> {
             Clock clock = Clock.systemUTC();
-            EventStore events = new EventStore(db.jdbi(), new EventBus(), clock);
-            AgentRegistry agents = new AgentRegistry(db.jdbi(), events, new InventoryService(db.jdbi(), new InventoryStore(), events),
-                    null, clock);
-            KeyStore keys = new KeyStore(db.jdbi(), events, List.of(Glob.compile("auto-*")), new EnrollmentTokenStore(db.jdbi(), clock),
-                    agents, () -> { }, clock);
-            assertThat(keys.decide("auto-1", KEY, null)).isEqualTo(KeyDecision.ACCEPTED);
-            JobService jobs = new JobService(db.jdbi(), events, keys, id -> Map.of(), agents::businesses, Map.of(),
-                    (load, minions) -> { }, () -> () -> { }, 1 << 20, io.drover.server.store.SecretBox.of(new byte[32]), clock);
-            ExecutionPlans plans = new ExecutionPlans(db.jdbi(), jobs, agents::businesses, clock);
+            JobServiceFixture fixture = JobServiceFixture.on(db, new EventBus(), clock, "auto-1");
+            JobService jobs = fixture.jobs((load, minions) -> { });
+            ExecutionPlans plans = new ExecutionPlans(db.jdbi(), jobs, fixture.agents()::businesses, clock);
             String jid = plans.submit(Principal.system("test"), new PlanRequest("auto-1", "list",
                     Map.of("FormatVersion", "2.0.0", "ID", "p-2", "Body", "return {'seen': None}"), Map.of(), 60)).jid();
 
