@@ -170,12 +170,17 @@ public final class NatsCluster implements AutoCloseable {
             Connection connection = Nats.connect(options);
             NatsCluster cluster = new NatsCluster(connection, credentials, key, clock, localPublish, bus);
             // joined means NATS has the subscriptions: a peer's job or event sent after join returns reaches this server
+            boolean joined = false;
             try {
                 connection.flush(Duration.ofSeconds(5));
+                joined = true;
             } catch (java.util.concurrent.TimeoutException e) {
-                cluster.close();
                 throw new IllegalStateException("the cluster's NATS at " + withoutSecrets(url)
                         + " did not confirm this server's subscriptions within 5 s");
+            } finally {
+                if (!joined) {
+                    cluster.close(); // whatever ended the wait (a timeout, an interrupt, a closed connection)
+                }
             }
             return cluster;
         } catch (IOException e) {
