@@ -234,6 +234,47 @@ class NatsClusterTest {
                 .hasMessageNotContaining("s3cret");
     }
 
+    /**
+     * Someone between a server and NATS who lets the connection open and then holds back NATS's answers: the join fails
+     * with a clear message, and the connection is closed rather than left as a server that hears nothing from its peers.
+     */
+    @Test
+    void aNatsThatConnectsButDoesNotConfirmTheSubscriptionsFailsTheJoinAndIsLeft() throws Exception {
+        NatsCredentials none = new NatsCredentials(null, null, null, null, null, null, null, false, true);
+        try (java.net.ServerSocket stub = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            java.util.concurrent.CompletableFuture<String> afterHandshake = new java.util.concurrent.CompletableFuture<>();
+            Thread.ofVirtual().start(() -> {
+                try (java.net.Socket client = stub.accept();
+                     var in = new java.io.BufferedReader(new java.io.InputStreamReader(client.getInputStream(), StandardCharsets.UTF_8))) {
+                    var out = client.getOutputStream();
+                    out.write(("INFO {\"server_id\":\"stub\",\"version\":\"2.10.0\",\"proto\":1,\"max_payload\":1048576,"
+                            + "\"headers\":true}\r\n").getBytes(StandardCharsets.UTF_8));
+                    out.flush();
+                    String line;
+                    while ((line = in.readLine()) != null && !line.startsWith("PING")) {
+                        // CONNECT
+                    }
+                    out.write("PONG\r\n".getBytes(StandardCharsets.UTF_8)); // the connect's own round trip, then silence
+                    out.flush();
+                    StringBuilder seen = new StringBuilder();
+                    while ((line = in.readLine()) != null) {
+                        seen.append(line.split(" ")[0]).append(' ');
+                    }
+                    afterHandshake.complete(seen.toString().strip()); // the client closed the connection
+                } catch (java.io.IOException e) {
+                    afterHandshake.completeExceptionally(e);
+                }
+            });
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> NatsCluster.join("nats://127.0.0.1:" + stub.getLocalPort(),
+                            none, KEY, Clock.systemUTC(), (load, minions) -> { }, new EventBus()))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("did not confirm this server's subscriptions within 5 s");
+            assertThat(afterHandshake.get(10, java.util.concurrent.TimeUnit.SECONDS))
+                    .as("the subscriptions and the unanswered PING were sent, then the connection closed")
+                    .contains("SUB", "PING");
+        }
+    }
+
     static List<Event> returns(int count) {
         List<Event> returns = new ArrayList<>();
         String jid = "2026112701020300" + (IDS.incrementAndGet() % 10_000);
