@@ -1,5 +1,5 @@
-"""One simulated Salt 3006 minion: sign-in over REQ (asyncio), then publishes over SUB and returns over REQ, driven by
-the process's epoll loop (swarm.py).
+"""One simulated Salt 3006 minion: sign-in over REQ (asyncio, libzmq), then publishes over SUB and returns over REQ as
+plain ZMTP connections (zmtp.py), driven by the process's epoll loop (swarm.py).
 
 What a real minion does and this one does too: a fresh nonce per request, trust of the master's key on
 first use (then its PKCS#1 signature checked on every clear reply), the session key's X9.31 proof, the
@@ -25,6 +25,7 @@ import zmq.asyncio
 from Cryptodome.PublicKey import RSA
 
 import saltwire as w
+from zmtp import ZmtpClient
 
 VERSION = "3006.0"
 REQUEST_TIMEOUT = 30.0  # seconds before a REQ socket is dropped and the request sent again
@@ -41,6 +42,27 @@ class MasterTrust:
     minion_master.pub is), so that later sign-ins check the signature and send a token."""
     pub_pem: str | None = None
     pub: RSA.RsaKey | None = None
+
+
+class PublishOpener:
+    """Publishes as the minions of one process opened them. A master sends every minion the same bytes under the same
+    session key, so the envelope, HMAC check, decryption and decoding are done once per process and publish, not once
+    per minion (the load generator's own cost; the master cannot tell). Each minion still checks the serial."""
+
+    def __init__(self) -> None:
+        self._opened: dict[tuple[bytes, bytes], dict[str, Any] | None] = {}
+
+    def open(self, crypticle: w.Crypticle, frame: bytes) -> dict[str, Any] | None:
+        """The publish's load (shared: read, never changed); None for a frame that is not an AES publish. A frame that
+        fails the HMAC raises ProtocolError and is not remembered."""
+        key = (crypticle.key, frame)
+        if key not in self._opened:
+            envelope = w.unpack_envelope(frame)
+            load = crypticle.open_publish(envelope["load"]) if envelope.get("enc") == b"aes" else None
+            if len(self._opened) >= 16:
+                self._opened.clear()
+            self._opened[key] = load
+        return self._opened[key]
 
 
 @dataclass
@@ -70,13 +92,14 @@ class Minion:
     trust: MasterTrust
     on_received: Callable[[str, float], None]
     on_returned: Callable[[str, float, bool], None]
+    publishes: PublishOpener = field(default_factory=PublishOpener)  # shared by the minions of a process
     session: Session | None = None
     _req: zmq.asyncio.Socket | None = None
     _req_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     _pub_pem: str = ""
     ctx_plain: zmq.Context | None = None
-    sub: zmq.Socket | None = None
-    req: zmq.Socket | None = None
+    sub: ZmtpClient | None = None
+    req: ZmtpClient | None = None
     _outbox: collections.deque = field(default_factory=collections.deque)
     # the return in flight: jid, nonce, the request's bytes, when sent, tries so far
     _waiting: tuple[str, str, bytes, float, int] | None = None
@@ -217,40 +240,35 @@ class Minion:
     # ---- jobs, driven by the process's epoll loop (swarm.py) -------------------------------
 
     def open_job_sockets(self, ctx: zmq.Context) -> None:
-        """After sign-in: the minion's SUB socket and a REQ socket of its own on a plain context, which one epoll
-        loop per process drives (an asyncio task per minion cost half as much CPU again per job)."""
+        """After sign-in: the minion's SUB and a REQ of its own as plain ZMTP connections (zmtp.py) that one epoll loop
+        per process drives; `ctx` stays for a sign-in again after the master rotated its key."""
         assert self.session is not None
         self.ctx_plain = ctx
         if self._req is not None:  # the sign-in's asyncio socket
             self._req.close()
             self._req = None
-        self.sub = ctx.socket(zmq.SUB)
-        self.sub.setsockopt(zmq.LINGER, 0)
-        self.sub.setsockopt(zmq.SUBSCRIBE, b"")
-        self.sub.setsockopt(zmq.RECONNECT_IVL, random.randint(1000, 2000))
-        self.sub.connect(f"tcp://{self.host}:{self.session.publish_port}")
-        self.req = self._plain_req()
+        self.sub = ZmtpClient(self.host, self.session.publish_port, "SUB")
+        self.req = ZmtpClient(self.host, self.ret_port, "REQ")
 
-    def _plain_req(self) -> zmq.Socket:
-        sock = self.ctx_plain.socket(zmq.REQ)
-        sock.setsockopt(zmq.LINGER, 0)
-        sock.setsockopt(zmq.RECONNECT_IVL_MAX, 5000)
-        sock.connect(f"tcp://{self.host}:{self.ret_port}")
-        return sock
+    def reconnect(self) -> None:
+        """A connection the master closed is opened again (a return in flight is sent again when it times out)."""
+        assert self.session is not None
+        if self.sub.closed:
+            self.sub = ZmtpClient(self.host, self.session.publish_port, "SUB")
+        if self.req.closed:
+            self.req = ZmtpClient(self.host, self.ret_port, "REQ")
 
     def on_publish(self, frame: bytes) -> None:
         """A publish: checked, decrypted, matched; a targeted job's return is sent (or queued behind the request
         the REQ socket still waits on)."""
         assert self.session is not None
-        envelope = w.unpack_envelope(frame)
-        if envelope.get("enc") != b"aes":
-            return
         try:
-            load = self.session.crypticle.loads_publish(envelope["load"])
+            load = self.publishes.open(self.session.crypticle, frame)
         except w.ProtocolError:  # the master rotated its key: sign in again, then read it
             self.sign_in_blocking()
-            load = self.session.crypticle.loads_publish(envelope["load"])
-        if load is None or not all(k in load for k in ("tgt", "jid", "fun", "arg")) or not self._targeted(load):
+            load = self.publishes.open(self.session.crypticle, frame)
+        if load is None or not all(k in load for k in ("tgt", "jid", "fun", "arg")) \
+                or not self.session.crypticle.fresh(load) or not self._targeted(load):
             return
         jid = str(load["jid"])
         self.on_received(jid, time.time())
@@ -289,7 +307,7 @@ class Minion:
         assert self._waiting is not None
         jid, nonce, data, _, tries = self._waiting
         self.req.close()
-        self.req = self._plain_req()
+        self.req = ZmtpClient(self.host, self.ret_port, "REQ")
         if tries >= REQUEST_TRIES:
             print(f"{self.ident}: return of {jid} failed: no answer after {REQUEST_TRIES} tries", flush=True)
             self._waiting = None

@@ -81,6 +81,7 @@ class Crypticle:
         raw = base64.b64decode(key_string)
         if len(raw) != AES_KEY_BYTES + HMAC_KEY_BYTES:
             raise ProtocolError(f"session key of {len(raw)} bytes")
+        self.key = raw
         self._aes_key = raw[:AES_KEY_BYTES]
         self._hmac_key = raw[AES_KEY_BYTES:]
         self.serial = 0  # highest publish serial seen: a serial that does not increase is a replay
@@ -112,17 +113,20 @@ class Crypticle:
             raise ProtocolError("reply nonce does not match")
         return unpack_text(plain[NONCE_CHARS:])
 
-    def loads_publish(self, data: bytes) -> dict[str, Any] | None:
-        """A publish load; None for one whose serial does not increase (a replay) or that is not a map."""
+    def open_publish(self, data: bytes) -> dict[str, Any] | None:
+        """A publish load as the master sent it (HMAC checked, decrypted, decoded); None if it is not a map."""
         load = unpack_text(self._strip_prefix(self.decrypt(data)))
-        if not isinstance(load, dict):
-            return None
-        if "serial" in load:
-            serial = load.pop("serial")
-            if not isinstance(serial, int) or serial <= self.serial:
-                return None
-            self.serial = serial
-        return load
+        return load if isinstance(load, dict) else None
+
+    def fresh(self, load: dict[str, Any]) -> bool:
+        """Whether a publish is new to this minion: its serial, if it has one, must increase (a replay's does not)."""
+        if "serial" not in load:
+            return True
+        serial = load["serial"]
+        if not isinstance(serial, int) or serial <= self.serial:
+            return False
+        self.serial = serial
+        return True
 
     @staticmethod
     def _strip_prefix(plain: bytes) -> bytes:

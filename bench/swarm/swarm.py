@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """A swarm of simulated Salt 3006 minions: --procs processes (default: one per core), each running its
-share of --count minions: signed in on one asyncio loop, then their jobs on one epoll loop over the sockets'
-ZMQ_FD. Shares no code with Drover or Salt.
+share of --count minions: signed in on one asyncio loop (libzmq), then their jobs on one epoll loop over plain ZMTP
+connections (zmtp.py). Shares no code with Drover or Salt.
 
 Each process reports to the driver (a ZeroMQ PUSH to --report): "ready" once all its minions signed in
 and subscribed, then one message per job once each of its minions acknowledged its return, with the
@@ -9,11 +9,13 @@ time the first publish arrived and the time the last return was acknowledged by 
 
 Usage: swarm.py --master 127.0.0.1 --count 1000 [--procs N] [--prefix sw-] [--keys DIR] [--key-pool K]
                 [--report ipc:///tmp/swarm-report.ipc] [--signin-concurrency 32] [--start-event]
+SWARM_PROFILE=PATH: each process's job loop runs under cProfile, its statistics written to PATH.<index> when it ends.
 """
 from __future__ import annotations
 
 import argparse
 import asyncio
+import cProfile
 import ctypes
 import multiprocessing
 import os
@@ -29,8 +31,9 @@ import zmq.asyncio
 from Cryptodome.PublicKey import RSA
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from minion import JobReport, MasterTrust, Minion, SignInRefused  # noqa: E402
+from minion import JobReport, MasterTrust, Minion, PublishOpener, SignInRefused  # noqa: E402
 from saltwire import ProtocolError  # noqa: E402
+from zmtp import ZmtpClient, ZmtpError  # noqa: E402
 
 JOB_REPORT_TIMEOUT = 60.0  # a job with missing returns is reported as it stands after this long
 
@@ -75,12 +78,13 @@ class ProcessSwarm:
         self.report = self.plain.socket(zmq.PUSH)
         self.report.connect(args.report)
         self.trust = MasterTrust()
+        publishes = PublishOpener()
         self.jobs: dict[str, JobReport] = {}
         keys = Path(args.keys)
         keys.mkdir(parents=True, exist_ok=True)
         pool = args.key_pool
         self.minions = [Minion(ident, load_key(keys, n % pool if pool else n), args.master, args.ret_port,
-                               self.ctx, self.trust, self._received, self._returned) for n, ident in ids]
+                               self.ctx, self.trust, self._received, self._returned, publishes) for n, ident in ids]
 
     def _received(self, jid: str, at: float) -> None:
         job = self.jobs.setdefault(jid, JobReport())
@@ -132,59 +136,62 @@ class ProcessSwarm:
         return minion
 
     def serve(self, minions: list[Minion]) -> None:
-        """Every minion's jobs on one loop: publishes in, returns out, replies checked, timeouts handled. The loop
-        waits on each socket's ZMQ_FD with epoll, so a wake-up costs what is ready, not a scan of every socket (a
-        zmq.Poller over 1,000 sockets per reply that trickles in cost more CPU than the minions' own work)."""
+        """Every minion's jobs on one loop: publishes in, returns out, replies checked, timeouts handled. The loop waits
+        on the minions' ZMTP connections with epoll, so a wake-up costs what is ready, not a scan of every socket."""
         selector = selectors.DefaultSelector()
-        watched: dict[zmq.Socket, int] = {}
+        registered: dict[str, dict[ZmtpClient, tuple[int, int]]] = {}  # per minion: its connections' fd and events
 
-        def watch(sock: zmq.Socket, minion: Minion) -> None:
-            watched[sock] = sock.getsockopt(zmq.FD)
-            selector.register(watched[sock], selectors.EVENT_READ, minion)
-
-        def unwatch(sock: zmq.Socket) -> None:
-            selector.unregister(watched.pop(sock))
+        def sync(minion: Minion) -> None:
+            """Registers the minion's open connections (for writing too while output waits), forgets replaced ones."""
+            known = registered.setdefault(minion.ident, {})
+            for client in list(known):
+                if client.closed or (client is not minion.sub and client is not minion.req):
+                    selector.unregister(known.pop(client)[0])  # before a new connection may take the same fd
+            for client in (minion.sub, minion.req):
+                if client.closed:
+                    continue
+                events = selectors.EVENT_READ | (selectors.EVENT_WRITE if client.pending else 0)
+                if client not in known:
+                    selector.register(client.fileno(), events, (client, minion))
+                    known[client] = (client.fileno(), events)
+                elif known[client][1] != events:
+                    selector.modify(known[client][0], events, (client, minion))
+                    known[client] = (known[client][0], events)
 
         for minion in minions:
-            watch(minion.sub, minion)
-            watch(minion.req, minion)
+            sync(minion)
         last_check = time.time()
         while True:
-            for key, _ in selector.select(1.0):
-                self._settle(key.data)
+            for key, events in selector.select(1.0):
+                client, minion = key.data
+                if client.closed:
+                    continue
+                if events & selectors.EVENT_WRITE:
+                    client.flush()
+                try:
+                    for payload in client.read():
+                        if client is minion.sub:
+                            minion.on_publish(payload)
+                        elif client is minion.req:
+                            minion.on_reply(payload)
+                except (ProtocolError, ZmtpError, TimeoutError, ValueError, KeyError) as err:
+                    print(f"{minion.ident}: {err}", flush=True)
+                sync(minion)
             now = time.time()
             if now - last_check >= 1.0:
                 last_check = now
                 for minion in minions:
-                    if minion.timed_out(now):
-                        unwatch(minion.req)
-                        minion.retry_request(now)
-                        watch(minion.req, minion)
-                        self._settle(minion)
+                    try:
+                        if minion.sub.closed or minion.req.closed:
+                            minion.reconnect()
+                        if minion.timed_out(now):
+                            minion.retry_request(now)
+                    except OSError as err:
+                        print(f"{minion.ident}: reconnecting: {err}", flush=True)
+                    sync(minion)
                 for jid, job in list(self.jobs.items()):
                     if not job.reported and now - job.first_received >= JOB_REPORT_TIMEOUT:
                         self._send_job(jid)  # reported as it stands
-
-    @staticmethod
-    def _settle(minion: Minion) -> None:
-        """Reads what the minion's sockets hold until neither has a message. ZMQ_FD only signals a change: any
-        operation on a socket (a send included) may take the signal of a message that arrived meanwhile, so after
-        each one the socket's ZMQ_EVENTS is asked again."""
-        busy = True
-        while busy:
-            busy = False
-            try:
-                if minion.sub.getsockopt(zmq.EVENTS) & zmq.POLLIN:
-                    busy = True
-                    # one frame, or [topic, payload] with zmq_filtering: the payload is always last
-                    minion.on_publish(minion.sub.recv_multipart(zmq.NOBLOCK)[-1])
-                if minion.req.getsockopt(zmq.EVENTS) & zmq.POLLIN:
-                    busy = True
-                    minion.on_reply(minion.req.recv(zmq.NOBLOCK))
-            except zmq.Again:
-                pass
-            except (ProtocolError, TimeoutError, ValueError, KeyError) as err:
-                print(f"{minion.ident}: {err}", flush=True)
 
 
 def raise_open_files() -> None:
@@ -203,9 +210,18 @@ def process_main(args: argparse.Namespace, index: int, ids: list[tuple[int, str]
     die_with_parent()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     raise_open_files()
+    profile_to = os.environ.get("SWARM_PROFILE")  # a path: each process's job loop is profiled into PATH.<index>
     try:
         swarm = ProcessSwarm(args, index, ids)
-        swarm.serve(asyncio.run(swarm.sign_in_all()))
+        minions = asyncio.run(swarm.sign_in_all())
+        if profile_to:
+            profiler = cProfile.Profile()
+            try:
+                profiler.runcall(swarm.serve, minions)
+            finally:
+                profiler.dump_stats(f"{profile_to}.{index}")
+        else:
+            swarm.serve(minions)
     except (KeyboardInterrupt, SignInRefused):
         pass
 

@@ -1,6 +1,7 @@
 """Checks of the swarm's wire rules. Run: cd bench/swarm && /usr/bin/python3 -m unittest -v test_saltwire"""
 from __future__ import annotations
 
+import base64
 import ctypes
 import ctypes.util
 import unittest
@@ -8,7 +9,7 @@ import unittest
 from Cryptodome.PublicKey import RSA
 
 import saltwire as w
-from minion import Minion, MasterTrust
+from minion import Minion, MasterTrust, PublishOpener
 
 KEY = RSA.generate(2048)
 
@@ -46,10 +47,26 @@ class CrypticleTest(unittest.TestCase):
             self.c.loads_reply(reply, "1" * 32)
 
     def test_a_publish_whose_serial_does_not_increase_is_dropped(self) -> None:
-        first = self.c.dumps({"fun": "test.ping", "serial": 5})
-        self.assertEqual(self.c.loads_publish(first), {"fun": "test.ping"})
-        self.assertIsNone(self.c.loads_publish(first))
-        self.assertIsNone(self.c.loads_publish(self.c.dumps({"fun": "test.ping", "serial": 4})))
+        first = self.c.open_publish(self.c.dumps({"fun": "test.ping", "serial": 5}))
+        self.assertEqual(first, {"fun": "test.ping", "serial": 5})
+        self.assertTrue(self.c.fresh(first))
+        self.assertFalse(self.c.fresh(first))
+        self.assertFalse(self.c.fresh(self.c.open_publish(self.c.dumps({"fun": "test.ping", "serial": 4}))))
+        self.assertTrue(self.c.fresh({"fun": "test.ping", "serial": 6}))
+
+    def test_the_minions_of_a_process_open_a_publish_once_and_each_checks_its_serial(self) -> None:
+        opener, other = PublishOpener(), w.Crypticle(base64.b64encode(self.c.key))  # another minion's
+        frame = w.pack({"enc": "aes", "load": self.c.dumps({"fun": "test.ping", "serial": 1})})
+        load = opener.open(self.c, frame)
+        self.assertIs(opener.open(other, frame), load)  # the same key and bytes: not decrypted again
+        self.assertTrue(self.c.fresh(load))
+        self.assertTrue(other.fresh(load))  # each minion's own serial
+        self.assertFalse(self.c.fresh(load))
+        forged = bytearray(frame)
+        forged[-5] ^= 1
+        with self.assertRaises(w.ProtocolError):
+            opener.open(self.c, bytes(forged))
+        self.assertIsNone(opener.open(self.c, w.pack({"enc": "clear", "load": b"x"})))
 
 
 class X931Test(unittest.TestCase):
