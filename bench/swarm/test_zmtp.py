@@ -36,6 +36,9 @@ class AgainstLibzmqTest(unittest.TestCase):
         port = router.bind_to_random_port("tcp://127.0.0.1")
         client = ZmtpClient("127.0.0.1", port, "REQ")
         client.send(b"return" * 100)  # over 255 bytes: a long frame
+        self.assertFalse(router.poll(100))  # queued until flushed
+        client.flush()
+        self.assertEqual(client.pending, b"")
         self.assertTrue(router.poll(5000))
         identity, delimiter, body = router.recv_multipart()
         self.assertEqual((delimiter, body), (b"", b"return" * 100))
@@ -59,6 +62,7 @@ class AgainstLibzmqTest(unittest.TestCase):
         port = router.bind_to_random_port("tcp://127.0.0.1")
         client = ZmtpClient("127.0.0.1", port, "REQ")
         client.send(b"x")
+        client.flush()
         self.assertTrue(router.poll(5000))
         router.close(linger=0)
         deadline = time.time() + 5

@@ -14,7 +14,6 @@ timeout): the swarm opens its job connections before it reports ready.
 """
 from __future__ import annotations
 
-import errno
 import socket
 import struct
 from collections import deque
@@ -103,8 +102,8 @@ class FrameReader:
 
 class ZmtpClient:
     """One connection to a ZMTP peer. `socket_type` is "SUB" (subscribed to everything) or "REQ". After the fd is
-    readable, `read()` returns the messages that arrived (a REQ's without its delimiter); `send()` writes a message.
-    Output the kernel did not take waits in `pending` until `flush()` (the owner watches for writability then)."""
+    readable, `read()` returns the messages that arrived (a REQ's without its delimiter); `send()` queues a message
+    in `pending` and `flush()` writes it; what the kernel does not take stays there."""
 
     def __init__(self, host: str, port: int, socket_type: str, timeout: float = 10.0) -> None:
         self.socket_type = socket_type
@@ -121,7 +120,8 @@ class ZmtpClient:
             raise
         self.sock.setblocking(False)
         if socket_type == "SUB":
-            self._write(frame(b"\x01"))  # subscribe to every prefix
+            self.send(b"\x01")  # subscribe to every prefix
+            self.flush()
 
     def _handshake(self) -> None:
         """Greeting and READY both ways, blocking (up to the socket's timeout): libzmq takes a message that arrives
@@ -143,8 +143,9 @@ class ZmtpClient:
         return self.sock.fileno()
 
     def send(self, body: bytes) -> None:
-        """A REQ sends its message behind an empty delimiter frame, as libzmq's REQ does."""
-        self._write(frame(b"", _MORE) + frame(body) if self.socket_type == "REQ" else frame(body))
+        """Queues a message (a REQ's behind an empty delimiter frame, as libzmq's REQ sends it); `flush()` writes what
+        is queued. The swarm writes a wake-up's returns together after handling all it brought: see swarm.py."""
+        self.pending += frame(b"", _MORE) + frame(body) if self.socket_type == "REQ" else frame(body)
 
     def read(self) -> list[bytes]:
         """The payload of each message that arrived: a SUB's last frame (a topic frame, if any, comes first), a REQ's
@@ -180,9 +181,17 @@ class ZmtpClient:
         return message[-1]
 
     def flush(self) -> None:
-        if self.pending and not self.closed:
-            data, self.pending = bytes(self.pending), bytearray()
-            self._write(data)
+        """Writes what is queued; what the kernel does not take stays in `pending` (the owner waits for writability)."""
+        if not self.pending or self.closed:
+            return
+        try:
+            sent = self.sock.send(self.pending)
+        except BlockingIOError:
+            return
+        except OSError:
+            self.close()
+            return
+        del self.pending[:sent]
 
     def close(self) -> None:
         if not self.closed:
@@ -192,24 +201,7 @@ class ZmtpClient:
     def _on_command(self, body: bytes) -> None:
         name = body[1:1 + body[0]] if body else b""
         if name == b"PING":  # PING: TTL (2 bytes), then a context the PONG echoes
-            self._write(command(b"PONG", body[1 + len(name) + 2:]))
+            self.pending += command(b"PONG", body[1 + len(name) + 2:])
+            self.flush()
         elif name == b"ERROR":
             self.close()
-
-    def _write(self, data: bytes) -> None:
-        if self.closed:
-            return
-        if self.pending:
-            self.pending += data
-            return
-        try:
-            sent = self.sock.send(data)
-        except BlockingIOError:
-            sent = 0
-        except OSError as err:
-            if err.errno not in (errno.EAGAIN, errno.EWOULDBLOCK):
-                self.close()
-                return
-            sent = 0
-        if sent < len(data):
-            self.pending += data[sent:]
