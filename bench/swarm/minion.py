@@ -290,7 +290,7 @@ class Minion:
             if sealed != b"":  # Salt's own client takes an empty answer as None
                 if not isinstance(sealed, bytes):
                     raise w.ProtocolError(f"{self.ident}: master answered {sealed!r}")
-                self.session.crypticle.loads_reply(sealed, nonce)  # an error string ("bad load") fails the HMAC
+                self.session.crypticle.check_reply(sealed, nonce)  # an error string ("bad load") fails the HMAC
         except (w.ProtocolError, ValueError) as err:
             print(f"{self.ident}: return of {jid} failed: {err}", flush=True)
             ok = False

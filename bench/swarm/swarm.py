@@ -20,7 +20,7 @@ import ctypes
 import multiprocessing
 import os
 import resource
-import selectors
+import select
 import signal
 import sys
 import time
@@ -138,33 +138,37 @@ class ProcessSwarm:
     def serve(self, minions: list[Minion]) -> None:
         """Every minion's jobs on one loop: publishes in, returns out, replies checked, timeouts handled. The loop waits
         on the minions' ZMTP connections with epoll, so a wake-up costs what is ready, not a scan of every socket."""
-        selector = selectors.DefaultSelector()
-        registered: dict[str, dict[ZmtpClient, tuple[int, int]]] = {}  # per minion: its connections' fd and events
+        poller = select.epoll()
+        watching: dict[int, tuple[ZmtpClient, Minion, int]] = {}  # fd: its connection, minion and events
+        writing: set[str] = set()  # minions with a connection watched for writability
 
-        def sync(minion: Minion) -> None:
-            """Registers the minion's open connections (for writing too while output waits), forgets replaced ones."""
-            known = registered.setdefault(minion.ident, {})
-            for client in list(known):
-                if client.closed or (client is not minion.sub and client is not minion.req):
-                    selector.unregister(known.pop(client)[0])  # before a new connection may take the same fd
+        def watch(minion: Minion) -> None:
+            """Watches the minion's open connections for reading, and for writing while output waits. A closed
+            connection left epoll with its fd; a new one may reuse that fd, so entries are matched by connection."""
+            writing.discard(minion.ident)
             for client in (minion.sub, minion.req):
                 if client.closed:
                     continue
-                events = selectors.EVENT_READ | (selectors.EVENT_WRITE if client.pending else 0)
-                if client not in known:
-                    selector.register(client.fileno(), events, (client, minion))
-                    known[client] = (client.fileno(), events)
-                elif known[client][1] != events:
-                    selector.modify(known[client][0], events, (client, minion))
-                    known[client] = (known[client][0], events)
+                fd, events = client.fileno(), select.EPOLLIN | (select.EPOLLOUT if client.pending else 0)
+                if client.pending:
+                    writing.add(minion.ident)
+                known = watching.get(fd)
+                if known is None or known[0] is not client:
+                    try:
+                        poller.register(fd, events)
+                    except FileExistsError:  # the fd's earlier connection is closed but epoll still had it
+                        poller.modify(fd, events)
+                elif known[2] != events:
+                    poller.modify(fd, events)
+                watching[fd] = (client, minion, events)
 
         for minion in minions:
-            sync(minion)
+            watch(minion)
         last_check = time.time()
         while True:
             woken: dict[str, Minion] = {}  # in order, once each
-            for key, events in selector.select(1.0):
-                client, minion = key.data
+            for fd, _ in poller.poll(1.0):
+                client, minion, _ = watching[fd]
                 if client.closed:
                     continue
                 try:
@@ -182,7 +186,8 @@ class ProcessSwarm:
             for minion in woken.values():
                 minion.sub.flush()
                 minion.req.flush()
-                sync(minion)
+                if minion.sub.pending or minion.req.pending or minion.ident in writing:
+                    watch(minion)
             now = time.time()
             if now - last_check >= 1.0:
                 last_check = now
@@ -195,7 +200,7 @@ class ProcessSwarm:
                     except OSError as err:
                         print(f"{minion.ident}: reconnecting: {err}", flush=True)
                     minion.req.flush()
-                    sync(minion)
+                    watch(minion)
                 for jid, job in list(self.jobs.items()):
                     if not job.reported and now - job.first_received >= JOB_REPORT_TIMEOUT:
                         self._send_job(jid)  # reported as it stands

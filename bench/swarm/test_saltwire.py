@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import base64
+import hashlib
+import hmac
 import ctypes
 import ctypes.util
 import unittest
@@ -32,6 +34,15 @@ class CrypticleTest(unittest.TestCase):
         plain = self.c.decrypt(self.c.dumps({"cmd": "_return"}))
         self.assertTrue(plain.startswith(b"pickle::"))
         self.assertEqual(w.unpack_text(plain[8:]), {"cmd": "_return"})
+
+    def test_decryption_undoes_aes_cbc_for_every_length_and_refuses_a_body_not_in_blocks(self) -> None:
+        for size in range(0, 70):
+            plain = bytes(range(size))
+            self.assertEqual(self.c.decrypt(self.c.encrypt(plain)), plain)
+        sealed = self.c.encrypt(b"x" * 20)
+        body = sealed[:-32] + b"y"  # one byte more than whole blocks, with a valid HMAC over it
+        with self.assertRaises(w.ProtocolError):
+            self.c.decrypt(body + hmac.new(self.c.key[24:], body, hashlib.sha256).digest())
 
     def test_a_changed_byte_fails_the_hmac(self) -> None:
         data = bytearray(self.c.dumps({"a": 1}))
