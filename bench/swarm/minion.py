@@ -53,12 +53,13 @@ class PublishOpener:
         self._opened: dict[tuple[bytes, bytes], dict[str, Any] | None] = {}
 
     def open(self, crypticle: w.Crypticle, frame: bytes) -> dict[str, Any] | None:
-        """The publish's load (shared: read, never changed); None for a frame that is not an AES publish. A frame that
-        fails the HMAC raises ProtocolError and is not remembered."""
+        """The publish's load (shared: read, never changed); None for a frame that is not an AES publish. A load that
+        fails the HMAC (under a key the master has since rotated) raises ProtocolError and is not remembered."""
         key = (crypticle.key, frame)
         if key not in self._opened:
-            envelope = w.unpack_envelope(frame)
-            load = crypticle.open_publish(envelope["load"]) if envelope.get("enc") == b"aes" else None
+            envelope = w.unpack_raw(frame)
+            load = crypticle.open_publish(envelope[b"load"]) \
+                if isinstance(envelope, dict) and envelope.get(b"enc") == b"aes" and b"load" in envelope else None
             if len(self._opened) >= 16:
                 self._opened.clear()
             self._opened[key] = load

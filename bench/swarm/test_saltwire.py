@@ -78,6 +78,8 @@ class CrypticleTest(unittest.TestCase):
         with self.assertRaises(w.ProtocolError):
             opener.open(self.c, bytes(forged))
         self.assertIsNone(opener.open(self.c, w.pack({"enc": "clear", "load": b"x"})))
+        self.assertIsNone(opener.open(self.c, w.pack([b"aes", b"x"])))  # not a map
+        self.assertIsNone(opener.open(self.c, w.pack({"enc": "aes"})))  # no load
 
 
 class X931Test(unittest.TestCase):
