@@ -10,7 +10,8 @@
 #   SALT_GIT or SALT_SRC: where the Salt v3006.0 source comes from (see bench/salt-master.sh)
 #   PROCS: swarm processes (default nproc); KEYS: the minions' RSA key cache (default ~/.cache/salt-swarm-keys;
 #   the first run makes a key per minion, ~0.35 s each); WORK (default /tmp/drover-salt-compare);
-#   ONLY=drover or ONLY=salt runs one side; SALT_CLI (default 3): after Salt's rounds, `salt '*' test.ping` is timed
+#   ONLY=drover or ONLY=salt runs one side; RETURNS=each: the swarm writes every return as soon as it is made, not
+#   the returns of one wake-up of its loop together (burst, the default; docs/benchmarks.md has both); SALT_CLI (default 3): after Salt's rounds, `salt '*' test.ping` is timed
 #   that often (what a Salt user waits for: the CLI's start-up included). Ports: 18093, 14505 and 14506 (Drover),
 #   24505 and 24506 (Salt).
 # Measure with nothing else running (here: flock /work/build.lock bench/salt-compare.sh). Figures: docs/benchmarks.md.
@@ -41,7 +42,7 @@ measure() {
   driver=$!
   sleep 0.5
   $py "$root/bench/swarm/swarm.py" --master 127.0.0.1 --ret-port "$port" --count "$minions" --procs "$procs" \
-    --keys "$keys" --report "ipc://$work/report.ipc" --start-event > "$work/$side-swarm.log" 2>&1 &
+    --keys "$keys" --report "ipc://$work/report.ipc" --start-event --returns "${RETURNS:-burst}" > "$work/$side-swarm.log" 2>&1 &
   swarm=$!
   wait $driver || { echo "$side: the driver failed:"; tail -n 5 "$work/$side-drive.log" "$work/$side-swarm.log"; exit 1; }
   [ "$side" = salt ] && salt_cli

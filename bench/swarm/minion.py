@@ -252,12 +252,17 @@ class Minion:
         self.req = ZmtpClient(self.host, self.ret_port, "REQ")
 
     def reconnect(self) -> None:
-        """A connection the master closed is opened again (a return in flight is sent again when it times out)."""
+        """A connection the master closed is opened again; a return in flight on it is sent again at once (the
+        master may have stored it: it stores a return once)."""
         assert self.session is not None
         if self.sub.closed:
             self.sub = ZmtpClient(self.host, self.session.publish_port, "SUB")
         if self.req.closed:
             self.req = ZmtpClient(self.host, self.ret_port, "REQ")
+            if self._waiting is not None:
+                jid, nonce, data, _, tries = self._waiting
+                self._waiting = (jid, nonce, data, time.time(), tries)
+                self.req.send(data)
 
     def on_publish(self, frame: bytes) -> None:
         """A publish: checked, decrypted, matched; a targeted job's return is sent (or queued behind the request
@@ -281,8 +286,11 @@ class Minion:
             self._send_next()
 
     def on_reply(self, reply: bytes) -> None:
-        """The master's answer to the return in flight: its nonce and HMAC checked."""
-        assert self.session is not None and self._waiting is not None
+        """The master's answer to the return in flight: its nonce and HMAC checked. A reply with nothing in flight is
+        dropped, as libzmq's REQ drops it."""
+        assert self.session is not None
+        if self._waiting is None:
+            return
         jid, nonce, _, _, _ = self._waiting
         self._waiting = None
         ok = True

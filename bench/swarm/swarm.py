@@ -9,6 +9,7 @@ time the first publish arrived and the time the last return was acknowledged by 
 
 Usage: swarm.py --master 127.0.0.1 --count 1000 [--procs N] [--prefix sw-] [--keys DIR] [--key-pool K]
                 [--report ipc:///tmp/swarm-report.ipc] [--signin-concurrency 32] [--start-event]
+                [--returns burst|each]
 SWARM_PROFILE=PATH: each process's job loop runs under cProfile, its statistics written to PATH.<index> when it ends.
 """
 from __future__ import annotations
@@ -32,7 +33,6 @@ from Cryptodome.PublicKey import RSA
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from minion import JobReport, MasterTrust, Minion, PublishOpener, SignInRefused  # noqa: E402
-from saltwire import ProtocolError  # noqa: E402
 from zmtp import ZmtpClient, ZmtpError  # noqa: E402
 
 JOB_REPORT_TIMEOUT = 60.0  # a job with missing returns is reported as it stands after this long
@@ -51,6 +51,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--report", default="ipc:///tmp/salt-swarm-report.ipc")
     p.add_argument("--signin-concurrency", type=int, default=32, help="sign-ins in flight per process")
     p.add_argument("--start-event", action="store_true", help="fire salt/minion/<id>/start after sign-in")
+    p.add_argument("--returns", choices=("burst", "each"), default="burst",
+                   help="burst: the returns one wake-up of a process's loop made are written together once it is "
+                        "handled; each: every return is written as soon as it is made")
     return p.parse_args(argv)
 
 
@@ -138,6 +141,7 @@ class ProcessSwarm:
     def serve(self, minions: list[Minion]) -> None:
         """Every minion's jobs on one loop: publishes in, returns out, replies checked, timeouts handled. The loop waits
         on the minions' ZMTP connections with epoll, so a wake-up costs what is ready, not a scan of every socket."""
+        burst = self.args.returns == "burst"
         poller = select.epoll()
         watching: dict[int, tuple[ZmtpClient, Minion, int]] = {}  # fd: its connection, minion and events
         writing: set[str] = set()  # minions with a connection watched for writability
@@ -172,17 +176,23 @@ class ProcessSwarm:
                 if client.closed:
                     continue
                 try:
-                    for payload in client.read():
+                    payloads = client.read()
+                except ZmtpError as err:  # the connection is closed; the periodic check opens it again
+                    print(f"{minion.ident}: {err}", flush=True)
+                    payloads = []
+                for payload in payloads:
+                    try:
                         if client is minion.sub:
                             minion.on_publish(payload)
                         elif client is minion.req:
                             minion.on_reply(payload)
-                except (ProtocolError, ZmtpError, TimeoutError, ValueError, KeyError) as err:
-                    print(f"{minion.ident}: {err}", flush=True)
+                    except Exception as err:  # noqa: BLE001 - one bad message costs that message, not the others
+                        print(f"{minion.ident}: {type(err).__name__}: {err}", flush=True)
                 woken[minion.ident] = minion
-            # The returns a wake-up made go out together once it is handled, as a fleet's returns arrive: in a burst
-            # after the publish. Written one by one between decryptions, each woke the master again (measured: the
-            # master's CPU per round against Drover 0.13 -> 0.09 s, the swarm's 0.07 -> 0.06 s).
+                if not burst:
+                    minion.req.flush()
+            # --returns burst: the returns this wake-up made go out together now. Written one by one between
+            # decryptions (--returns each), each finds an idle master reader and wakes it: docs/benchmarks.md has both.
             for minion in woken.values():
                 minion.sub.flush()
                 minion.req.flush()
@@ -197,7 +207,7 @@ class ProcessSwarm:
                             minion.reconnect()
                         if minion.timed_out(now):
                             minion.retry_request(now)
-                    except OSError as err:
+                    except (OSError, ZmtpError) as err:  # tried again at the next check
                         print(f"{minion.ident}: reconnecting: {err}", flush=True)
                     minion.req.flush()
                     watch(minion)

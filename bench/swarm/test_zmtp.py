@@ -10,9 +10,15 @@ import time
 import unittest
 
 import zmq
+from Cryptodome.PublicKey import RSA
 
+import saltwire as w
 import zmtp
+from minion import MasterTrust, Minion, Session
 from zmtp import FrameReader, ZmtpClient, ZmtpError
+
+
+KEY = RSA.generate(2048)
 
 
 def wait_for(client: ZmtpClient, count: int = 1, timeout: float = 5.0) -> list[bytes]:
@@ -70,6 +76,45 @@ class AgainstLibzmqTest(unittest.TestCase):
             select.select([client.sock], [], [], 0.1)
             client.read()
         self.assertTrue(client.closed)
+
+
+class MinionConnectionTest(unittest.TestCase):
+    """A minion's job connections against libzmq's ROUTER: what it does when the master closes them."""
+
+    def setUp(self) -> None:
+        self.ctx = zmq.Context()
+        self.router = self.ctx.socket(zmq.ROUTER)
+        self.port = self.router.bind_to_random_port("tcp://127.0.0.1")
+        self.pub = self.ctx.socket(zmq.PUB)
+        pub_port = self.pub.bind_to_random_port("tcp://127.0.0.1")
+        self.returned: list[tuple[str, bool]] = []
+        self.minion = Minion("sw-1", KEY, "127.0.0.1", self.port, None, MasterTrust(), lambda *a: None,
+                             lambda jid, at, ok: self.returned.append((jid, ok)))
+        self.minion.session = Session(w.Crypticle(w.new_key_string()), pub_port)
+        self.minion.open_job_sockets(None)
+
+    def tearDown(self) -> None:
+        self.minion.sub.close()
+        self.minion.req.close()
+        self.ctx.destroy(linger=0)
+
+    def test_a_return_in_flight_when_the_master_closed_the_connection_is_sent_again_on_the_new_one(self) -> None:
+        self.minion._outbox.append(("j1", {"cmd": "_return", "id": "sw-1", "jid": "j1", "return": True}))
+        self.minion._send_next()
+        self.minion.req.flush()
+        self.assertTrue(self.router.poll(5000))
+        first = self.router.recv_multipart()
+        self.minion.req.close()  # as when the master dropped it
+        self.minion.reconnect()
+        self.minion.req.flush()
+        self.assertTrue(self.router.poll(5000))
+        again = self.router.recv_multipart()
+        self.assertNotEqual(first[0], again[0])  # another connection
+        self.assertEqual(first[1:], again[1:])  # the same return, delimiter and body
+
+    def test_a_reply_with_no_return_in_flight_is_dropped(self) -> None:
+        self.minion.on_reply(b"\x01")
+        self.assertEqual(self.returned, [])
 
 
 class FrameReaderTest(unittest.TestCase):
