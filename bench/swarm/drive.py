@@ -22,7 +22,8 @@ import os
 import statistics
 import sys
 import time
-import urllib.request
+import http.client
+import urllib.parse
 from pathlib import Path
 
 import msgpack
@@ -92,15 +93,34 @@ def process_tree(root: int) -> list[int]:
 # ---- starting a job ---------------------------------------------------------------------------
 
 class DroverJobs:
+    """POST /api/v1/jobs on one kept-alive HTTP connection, as the Salt side keeps its REQ socket: neither side pays
+    for a connection per job."""
+
     def __init__(self, url: str, token: str) -> None:
-        self.url, self.token = url.rstrip("/"), token
+        parts = urllib.parse.urlsplit(url)
+        self.host, self.port, self.token = parts.hostname, parts.port or 80, token
+        self.conn: http.client.HTTPConnection | None = None
 
     def start(self, tgt: str, fun: str) -> str:
-        body = json.dumps({"tgt": tgt, "fun": fun, "arg": []}).encode()
-        req = urllib.request.Request(f"{self.url}/api/v1/jobs", data=body, method="POST", headers={
-            "Authorization": f"Bearer {self.token}", "Content-Type": "application/json"})
-        with urllib.request.urlopen(req, timeout=30) as resp:
-            return str(json.load(resp)["jid"])
+        body = json.dumps({"tgt": tgt, "fun": fun, "arg": []})
+        headers = {"Authorization": f"Bearer {self.token}", "Content-Type": "application/json"}
+        while True:
+            kept = self.conn is not None
+            if self.conn is None:
+                self.conn = http.client.HTTPConnection(self.host, self.port, timeout=30)
+            try:
+                self.conn.request("POST", "/api/v1/jobs", body=body, headers=headers)
+                resp = self.conn.getresponse()
+                answer = resp.read()
+            except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError):
+                self.conn.close()
+                self.conn = None
+                if not kept:
+                    raise
+                continue  # the server had closed the kept connection before this request: once more on a new one
+            if resp.status // 100 != 2:
+                raise RuntimeError(f"POST /api/v1/jobs answered {resp.status}: {answer[:300]!r}")
+            return str(json.loads(answer)["jid"])
 
 
 class SaltJobs:
