@@ -36,11 +36,24 @@ class AgentInstallSshTest {
         for (Sshd s : sshds) {
             s.close();
         }
-        // the installed agents run detached (--service process): stopped by their pid files
+        // the installed agents run detached (--service process): stopped by their pid files, and waited for, since an
+        // agent that is stopping still writes under its prefix, and the temporary directory is deleted next
+        List<ProcessHandle> stopping = new ArrayList<>();
         for (Path prefix : prefixes) {
             Path pid = prefix.resolve("var/lib/drover-agent/agent.pid");
             if (Files.isRegularFile(pid)) {
-                ProcessHandle.of(Long.parseLong(Files.readString(pid).strip())).ifPresent(ProcessHandle::destroy);
+                ProcessHandle.of(Long.parseLong(Files.readString(pid).strip())).ifPresent(agent -> {
+                    agent.destroy();
+                    stopping.add(agent);
+                });
+            }
+        }
+        for (ProcessHandle agent : stopping) {
+            try {
+                agent.onExit().get(15, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (java.util.concurrent.TimeoutException e) {
+                agent.destroyForcibly();
+                agent.onExit().get(15, java.util.concurrent.TimeUnit.SECONDS);
             }
         }
     }
