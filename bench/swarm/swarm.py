@@ -76,8 +76,7 @@ class ProcessSwarm:
         self.args, self.index = args, index
         self.ctx = zmq.asyncio.Context()  # sign-ins
         self.ctx.set(zmq.MAX_SOCKETS, 2 * len(ids) + 64)
-        self.plain = zmq.Context()  # jobs, on one epoll loop
-        self.plain.set(zmq.MAX_SOCKETS, 2 * len(ids) + 64)
+        self.plain = zmq.Context()  # the report, and a sign-in again after the master rotated its key
         self.report = self.plain.socket(zmq.PUSH)
         self.report.connect(args.report)
         self.trust = MasterTrust()

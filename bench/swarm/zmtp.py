@@ -110,7 +110,6 @@ class ZmtpClient:
         self.closed = False
         self.pending = bytearray()
         self._reader = FrameReader()
-        self._early: list[list[bytes]] = []  # messages that came with the peer's READY
         self.sock = socket.create_connection((host, port), timeout=timeout)
         try:
             self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
@@ -131,8 +130,7 @@ class ZmtpClient:
             data = self.sock.recv(4096)
             if not data:
                 raise ZmtpError("the peer closed the connection during the handshake")
-            messages, commands = self._reader.feed(data)
-            self._early += messages
+            _, commands = self._reader.feed(data)  # a message now would be unasked: a SUB or REQ has sent nothing yet
             for body in commands:
                 if body[:6] == b"\x05READY":
                     return
@@ -150,8 +148,7 @@ class ZmtpClient:
     def read(self) -> list[bytes]:
         """The payload of each message that arrived: a SUB's last frame (a topic frame, if any, comes first), a REQ's
         frame after the delimiter. An empty list when nothing did; closes the client when the peer did."""
-        payloads: list[bytes] = [self._payload(m) for m in self._early if self._payload(m) is not None]
-        self._early = []
+        payloads: list[bytes] = []
         while not self.closed:
             try:
                 data = self.sock.recv(262144)
