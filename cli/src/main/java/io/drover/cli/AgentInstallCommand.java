@@ -90,7 +90,7 @@ final class AgentInstallCommand {
         Integer concurrency;
         @Option(names = "--master", paramLabel = "HOST:PORT", split = ",", description = "The server's agent transport address the hosts reach.")
         List<String> masters;
-        @Option(names = "--master-finger", paramLabel = "SHA256", description = "Pin the master's key (drover key finger --master).")
+        @Option(names = "--master-finger", paramLabel = "SHA256", description = "Pin this master key (drover key finger --master); default: the server's own key.")
         String masterFinger;
         @Option(names = "--publish-port", paramLabel = "PORT", description = "The server's publish port (default 4505).")
         Integer publishPort;

@@ -157,6 +157,10 @@ class AgentInstallSshTest {
                     "install:succeeded", "sign_in:succeeded", "link:succeeded");
             assertThat(h.get("arch").asText()).isEqualTo("x86_64");
             assertThat(h.toString()).contains("seen for the first time").contains("signed in").doesNotContain("drv_enroll_");
+            // no master_finger in the request: the agent pins this server's key all the same
+            String finger = io.drover.transport.crypto.RsaKeys.fingerprint(fleet.server.server().master().publicKeyPem());
+            assertThat(Files.readString(Path.of(installed.get("prefix").toString()).resolve("etc/drover/agent.yaml")))
+                    .contains(finger);
 
             Fleet.Run agents = fleet.drover("agent", "list");
             assertThat(agents.out()).containsPattern("api-1\\.ssh\\s.*\\b3\\b");

@@ -121,6 +121,7 @@ public final class DroverServer implements AutoCloseable {
             this.jobs = new JobsModule(new JobsModule.Needs(jdbi, events, bus, keys, agents.registry()::grains,
                     agents.registry()::businesses, cluster.publisher(), secrets, cluster.joined(), clock),
                     new JobsModule.Settings(config.nodegroups(), config.returnMaxBytes(), seconds(config.jobTimeoutSeconds())));
+            agents.followInventory(bus);
             if (cluster.joined()) {
                 agents.followPeers(bus);
                 cluster.followPeers(bus);
@@ -152,7 +153,8 @@ public final class DroverServer implements AutoCloseable {
             this.link = bound;
             this.agentInstalls = new AgentInstallModule(new AgentInstallModule.Needs(jdbi, config.agentPackagesDir() == null
                     ? config.dataDir().resolve("agent-packages") : config.agentPackagesDir(), agents.enrollment(), registry,
-                    inventory, config.saltHost(), link.master().requestPort(), config.agentInstallAllowedTargets(),
+                    inventory, config.saltHost(), link.master().requestPort(),
+                    io.drover.transport.crypto.RsaKeys.fingerprint(link.master().publicKeyPem()), config.agentInstallAllowedTargets(),
                     !cluster.joined(), clock));
             this.agentUpgrades = new AgentUpgradeModule(new AgentUpgradeModule.Needs(jdbi,
                     (principal, tgt, tgtType) -> jobs.service().resolve(principal, tgt, tgtType).minions(),

@@ -71,7 +71,8 @@ public final class AgentEventTags {
             if (rest.equals("heartbeat")) {
                 return new Verdict(Kind.HEARTBEAT, null);
             }
-            if (rest.isEmpty() || SERVER_WRITTEN.contains(firstSegment(rest))) {
+            // the last segment too: the server's listeners (triggers, lost jobs) know presence by how a tag ends
+            if (rest.isEmpty() || SERVER_WRITTEN.contains(firstSegment(rest)) || SERVER_WRITTEN.contains(lastSegment(rest))) {
                 return new Verdict(Kind.RESERVED, null);
             }
             java.util.regex.Matcher job = JOB_STATE.matcher(rest);
@@ -90,6 +91,10 @@ public final class AgentEventTags {
             }
         }
         return new Verdict(Kind.FOREIGN, null);
+    }
+
+    private static String lastSegment(String rest) {
+        return rest.substring(rest.lastIndexOf('/') + 1);
     }
 
     private static String firstSegment(String rest) {

@@ -31,6 +31,11 @@ class AgentEventTagsTest {
             "web-1, drover/agent/web-1/address-changed, RESERVED",
             "web-1, drover/agent/web-1/online/again, RESERVED",
             "web-1, drover/agent/web-1/, RESERVED",
+            "web-1, drover/agent/web-1/x/online, RESERVED",
+            "web-1, drover/agent/web-1/plugin/a/lost, RESERVED",
+            "web-1, drover/agent/web-1/x/y/linked, RESERVED",
+            "web-1, drover/agent/web-1/x/unlinked, RESERVED",
+            "web-1, drover/agent/web-1/x/online-ish, OWN",
             // another agent's namespace, or none
             "web-1, drover/agent/web-2/heartbeat, FOREIGN",
             "web-1, drover/agent/web-10/custom, FOREIGN",

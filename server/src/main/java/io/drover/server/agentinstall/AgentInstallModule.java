@@ -17,8 +17,8 @@ public final class AgentInstallModule implements AutoCloseable {
      * {@code requestPort} where the agent transport listens; {@code alone} whether this server has no cluster.
      */
     public record Needs(Jdbi jdbi, Path packagesDir, EnrollmentTokenStore enrollment, AgentRegistry agents,
-                        InventoryService inventory, String saltHost, int requestPort, AllowedTargets allowedTargets,
-                        boolean alone, Clock clock) {
+                        InventoryService inventory, String saltHost, int requestPort, String masterFinger,
+                        AllowedTargets allowedTargets, boolean alone, Clock clock) {
     }
 
     private final AgentInstallService service;
@@ -26,7 +26,7 @@ public final class AgentInstallModule implements AutoCloseable {
     public AgentInstallModule(Needs needs) {
         this.service = new AgentInstallService(needs.jdbi(), new DirectoryPackageFiles(needs.packagesDir()),
                 needs.enrollment(), needs.agents(), needs.inventory(), advertisedMasters(needs.saltHost(), needs.requestPort()),
-                needs.allowedTargets(), needs.alone(), needs.clock());
+                needs.masterFinger(), needs.allowedTargets(), needs.alone(), needs.clock());
     }
 
     /**

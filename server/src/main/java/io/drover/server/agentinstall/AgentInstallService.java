@@ -69,6 +69,8 @@ public final class AgentInstallService implements AutoCloseable {
     private final AgentRegistry agents;
     private final InventoryService inventory;
     private final List<String> defaultMasters;
+    /** This server's key fingerprint: what an installed agent pins when the request names none. */
+    private final String masterFinger;
     private final SshTargets targets;
     private final Clock clock;
     private final SshClient client;
@@ -77,9 +79,10 @@ public final class AgentInstallService implements AutoCloseable {
     private final Set<Long> running = ConcurrentHashMap.newKeySet();
 
     public AgentInstallService(Jdbi jdbi, AgentPackageFiles packages, EnrollmentTokenStore enrollment, AgentRegistry agents,
-                               InventoryService inventory, List<String> defaultMasters, AllowedTargets allowedTargets,
+                               InventoryService inventory, List<String> defaultMasters, String masterFinger, AllowedTargets allowedTargets,
                                boolean alone, Clock clock) {
         this.store = new InstallStore(jdbi, clock);
+        this.masterFinger = masterFinger;
         this.keys = new HostKeyStore(jdbi, clock);
         this.packages = packages;
         this.enrollment = enrollment;
@@ -459,7 +462,10 @@ public final class AgentInstallService implements AutoCloseable {
         if (r.packageVersion() != null && !VERSION.matcher(r.packageVersion()).matches()) {
             errors.add(new FieldError("package_version", "is not a version"));
         }
-        return new HostInstall.Plan(credentials, jump, r.packageVersion(), masters, r.masterFinger(), r.publishPort(),
+        // The installed agent trusts only this server's key unless told another: left unpinned, whoever answered first
+        // on the master address would be pinned as its master and be handed its enrollment token.
+        String finger = r.masterFinger() != null ? r.masterFinger() : masterFinger;
+        return new HostInstall.Plan(credentials, jump, r.packageVersion(), masters, finger, r.publishPort(),
                 r.prefix(), r.service(), wait);
     }
 

@@ -172,6 +172,12 @@ public final class SaltBridge implements MasterHandler {
         if (verdict.kind() == AgentEventTags.Kind.PLAN_LOG && !plans.onLog(id, verdict.planRun(), payload)) {
             return refuse(id, tag, verdict.kind());
         }
+        if (verdict.kind() == AgentEventTags.Kind.OWN && Sql.toJson(Messages.jsonSafe(payload)).length() > MAX_EVENT_DATA_CHARS) {
+            refusedEvents.increment();
+            refusals.warn("event-size", "dropped an event from agent {} with tag {}: its data is over {} characters",
+                    id, RateLimitedLog.shown(tag, 80), MAX_EVENT_DATA_CHARS);
+            return false;
+        }
         Map<String, Object> data = new LinkedHashMap<>();
         data.put("id", id);
         data.put("data", payload);
@@ -179,6 +185,12 @@ public final class SaltBridge implements MasterHandler {
         events.publishPending();
         return true;
     }
+
+    /**
+     * The largest event an agent may fire about itself, as JSON: a plugin's exit or Salt's start event is a few hundred
+     * characters; without a bound one host could fill the event log (and the disk every agent's returns need).
+     */
+    static final int MAX_EVENT_DATA_CHARS = 64 * 1024;
 
     private boolean refuse(String id, String tag, AgentEventTags.Kind kind) {
         refusedEvents.increment();

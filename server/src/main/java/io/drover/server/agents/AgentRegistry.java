@@ -163,6 +163,13 @@ public final class AgentRegistry implements io.drover.server.agentlink.AgentPres
     }
 
     /**
+     * The largest grains kept, as JSON: a salt-minion's are 5 to 20 thousand characters; larger ones would cost every
+     * server memory and the database a write per heartbeat.
+     */
+    static final int MAX_GRAINS_CHARS = 256 * 1024;
+    private final io.drover.transport.logging.RateLimitedLog oversized = new io.drover.transport.logging.RateLimitedLog(log);
+
+    /**
      * A heartbeat event ({@code drover/agent/<id>/heartbeat}): version, interval and grains. Grains are written only
      * when they changed. An unlinked agent with a business and an address is linked to its host when
      * {@link AgentLinkRule} allows it; a linked agent whose address changed keeps its host (the change is recorded).
@@ -175,8 +182,15 @@ public final class AgentRegistry implements io.drover.server.agentlink.AgentPres
         String version = data.get("version") instanceof String v && v.length() <= 64 ? v : a.version;
         int interval = data.get("interval") instanceof Number n && n.intValue() > 0 && n.intValue() <= 86_400
                 ? n.intValue() : a.heartbeatSeconds;
-        Map<String, Object> grains = data.get("grains") instanceof Map<?, ?> g ? (Map<String, Object>) Messages.jsonSafe(g) : a.grains;
-        String json = Sql.toJson(grains);
+        Map<String, Object> reported = data.get("grains") instanceof Map<?, ?> g ? (Map<String, Object>) Messages.jsonSafe(g) : a.grains;
+        String reportedJson = Sql.toJson(reported);
+        boolean oversize = reportedJson.length() > MAX_GRAINS_CHARS && reported != a.grains;
+        if (oversize) {
+            oversized.warn("grains", "agent {} reported grains of {} characters, over {}: its grains are kept as they were",
+                    id, reportedJson.length(), MAX_GRAINS_CHARS);
+        }
+        Map<String, Object> grains = oversize ? a.grains : reported;
+        String json = oversize ? Sql.toJson(grains) : reportedJson;
         String digest = io.drover.core.Hashing.sha256(json);
         boolean changed = !digest.equals(a.grainsDigest) || !java.util.Objects.equals(version, a.version)
                 || interval != a.heartbeatSeconds;
@@ -523,6 +537,26 @@ public final class AgentRegistry implements io.drover.server.agentlink.AgentPres
             }
         });
         return out;
+    }
+
+    /**
+     * A host was deleted ({@code drover/inventory/host/deleted}, here or on another server): the agent linked to it is
+     * linked to none, as its row already is (the foreign key clears it). Were the link kept in memory, a host created
+     * later with the same id, in any business, would take the agent with it. Its next heartbeat may link it anew.
+     */
+    public void hostDeleted(io.drover.model.events.Event event) {
+        if (!(event.data().get("id") instanceof Number deleted)) {
+            return;
+        }
+        long host = deleted.longValue();
+        for (Agent a : agents.values()) {
+            synchronized (a) {
+                if (a.hostId != null && a.hostId == host) {
+                    a.hostId = null;
+                    log.info("agent {} is linked to no host: host {} was deleted", a.id, host);
+                }
+            }
+        }
     }
 
     /** Host id → agent id, for every agent linked to a host. */

@@ -39,6 +39,13 @@ public final class AgentsModule {
         }
     }
 
+    /** An agent whose host is deleted (through any server) is linked to no host. */
+    public void followInventory(EventBus bus) {
+        bus.subscribe(e -> e.tag().equals(HOST_DELETED), registry::hostDeleted);
+    }
+
+    static final String HOST_DELETED = "drover/inventory/host/deleted";
+
     /** In a cluster: agents connected to other servers are online here too. */
     public void followPeers(EventBus bus) {
         bus.subscribeToPeers(e -> e.tag().startsWith("drover/agent/"), registry::peerReported);

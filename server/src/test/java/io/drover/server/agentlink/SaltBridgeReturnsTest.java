@@ -69,4 +69,35 @@ class SaltBridgeReturnsTest {
                     .isInstanceOf(RequestDeferred.class);
         });
     }
+
+    /** A host cannot fill the event log (and the disk) with its own events, nor every server's memory with its grains. */
+    @Test
+    void anEventOrGrainsOverTheirLimitAreRefusedAndTheRestKept() {
+        TestDatabases.on("sqlite", db -> {
+            Clock clock = Clock.systemUTC();
+            List<io.drover.model.events.Event> stored = new CopyOnWriteArrayList<>();
+            EventBus bus = new EventBus();
+            bus.subscribe(e -> e.tag().startsWith("drover/agent/web-1/"), stored::add);
+            EventStore events = new EventStore(db.jdbi(), bus, clock);
+            AgentRegistry agents = new AgentRegistry(db.jdbi(), events, new InventoryService(db.jdbi(), new InventoryStore(), events),
+                    null, clock);
+            KeyStore keys = new KeyStore(db.jdbi(), events, List.of(), new EnrollmentTokenStore(db.jdbi(), clock), agents, () -> { }, clock);
+            SaltBridge bridge = new SaltBridge(keys, new Jobs(), agents, null, db.jdbi(), events, (agent, run, message) -> false,
+                    false, false);
+
+            String tag = "drover/agent/web-1/plugin/exporter/exited";
+            assertThat(bridge.onEvent("web-1", Map.of("tag", tag, "data", Map.of("output", "x".repeat(8 << 20))))).isEqualTo(false);
+            assertThat(bridge.onEvent("web-1", Map.of("tag", tag, "data", Map.of("code", 1L)))).isEqualTo(true);
+            assertThat(stored).singleElement().satisfies(e -> assertThat(e.data().toString()).contains("code"));
+            assertThat(bridge.refusedEvents()).isEqualTo(1);
+
+            String heartbeat = "drover/agent/web-1/heartbeat";
+            bridge.onEvent("web-1", Map.of("tag", heartbeat, "data", Map.of("version", "1", "grains", Map.of("os", "Linux"))));
+            bridge.onEvent("web-1", Map.of("tag", heartbeat, "data", Map.of("version", "1",
+                    "grains", Map.of("os", "Linux", "junk", "y".repeat(1 << 20)))));
+            assertThat(agents.grains("web-1")).isEqualTo(Map.of("os", "Linux"));
+            bridge.onEvent("web-1", Map.of("tag", heartbeat, "data", Map.of("version", "1", "grains", Map.of("os", "BSD"))));
+            assertThat(agents.grains("web-1")).isEqualTo(Map.of("os", "BSD"));
+        });
+    }
 }

@@ -126,4 +126,43 @@ class AgentLinkConflictTest {
             assertThat(agents.list(ADMIN)).extracting(AgentInfo::id).containsExactly("intruder", "web-8");
         });
     }
+
+    /**
+     * A deleted host's id given to a new host of another business must not bring the agent of the deleted host with it:
+     * the agent would be that business's to run commands on, and its jobs' history to read.
+     */
+    @OnBothDatabases
+    void anAgentWhoseHostIsDeletedDoesNotFollowItsIdIntoAnotherBusiness(String kind) {
+        TestDatabases.on(kind, db -> {
+            twoBusinesses(db);
+            db.jdbi().useTransaction(h -> {
+                h.execute("INSERT INTO topo_set (bk_set_id, bk_biz_id, bk_set_name) VALUES (70, 7, 'idle pool')");
+                h.execute("INSERT INTO topo_module (bk_module_id, bk_set_id, bk_biz_id, bk_module_name, is_idle) "
+                        + "VALUES (700, 70, 7, 'idle', TRUE)");
+            });
+            EventBus bus = new EventBus();
+            EventStore store = new EventStore(db.jdbi(), bus, clock);
+            InventoryService inventory = new InventoryService(db.jdbi(), new InventoryStore(), store);
+            AgentsModule module = new AgentsModule(new AgentsModule.Needs(db.jdbi(), store, inventory, null, () -> true, clock));
+            module.followInventory(bus);
+            AgentRegistry agents = module.registry();
+            db.jdbi().useTransaction(h -> agents.enrolled(h, "web-8", 8));
+            agents.heartbeat("web-8", claiming("10.9.8.1"));
+            assertThat(agents.hostOf("web-8")).isEqualTo(8001L);
+
+            inventory.deleteHost(ADMIN, 8001);
+            Principal operator7 = new Principal(3, "seven", Role.OPERATOR, Set.of(7L));
+            inventory.createHost(operator7, new io.drover.model.inventory.Host(8001L, 7L, "10.9.7.99", 0L, "taken",
+                    null, null, List.of(), Map.of()));
+
+            assertThat(agents.hostOf("web-8")).isNull();
+            assertThat(agents.businesses(List.of("web-8"))).isEmpty();
+            assertThat(agents.agentOfHost(8001)).isNull();
+            assertThat(agents.agentsByHost()).doesNotContainKey(8001L);
+            assertThat(row(agents, operator7, "web-8")).isNull();
+            // its next heartbeat claims an address no host of its business has: it stays unlinked
+            agents.heartbeat("web-8", claiming("10.9.8.1"));
+            assertThat(agents.businesses(List.of("web-8"))).isEmpty();
+        });
+    }
 }

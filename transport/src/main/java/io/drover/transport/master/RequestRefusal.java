@@ -6,6 +6,11 @@ public enum RequestRefusal {
     ID_MISMATCH("id-mismatch"),
     /** Under the shared key, the load claimed the id of a Drover agent (which uses its own key only). */
     SHARED_KEY("shared-key"),
+    /**
+     * A sign-in without the agent flag named a Drover agent: it would have turned the agent into a salt-minion (its jobs
+     * under the shared key) and handed the shared key out, and a sign-in proves nothing about the private key.
+     */
+    AGENT_WITHOUT_FLAG("agent-without-flag"),
     /** Not under the key of the agent the envelope names: another agent's request replayed, or a key from before a restart. */
     WRONG_KEY("wrong-key"),
     /** A salt-minion's return or event without {@code sig} while signed messages are required. */

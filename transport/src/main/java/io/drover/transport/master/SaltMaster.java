@@ -246,6 +246,9 @@ public final class SaltMaster implements AutoCloseable {
     /** A new session key: every minion re-authenticates on its next message (after a key is rejected or deleted). */
     public void rotateSessionKey() {
         session.rotate();
+        // A key was rejected or deleted: the modes heard so far are read again from the handler, so that a host whose
+        // Drover agent's key was deleted may sign in as a salt-minion (every minion signs in again after a rotation).
+        modes.clear();
     }
 
     /**
@@ -713,6 +716,15 @@ public final class SaltMaster implements AutoCloseable {
         KeyDecision decision = !Messages.validId(id) || minionPub == null ? KeyDecision.REJECTED
                 : probe ? KeyDecision.PENDING // only the master's key is asked for: nothing is decided or stored
                 : handler.decideKey((String) id, (String) load.get("pub"), withOpenedToken(load));
+        if (decision == KeyDecision.ACCEPTED && !Boolean.TRUE.equals(load.get(Messages.AGENT_KEY_FLAG))
+                && isAgent((String) id)) {
+            // The public key is sent in clear at every sign-in, so anyone can present it: a Drover agent stays one
+            // until its key is deleted (a host that now runs a salt-minion is accepted anew).
+            refusals.get(RequestRefusal.AGENT_WITHOUT_FLAG).incrementAndGet();
+            peerWarnings.warn(RequestRefusal.AGENT_WITHOUT_FLAG.label(), "refused a sign-in without the agent flag in "
+                    + "the name of Drover agent {} (delete its key if the host now runs a salt-minion)", id);
+            decision = KeyDecision.REJECTED;
+        }
         switch (decision) {
             case PENDING -> {
                 inner.put("ret", true);

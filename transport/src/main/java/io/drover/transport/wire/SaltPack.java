@@ -196,6 +196,11 @@ public final class SaltPack {
                 Map<Object, Object> map = new LinkedHashMap<>(Math.max(4, size * 2));
                 for (int i = 0; i < size; i++) {
                     Object key = read(u, depth + 1, budget);
+                    if (key instanceof List<?> || key instanceof Map<?, ?>) {
+                        // such keys can share one hash code and cannot be ordered: a map of them decodes in quadratic time
+                        throw new MalformedFrameException("a map key is a " + (key instanceof List<?> ? "list" : "map")
+                                + "; only strings, numbers, booleans and nil are keys");
+                    }
                     map.put(key instanceof byte[] b ? new String(b, StandardCharsets.ISO_8859_1) : key,
                             read(u, depth + 1, budget));
                 }

@@ -80,6 +80,17 @@ class AgentIdentityTest {
     }
 
     SignIn signIn(String id, KeyPair pair, boolean asAgent, boolean signOnce) {
+        Map<?, ?> reply = signInReply(id, pair, asAgent, signOnce);
+        Map<?, ?> inner = (Map<?, ?>) SaltPack.unpack(SaltPack.bytes(reply.get("load")));
+        String key = new String(Rsa.decryptOaep((RSAPrivateCrtKey) pair.getPrivate(), SaltPack.bytes(inner.get("aes"))),
+                StandardCharsets.UTF_8);
+        assertThat(Rsa.verifySha1(RsaKeys.publicOf(MasterMinionTest.MASTER_KEY), SaltPack.bytes(reply.get("load")),
+                SaltPack.bytes(reply.get("sig")))).as("the reply's signature over its whole load").isTrue();
+        return new SignIn(key, inner);
+    }
+
+    /** The master's clear reply to a sign-in; only the public half of {@code pair} is used. */
+    Map<?, ?> signInReply(String id, KeyPair pair, boolean asAgent, boolean signOnce) {
         Map<String, Object> load = new LinkedHashMap<>();
         load.put("cmd", "_auth");
         load.put("id", id);
@@ -91,13 +102,7 @@ class AgentIdentityTest {
         if (signOnce) {
             load.put(Messages.SIGN_ONCE_FLAG, true);
         }
-        Map<?, ?> reply = (Map<?, ?>) SaltPack.unpack(master.handle(SaltPack.pack(Messages.envelope("clear", load))));
-        Map<?, ?> inner = (Map<?, ?>) SaltPack.unpack(SaltPack.bytes(reply.get("load")));
-        String key = new String(Rsa.decryptOaep((RSAPrivateCrtKey) pair.getPrivate(), SaltPack.bytes(inner.get("aes"))),
-                StandardCharsets.UTF_8);
-        assertThat(Rsa.verifySha1(RsaKeys.publicOf(MasterMinionTest.MASTER_KEY), SaltPack.bytes(reply.get("load")),
-                SaltPack.bytes(reply.get("sig")))).as("the reply's signature over its whole load").isTrue();
-        return new SignIn(key, inner);
+        return (Map<?, ?>) SaltPack.unpack(master.handle(SaltPack.pack(Messages.envelope("clear", load))));
     }
 
     @Test
@@ -214,6 +219,41 @@ class AgentIdentityTest {
         assertThat(sendBothWays(shared.key(), "old-minion", returnOf("old-minion", "20260101000000000006")).getFirst())
                 .isNotEqualTo("bad load");
         assertThat(keys.modes).containsEntry("old-minion", AgentMode.SALT);
+    }
+
+    /**
+     * A sign-in proves nothing about the private key (a minion's public key is sent in clear at every sign-in): one
+     * without the agent flag in the name of a Drover agent must not turn that agent into a salt-minion, which would put
+     * its jobs under the shared key and let any holder of that key answer for it. Nor does a Drover agent get the
+     * shared key by leaving the flag out.
+     */
+    @Test
+    void aSignInWithoutTheAgentFlagNeitherDowngradesADroverAgentNorGivesItTheSharedKey() {
+        KeyPair victim = RsaKeys.generate();
+        agent("victim", victim);
+        KeyPair mallory = RsaKeys.generate();
+        agent("mallory", mallory);
+        keys.returns.clear();
+        keys.pillars.clear();
+
+        for (var claim : List.of(Map.entry("victim", victim), Map.entry("mallory", mallory))) {
+            Map<?, ?> reply = signInReply(claim.getKey(), claim.getValue(), false, false);
+            Map<?, ?> inner = (Map<?, ?>) SaltPack.unpack(SaltPack.bytes(reply.get("load")));
+            assertThat(inner.get("ret")).as(claim.getKey()).isEqualTo(false);
+            assertThat(inner.get("aes")).as("no key for " + claim.getKey()).isNull();
+        }
+        assertThat(keys.modes).containsEntry("victim", AgentMode.DROVER).containsEntry("mallory", AgentMode.DROVER);
+        assertThat(master.refusedRequests(RequestRefusal.AGENT_WITHOUT_FLAG)).isEqualTo(2);
+
+        // the session key a salt-minion holds still cannot answer for the victim, whose jobs stay under its own key
+        keys.decisions.put("old-minion", KeyDecision.ACCEPTED);
+        SignIn shared = signIn("old-minion", RsaKeys.generate(), false);
+        assertThat(sendBothWays(shared.key(), "old-minion", returnOf("victim", "20260101000000000007")).getFirst())
+                .isEqualTo("bad load");
+        assertThat(keys.returns).isEmpty();
+        String jid = "20260101000000000008";
+        master.publish(job(jid, "victim"), List.of("victim"));
+        await().atMost(Duration.ofSeconds(10)).until(() -> jobs.get("victim").stream().anyMatch(j -> jid.equals(j.get("jid"))));
     }
 
     @Test
