@@ -8,6 +8,7 @@ import io.drover.transport.crypto.InvalidMessageException;
 import io.drover.transport.crypto.Rsa;
 import io.drover.transport.crypto.RsaKeys;
 import io.drover.transport.logging.RateLimitedLog;
+import io.drover.transport.protocol.EnrollmentSeal;
 import io.drover.transport.protocol.Messages;
 import io.drover.transport.wire.MalformedFrameException;
 import io.drover.transport.wire.SaltPack;
@@ -694,7 +695,16 @@ public final class SaltMaster implements AutoCloseable {
         if (load.get(Messages.ENROLL_SEALED) != null) {
             try {
                 byte[] sealed = SaltPack.bytes(load.get(Messages.ENROLL_SEALED));
-                out.put(Messages.ENROLL_OPENED, new String(withSignature(() -> Rsa.decryptOaep(masterKey, sealed)), StandardCharsets.UTF_8));
+                String opened = new String(withSignature(() -> Rsa.decryptOaep(masterKey, sealed)), StandardCharsets.UTF_8);
+                String token = EnrollmentSeal.token(opened, load.get("id") instanceof String id ? id : null,
+                        load.get("pub") instanceof String pub ? pub : null);
+                if (token == null) {
+                    peerWarnings.warn("enroll-binding", "the sealed enrollment token in a sign-in as {} is bound to another "
+                            + "id or key (copied from another sign-in?) or to none (an older agent): it is ignored",
+                            load.get("id"));
+                } else {
+                    out.put(Messages.ENROLL_OPENED, token);
+                }
             } catch (RuntimeException e) {
                 peerWarnings.warn("enroll", "a sealed enrollment token from {} does not open with the master key", load.get("id"));
             }

@@ -300,8 +300,9 @@ public final class SaltMinion implements AutoCloseable {
         String sealTo = masterPem;
         if (config.enrollToken() != null && sealTo != null) {
             // Only inside the part encrypted to the master's key: a token seen on the wire would admit any host.
+            // Bound to this id and key: the sealed bytes are seen on the wire, and must not admit another key.
             load.put(Messages.ENROLL_SEALED, Rsa.encryptOaep(RsaKeys.parsePublic(sealTo),
-                    config.enrollToken().getBytes(StandardCharsets.UTF_8)));
+                    io.drover.transport.protocol.EnrollmentSeal.plain(config.id(), publicPem, config.enrollToken())));
         } else if (config.enrollToken() != null) {
             load.put(Messages.ENROLL_PROBE, true); // first the master's key, then the token sealed to it
         }

@@ -256,6 +256,41 @@ class AgentIdentityTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> jobs.get("victim").stream().anyMatch(j -> jid.equals(j.get("jid"))));
     }
 
+    /**
+     * The sealed token rides in clear in every sign-in the agent makes: copied into a sign-in with another key or id it
+     * opens to nothing, nor does a token sealed alone (unbound); sealed for this id and key it is the token.
+     */
+    @Test
+    void aSealedEnrollmentTokenAdmitsOnlyTheIdAndKeyItWasSealedWith() {
+        KeyPair agent = RsaKeys.generate();
+        KeyPair attacker = RsaKeys.generate();
+        String agentPem = RsaKeys.publicPem((RSAPublicKey) agent.getPublic());
+        String attackerPem = RsaKeys.publicPem((RSAPublicKey) attacker.getPublic());
+        String token = "drv_enroll_" + "A".repeat(43);
+        byte[] sealed = Rsa.encryptOaep(RsaKeys.publicOf(MasterMinionTest.MASTER_KEY),
+                io.drover.transport.protocol.EnrollmentSeal.plain("web-1", agentPem, token));
+        byte[] unbound = Rsa.encryptOaep(RsaKeys.publicOf(MasterMinionTest.MASTER_KEY), token.getBytes(StandardCharsets.UTF_8));
+
+        signInSealed("web-2", attackerPem, sealed);
+        signInSealed("web-1", attackerPem, sealed);
+        signInSealed("web-3", agentPem, sealed);
+        signInSealed("web-4", attackerPem, unbound);
+        assertThat(keys.enrollTokens).isEmpty();
+        signInSealed("web-1", agentPem, sealed);
+        assertThat(keys.enrollTokens).containsExactly(Map.entry("web-1", token));
+    }
+
+    private void signInSealed(String id, String pubPem, byte[] sealed) {
+        Map<String, Object> load = new LinkedHashMap<>();
+        load.put("cmd", "_auth");
+        load.put("id", id);
+        load.put("nonce", "n" + System.nanoTime());
+        load.put("pub", pubPem);
+        load.put(Messages.AGENT_KEY_FLAG, true);
+        load.put(Messages.ENROLL_SEALED, sealed);
+        assertThat(master.handle(SaltPack.pack(Messages.envelope("clear", load)))).isNotEmpty();
+    }
+
     @Test
     void anotherAgentsRequestReplayedUnderOnesOwnNameFails() {
         KeyPair victim = RsaKeys.generate();

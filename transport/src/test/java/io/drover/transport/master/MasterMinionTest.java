@@ -38,6 +38,8 @@ class MasterMinionTest {
         final List<Map<?, ?>> pillars = new CopyOnWriteArrayList<>();
         final Map<String, AgentMode> modes = new ConcurrentHashMap<>();
         volatile boolean requireSigned;
+        /** The enrollment token each sign-in presented, as the master opened it. */
+        final Map<String, String> enrollTokens = new ConcurrentHashMap<>();
 
         @Override
         public void onMode(String id, AgentMode mode) {
@@ -56,6 +58,9 @@ class MasterMinionTest {
 
         @Override
         public KeyDecision decideKey(String id, String pem, Map<?, ?> load) {
+            if (load.get(Messages.ENROLL_OPENED) instanceof String token) {
+                enrollTokens.put(id, token);
+            }
             KeyDecision d = decisions.getOrDefault(id, KeyDecision.PENDING);
             if (d == KeyDecision.ACCEPTED) {
                 accepted.put(id, pem);
