@@ -75,11 +75,6 @@ public final class AlertIntake {
                 continue;
             }
             String fingerprint = alert.fingerprintOrComputed();
-            OffsetDateTime fired = recentlyFired.get(fingerprint);
-            if (fired != null && fired.isAfter(now.minus(repeatInterval))) {
-                repeated++;
-                continue;
-            }
             AlertTemplate.Request request = template(trigger).request(alert, trigger.parameters());
             String reference = request.hostReference() != null ? HostReference.hostOf(request.hostReference()) : trigger.nodeName();
             if (reference == null) {
@@ -98,18 +93,26 @@ public final class AlertIntake {
                         + " is outside the token's businesses"));
                 continue;
             }
+            // Repeats are told apart per business: a fingerprint is whatever the sender says (or a hash of labels anyone
+            // can write), and one business's alert must not silence another's, nor tell it that the other's fired.
+            String claim = io.drover.core.Hashing.sha256(host.bkBizId() + "/" + fingerprint);
+            OffsetDateTime fired = recentlyFired.get(claim);
+            if (fired != null && fired.isAfter(now.minus(repeatInterval))) {
+                repeated++;
+                continue;
+            }
             String name = "prometheus-alert." + alert.name().toLowerCase(Locale.ROOT).replaceAll("[^-a-z0-9]+", "-") + "."
                     + fingerprint.substring(0, Math.min(7, fingerprint.length())) + "." + now.toEpochSecond();
             // The fingerprint is claimed in the transaction that stores the diagnosis: a start that fails (the batch
             // answers 500) leaves it free for Alertmanager's retry.
             Optional<DiagnosesStarted.StartedDiagnosis> diagnosis = diagnoses.start(new Diagnoses.Request(name, trigger.operationSet(),
                     host, request.parameters(), "alert", trigger.name()), principal.name(),
-                    h -> repository.claimFingerprint(h, fingerprint, now.minus(repeatInterval), now));
+                    h -> repository.claimFingerprint(h, claim, now.minus(repeatInterval), now));
             if (diagnosis.isEmpty()) {
                 repeated++;
                 continue;
             }
-            remember(fingerprint, now);
+            remember(claim, now);
             started.add(diagnosis.get());
         }
         AlertReceipt receipt = new AlertReceipt(alerts.size(), resolved, repeated, unmatched, started, skipped);
