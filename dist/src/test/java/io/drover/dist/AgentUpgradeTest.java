@@ -116,12 +116,12 @@ class AgentUpgradeTest {
         // an agent of business 7 in the target: refused for a token of every business too
         refused(admin, body("tgt", "*"), 403, "1 of the 3 agents the target names are not (first: out-1)");
         refused(admin, body("tgt", "out-1", "tgt_type", "list"), 403, "business 2");
-        // a token of business 2 learns how many agents are outside it, never which (their ids are another business's)
-        assertThat(refused(operator2, body("tgt", "*"), 403, "1 of the 3 agents the target names are outside them"))
-                .doesNotContain("out-1");
+        // a token of business 2 sees no agent of another business through a target: as if there were none
+        assertThat(refused(operator2, body("tgt", "out-*"), 422, "matches no accepted minion")).doesNotContain("out-1");
         refused(operator2, body("tgt", "out-1", "tgt_type", "list", "bk_biz_id", 7), 403, "may not touch business 7");
-        assertThat(refused(operator2, body("tgt", "G@cpuarch:*", "tgt_type", "compound", "bk_biz_id", null), 403, "outside them"))
-                .doesNotContain("out-1");
+        refused(operator2, body("tgt", "out-1", "tgt_type", "list"), 422, "matches no accepted minion");
+        assertThat(refused(operator2, body("tgt", "G@cpuarch:* and out-*", "tgt_type", "compound", "bk_biz_id", null), 422,
+                "matches no accepted minion")).doesNotContain("out-1");
         refused(token("view2", "viewer", List.of(2)), body(), 403, "");
         // without bk_biz_id the agents must all be in one business
         refused(admin, body("tgt", "*", "bk_biz_id", null), 422, "bk_biz_id");

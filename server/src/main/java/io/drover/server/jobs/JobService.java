@@ -202,7 +202,9 @@ public final class JobService implements AutoCloseable, io.drover.server.agentli
 
     /**
      * The accepted agents a target names, as a job would run on them, refused (422) when the target is malformed or
-     * names none and (403) when one is outside the principal's businesses. {@code tgtType} null: glob.
+     * names none. A token limited to businesses sees only their agents: another business's agents are matched by no
+     * target of it (a list naming one finds it absent, as an unknown id), so that neither a refusal nor a count tells
+     * it which ids, grains or addresses another business's agents have. {@code tgtType} null: glob.
      */
     public Targets resolve(Principal principal, String tgt, String tgtType) {
         String type = tgtType == null ? "glob" : tgtType;
@@ -224,8 +226,8 @@ public final class JobService implements AutoCloseable, io.drover.server.agentli
         }
         List<String> listed = type.equals("list") ? TargetExpression.listed(tgt) : List.of();
         List<String> accepted = type.equals("list") ? null : keys.acceptedIds();
-        List<String> minions = type.equals("list") ? listed.stream().distinct().filter(id -> keys.acceptedKey(id) != null).toList()
-                : expected(target, type, accepted);
+        List<String> minions = type.equals("list") ? visible(principal, listed.stream().distinct().filter(id -> keys.acceptedKey(id) != null).toList())
+                : expected(target, type, visible(principal, accepted));
         List<String> absent = listed.stream().filter(id -> !minions.contains(id)).toList();
         if (minions.isEmpty()) {
             throw DomainException.invalid("tgt", "'" + tgt + "' matches no accepted minion");
@@ -233,6 +235,15 @@ public final class JobService implements AutoCloseable, io.drover.server.agentli
         // Resolved here, never taken from the caller: a scoped token may run only on agents of its businesses.
         principal.requireAgents(minions, agentBusinesses, "the target names");
         return new Targets(minions, absent, accepted, listed);
+    }
+
+    /** The agents among {@code ids} that the principal may see (all of them for a token of every business). */
+    private List<String> visible(Principal principal, List<String> ids) {
+        if (principal.allBusinesses() || ids.isEmpty()) {
+            return ids;
+        }
+        Map<String, Long> businesses = agentBusinesses.apply(ids);
+        return ids.stream().filter(id -> principal.covers(businesses.get(id))).toList();
     }
 
     /** {@code shownArg}: the arguments as they may be stored and shown (null: as sent). */
@@ -272,10 +283,13 @@ public final class JobService implements AutoCloseable, io.drover.server.agentli
         // them expanded, as compound targets.
         PublishLoad load;
         try {
-            load = new PublishLoad(request.fun(), arg, type.equals("list") ? listed
+            // A scoped token's job names its agents in a list: a salt-minion matches a broadcast job's target itself,
+            // and another business's minion the target would also match must not run it.
+            boolean asList = type.equals("list") || !principal.allBusinesses();
+            load = new PublishLoad(request.fun(), arg, type.equals("list") ? listed : asList ? List.copyOf(minions)
                     : type.equals("nodegroup") || type.equals("compound")
                     ? TargetExpression.expandNodegroups(type, request.tgt(), nodegroups) : request.tgt(),
-                    type.equals("nodegroup") ? "compound" : type, jid, "", principal.name());
+                    asList ? "list" : type.equals("nodegroup") ? "compound" : type, jid, "", principal.name());
         } catch (io.drover.transport.envelope.MalformedEnvelopeException e) {
             throw DomainException.invalid("job", e.getMessage());
         }
@@ -344,14 +358,17 @@ public final class JobService implements AutoCloseable, io.drover.server.agentli
     /**
      * The accepted minions a target names (the set the caller waits for; minions check the target themselves).
      * Id targets need nothing else; grain, address and compound targets use the grains each minion reported, and
-     * a minion that has reported none is expected whenever the target looks past ids (Salt's greedy default). A list
+     * a salt-minion that has reported none is expected whenever the target looks past ids (Salt's greedy default). A list
      * target (what subscriptions send, one agent per job) is answered from the accepted-key cache instead.
      */
     private List<String> expected(TargetExpression target, String type, List<String> accepted) {
         boolean idOnly = List.of("glob", "pcre", "list").contains(type);
         return accepted.stream().filter(id -> {
             Map<String, Object> reported = grains.apply(id);
-            return target.matches(new MinionView(id, reported)) || (!idOnly && reported.isEmpty());
+            // Greedy for a salt-minion only: a Drover agent reports grains with its first heartbeat, and one reporting
+            // none (a compromised host, say) would otherwise be sent every grain-targeted job.
+            return target.matches(new MinionView(id, reported)) || (!idOnly && reported.isEmpty()
+                    && keys.mode(id) != io.drover.transport.master.AgentMode.DROVER);
         }).toList();
     }
 

@@ -173,6 +173,24 @@ class JobServiceTest {
         });
     }
 
+    /** Salt's greedy default (a minion without grains is expected by grain targets) is kept for salt-minions only. */
+    @Test
+    void aDroverAgentReportingNoGrainsIsNotSentGrainTargetedJobs() {
+        TestDatabases.on("sqlite", db -> {
+            io.drover.server.testing.JobServiceFixture fixture = io.drover.server.testing.JobServiceFixture.on(db,
+                    new io.drover.server.events.EventBus(), java.time.Clock.systemUTC(), "auto-1", "auto-2");
+            fixture.keys().recordMode("auto-1", io.drover.transport.master.AgentMode.DROVER);
+            fixture.keys().recordMode("auto-2", io.drover.transport.master.AgentMode.SALT);
+            JobService jobs = fixture.jobs((load, minions) -> { });
+            try {
+                assertThat(jobs.resolve(Principal.system("test"), "G@os:Linux", "compound").minions()).containsExactly("auto-2");
+                assertThat(jobs.resolve(Principal.system("test"), "auto-*", "glob").minions()).containsExactly("auto-1", "auto-2");
+            } finally {
+                jobs.close();
+            }
+        });
+    }
+
     @Test
     void oneAgentsReturnIsReadAloneAndOnlyByAPrincipalWhoseBusinessesHoldTheJobsAgents() {
         TestDatabases.on("sqlite", db -> {
@@ -180,10 +198,12 @@ class JobServiceTest {
             try {
                 Principal admin = Principal.system("test");
                 Principal otherBusiness = admin.limitedTo(java.util.Set.of(99L)); // the agents are in no business
-                // a scoped token learns how many agents of its target are outside its businesses, never which
-                assertThatThrownBy(() -> jobs.start(otherBusiness, new JobRequest("auto-*", "glob", "test.ping", List.of(), Map.of(), 30)))
-                        .hasMessageContaining("2 of the 2 agents the target names are outside them")
-                        .message().doesNotContain("auto-1").doesNotContain("auto-2");
+                // another business's agents are matched by no target of a scoped token: as if there were none
+                for (String[] target : List.of(new String[] {"auto-*", "glob"}, new String[] {"auto-1", "list"},
+                        new String[] {"G@os:*", "compound"}, new String[] {"nobody-*", "glob"})) {
+                    assertThatThrownBy(() -> jobs.start(otherBusiness, new JobRequest(target[0], target[1], "test.ping", List.of(), Map.of(), 30)))
+                            .as(target[0]).hasMessage("tgt '" + target[0] + "' matches no accepted minion");
+                }
                 String jid = jobs.start(admin, new JobRequest("auto-*", "glob", "test.ping", List.of(), Map.of(), 30)).jid();
                 assertThat(jobs.awaitReturn(admin, jid, "auto-1", Duration.ZERO)).isEmpty();
                 assertThatThrownBy(() -> jobs.awaitReturn(otherBusiness, jid, "auto-1", Duration.ZERO))
