@@ -229,25 +229,46 @@ class AmqpPlansEndToEndTest {
                 "--amqp-queue", inputQueue, "--amqp-result-routing-key", resultQueue, "--amqp-engine-key", pem.toString());
         // (with a key, unsigned plans are refused whatever --amqp-allow-unsigned would say: the two are refused together)
 
-        byte[] body = PlanJson.write(plan("return 'signed'", null)).getBytes(StandardCharsets.UTF_8);
-        java.security.Signature signer = java.security.Signature.getInstance("SHA256withRSA");
-        signer.initSign(engine.getPrivate());
-        signer.update(inputQueue.getBytes(StandardCharsets.UTF_8));
-        signer.update(body);
-        byte[] signature = signer.sign();
+        Map<String, Object> stamped = plan("return 'signed'", null);
+        stamped.put("ID", "signed-plan-1");
+        stamped.put("Stamp", 17_000_000_000_000L); // as Murano's engine stamps every plan: int(time * 10000)
+        byte[] body = PlanJson.write(stamped).getBytes(StandardCharsets.UTF_8);
+        byte[] signature = signed(engine, body);
         withChannel(c -> c.basicPublish("", inputQueue, new AMQP.BasicProperties.Builder().messageId("m-signed")
                 .headers(Map.of("signature", signature)).build(), body));
         publish("m-unsigned", plan("return 'unsigned'", null));
         byte[] tampered = PlanJson.write(plan("return 'tampered'", null)).getBytes(StandardCharsets.UTF_8);
         withChannel(c -> c.basicPublish("", inputQueue, new AMQP.BasicProperties.Builder().messageId("m-tampered")
                 .headers(Map.of("signature", signature)).build(), tampered));
+        // captured off the wire and published again under another message id (which the signature does not cover)
+        withChannel(c -> c.basicPublish("", inputQueue, new AMQP.BasicProperties.Builder().messageId("m-replayed")
+                .headers(Map.of("signature", signature)).build(), body));
+        // signed, but without a Stamp: nothing would stop its replay
+        byte[] unstamped = PlanJson.write(plan("return 'unstamped'", null)).getBytes(StandardCharsets.UTF_8);
+        byte[] unstampedSignature = signed(engine, unstamped);
+        withChannel(c -> c.basicPublish("", inputQueue, new AMQP.BasicProperties.Builder().messageId("m-unstamped")
+                .headers(Map.of("signature", unstampedSignature)).build(), unstamped));
 
-        List<Message> got = receive(3);
+        List<Message> got = receive(5);
         assertThat(got.get(0).body()).containsEntry("ErrorCode", 0).containsEntry("Body", "signed");
         assertThat(got.get(1).body()).containsEntry("ErrorCode", 2);
         assertThat(String.valueOf(got.get(1).body().get("Body"))).contains("signature does not match");
         assertThat(got.get(2).messageId()).isEqualTo("m-tampered");
         assertThat(got.get(2).body()).containsEntry("ErrorCode", 2);
+        assertThat(got.get(3).messageId()).isEqualTo("m-replayed");
+        assertThat(got.get(3).body()).as("the replayed plan was not run again").containsEntry("ErrorCode", 2);
+        assertThat(String.valueOf(got.get(3).body().get("Body"))).contains("not newer");
+        assertThat(got.get(4).messageId()).isEqualTo("m-unstamped");
+        assertThat(got.get(4).body()).containsEntry("ErrorCode", 2);
+        assertThat(String.valueOf(got.get(4).body().get("Body"))).contains("must carry an integer Stamp");
+    }
+
+    byte[] signed(java.security.KeyPair engine, byte[] body) throws java.security.GeneralSecurityException {
+        java.security.Signature signer = java.security.Signature.getInstance("SHA256withRSA");
+        signer.initSign(engine.getPrivate());
+        signer.update(inputQueue.getBytes(StandardCharsets.UTF_8));
+        signer.update(body);
+        return signer.sign();
     }
 
     /** A plan with one Bash script {@code s} running {@code script} (when given). */

@@ -286,8 +286,8 @@ final class TwoBusinesses implements AutoCloseable {
             case "post /service-instances" -> Map.of("id", 777, "name", "x", "bk_module_id", 71, "bk_host_id", 7001);
             case "post /inventory/import" -> Map.of("hosts", List.of(Map.of("bk_host_id", 7001, "bk_biz_id", 7,
                     "bk_host_innerip", "10.9.7.1", "bk_host_name", "changed")));
-            case "post /jobs" -> Map.of("tgt", "*", "fun", "cmd.run", "arg", List.of("id"));
-            case "post /plans" -> Map.of("tgt", "*", "plan", planDocument());
+            case "post /jobs" -> Map.of("tgt", "out-1", "tgt_type", "list", "fun", "cmd.run", "arg", List.of("id"));
+            case "post /plans" -> Map.of("tgt", "out-1", "tgt_type", "list", "plan", planDocument());
             case "post /diagnoses" -> diagnosisDocument(7001);
             case "post /alerts" -> outsideAlert();
             case "post /subscriptions", "post /subscriptions/{id}/plan", "put /subscriptions/{id}" -> subscriptionSpec(7, 7001);

@@ -291,6 +291,15 @@ public final class AmqpChannel implements AutoCloseable {
                 }
             }
         } else {
+            if (engineKey != null && !(document != null && document.get("Stamp") instanceof Number stamp
+                    && (stamp instanceof Integer || stamp instanceof Long))) {
+                // The signature covers the queue and the body only, not the message id: a signed plan without a Stamp
+                // (Murano's engine stamps every plan it sends) could be published again under a new id and run again.
+                finish(entry, messageId, error(PlanErrorCode.BAD_FORMAT, sourceId(document, messageId), "A signed plan must "
+                        + "carry an integer Stamp (Murano's engine adds one): without it the plan could be sent again and run "
+                        + "again; it was not run"));
+                return;
+            }
             // Marked first: a plan cut short by a crash is restarted at the next start, never dropped as a duplicate.
             queue.markRunning(entry);
             // Only an integer Stamp is recorded: 1e300 read as Long.MAX_VALUE would make every later plan stale. The

@@ -18,13 +18,26 @@ import java.util.List;
  * disk and renamed, so a {@code kill -9} leaves either the old state or the new one.
  *
  * <p>Guarantees: a job id seen before is never run again; a return written but not acknowledged is sent again
- * after a restart; a job interrupted while running is reported as interrupted, not re-run.
+ * after a restart; a job interrupted while running is reported as interrupted, not re-run. Acknowledged job ids are
+ * kept ten thousand deep; below them a watermark (the newest forgotten Salt jid, which orders by time) refuses any
+ * older Salt jid, so that a job frame captured long ago and replayed after the agent's serial was reset still does
+ * not run.
  */
 public final class Journal {
     private static final int KEEP_DONE = 10_000;
+    /** Salt's job ids: the time they were made, to the microsecond, so that they sort in time. */
+    private static final java.util.regex.Pattern SALT_JID = java.util.regex.Pattern.compile("\\d{20}");
+    private static final String WATERMARK = "forgotten-up-to";
     private final Path dir;
 
+    private final int keepDone;
+
     public Journal(Path stateDir) {
+        this(stateDir, KEEP_DONE);
+    }
+
+    Journal(Path stateDir, int keepDone) {
+        this.keepDone = keepDone;
         this.dir = stateDir.resolve("journal");
         try {
             Files.createDirectories(dir);
@@ -35,7 +48,8 @@ public final class Journal {
 
     /** Records a job before it runs; false when this job id was seen before (it must not run again). */
     public synchronized boolean begin(String jid, byte[] job) {
-        if (!safe(jid) || Files.exists(file(jid, "job")) || Files.exists(file(jid, "ret")) || Files.exists(file(jid, "done"))) {
+        if (!safe(jid) || Files.exists(file(jid, "job")) || Files.exists(file(jid, "ret")) || Files.exists(file(jid, "done"))
+                || forgotten(jid)) {
             return false;
         }
         DurableFiles.write(file(jid, "job"), job);
@@ -72,11 +86,35 @@ public final class Journal {
         }
     }
 
-    /** Forgets the oldest acknowledged job ids beyond the newest ten thousand. */
+    /** Forgets the oldest acknowledged job ids beyond the newest ten thousand, raising the watermark past them. */
     public synchronized void prune() {
         List<String> done = list(".done");
-        for (int i = 0; i < done.size() - KEEP_DONE; i++) {
+        String newestForgotten = null;
+        for (int i = 0; i < done.size() - keepDone; i++) {
+            if (SALT_JID.matcher(done.get(i)).matches()) {
+                newestForgotten = done.get(i);
+            }
+        }
+        if (newestForgotten != null && (watermark() == null || newestForgotten.compareTo(watermark()) > 0)) {
+            DurableFiles.write(dir.resolve(WATERMARK), newestForgotten.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        }
+        for (int i = 0; i < done.size() - keepDone; i++) {
             delete(file(done.get(i), "done"));
+        }
+    }
+
+    /** A Salt jid at or below the watermark: seen long ago, or replayed. */
+    private boolean forgotten(String jid) {
+        String mark = SALT_JID.matcher(jid).matches() ? watermark() : null;
+        return mark != null && jid.compareTo(mark) <= 0;
+    }
+
+    private String watermark() {
+        Path file = dir.resolve(WATERMARK);
+        try {
+            return Files.exists(file) ? Files.readString(file, java.nio.charset.StandardCharsets.US_ASCII).strip() : null;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 

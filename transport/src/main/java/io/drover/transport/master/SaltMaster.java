@@ -126,6 +126,7 @@ public final class SaltMaster implements AutoCloseable {
     private final Thread watchdog;
     /** The publish serial: read and written by the publisher thread only (a rebuilt publisher goes on from it). */
     private final AtomicLong serial = new AtomicLong();
+    private final Clock clock = Clock.systemUTC();
 
     public SaltMaster(RSAPrivateCrtKey masterKey, MasterHandler handler, String host, int publishPort, int requestPort,
                       PublishMode publishMode) {
@@ -317,7 +318,11 @@ public final class SaltMaster implements AutoCloseable {
      */
     private void send(PublishQueue.Publish publish) {
         Map<String, Object> withSerial = new LinkedHashMap<>(publish.load());
-        withSerial.put("serial", serial.incrementAndGet());
+        // Microseconds of the clock, or one more than the last: a server that took over (or restarted) numbers above
+        // every frame an earlier one sent, so an old frame replayed to an agent cannot hold its serial above the new
+        // server's, which would make the agent drop the new server's jobs as replays.
+        long now = clock.millis() * 1000;
+        withSerial.put("serial", serial.updateAndGet(last -> Math.max(last + 1, now)));
         ZmtpPublisher current = pub;
         byte[] plain = Crypticle.frame(withSerial, null);
         if (publish.minions() == null) {

@@ -198,6 +198,26 @@ class MasterMinionTest {
         assertThat(keys.events).singleElement().satisfies(e -> assertThat(e.get("tag")).isEqualTo("drover/agent/web-1/heartbeat"));
     }
 
+    /**
+     * Publish serials follow the clock (microseconds, or one more than the last): a server that takes over or restarts
+     * numbers above every frame an earlier one sent, so an old frame replayed to an agent after it moved cannot hold
+     * the agent's serial above the new server's (it would drop the new server's jobs as replays until it signed in).
+     */
+    @Test
+    void publishSerialsFollowTheClockSoALaterServerNumbersAboveAnEarlierOne() {
+        keys.decisions.put("web-1", KeyDecision.ACCEPTED);
+        minion("web-1");
+        awaitSubscribed();
+        long before = System.currentTimeMillis() * 1000;
+        master.publish(ping("20260101000000000021", "web-1", "glob"), List.of("web-1"));
+        master.publish(ping("20260101000000000022", "web-1", "glob"), List.of("web-1"));
+        await().atMost(Duration.ofSeconds(10)).until(() -> jobs.get("web-1").size() == 2);
+        long first = (Long) jobs.get("web-1").get(0).get("serial");
+        long second = (Long) jobs.get("web-1").get(1).get("serial");
+        assertThat(first).isGreaterThanOrEqualTo(before);
+        assertThat(second).isGreaterThan(first);
+    }
+
     @Test
     void replayedAndTamperedPublishesAreDropped() throws Exception {
         keys.decisions.put("web-1", KeyDecision.ACCEPTED);
