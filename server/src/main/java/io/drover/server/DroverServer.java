@@ -200,7 +200,8 @@ public final class DroverServer implements AutoCloseable {
     public static DroverServer start(ServerConfig config) {
         DroverServer server = new DroverServer(config);
         try {
-            server.api.start(config.host(), config.port(), server.certificates == null ? null : server.certificates.https());
+            server.api.start(config.host(), config.port(), server.certificates == null ? null : server.certificates.https(),
+                    config.httpMaxConnections());
         } catch (RuntimeException e) {
             server.housekeeping.close();
             server.link.close();

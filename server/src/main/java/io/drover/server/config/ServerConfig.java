@@ -119,6 +119,7 @@ public final class ServerConfig {
         positive(Setting.DIAGNOSIS_RETENTION_PER_HOST);
         positive(Setting.DIAGNOSIS_RETENTION_HOURS);
         positive(Setting.AUTH_FAILURES_PER_MINUTE);
+        positive(Setting.HTTP_MAX_CONNECTIONS);
         positive(Setting.MAX_PENDING_KEYS);
         positive(Setting.AGENT_PACKAGE_MAX_BYTES);
         notNegative(Setting.SALT_MAX_CONNECTIONS_PER_ADDRESS);
@@ -361,6 +362,10 @@ public final class ServerConfig {
 
     public boolean allowPlainEnrollmentTokens() {
         return get(Setting.ALLOW_PLAIN_ENROLLMENT_TOKENS).equals("true");
+    }
+
+    public int httpMaxConnections() {
+        return integer(Setting.HTTP_MAX_CONNECTIONS);
     }
 
     public int authFailuresPerMinute() {

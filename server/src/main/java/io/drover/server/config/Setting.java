@@ -38,6 +38,7 @@ public enum Setting {
     EVENT_RETENTION_DAYS("event-retention-days", "7", "Days that stored events stay available for replay."),
     JOB_RETENTION_DAYS("job-retention-days", "7", "Days that jobs and their returns are kept (drover run, and the calls of deployments, plans and diagnoses); older ones are deleted once an hour."),
     AUDIT_RETENTION_DAYS("audit-retention-days", "90", "Days that audit log entries are kept; older ones are deleted once an hour."),
+    HTTP_MAX_CONNECTIONS("http-max-connections", "1024", "Connections the API port holds at once; past that it accepts no more until one closes (they wait in the listen queue), so that slow or idle clients cannot use up the open files the agents' connections need."),
     AUTH_FAILURES_PER_MINUTE("auth-failures-per-minute", "30", "Failed authentications one address may have in a minute; past that its requests without a valid token get 429 until the minute is over (a valid token is always served). The audit log records failures once per address and minute."),
     TRUSTED_PROXIES("trusted-proxies", "", "Comma-separated CIDRs of reverse proxies whose X-Forwarded-For is believed when failed authentications are counted per client address; empty: the TCP peer's address counts."),
     METRICS_TOKEN_FILE("metrics-token-file", "", "File holding a token that GET /metrics then requires (Authorization: Bearer <token>, Prometheus's credentials_file); empty: /metrics is open."),

@@ -82,15 +82,11 @@ public final class AlertIntake {
                         + " matched, but the alert has no host label and the trigger no nodeName"));
                 continue;
             }
-            Diagnoses.Lookup lookup = diagnoses.host(reference);
+            // among the token's businesses only: another business's host is as missing
+            Diagnoses.Lookup lookup = diagnoses.host(principal, reference);
             Host host = lookup.host();
             if (host == null) {
                 skipped.add(new AlertReceipt.Skipped(alert.name(), fingerprint, "trigger " + trigger.name() + ": " + lookup.problem()));
-                continue;
-            }
-            if (!principal.mayTouch(host.bkBizId())) {
-                skipped.add(new AlertReceipt.Skipped(alert.name(), fingerprint, "host " + reference
-                        + " is outside the token's businesses"));
                 continue;
             }
             // Repeats are told apart per business: a fingerprint is whatever the sender says (or a hash of labels anyone

@@ -85,7 +85,7 @@ public final class Diagnoses {
         }
         List<Host> hosts = new ArrayList<>();
         for (String reference : diagnosis.hosts()) {
-            hosts.add(host(reference).orElseThrow(problem -> DomainException.invalid("spec.hosts", problem)));
+            hosts.add(host(principal, reference).orElseThrow(problem -> DomainException.invalid("spec.hosts", problem)));
         }
         if (!diagnosis.selector().isEmpty()) {
             Page<Host> selected = hostsUnder.find(principal, diagnosis.selector().get("bk_biz_id"), diagnosis.selector().get("bk_set_id"),
@@ -110,7 +110,16 @@ public final class Diagnoses {
 
     /** A host by id, name or address: the host, or why there is none. */
     Lookup host(String reference) {
-        List<Host> found = findHosts.apply(reference);
+        return host(null, reference);
+    }
+
+    /**
+     * A host by id, name or address among those the principal may see (null: every host): another business's host is
+     * as missing, so that neither the answer nor an ambiguity names it or its id.
+     */
+    Lookup host(Principal principal, String reference) {
+        List<Host> found = findHosts.apply(reference).stream()
+                .filter(h -> principal == null || principal.mayTouch(h.bkBizId())).toList();
         if (found.isEmpty()) {
             return new Lookup(null, "'" + reference + "' is not a host (a host id, name or inner address)");
         }

@@ -110,8 +110,11 @@ public final class HttpApi {
         return principal;
     }
 
-    /** Serves the routes on {@code host:port}: over HTTPS only when {@code https} is given, else plain HTTP. */
-    public Javalin start(String host, int port, HttpsConnector https) {
+    /**
+     * Serves the routes on {@code host:port}: over HTTPS only when {@code https} is given, else plain HTTP; at most
+     * {@code maxConnections} connections at once (more wait in the listen queue).
+     */
+    public Javalin start(String host, int port, HttpsConnector https, int maxConnections) {
         app = Javalin.create(cfg -> {
             cfg.concurrency.useVirtualThreads = true;
             cfg.jetty.host = host;
@@ -122,7 +125,10 @@ public final class HttpApi {
             }
             // Errors Jetty answers itself (malformed request line, URI or headers too long, ambiguous paths)
             // are problem documents too.
-            cfg.jetty.modifyServer(server -> server.setErrorHandler(new ProblemErrorHandler()));
+            cfg.jetty.modifyServer(server -> {
+                server.setErrorHandler(new ProblemErrorHandler());
+                server.addBean(new org.eclipse.jetty.server.NetworkConnectionLimit(maxConnections, server));
+            });
             cfg.jetty.modifyServletContextHandler(context -> context.setErrorHandler(new ProblemErrorHandler()));
             cfg.startup.showJavalinBanner = false;
             cfg.http.prefer405over404 = true;

@@ -79,8 +79,7 @@ public final class InventoryService {
     }
 
     public TopoSet set(Principal p, long id) {
-        TopoSet set = jdbi.withHandle(h -> repo.set(h, id)).orElseThrow(() -> DomainException.notFound("set", id));
-        p.requireBiz(set.bkBizId());
+        TopoSet set = jdbi.withHandle(h -> visible(p, repo.set(h, id), TopoSet::bkBizId, "set", id));
         return set;
     }
 
@@ -95,9 +94,16 @@ public final class InventoryService {
     }
 
     public TopoModule module(Principal p, long id) {
-        TopoModule module = jdbi.withHandle(h -> repo.module(h, id)).orElseThrow(() -> DomainException.notFound("module", id));
-        p.requireBiz(module.bkBizId());
+        TopoModule module = jdbi.withHandle(h -> visible(p, repo.module(h, id), TopoModule::bkBizId, "module", id));
         return module;
+    }
+
+    /**
+     * The object, when the principal's businesses hold it: to a token limited to businesses another business's object
+     * is as missing (404), so that the answer does not tell the two apart.
+     */
+    private static <T> T visible(Principal p, Optional<T> found, java.util.function.Function<T, Long> business, String kind, long id) {
+        return found.filter(o -> p.mayTouch(business.apply(o))).orElseThrow(() -> DomainException.notFound(kind, id));
     }
 
     /** The business each of these hosts is in now. */
@@ -120,8 +126,7 @@ public final class InventoryService {
     }
 
     public Host host(Principal p, long id) {
-        Host host = jdbi.withHandle(h -> repo.host(h, id)).orElseThrow(() -> DomainException.notFound("host", id));
-        p.requireBiz(host.bkBizId());
+        Host host = jdbi.withHandle(h -> visible(p, repo.host(h, id), Host::bkBizId, "host", id));
         return host;
     }
 
@@ -135,9 +140,7 @@ public final class InventoryService {
     }
 
     public ServiceInstance serviceInstance(Principal p, long id) {
-        ServiceInstance s = jdbi.withHandle(h -> repo.serviceInstance(h, id))
-                .orElseThrow(() -> DomainException.notFound("service instance", id));
-        p.requireBiz(s.bkBizId());
+        ServiceInstance s = jdbi.withHandle(h -> visible(p, repo.serviceInstance(h, id), ServiceInstance::bkBizId, "service instance", id));
         return s;
     }
 
@@ -262,8 +265,7 @@ public final class InventoryService {
 
     public TopoSet updateSet(Principal p, long id, TopoSet s) {
         return writes.write(h -> {
-            TopoSet before = repo.set(h, id).orElseThrow(() -> DomainException.notFound("set", id));
-            p.requireBiz(before.bkBizId());
+            TopoSet before = visible(p, repo.set(h, id), TopoSet::bkBizId, "set", id);
             TopoSet after = new TopoSet(id, s.bkBizId() == null ? before.bkBizId() : s.bkBizId(),
                     s.bkSetName() == null ? null : s.bkSetName().strip());
             InventoryWrites.check(InventoryRules.set(after, "", true));
@@ -283,8 +285,7 @@ public final class InventoryService {
 
     public void deleteSet(Principal p, long id) {
         writes.write(h -> {
-            TopoSet before = repo.set(h, id).orElseThrow(() -> DomainException.notFound("set", id));
-            p.requireBiz(before.bkBizId());
+            TopoSet before = visible(p, repo.set(h, id), TopoSet::bkBizId, "set", id);
             List<TopoModule> modules = repo.modules(h, null, id, null);
             if (modules.stream().anyMatch(TopoModule::idle)) {
                 throw DomainException.conflict("idle_set", "set " + id + " holds the business's idle module and cannot be deleted");
@@ -320,8 +321,7 @@ public final class InventoryService {
 
     public TopoModule updateModule(Principal p, long id, TopoModule m) {
         return writes.write(h -> {
-            TopoModule before = repo.module(h, id).orElseThrow(() -> DomainException.notFound("module", id));
-            p.requireBiz(before.bkBizId());
+            TopoModule before = visible(p, repo.module(h, id), TopoModule::bkBizId, "module", id);
             requireSameId("bk_module_id", id, m.bkModuleId());
             TopoModule wanted = new TopoModule(id, m.bkSetId() == null ? before.bkSetId() : m.bkSetId(),
                     m.bkBizId() == null ? before.bkBizId() : m.bkBizId(), m.bkModuleName(), m.idle());
@@ -333,8 +333,7 @@ public final class InventoryService {
 
     public void deleteModule(Principal p, long id) {
         writes.write(h -> {
-            TopoModule before = repo.module(h, id).orElseThrow(() -> DomainException.notFound("module", id));
-            p.requireBiz(before.bkBizId());
+            TopoModule before = visible(p, repo.module(h, id), TopoModule::bkBizId, "module", id);
             if (before.idle()) {
                 throw DomainException.conflict("idle_module", "module " + id + " is the business's idle module and cannot be deleted");
             }
@@ -391,8 +390,7 @@ public final class InventoryService {
     public Host updateHost(Principal p, long id, Host host) {
         requireSameId("bk_host_id", id, host.bkHostId());
         return writes.write(h -> {
-            Host before = repo.host(h, id).orElseThrow(() -> DomainException.notFound("host", id));
-            p.requireBiz(before.bkBizId());
+            Host before = visible(p, repo.host(h, id), Host::bkBizId, "host", id);
             if ((host.bkBizId() != null && !host.bkBizId().equals(before.bkBizId()))
                     || (!host.bkModuleIds().isEmpty() && !InventoryWrites.sorted(host.bkModuleIds()).equals(before.bkModuleIds()))) {
                 throw DomainException.invalid("bk_module_ids", "a host changes business or modules through POST /api/v1/hosts/"
@@ -419,8 +417,7 @@ public final class InventoryService {
             throw DomainException.invalid(List.of(new FieldError("bk_module_ids", "give target modules, or a bk_biz_id to move to its idle module")));
         }
         return writes.write(h -> {
-            Host before = repo.host(h, id).orElseThrow(() -> DomainException.notFound("host", id));
-            p.requireBiz(before.bkBizId());
+            Host before = visible(p, repo.host(h, id), Host::bkBizId, "host", id);
             Long targetBiz = move.bkBizId();
             if (targetBiz == null) {
                 TopoModule first = writes.requireModule(h, moduleIds.getFirst(), "bk_module_ids[0]");
@@ -441,8 +438,7 @@ public final class InventoryService {
 
     public void deleteHost(Principal p, long id) {
         writes.write(h -> {
-            Host before = repo.host(h, id).orElseThrow(() -> DomainException.notFound("host", id));
-            p.requireBiz(before.bkBizId());
+            Host before = visible(p, repo.host(h, id), Host::bkBizId, "host", id);
             List<ServiceInstance> services = repo.serviceInstancesOfHost(h, id);
             if (!services.isEmpty()) {
                 throw DomainException.conflict("not_empty", "host " + id + " still has service instance(s) "
@@ -474,9 +470,7 @@ public final class InventoryService {
         requireSameId("id", id, s.id());
         InventoryWrites.check(InventoryRules.serviceInstance(withId(s, id), "", true));
         return writes.write(h -> {
-            ServiceInstance before = repo.serviceInstance(h, id)
-                    .orElseThrow(() -> DomainException.notFound("service instance", id));
-            p.requireBiz(before.bkBizId());
+            ServiceInstance before = visible(p, repo.serviceInstance(h, id), ServiceInstance::bkBizId, "service instance", id);
             ServiceInstance after = writes.placeService(h, p, withId(s, id), "");
             if (after.equals(before)) {
                 return before;
@@ -489,9 +483,7 @@ public final class InventoryService {
 
     public void deleteServiceInstance(Principal p, long id) {
         writes.write(h -> {
-            ServiceInstance before = repo.serviceInstance(h, id)
-                    .orElseThrow(() -> DomainException.notFound("service instance", id));
-            p.requireBiz(before.bkBizId());
+            ServiceInstance before = visible(p, repo.serviceInstance(h, id), ServiceInstance::bkBizId, "service instance", id);
             repo.deleteServiceInstance(h, id);
             writes.changed(h, "service_instance", "deleted", id, before.bkBizId(), before, null);
             return null;

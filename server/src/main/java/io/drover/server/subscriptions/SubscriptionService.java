@@ -71,9 +71,12 @@ public final class SubscriptionService {
                 TaskScheduler.Selection.ALL).orElse(null));
     }
 
+    /** To a token limited to businesses another business's subscription (and its tasks) is as missing: 404 for both. */
     public SubscriptionInfo get(Principal p, long id) {
         SubscriptionInfo s = store.get(id);
-        p.requireBiz(s.bkBizId());
+        if (!p.mayTouch(s.bkBizId())) {
+            throw DomainException.notFound("subscription", id);
+        }
         return s;
     }
 
@@ -263,7 +266,9 @@ public final class SubscriptionService {
 
     public TaskInfo task(Principal p, long taskId) {
         TaskInfo t = runner.get(taskId, true);
-        get(p, t.subscriptionId());
+        if (!p.mayTouch(store.get(t.subscriptionId()).bkBizId())) {
+            throw DomainException.notFound("task", taskId);
+        }
         return t;
     }
 
