@@ -87,6 +87,21 @@ public record Principal(long tokenId, String name, Role role, Set<Long> bizIds) 
         }
     }
 
+    /**
+     * For an object named by id in a path (a job, a plan) that ran on these agents: as missing (404) unless this token's
+     * businesses hold every one of them, so that the answer does not tell another business's object from no object.
+     */
+    public void requireAgentsOrMissing(Collection<String> ids, Function<Collection<String>, Map<String, Long>> businessesOf,
+                                       String kind, String id) {
+        if (allBusinesses()) {
+            return;
+        }
+        Map<String, Long> businesses = businessesOf.apply(ids);
+        if (ids.stream().anyMatch(agent -> !covers(businesses.get(agent)))) {
+            throw DomainException.notFound(kind, id);
+        }
+    }
+
     /** Whether this token covers an object of business {@code bizId}; null (no business) only for all-business tokens. */
     public boolean covers(Long bizId) {
         return allBusinesses() || (bizId != null && bizIds.contains(bizId));

@@ -25,6 +25,7 @@ import io.drover.server.store.Sql;
 import io.drover.transport.envelope.JobPublisher;
 import io.drover.transport.envelope.JobReturn;
 import io.drover.transport.envelope.PublishLoad;
+import io.drover.transport.master.AgentMode;
 import io.drover.transport.master.RequestDeferred;
 import io.drover.transport.protocol.Messages;
 import java.time.Clock;
@@ -184,7 +185,7 @@ public final class JobService implements AutoCloseable, io.drover.server.agentli
      * key every accepted minion holds, and an agent that has not signed in since has no mode yet.
      */
     private void refuseSecretsOnTheSharedKey(List<String> minions) {
-        List<String> shared = minions.stream().filter(id -> keys.mode(id) != io.drover.transport.master.AgentMode.DROVER).toList();
+        List<String> shared = minions.stream().filter(id -> keys.mode(id) != AgentMode.DROVER).toList();
         if (!shared.isEmpty()) {
             throw DomainException.conflict("secret_on_shared_key", "the job carries a secret, which is sent only to Drover agents"
                     + " under their own session key; " + shared.size() + " of the " + minions.size() + " agents it names are"
@@ -227,7 +228,7 @@ public final class JobService implements AutoCloseable, io.drover.server.agentli
         List<String> listed = type.equals("list") ? TargetExpression.listed(tgt) : List.of();
         List<String> accepted = type.equals("list") ? null : keys.acceptedIds();
         List<String> minions = type.equals("list") ? visible(principal, listed.stream().distinct().filter(id -> keys.acceptedKey(id) != null).toList())
-                : expected(target, type, visible(principal, accepted));
+                : expected(target, type, visible(principal, accepted), principal.allBusinesses());
         List<String> absent = listed.stream().filter(id -> !minions.contains(id)).toList();
         if (minions.isEmpty()) {
             throw DomainException.invalid("tgt", "'" + tgt + "' matches no accepted minion");
@@ -283,10 +284,12 @@ public final class JobService implements AutoCloseable, io.drover.server.agentli
         // them expanded, as compound targets.
         PublishLoad load;
         try {
-            // A scoped token's job names its agents in a list: a salt-minion matches a broadcast job's target itself,
-            // and another business's minion the target would also match must not run it.
-            boolean asList = type.equals("list") || !principal.allBusinesses();
-            load = new PublishLoad(request.fun(), arg, type.equals("list") ? listed : asList ? List.copyOf(minions)
+            // A scoped token's job that reaches salt-minions names them in a list: a salt-minion matches a broadcast job's
+            // target itself, and another business's minion the target (or a list) would also match must not run it. A
+            // Drover agent gets a frame of its own only when the server chose it, so its jobs keep their target (a
+            // list of thousands in each agent's frame would cost the publisher their square).
+            boolean asList = !principal.allBusinesses() && minions.stream().anyMatch(id -> keys.mode(id) != AgentMode.DROVER);
+            load = new PublishLoad(request.fun(), arg, asList ? List.copyOf(minions) : type.equals("list") ? listed
                     : type.equals("nodegroup") || type.equals("compound")
                     ? TargetExpression.expandNodegroups(type, request.tgt(), nodegroups) : request.tgt(),
                     asList ? "list" : type.equals("nodegroup") ? "compound" : type, jid, "", principal.name());
@@ -361,14 +364,15 @@ public final class JobService implements AutoCloseable, io.drover.server.agentli
      * a salt-minion that has reported none is expected whenever the target looks past ids (Salt's greedy default). A list
      * target (what subscriptions send, one agent per job) is answered from the accepted-key cache instead.
      */
-    private List<String> expected(TargetExpression target, String type, List<String> accepted) {
+    private List<String> expected(TargetExpression target, String type, List<String> accepted, boolean greedy) {
         boolean idOnly = List.of("glob", "pcre", "list").contains(type);
         return accepted.stream().filter(id -> {
             Map<String, Object> reported = grains.apply(id);
             // Greedy for a salt-minion only: a Drover agent reports grains with its first heartbeat, and one reporting
-            // none (a compromised host, say) would otherwise be sent every grain-targeted job.
-            return target.matches(new MinionView(id, reported)) || (!idOnly && reported.isEmpty()
-                    && keys.mode(id) != io.drover.transport.master.AgentMode.DROVER);
+            // none (a compromised host, say) would otherwise be sent every grain-targeted job. Never for a scoped
+            // token, whose job names its salt-minions in a list: one whose grains are unknown would run it unmatched.
+            return target.matches(new MinionView(id, reported)) || (greedy && !idOnly && reported.isEmpty()
+                    && keys.mode(id) != AgentMode.DROVER);
         }).toList();
     }
 
@@ -645,7 +649,7 @@ public final class JobService implements AutoCloseable, io.drover.server.agentli
         if (!principal.allBusinesses() && (job == null || job.startedBy() != principal)) {
             List<String> minions = job != null ? job.minions() : jdbi.withHandle(h -> repository.minions(h, jid))
                     .orElseThrow(() -> DomainException.notFound("job", jid));
-            principal.requireAgents(minions, agentBusinesses, "job " + jid + " targeted");
+            principal.requireAgentsOrMissing(minions, agentBusinesses, "job", jid);
         }
         waitUntilDone(job, wait);
         Optional<JobResult.Return> ret = jdbi.withHandle(h -> repository.findReturn(h, jid, agentId));
@@ -745,7 +749,7 @@ public final class JobService implements AutoCloseable, io.drover.server.agentli
             return;
         }
         List<String> minions = jdbi.withHandle(h -> repository.minions(h, jid)).orElseThrow(() -> DomainException.notFound("job", jid));
-        principal.requireAgents(minions, agentBusinesses, "job " + jid + " targeted");
+        principal.requireAgentsOrMissing(minions, agentBusinesses, "job", jid);
     }
 
     /**
@@ -784,7 +788,7 @@ public final class JobService implements AutoCloseable, io.drover.server.agentli
                         + " (first: " + io.drover.transport.logging.RateLimitedLog.shown(foreign.getFirst(), 80) + ")");
             }
         } else {
-            principal.requireAgents(minions, agentBusinesses, "job " + jid + " targeted");
+            principal.requireAgentsOrMissing(minions, agentBusinesses, "job", jid);
         }
         List<String> cancelled = jdbi.inTransaction(h -> repository.cancel(h, jid, chosen));
         String killJid = null;

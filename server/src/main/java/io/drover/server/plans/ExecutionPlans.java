@@ -109,7 +109,7 @@ public final class ExecutionPlans {
     /** The plan with its results so far; {@code wait} lets the caller wait for the remaining hosts. */
     public PlanRun get(Principal principal, String id, Duration wait) {
         PlanStore.PlanRow row = jdbi.withHandle(h -> repository.find(h, id)).orElseThrow(() -> DomainException.notFound("plan", id));
-        principal.requireAgents(row.minions(), agentBusinesses, "plan " + id + " ran on");
+        principal.requireAgentsOrMissing(row.minions(), agentBusinesses, "plan", id);
         JobResult job = jobs.await(principal, row.jid(), wait);
         Map<String, PlanRun.HostResult> results = new LinkedHashMap<>();
         job.returns().forEach((agent, ret) -> results.put(agent, hostResult(ret)));

@@ -99,7 +99,8 @@ class HttpApiTest {
     @Test
     void aBusinessScopedTokenGets403OutsideItsBusinesses() {
         assertThat(server.get("/api/v1/hosts/1", shopOperator).status()).isEqualTo(200);
-        assertProblem(server.get("/api/v1/hosts/2", shopOperator), 403, "forbidden");
+        // another business's host by id is as missing
+        assertProblem(server.get("/api/v1/hosts/2", shopOperator), 404, "not_found");
         assertProblem(server.get("/api/v1/hosts?bk_biz_id=7", shopOperator), 403, "forbidden");
         assertProblem(server.post("/api/v1/hosts", shopOperator, Map.of("bk_biz_id", 7, "bk_host_innerip", "10.0.7.7")),
                 403, "forbidden");

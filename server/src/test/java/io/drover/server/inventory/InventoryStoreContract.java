@@ -202,8 +202,10 @@ abstract class InventoryStoreContract {
         assertThat(inventory.businesses(scoped)).extracting(Business::bkBizId).containsExactly(2L);
         assertThat(inventory.hosts(scoped, null, null, null, null, 0, 100).items()).extracting(Host::bkHostId)
                 .containsExactly(1L, 2L, 3L, 4L);
+        // another business's host is as missing: the answer does not tell it from one that does not exist
         assertThatThrownBy(() -> inventory.host(scoped, 50L)).isInstanceOf(DomainException.class)
-                .satisfies(e -> assertThat(((DomainException) e).kind()).isEqualTo(DomainException.Kind.FORBIDDEN));
+                .hasMessage("host 50 does not exist")
+                .satisfies(e -> assertThat(((DomainException) e).kind()).isEqualTo(DomainException.Kind.NOT_FOUND));
     }
 
     @Test

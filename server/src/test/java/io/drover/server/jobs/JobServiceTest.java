@@ -173,6 +173,49 @@ class JobServiceTest {
         });
     }
 
+    /**
+     * A scoped token's job that reaches a salt-minion is published naming its agents in a list (a salt-minion matches a
+     * broadcast job's target itself); one that reaches Drover agents only keeps its target, which each agent's own frame
+     * carries. Another business's agent named in a list is in neither the job nor its published target.
+     */
+    @Test
+    void aScopedTokensJobIsPublishedNamingItsAgentsWhenItReachesSaltMinions() {
+        TestDatabases.on("sqlite", db -> {
+            db.jdbi().useTransaction(h -> {
+                h.execute("INSERT INTO business (bk_biz_id, bk_biz_name, attributes) VALUES (7, 'seven', '{}'), (8, 'eight', '{}')");
+                h.execute("INSERT INTO host (bk_host_id, bk_biz_id, bk_host_innerip, bk_cloud_id, attributes, bk_module_ids) "
+                        + "VALUES (7001, 7, '10.9.7.1', 0, '{}', ''), (8001, 8, '10.9.8.1', 0, '{}', ''), (8002, 8, '10.9.8.2', 0, '{}', '')");
+            });
+            JobServiceFixture fixture = JobServiceFixture.on(db, new EventBus(), Clock.systemUTC(), "auto-1", "auto-2", "auto-3");
+            Map<String, String> addresses = Map.of("auto-1", "10.9.8.1", "auto-2", "10.9.8.2", "auto-3", "10.9.7.1");
+            addresses.forEach((id, ip) -> {
+                db.jdbi().useTransaction(h -> fixture.agents().enrolled(h, id, ip.startsWith("10.9.8") ? 8 : 7));
+                fixture.agents().heartbeat(id, Map.of("version", "test", "interval", 30,
+                        "grains", Map.of("drover_innerip", ip, "drover_cloud_id", 0)));
+            });
+            fixture.keys().recordMode("auto-1", io.drover.transport.master.AgentMode.SALT);
+            fixture.keys().recordMode("auto-2", io.drover.transport.master.AgentMode.DROVER);
+            fixture.keys().recordMode("auto-3", io.drover.transport.master.AgentMode.SALT);
+            List<io.drover.transport.envelope.PublishLoad> published = new java.util.concurrent.CopyOnWriteArrayList<>();
+            JobService jobs = fixture.jobs((load, minions) -> published.add(load));
+            try {
+                Principal eight = Principal.system("test").limitedTo(java.util.Set.of(8L));
+                assertThat(jobs.start(eight, new JobRequest("auto-1,auto-3", "list", "test.ping", List.of(), Map.of(), 30)).minions())
+                        .containsExactly("auto-1");
+                assertThat(published.getLast().tgt()).isEqualTo(List.of("auto-1"));
+                jobs.start(eight, new JobRequest("auto-*", "glob", "test.ping", List.of(), Map.of(), 30));
+                assertThat(published.getLast().tgt()).isEqualTo(List.of("auto-1", "auto-2"));
+                assertThat(published.getLast().tgtType()).isEqualTo("list");
+                jobs.start(eight, new JobRequest("auto-2", "glob", "test.ping", List.of(), Map.of(), 30));
+                assertThat(published.getLast().tgt()).isEqualTo("auto-2");
+                jobs.start(Principal.system("test"), new JobRequest("auto-*", "glob", "test.ping", List.of(), Map.of(), 30));
+                assertThat(published.getLast().tgt()).isEqualTo("auto-*");
+            } finally {
+                jobs.close();
+            }
+        });
+    }
+
     /** Salt's greedy default (a minion without grains is expected by grain targets) is kept for salt-minions only. */
     @Test
     void aDroverAgentReportingNoGrainsIsNotSentGrainTargetedJobs() {
@@ -207,7 +250,7 @@ class JobServiceTest {
                 String jid = jobs.start(admin, new JobRequest("auto-*", "glob", "test.ping", List.of(), Map.of(), 30)).jid();
                 assertThat(jobs.awaitReturn(admin, jid, "auto-1", Duration.ZERO)).isEmpty();
                 assertThatThrownBy(() -> jobs.awaitReturn(otherBusiness, jid, "auto-1", Duration.ZERO))
-                        .hasMessageContaining("limited to businesses [99]");
+                        .hasMessage("job " + jid + " does not exist"); // as missing to a token of other businesses
 
                 jobs.onReturn("auto-1", JobReturn.fromWire(Map.of("jid", jid, "fun", "test.ping", "return", "pong")));
                 assertThat(jobs.awaitReturn(admin, jid, "auto-1", Duration.ofSeconds(1)))
@@ -218,7 +261,7 @@ class JobServiceTest {
                 assertThat(jobs.awaitReturn(admin, jid, "auto-2", Duration.ofSeconds(1)))
                         .hasValueSatisfying(ret -> assertThat(ret.ret()).isEqualTo("pong 2"));
                 assertThatThrownBy(() -> jobs.awaitReturn(otherBusiness, jid, "auto-2", Duration.ZERO))
-                        .hasMessageContaining("limited to businesses [99]");
+                        .hasMessage("job " + jid + " does not exist"); // as missing to a token of other businesses
                 assertThatThrownBy(() -> jobs.awaitReturn(admin, "20991231000000000000", "auto-1", Duration.ZERO))
                         .hasMessageContaining("20991231000000000000");
             } finally {

@@ -111,6 +111,8 @@ public final class SaltMaster implements AutoCloseable {
     private final Map<RequestRefusal, AtomicLong> refusals = new java.util.EnumMap<>(RequestRefusal.class);
     /** Each accepted minion's mode as signed in or heard here (or as recorded by the handler); bounded. */
     private final java.util.concurrent.ConcurrentHashMap<String, AgentMode> modes = new java.util.concurrent.ConcurrentHashMap<>();
+    /** The session key the modes in {@link #modes} were heard under. */
+    private volatile Crypticle modesUnder;
     private static final int MAX_MODES = AgentKeys.MAX_CACHED;
     private final AgentKeys agentKeys;
     private final AtomicLong restarts = new AtomicLong();
@@ -248,9 +250,6 @@ public final class SaltMaster implements AutoCloseable {
     /** A new session key: every minion re-authenticates on its next message (after a key is rejected or deleted). */
     public void rotateSessionKey() {
         session.rotate();
-        // A key was rejected or deleted: the modes heard so far are read again from the handler, so that a host whose
-        // Drover agent's key was deleted may sign in as a salt-minion (every minion signs in again after a rotation).
-        modes.clear();
     }
 
     /**
@@ -386,8 +385,17 @@ public final class SaltMaster implements AutoCloseable {
         return recorded(id) == AgentMode.DROVER;
     }
 
-    /** The mode of an accepted minion: as heard here, else as the handler recorded it; null when never recorded. */
+    /**
+     * The mode of an accepted minion: as heard here, else as the handler recorded it; null when never recorded. The
+     * modes heard are forgotten when the session key rotates (a key was rejected or deleted, by this server or another),
+     * so that a host whose Drover agent's key was deleted may sign in again as a salt-minion.
+     */
     private AgentMode recorded(String id) {
+        Crypticle current = session.current();
+        if (current != modesUnder) {
+            modes.clear();
+            modesUnder = current;
+        }
         AgentMode known = modes.get(id);
         if (known != null) {
             return known;

@@ -194,13 +194,21 @@ public final class SaltPack {
                     throw new MalformedFrameException("a map claims " + size + " entries, more than the frame holds");
                 }
                 Map<Object, Object> map = new LinkedHashMap<>(Math.max(4, size * 2));
+                Class<?> keyClass = null;
                 for (int i = 0; i < size; i++) {
                     Object key = read(u, depth + 1, budget);
+                    // Keys that share a hash code are kept in a tree only when they can be ordered: lists, maps, or keys
+                    // of two classes (a string and a number) cannot, and a map of them would decode in quadratic time.
                     if (key instanceof List<?> || key instanceof Map<?, ?>) {
-                        // such keys can share one hash code and cannot be ordered: a map of them decodes in quadratic time
                         throw new MalformedFrameException("a map key is a " + (key instanceof List<?> ? "list" : "map")
                                 + "; only strings, numbers, booleans and nil are keys");
                     }
+                    Class<?> stored = key instanceof byte[] ? String.class : key == null ? null : key.getClass();
+                    if (stored != null && keyClass != null && stored != keyClass) {
+                        throw new MalformedFrameException("a map's keys mix " + keyClass.getSimpleName() + " and "
+                                + stored.getSimpleName());
+                    }
+                    keyClass = stored != null ? stored : keyClass;
                     map.put(key instanceof byte[] b ? new String(b, StandardCharsets.ISO_8859_1) : key,
                             read(u, depth + 1, budget));
                 }

@@ -254,6 +254,14 @@ class AgentIdentityTest {
         String jid = "20260101000000000008";
         master.publish(job(jid, "victim"), List.of("victim"));
         await().atMost(Duration.ofSeconds(10)).until(() -> jobs.get("victim").stream().anyMatch(j -> jid.equals(j.get("jid"))));
+
+        // its key deleted (the handler forgets its mode; the session key rotates, here or on another server), the host
+        // may come back as a salt-minion under the same id
+        keys.modes.remove("victim");
+        master.rotateSessionKey();
+        Map<?, ?> inner = (Map<?, ?>) SaltPack.unpack(SaltPack.bytes(signInReply("victim", victim, false, false).get("load")));
+        assertThat(inner.get("aes")).as("a salt-minion's sign-in after the key was deleted").isNotNull();
+        assertThat(keys.modes).containsEntry("victim", AgentMode.SALT);
     }
 
     /**
