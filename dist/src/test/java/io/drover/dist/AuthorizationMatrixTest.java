@@ -147,8 +147,9 @@ class AuthorizationMatrixTest extends WithTwoBusinesses {
             }
             return;
         }
-        if (op.method().equals("post") && (op.path().endsWith("/jobs") || op.path().endsWith("/plans"))) {
-            // a scoped token's target sees no agent of another business: naming one names none, as an unknown id does
+        if (op.method().equals("post") && (op.path().endsWith("/jobs") || op.path().endsWith("/plans") || op.path().endsWith("/diagnoses"))) {
+            // a scoped token's target sees no agent or host of another business: naming one names none, as an unknown
+            // id does
             expect(failures, op, "scoped " + op.role() + " targeting the outside business", world.call(op, outside, token, body), 422);
             return;
         }

@@ -31,6 +31,8 @@ public final class Journal {
     private final Path dir;
 
     private final int keepDone;
+    /** The newest Salt jid forgotten (null: none yet); kept in {@code forgotten-up-to}. */
+    private String watermark;
 
     public Journal(Path stateDir) {
         this(stateDir, KEEP_DONE);
@@ -44,6 +46,7 @@ public final class Journal {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create the journal " + dir, e);
         }
+        this.watermark = readWatermark();
     }
 
     /** Records a job before it runs; false when this job id was seen before (it must not run again). */
@@ -95,8 +98,9 @@ public final class Journal {
                 newestForgotten = done.get(i);
             }
         }
-        if (newestForgotten != null && (watermark() == null || newestForgotten.compareTo(watermark()) > 0)) {
+        if (newestForgotten != null && (watermark == null || newestForgotten.compareTo(watermark) > 0)) {
             DurableFiles.write(dir.resolve(WATERMARK), newestForgotten.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            watermark = newestForgotten;
         }
         for (int i = 0; i < done.size() - keepDone; i++) {
             delete(file(done.get(i), "done"));
@@ -105,11 +109,10 @@ public final class Journal {
 
     /** A Salt jid at or below the watermark: seen long ago, or replayed. */
     private boolean forgotten(String jid) {
-        String mark = SALT_JID.matcher(jid).matches() ? watermark() : null;
-        return mark != null && jid.compareTo(mark) <= 0;
+        return watermark != null && SALT_JID.matcher(jid).matches() && jid.compareTo(watermark) <= 0;
     }
 
-    private String watermark() {
+    private String readWatermark() {
         Path file = dir.resolve(WATERMARK);
         try {
             return Files.exists(file) ? Files.readString(file, java.nio.charset.StandardCharsets.US_ASCII).strip() : null;
