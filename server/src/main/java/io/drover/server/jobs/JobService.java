@@ -233,8 +233,7 @@ public final class JobService implements AutoCloseable, io.drover.server.agentli
         if (minions.isEmpty()) {
             throw DomainException.invalid("tgt", "'" + tgt + "' matches no accepted minion");
         }
-        // Resolved here, never taken from the caller: a scoped token may run only on agents of its businesses.
-        principal.requireAgents(minions, agentBusinesses, "the target names");
+        // Resolved here, never taken from the caller, among the agents of the principal's businesses only (visible).
         return new Targets(minions, absent, accepted, listed);
     }
 
