@@ -28,8 +28,14 @@ final class HttpRegistry implements RegistryReader {
     private final String name;
     private final URI index;
     private final HttpClient http;
+    private final long maxBytes;
 
     HttpRegistry(String name, String url) {
+        this(name, url, MAX_BYTES);
+    }
+
+    HttpRegistry(String name, String url, long maxBytes) {
+        this.maxBytes = maxBytes;
         this.name = name;
         String base = url.endsWith(".yaml") || url.endsWith(".yml") ? url : (url.endsWith("/") ? url : url + "/") + "index.yaml";
         this.index = URI.create(base);
@@ -129,17 +135,22 @@ final class HttpRegistry implements RegistryReader {
         return bytes;
     }
 
+    /** The body of a GET, read only up to the limit: a registry that sends more is refused before it fills the heap. */
     private byte[] get(URI url) {
         try {
-            HttpResponse<byte[]> response = http.send(HttpRequest.newBuilder(url).timeout(REQUEST_TIMEOUT).GET().build(),
-                    HttpResponse.BodyHandlers.ofByteArray());
-            if (response.statusCode() != 200) {
-                throw new RegistryException("registry " + name + ": GET " + url + " answered " + response.statusCode());
+            HttpResponse<java.io.InputStream> response = http.send(HttpRequest.newBuilder(url).timeout(REQUEST_TIMEOUT).GET().build(),
+                    HttpResponse.BodyHandlers.ofInputStream());
+            try (java.io.InputStream body = response.body()) {
+                if (response.statusCode() != 200) {
+                    throw new RegistryException("registry " + name + ": GET " + url + " answered " + response.statusCode());
+                }
+                long announced = response.headers().firstValueAsLong("Content-Length").orElse(-1);
+                byte[] bytes = announced > maxBytes ? null : body.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, maxBytes + 1));
+                if (bytes == null || bytes.length > maxBytes) {
+                    throw new RegistryException("registry " + name + ": " + url + " is larger than " + maxBytes + " bytes");
+                }
+                return bytes;
             }
-            if (response.body().length > MAX_BYTES) {
-                throw new RegistryException("registry " + name + ": " + url + " is larger than " + MAX_BYTES + " bytes");
-            }
-            return response.body();
         } catch (IOException e) {
             throw new RegistryException("registry " + name + ": GET " + url + " failed: " + e, e);
         } catch (InterruptedException e) {

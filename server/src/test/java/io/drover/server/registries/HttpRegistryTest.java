@@ -85,6 +85,24 @@ class HttpRegistryTest {
                 .hasMessage("registry web: GET " + base() + "/repo/lib-1.0.0.tgz answered 404");
     }
 
+    /** A download over the limit is refused whether its length is announced or not, and is not read past the limit. */
+    @Test
+    void aBodyOverTheLimitIsRefused() {
+        files.put("/big/index.yaml", ("apiVersion: v1\nentries: {}\n# " + "x".repeat(4096)).getBytes(StandardCharsets.UTF_8));
+        assertThatThrownBy(() -> new HttpRegistry("big", base() + "/big", 1024).list())
+                .hasMessage("registry big: " + base() + "/big/index.yaml is larger than 1024 bytes");
+        http.createContext("/chunked/", exchange -> {
+            exchange.sendResponseHeaders(200, 0); // no length: chunked
+            for (int i = 0; i < 64; i++) {
+                exchange.getResponseBody().write(new byte[1024]);
+            }
+            exchange.close();
+        });
+        assertThatThrownBy(() -> new HttpRegistry("chunked", base() + "/chunked", 1024).list())
+                .hasMessage("registry chunked: " + base() + "/chunked/index.yaml is larger than 1024 bytes");
+        assertThat(new HttpRegistry("big", base() + "/big", 8192).list().entries()).isEmpty();
+    }
+
     @Test
     void unreachableAndMalformedIndexesNameTheRegistryAndUrl() {
         assertThatThrownBy(() -> new HttpRegistry("gone", base() + "/nothing/index.yaml").list())
