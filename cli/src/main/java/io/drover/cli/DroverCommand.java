@@ -15,7 +15,19 @@ public final class DroverCommand {
 
     /** Builds the command line with Drover's error handling: "error: ..." on stderr and exit code 1. */
     public static CommandLine commandLine() {
+        return commandLine(new java.io.OutputStreamWriter(System.out, System.out.charset()),
+                new java.io.OutputStreamWriter(System.err, System.err.charset()));
+    }
+
+    /**
+     * The command line writing to {@code out} and {@code err} through {@link TerminalSafeWriter}: what hosts wrote
+     * cannot drive the operator's terminal. Help is plain text (no colour sequences to filter).
+     */
+    public static CommandLine commandLine(java.io.Writer out, java.io.Writer err) {
         CommandLine cli = new CommandLine(new DroverCommand());
+        cli.setOut(new java.io.PrintWriter(new TerminalSafeWriter(out), true));
+        cli.setErr(new java.io.PrintWriter(new TerminalSafeWriter(err), true));
+        cli.setColorScheme(CommandLine.Help.defaultColorScheme(CommandLine.Help.Ansi.OFF));
         cli.setCaseInsensitiveEnumValuesAllowed(true);
         cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
             if (e instanceof CliException) {

@@ -20,7 +20,8 @@ class DiagStatusCommandTest {
                         "results": {"plugin.exporter.status": "RUNNING"}},
                        {"path_index": 0, "node": 2, "operation": "plugin-restart", "succeeded": false, "error": "exit status 1",
                         "time": "2026-12-01T10:00:01Z", "results": {"plugin.exporter.status": "STOPPED",
-                        "operation.restart.output": "line one\\nline two\\n"}}],
+                        "operation.restart.output": "line one\\nline two\\n",
+                        "operation.hostile": "\\u001b]52;c;cm0gLXJmIH4K\\u0007\\u001b[2J\\r\\u202eabc"}}],
              "conditions": [], "operation_results": {"plugin.exporter.status": "STOPPED"}}
             """;
     HttpServer api;
@@ -54,5 +55,8 @@ class DiagStatusCommandTest {
                 "7: path 1 node 2 plugin-restart FAILED: exit status 1\n    plugin.exporter.status = STOPPED\n"
                         + "    operation.restart.output = line one … (18 characters, 2 lines)\n",
                 "diagnosis 7 (plugin-down): Failed on web-1", "plugin.exporter.status: STOPPED");
+        // what a host wrote cannot write the clipboard (OSC 52), clear the screen, overwrite the line or reorder it
+        assertThat(status.out()).contains("operation.hostile = ?]52;c;cm0gLXJmIH4K??[2J")
+                .doesNotContain("\u001b").doesNotContain("\u0007").doesNotContain("\r").doesNotContain("\u202e");
     }
 }

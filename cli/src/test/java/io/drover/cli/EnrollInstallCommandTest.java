@@ -119,9 +119,7 @@ class EnrollInstallCommandTest {
     static Run drover(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        var cli = DroverCommand.commandLine();
-        cli.setOut(new PrintWriter(out, true));
-        cli.setErr(new PrintWriter(err, true));
+        var cli = DroverCommand.commandLine(out, err);
         int exit = cli.execute(args);
         return new Run(exit, out.toString(), err.toString());
     }
