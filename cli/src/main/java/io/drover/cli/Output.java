@@ -110,12 +110,15 @@ public final class Output {
      */
     public static String printable(String text) {
         StringBuilder b = new StringBuilder(text.length());
-        text.codePoints().forEach(c -> {
-            int type = Character.getType(c);
-            b.appendCodePoint(type == Character.CONTROL || type == Character.FORMAT || type == Character.LINE_SEPARATOR
-                    || type == Character.PARAGRAPH_SEPARATOR ? '?' : c);
-        });
+        text.codePoints().forEach(c -> b.appendCodePoint(movesTheTerminal(c) ? '?' : c));
         return b.toString();
+    }
+
+    /** A control or format character (escapes, line breaks, bidirectional marks): what no stored text may print. */
+    static boolean movesTheTerminal(int c) {
+        int type = Character.getType(c);
+        return type == Character.CONTROL || type == Character.FORMAT || type == Character.LINE_SEPARATOR
+                || type == Character.PARAGRAPH_SEPARATOR;
     }
 
     /** A cell: a value as it reads on the wire (times ISO-8601, lists comma-separated, maps as key=value), "-" for none. */

@@ -17,12 +17,7 @@ final class TerminalSafeWriter extends FilterWriter {
     }
 
     static char safe(char c) {
-        if (c == '\n' || c == '\t') {
-            return c;
-        }
-        int type = Character.getType(c);
-        return type == Character.CONTROL || type == Character.FORMAT || type == Character.LINE_SEPARATOR
-                || type == Character.PARAGRAPH_SEPARATOR ? '?' : c;
+        return c == '\n' || c == '\t' || !Output.movesTheTerminal(c) ? c : '?';
     }
 
     @Override

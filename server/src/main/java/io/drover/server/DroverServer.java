@@ -154,7 +154,7 @@ public final class DroverServer implements AutoCloseable {
             this.agentInstalls = new AgentInstallModule(new AgentInstallModule.Needs(jdbi, config.agentPackagesDir() == null
                     ? config.dataDir().resolve("agent-packages") : config.agentPackagesDir(), agents.enrollment(), registry,
                     inventory, config.saltHost(), link.master().requestPort(),
-                    io.drover.transport.crypto.RsaKeys.fingerprint(link.master().publicKeyPem()), config.agentInstallAllowedTargets(),
+                    link.masterKey().fingerprint(), config.agentInstallAllowedTargets(),
                     !cluster.joined(), clock));
             this.agentUpgrades = new AgentUpgradeModule(new AgentUpgradeModule.Needs(jdbi,
                     (principal, tgt, tgtType) -> jobs.service().resolve(principal, tgt, tgtType).minions(),

@@ -76,11 +76,7 @@ public record Principal(long tokenId, String name, Role role, Set<Long> bizIds) 
      * the token learn the agent ids of other businesses (a target such as a glob resolves on the server).
      */
     public void requireAgents(Collection<String> ids, Function<Collection<String>, Map<String, Long>> businessesOf, String what) {
-        if (allBusinesses()) {
-            return;
-        }
-        Map<String, Long> businesses = businessesOf.apply(ids);
-        long outside = ids.stream().filter(id -> !covers(businesses.get(id))).count();
+        long outside = outside(ids, businessesOf);
         if (outside > 0) {
             throw DomainException.forbidden("token '" + name + "' is limited to businesses " + bizIds.stream().sorted().toList()
                     + ": " + outside + " of the " + ids.size() + " agents " + what + " are outside them");
@@ -93,13 +89,18 @@ public record Principal(long tokenId, String name, Role role, Set<Long> bizIds) 
      */
     public void requireAgentsOrMissing(Collection<String> ids, Function<Collection<String>, Map<String, Long>> businessesOf,
                                        String kind, String id) {
-        if (allBusinesses()) {
-            return;
-        }
-        Map<String, Long> businesses = businessesOf.apply(ids);
-        if (ids.stream().anyMatch(agent -> !covers(businesses.get(agent)))) {
+        if (outside(ids, businessesOf) > 0) {
             throw DomainException.notFound(kind, id);
         }
+    }
+
+    /** How many of these agents are in no business this token covers (none for a token of every business). */
+    private long outside(Collection<String> ids, Function<Collection<String>, Map<String, Long>> businessesOf) {
+        if (allBusinesses()) {
+            return 0;
+        }
+        Map<String, Long> businesses = businessesOf.apply(ids);
+        return ids.stream().filter(agent -> !covers(businesses.get(agent))).count();
     }
 
     /** Whether this token covers an object of business {@code bizId}; null (no business) only for all-business tokens. */
