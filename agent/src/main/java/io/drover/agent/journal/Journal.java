@@ -112,10 +112,13 @@ public final class Journal {
         return watermark != null && SALT_JID.matcher(jid).matches() && jid.compareTo(watermark) <= 0;
     }
 
+    /** The watermark kept on disk; anything but a Salt jid there (a damaged file) counts as none, never as "refuse all". */
     private String readWatermark() {
         Path file = dir.resolve(WATERMARK);
         try {
-            return Files.exists(file) ? Files.readString(file, java.nio.charset.StandardCharsets.US_ASCII).strip() : null;
+            String mark = Files.exists(file) && Files.size(file) <= 64
+                    ? Files.readString(file, java.nio.charset.StandardCharsets.ISO_8859_1).strip() : null;
+            return mark != null && SALT_JID.matcher(mark).matches() ? mark : null;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -35,4 +35,14 @@ class JournalTest {
         assertThat(restarted.begin(jid(jobs + 1), new byte[] {1})).as("a new job").isTrue();
         assertThat(restarted.begin("not-a-salt-jid", new byte[] {1})).as("ids that do not order by time are not compared").isTrue();
     }
+
+    @Test
+    void aDamagedWatermarkRefusesNothing() throws java.io.IOException {
+        java.nio.file.Files.createDirectories(state.resolve("journal"));
+        for (String damaged : new String[] {"zzzz", "", "9".repeat(200), "2026112800\u00000000000"}) {
+            java.nio.file.Files.writeString(state.resolve("journal/forgotten-up-to"), damaged,
+                    java.nio.charset.StandardCharsets.ISO_8859_1);
+            assertThat(new Journal(state, 10).begin(jid(damaged.length() + 1), new byte[] {1})).as(damaged).isTrue();
+        }
+    }
 }

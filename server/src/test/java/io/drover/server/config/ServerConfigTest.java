@@ -143,7 +143,7 @@ class ServerConfigTest {
     void theLimitsOfTheHardeningRefuseValuesThatAreNotPositiveNumbers() {
         for (Setting limit : java.util.List.of(Setting.SALT_MAX_MESSAGE_BYTES, Setting.SALT_MAX_CONNECTIONS,
                 Setting.RETURN_MAX_BYTES, Setting.AUDIT_RETENTION_DAYS, Setting.AUTH_FAILURES_PER_MINUTE,
-                Setting.DIAGNOSIS_RETENTION_PER_HOST, Setting.DIAGNOSIS_RETENTION_HOURS)) {
+                Setting.DIAGNOSIS_RETENTION_PER_HOST, Setting.DIAGNOSIS_RETENTION_HOURS, Setting.HTTP_MAX_CONNECTIONS)) {
             for (String bad : java.util.List.of("0", "-1", "many", "99999999999999999999", "1.5", "7\u0000")) {
                 assertThatThrownBy(() -> ServerConfig.resolve(Map.of(limit, bad), Map.of(), Map.of(), ""))
                         .as("%s = %s", limit.key(), bad).isInstanceOf(ConfigException.class)
