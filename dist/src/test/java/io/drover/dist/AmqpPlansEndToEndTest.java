@@ -194,10 +194,14 @@ class AmqpPlansEndToEndTest {
 
     @Test
     void theBrokerGoingAwayMidRunLosesNothing() throws Exception {
+        // The script ends only once the broker is down (a fixed sleep raced a slow stop_app in one CI run: the plan
+        // finished and sent everything before the broker went away, and the outbox stayed empty).
+        Path brokerDown = dir.resolve("broker-down-" + System.nanoTime());
         publish("m-1", plan("api.logInfo('started')\nout = s().stdout\napi.logInfo('finished while the broker was away')\n"
-                + "return out", "sleep 3; echo done"));
+                + "return out", "while [ ! -e '" + brokerDown + "' ]; do sleep 0.1; done; echo done"));
         assertThat(receive(logQueue, 1).get(0).body()).containsEntry("Body", "started");
         rabbitmqctl("stop_app");
+        Files.createFile(brokerDown);
         Path outbox = dir.resolve("host/var/lib/drover-agent/plans/amqp/outbox");
         try {
             // the plan finishes while the broker is away: its last log message and its result wait in the outbox
