@@ -343,9 +343,11 @@ class AgentIdentityTest {
                 }
                 return true;
             };
-            await("the victim agent receives its job").atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(200))
-                    .until(() -> publish.call() && !jobs.get("victim").isEmpty());
-            await("the empty-prefix subscriber sees the victim's publishes").atMost(Duration.ofSeconds(15))
+            // Polled on this thread: a JeroMQ socket belongs to one thread, and Awaitility's own evaluates on a new
+            // thread per wait.
+            await("the victim agent receives its job").pollInSameThread().atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(200)).until(() -> publish.call() && !jobs.get("victim").isEmpty());
+            await("the empty-prefix subscriber sees the victim's publishes").pollInSameThread().atMost(Duration.ofSeconds(30))
                     .pollInterval(Duration.ofMillis(200)).until(() -> publish.call() && seen.size() >= 2);
         }
         assertThat(victim.state()).isEqualTo(SaltMinion.State.CONNECTED);
