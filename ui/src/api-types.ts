@@ -693,6 +693,7 @@ export interface RegistryInfo {
   ref?: string;
   position: number;
   created_at?: string;
+  insecure: boolean;
 }
 
 export interface RegistryRequest {
@@ -701,6 +702,7 @@ export interface RegistryRequest {
   url?: string;
   path?: string;
   ref?: string;
+  insecure?: boolean;
 }
 
 export interface RunRequest {

@@ -41,6 +41,7 @@ export type OperationSetDoc = Omit<With<Api.DiagnosisObject, 'kind' | 'name'>, '
 
 export type AddonInfo = With<Api.AddonInfo, 'name' | 'status'>;
 export type PackageInfo = With<Api.PackageInfo, 'name' | 'version'>;
+export type Registry = With<Api.RegistryInfo, 'name'>;
 
 export type JobResult = With<Api.JobResult, 'jid' | 'minions' | 'missing'>;
 export type PlanSummary = With<Api.PlanSummary, 'id'>;

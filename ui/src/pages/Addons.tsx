@@ -6,15 +6,7 @@ import { fmtTime } from '../lib/format';
 import { useLoad } from '../lib/hooks';
 import { convertForm, initialRaw, isMasked, type JsonSchema, type RawObject } from '../lib/schemaForm';
 import { useSession } from '../session';
-import type { AddonInfo, PackageInfo } from '../types';
-
-interface Registry {
-  name: string;
-  type?: string;
-  url?: string;
-  position?: number;
-  created_at?: string;
-}
+import type { AddonInfo, PackageInfo, Registry } from '../types';
 
 /** What GET /api/v1/addons/{name}/schema answers: the parameters a version takes, as a JSON Schema. */
 interface AddonSchema {
@@ -348,7 +340,17 @@ export function Addons() {
                   <td>{r.position}</td>
                   <td>{r.name}</td>
                   <td>{r.type}</td>
-                  <td className="mono small">{r.url}</td>
+                  <td className="mono small">
+                    {r.url}
+                    {r.insecure && (
+                      <>
+                        {' '}
+                        <span className="badge badge-warn" title="read in clear over the network: anyone on the path could change what it serves">
+                          insecure
+                        </span>
+                      </>
+                    )}
+                  </td>
                   <td className="small">{fmtTime(r.created_at)}</td>
                 </tr>
               ))}

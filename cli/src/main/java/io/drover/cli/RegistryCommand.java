@@ -17,7 +17,8 @@ import picocli.CommandLine.Parameters;
 public final class RegistryCommand {
     static final List<Column<RegistryInfo>> COLUMNS = List.of(Column.of("#", RegistryInfo::position),
             Column.of("NAME", RegistryInfo::name), Column.of("TYPE", RegistryInfo::type), Column.of("URL", RegistryInfo::url),
-            Column.of("PATH", RegistryInfo::path), Column.of("REF", RegistryInfo::ref));
+            Column.of("PATH", RegistryInfo::path), Column.of("REF", RegistryInfo::ref),
+            Column.of("TRANSPORT", r -> r.insecure() ? "insecure" : ""));
 
     enum Type { local, http, git }
 
@@ -30,10 +31,14 @@ public final class RegistryCommand {
                 description = "Directory on the server (local), index URL (http) or repository URL (git).") String url;
         @Option(names = "--path", paramLabel = "PATH", description = "Git: the directory holding the addons.") String path;
         @Option(names = "--ref", paramLabel = "REF", description = "Git: branch, tag or commit (default: HEAD).") String ref;
+        @Option(names = "--insecure", description = "Accept reading the registry in clear over the network (http://, git://,"
+                + " ftp:// to another host): anyone on the path could change what it serves. Refused without this.")
+        boolean insecure;
 
         @Override
         public Integer call() {
-            RegistryInfo added = client.client().post("/api/v1/registries", new RegistryRequest(name, type.name(), url, path, ref),
+            RegistryInfo added = client.client().post("/api/v1/registries", new RegistryRequest(name, type.name(), url, path, ref,
+                    insecure ? Boolean.TRUE : null),
                     RegistryInfo.class);
             client.output().printRow(added, COLUMNS);
             return 0;

@@ -204,6 +204,16 @@ class AddonEndToEndTest {
         assertThat(ok("addon", "list").out()).doesNotContain("enabled");
         assertThat(ok("plugin", "list").out()).doesNotContain("bkmonitorbeat");
 
+        // An address another host answers in clear is refused unless the operator accepts it; this machine's is not.
+        assertThat(fails("registry", "add", "far", "--type", "http", "--url", "http://addons.example.invalid/").err())
+                .contains("url: travels in clear (http://)").contains("--insecure");
+        assertThat(fails("registry", "add", "far", "--type", "git", "--url", "git://git.example.invalid/addons.git").err())
+                .contains("url: travels in clear (git://)");
+        assertThat(ok("registry", "list").out()).doesNotContain("far");
+        assertThat(ok("registry", "add", "far", "--type", "http", "--url", "http://addons.example.invalid/", "--insecure").out())
+                .contains("insecure");
+        assertThat(ok("addon", "list").out()).contains("warning: registry far could not be read: registry far: GET http://addons.example.invalid/");
+        ok("registry", "remove", "far");
         ok("registry", "add", "broken", "--type", "http", "--url", "http://127.0.0.1:" + TestServer.freePort() + "/x/");
         assertThat(ok("addon", "list").out()).contains("warning: registry broken could not be read: registry broken: GET http://127.0.0.1:");
         ok("addon", "enable", "bkmonitorbeat");

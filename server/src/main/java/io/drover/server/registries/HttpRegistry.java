@@ -2,6 +2,7 @@ package io.drover.server.registries;
 
 import io.drover.core.Hashing;
 import io.drover.core.packages.Catalog.Candidate;
+import io.drover.core.packages.RegistryTransport;
 import io.drover.core.packages.Version;
 import io.drover.model.Json;
 import io.drover.model.packages.PackageMetadata.Dependency;
@@ -25,21 +26,27 @@ final class HttpRegistry implements RegistryReader {
     private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(60);
     private static final long MAX_BYTES = 1L << 30;
 
+    private static final int MAX_REDIRECTS = 5;
+
     private final String name;
     private final URI index;
     private final HttpClient http;
     private final long maxBytes;
+    private final boolean insecure;
 
-    HttpRegistry(String name, String url) {
-        this(name, url, MAX_BYTES);
+    HttpRegistry(String name, String url, boolean insecure) {
+        this(name, url, insecure, MAX_BYTES);
     }
 
-    HttpRegistry(String name, String url, long maxBytes) {
+    HttpRegistry(String name, String url, boolean insecure, long maxBytes) {
         this.maxBytes = maxBytes;
         this.name = name;
+        this.insecure = insecure;
         String base = url.endsWith(".yaml") || url.endsWith(".yml") ? url : (url.endsWith("/") ? url : url + "/") + "index.yaml";
         this.index = URI.create(base);
-        this.http = HttpClient.newBuilder().connectTimeout(CONNECT_TIMEOUT).followRedirects(HttpClient.Redirect.NORMAL).build();
+        // Redirects are followed here, each checked as the first address is (an https index cannot send a download
+        // to http:// on another host).
+        this.http = HttpClient.newBuilder().connectTimeout(CONNECT_TIMEOUT).followRedirects(HttpClient.Redirect.NEVER).build();
     }
 
     @Override
@@ -138,8 +145,7 @@ final class HttpRegistry implements RegistryReader {
     /** The body of a GET, read only up to the limit: a registry that sends more is refused before it fills the heap. */
     private byte[] get(URI url) {
         try {
-            HttpResponse<java.io.InputStream> response = http.send(HttpRequest.newBuilder(url).timeout(REQUEST_TIMEOUT).GET().build(),
-                    HttpResponse.BodyHandlers.ofInputStream());
+            HttpResponse<java.io.InputStream> response = follow(url);
             try (java.io.InputStream body = response.body()) {
                 if (response.statusCode() != 200) {
                     throw new RegistryException("registry " + name + ": GET " + url + " answered " + response.statusCode());
@@ -158,6 +164,29 @@ final class HttpRegistry implements RegistryReader {
             throw new RegistryException("registry " + name + ": GET " + url + " was interrupted", e);
         } catch (IllegalArgumentException e) {
             throw new RegistryException("registry " + name + ": " + url + " is not a usable URL: " + e.getMessage(), e);
+        }
+    }
+
+    /** The response at the end of up to {@link #MAX_REDIRECTS} redirects, each address checked before it is asked. */
+    private HttpResponse<java.io.InputStream> follow(URI first) throws IOException, InterruptedException {
+        URI url = first;
+        for (int hop = 0; ; hop++) {
+            if (RegistryTransport.refusal(url.toString(), insecure) instanceof String why) {
+                throw new RegistryException("registry " + name + ": " + (hop == 0 ? "" : first + " redirects to ") + url + " " + why);
+            }
+            HttpResponse<java.io.InputStream> response = http.send(HttpRequest.newBuilder(url).timeout(REQUEST_TIMEOUT).GET().build(),
+                    HttpResponse.BodyHandlers.ofInputStream());
+            int status = response.statusCode();
+            if (status != 301 && status != 302 && status != 303 && status != 307 && status != 308) {
+                return response;
+            }
+            response.body().close();
+            String location = response.headers().firstValue("Location").orElse(null);
+            if (location == null || hop == MAX_REDIRECTS) {
+                throw new RegistryException("registry " + name + ": GET " + first + " answered " + status
+                        + (location == null ? " without a Location" : " after " + MAX_REDIRECTS + " redirects"));
+            }
+            url = url.resolve(location);
         }
     }
 }

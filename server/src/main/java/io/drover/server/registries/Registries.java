@@ -1,6 +1,7 @@
 package io.drover.server.registries;
 
 import io.drover.core.packages.Catalog;
+import io.drover.core.packages.RegistryTransport;
 import io.drover.model.packages.RegistryInfo;
 import io.drover.model.packages.RegistryRequest;
 import io.drover.model.packages.SkippedEntry;
@@ -65,18 +66,25 @@ public final class Registries {
             errors.add(new FieldError("url", "is required: a directory (local), an index URL (http) or a repository (git)"));
         } else if ("http".equals(r.type())) {
             try {
-                URI uri = URI.create(r.url());
-                if (!"http".equals(uri.getScheme()) && !"https".equals(uri.getScheme())) {
-                    errors.add(new FieldError("url", "must be an http:// or https:// URL"));
+                URI uri = URI.create(r.url().strip());
+                if (!"http".equalsIgnoreCase(uri.getScheme()) && !"https".equalsIgnoreCase(uri.getScheme()) || uri.getHost() == null) {
+                    errors.add(new FieldError("url", "must be an https:// (or http://) URL with a host"));
+                } else if (RegistryTransport.refusal(r.url().strip(), r.acceptsClearText()) instanceof String why) {
+                    errors.add(new FieldError("url", why));
                 }
             } catch (IllegalArgumentException e) {
                 errors.add(new FieldError("url", "is not a URL: " + e.getMessage()));
             }
+        } else if ("git".equals(r.type()) && RegistryTransport.refusal(r.url().strip(), r.acceptsClearText()) instanceof String why) {
+            errors.add(new FieldError("url", why));
         } else if ("local".equals(r.type()) && !Files.isDirectory(Path.of(r.url()))) {
             errors.add(new FieldError("url", r.url() + " is not a directory on the server"));
         }
         if (r.ref() != null && !"git".equals(r.type())) {
             errors.add(new FieldError("ref", "applies to git registries only"));
+        }
+        if (r.acceptsClearText() && "local".equals(r.type())) {
+            errors.add(new FieldError("insecure", "applies to http and git registries only"));
         }
         if (!errors.isEmpty()) {
             throw DomainException.invalid(errors);
@@ -86,7 +94,7 @@ public final class Registries {
             if (repository.find(h, r.name()).isPresent()) {
                 throw DomainException.conflict("registry_exists", "registry " + r.name() + " already exists");
             }
-            repository.append(h, r.name(), r.type(), url, r.path(), r.ref());
+            repository.append(h, r.name(), r.type(), url, r.path(), r.ref(), r.acceptsClearText());
         });
         return get(r.name());
     }
@@ -130,11 +138,33 @@ public final class Registries {
     }
 
     private RegistryReader reader(RegistryInfo r) {
+        if (!"local".equals(r.type()) && RegistryTransport.refusal(r.url(), r.insecure()) instanceof String why) {
+            // Only a row written by hand gets here: adding such a registry is refused.
+            return new RefusedRegistry(r.name(), "registry " + r.name() + ": " + r.url() + " " + why);
+        }
         return switch (r.type()) {
             case "local" -> new LocalRegistry(r.name(), Path.of(r.url()));
-            case "http" -> new HttpRegistry(r.name(), r.url());
+            case "http" -> new HttpRegistry(r.name(), r.url(), r.insecure());
             case "git" -> new GitRegistry(r.name(), r.url(), r.path(), r.ref(), cloneDir.resolve(r.name()));
             default -> throw new IllegalStateException("registry " + r.name() + " has an unknown type " + r.type());
         };
+    }
+
+    /** A registry the server does not read: every call fails with why. */
+    private record RefusedRegistry(String name, String why) implements RegistryReader {
+        @Override
+        public Listing list() {
+            throw new RegistryException(why);
+        }
+
+        @Override
+        public byte[] readFile(String relativePath) {
+            throw new RegistryException(why);
+        }
+
+        @Override
+        public byte[] fetch(Entry entry) {
+            throw new RegistryException(why);
+        }
     }
 }

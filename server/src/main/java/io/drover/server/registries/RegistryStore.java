@@ -27,13 +27,14 @@ final class RegistryStore {
     }
 
     /** Adds a registry after the others (last in lookup order). */
-    void append(Handle h, String name, String type, String url, String path, String ref) {
+    void append(Handle h, String name, String type, String url, String path, String ref, boolean insecure) {
         int position = h.createQuery("SELECT COALESCE(MAX(position), 0) + 1 FROM registry").mapTo(Integer.class).one();
         h.createUpdate("""
-                        INSERT INTO registry (name, type, url, path, ref, position, created_at)
-                        VALUES (:name, :type, :url, :path, :ref, :position, :now)""")
+                        INSERT INTO registry (name, type, url, path, ref, position, created_at, insecure)
+                        VALUES (:name, :type, :url, :path, :ref, :position, :now, :insecure)""")
                 .bind("name", name).bind("type", type).bind("url", url).bind("path", path)
-                .bind("ref", ref).bind("position", position).bind("now", OffsetDateTime.now(clock)).execute();
+                .bind("ref", ref).bind("position", position).bind("now", OffsetDateTime.now(clock))
+                .bind("insecure", insecure).execute();
     }
 
     void delete(Handle h, String name) {
@@ -42,6 +43,6 @@ final class RegistryStore {
 
     private static RegistryInfo info(ResultSet rs) throws SQLException {
         return new RegistryInfo(rs.getString("name"), rs.getString("type"), rs.getString("url"), rs.getString("path"),
-                rs.getString("ref"), rs.getInt("position"), SqlTime.read(rs, "created_at"));
+                rs.getString("ref"), rs.getInt("position"), SqlTime.read(rs, "created_at"), rs.getBoolean("insecure"));
     }
 }

@@ -14,16 +14,18 @@ class RegistryStoreTest {
     @OnBothDatabases
     void registriesAreLookedUpInTheOrderTheyWereAdded(String kind) {
         TestDatabases.on(kind, db -> db.jdbi().useTransaction(h -> {
-            repository.append(h, "web", "http", "https://addons.example.com/index.yaml", null, null);
-            repository.append(h, "team", "git", "https://git.example.com/ops/addons.git", "addons", "main");
-            repository.append(h, "aaa-local", "local", "/srv/addons", null, null);
+            repository.append(h, "web", "http", "https://addons.example.com/index.yaml", null, null, false);
+            repository.append(h, "team", "git", "git://git.example.com/ops/addons.git", "addons", "main", true);
+            repository.append(h, "aaa-local", "local", "/srv/addons", null, null, false);
             assertThat(repository.all(h)).extracting(RegistryInfo::name).containsExactly("web", "team", "aaa-local");
             RegistryInfo team = repository.find(h, "team").orElseThrow();
             assertThat(team.path()).isEqualTo("addons");
             assertThat(team.ref()).isEqualTo("main");
             assertThat(team.position()).isEqualTo(2);
+            assertThat(team.insecure()).isTrue();
+            assertThat(repository.find(h, "web").orElseThrow().insecure()).isFalse();
             repository.delete(h, "team");
-            repository.append(h, "later", "local", "/srv/more", null, null);
+            repository.append(h, "later", "local", "/srv/more", null, null, false);
             assertThat(repository.all(h)).extracting(RegistryInfo::name).containsExactly("web", "aaa-local", "later");
             assertThat(repository.find(h, "team")).isEmpty();
         }));

@@ -1,0 +1,98 @@
+package io.drover.core.packages;
+
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * How a registry's address is reached, and whether the server may read it. What a registry serves is installed on
+ * hosts, so an address anyone on the network path can answer for (http://, git://, ftp://) is read only when the
+ * operator said so ({@code insecure}), or when it never leaves the server (a loopback host), as Docker treats
+ * registries on 127.0.0.0/8.
+ */
+public final class RegistryTransport {
+    /** What reaching an address protects. */
+    public enum Kind {
+        /** TLS or SSH, or a path on the server itself. */
+        PROTECTED,
+        /** In clear, but to this machine only. */
+        LOOPBACK,
+        /** In clear over the network. */
+        CLEAR,
+        /** A scheme the server does not read registries over. */
+        UNSUPPORTED
+    }
+
+    private static final Pattern SCHEME = Pattern.compile("([A-Za-z][A-Za-z0-9+.-]*)://([^/?#]*)(.*)", Pattern.DOTALL);
+    /** Git's scp-like form, {@code [user@]host:path} (SSH). */
+    private static final Pattern SCP_LIKE = Pattern.compile("(?:[^@/:\\s]+@)?[A-Za-z0-9.-]+:.*", Pattern.DOTALL);
+    private static final Pattern IPV4_LOOPBACK = Pattern.compile("127\\.(\\d{1,3})\\.(\\d{1,3})\\.(\\d{1,3})");
+
+    private RegistryTransport() {
+    }
+
+    public static Kind of(String url) {
+        if (url == null || url.isBlank() || url.chars().anyMatch(c -> c < 0x20 || c == 0x7f)) {
+            return Kind.UNSUPPORTED;
+        }
+        Matcher m = SCHEME.matcher(url.strip());
+        if (!m.matches()) {
+            // No scheme: a path on the server (local registries, a git repository on disk) or git's scp-like SSH form.
+            // A scheme written with one slash ("http:/host") is neither.
+            if (url.startsWith("/")) {
+                return Kind.PROTECTED;
+            }
+            return SCP_LIKE.matcher(url).matches() && !url.contains(":/") ? Kind.PROTECTED : Kind.UNSUPPORTED;
+        }
+        String scheme = m.group(1).toLowerCase(Locale.ROOT);
+        return switch (scheme) {
+            case "https", "ssh", "sftp", "file" -> Kind.PROTECTED;
+            case "http", "git", "ftp" -> isLoopback(host(m.group(2))) ? Kind.LOOPBACK : Kind.CLEAR;
+            default -> Kind.UNSUPPORTED;
+        };
+    }
+
+    /** Null when the server may read {@code url}; else why not, in words for the operator. */
+    public static String refusal(String url, boolean insecure) {
+        return switch (of(url)) {
+            case PROTECTED, LOOPBACK -> null;
+            case CLEAR -> insecure ? null : "travels in clear (" + scheme(url) + "://): anyone on the network path could change"
+                    + " what the registry serves, and so what runs on your hosts; use https:// (or ssh for git), or add the"
+                    + " registry as insecure (insecure: true, or drover registry add --insecure) to accept that";
+            case UNSUPPORTED -> "is not an address registries are read from: https://, ssh://, user@host:path, a path on the"
+                    + " server, or (with insecure: true) http://, git:// or ftp://";
+        };
+    }
+
+    /** The host of an authority ({@code user@host:port}, {@code [v6]:port}), lower case, without brackets. */
+    static String host(String authority) {
+        String hostPort = authority.substring(authority.lastIndexOf('@') + 1);
+        if (hostPort.startsWith("[")) {
+            int end = hostPort.indexOf(']');
+            return end < 0 ? "" : hostPort.substring(1, end).toLowerCase(Locale.ROOT);
+        }
+        int colon = hostPort.indexOf(':');
+        return (colon < 0 ? hostPort : hostPort.substring(0, colon)).toLowerCase(Locale.ROOT);
+    }
+
+    static boolean isLoopback(String host) {
+        if (host.equals("localhost") || host.equals("::1") || host.equals("0:0:0:0:0:0:0:1")) {
+            return true;
+        }
+        Matcher m = IPV4_LOOPBACK.matcher(host);
+        if (!m.matches()) {
+            return false;
+        }
+        for (int i = 1; i <= 3; i++) {
+            if (Integer.parseInt(m.group(i)) > 255) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static String scheme(String url) {
+        Matcher m = SCHEME.matcher(url.strip());
+        return m.matches() ? m.group(1).toLowerCase(Locale.ROOT) : "";
+    }
+}

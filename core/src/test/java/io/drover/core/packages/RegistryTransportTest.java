@@ -1,0 +1,64 @@
+package io.drover.core.packages;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.drover.core.packages.RegistryTransport.Kind;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class RegistryTransportTest {
+
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource(delimiter = '|', textBlock = """
+            https://addons.example.com/index.yaml        | PROTECTED
+            HTTPS://addons.example.com                   | PROTECTED
+            ssh://git@example.com/addons.git             | PROTECTED
+            sftp://example.com/addons                    | PROTECTED
+            git@github.com:acme/addons.git               | PROTECTED
+            example.com:acme/addons.git                  | PROTECTED
+            /srv/addons                                  | PROTECTED
+            file:///srv/addons.git                       | PROTECTED
+            http://127.0.0.1:8080/index.yaml             | LOOPBACK
+            http://127.1.2.3/                            | LOOPBACK
+            http://localhost:9/                          | LOOPBACK
+            http://LOCALHOST/                            | LOOPBACK
+            http://[::1]:8080/                           | LOOPBACK
+            git://127.0.0.1/addons.git                   | LOOPBACK
+            http://evil.example@127.0.0.1/               | LOOPBACK
+            http://addons.example.com/index.yaml         | CLEAR
+            git://example.com/addons.git                 | CLEAR
+            ftp://example.com/addons                     | CLEAR
+            http://127.0.0.1.evil.example/               | CLEAR
+            http://127.0.0.1@evil.example/               | CLEAR
+            http://127.0.0.256/                          | CLEAR
+            http://localhost.evil.example/               | CLEAR
+            http://[::2]/                                | CLEAR
+            http://10.0.0.1/                             | CLEAR
+            gopher://example.com/                        | UNSUPPORTED
+            javascript://alert(1)                        | UNSUPPORTED
+            http:/evil.example/index.yaml                | UNSUPPORTED
+            relative/path                                | UNSUPPORTED
+            ''                                           | UNSUPPORTED
+            """)
+    void classifiesAnAddressByWhatReachingItProtects(String url, Kind expected) {
+        assertThat(RegistryTransport.of(url)).isEqualTo(expected);
+    }
+
+    @org.junit.jupiter.api.Test
+    void controlCharactersAndNulAreNeverAnAddress() {
+        assertThat(RegistryTransport.of("https://example.com/\u0000x")).isEqualTo(Kind.UNSUPPORTED);
+        assertThat(RegistryTransport.of("http://127.0.0.1\n.evil.example/")).isEqualTo(Kind.UNSUPPORTED);
+        assertThat(RegistryTransport.of(null)).isEqualTo(Kind.UNSUPPORTED);
+    }
+
+    @org.junit.jupiter.api.Test
+    void anAddressInClearIsReadOnlyWhenTheOperatorAcceptsIt() {
+        assertThat(RegistryTransport.refusal("http://addons.example.com/", false)).contains("in clear").contains("insecure: true");
+        assertThat(RegistryTransport.refusal("http://addons.example.com/", true)).isNull();
+        assertThat(RegistryTransport.refusal("git://example.com/a.git", false)).contains("git://");
+        assertThat(RegistryTransport.refusal("http://127.0.0.1:8080/", false)).isNull();
+        assertThat(RegistryTransport.refusal("https://addons.example.com/", false)).isNull();
+        // insecure accepts clear text, never a scheme the server does not speak
+        assertThat(RegistryTransport.refusal("gopher://example.com/", true)).contains("not an address");
+    }
+}
