@@ -156,6 +156,7 @@ public final class InventoryImport {
         TopoSet wanted = new TopoSet(s.bkSetId(), s.bkBizId(), s.bkSetName().strip());
         Optional<TopoSet> existing = repo.set(h, s.bkSetId());
         if (existing.isPresent()) {
+            InventoryWrites.requireNotOthers(p, existing.get().bkBizId(), "set", s.bkSetId(), at + "bk_set_id");
             if (!existing.get().bkBizId().equals(wanted.bkBizId())) {
                 throw DomainException.invalid(at + "bk_biz_id", "set " + s.bkSetId() + " belongs to business "
                         + existing.get().bkBizId() + "; a set cannot move to another business");
@@ -181,12 +182,12 @@ public final class InventoryImport {
 
     private Outcome upsertHost(Handle h, Principal p, Host host, String at) {
         Optional<Host> existing = repo.host(h, host.bkHostId());
-        existing.ifPresent(e -> p.requireBiz(e.bkBizId()));
+        existing.ifPresent(e -> InventoryWrites.requireNotOthers(p, e.bkBizId(), "host", e.bkHostId(), at + "bk_host_id"));
         Host wanted = writes.placeHost(h, p, host, existing.orElse(null), at);
         if (existing.isPresent() && existing.get().equals(wanted)) {
             return Outcome.UNCHANGED;
         }
-        writes.requireFreeAddress(h, wanted, at + "bk_host_innerip");
+        writes.requireFreeAddress(h, p, wanted, at + "bk_host_innerip");
         if (existing.isEmpty()) {
             repo.insertHost(h, wanted);
         } else {
@@ -200,7 +201,7 @@ public final class InventoryImport {
 
     private Outcome upsertService(Handle h, Principal p, ServiceInstance s, String at) {
         Optional<ServiceInstance> existing = repo.serviceInstance(h, s.id());
-        existing.ifPresent(e -> p.requireBiz(e.bkBizId()));
+        existing.ifPresent(e -> InventoryWrites.requireNotOthers(p, e.bkBizId(), "service instance", e.id(), at + "id"));
         ServiceInstance wanted = writes.placeService(h, p, s, at);
         if (existing.isPresent() && existing.get().equals(wanted)) {
             return Outcome.UNCHANGED;

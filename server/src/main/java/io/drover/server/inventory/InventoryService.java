@@ -359,7 +359,7 @@ public final class InventoryService {
                 throw DomainException.conflict("already_exists", "host " + id + " already exists");
             }
             Host created = writes.placeHost(h, p, withId(host, id), null, "");
-            writes.requireFreeAddress(h, created, "bk_host_innerip");
+            writes.requireFreeAddress(h, p, created, "bk_host_innerip");
             repo.insertHost(h, created);
             writes.changed(h, "host", "created", id, created.bkBizId(), null, created);
             return created;
@@ -403,7 +403,7 @@ public final class InventoryService {
             if (after.equals(before)) {
                 return before;
             }
-            writes.requireFreeAddress(h, after, "bk_host_innerip");
+            writes.requireFreeAddress(h, p, after, "bk_host_innerip");
             repo.updateHost(h, after);
             writes.changed(h, "host", "updated", id, after.bkBizId(), before, after);
             return after;
@@ -420,7 +420,7 @@ public final class InventoryService {
             Host before = visible(p, repo.host(h, id), Host::bkBizId, "host", id);
             Long targetBiz = move.bkBizId();
             if (targetBiz == null) {
-                TopoModule first = writes.requireModule(h, moduleIds.getFirst(), "bk_module_ids[0]");
+                TopoModule first = writes.requireModule(h, p, moduleIds.getFirst(), "bk_module_ids[0]");
                 targetBiz = first.bkBizId();
             }
             Host target = new Host(id, targetBiz, before.bkHostInnerip(), before.bkCloudId(), before.bkHostName(),

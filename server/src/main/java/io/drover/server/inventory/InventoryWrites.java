@@ -44,13 +44,14 @@ final class InventoryWrites {
      * names are unique in the set; an unchanged module is left alone and emits no event.
      */
     Outcome saveModule(Handle h, Principal p, TopoModule m, Optional<TopoModule> existing, String at) {
-        TopoSet set = requireSet(h, m.bkSetId(), at + "bk_set_id");
+        TopoSet set = requireSet(h, p, m.bkSetId(), at + "bk_set_id");
         p.requireBiz(set.bkBizId());
         if (m.bkBizId() != null && !m.bkBizId().equals(set.bkBizId())) {
             throw DomainException.invalid(at + "bk_biz_id", "set " + set.bkSetId() + " belongs to business " + set.bkBizId());
         }
         TopoModule wanted = new TopoModule(m.bkModuleId(), set.bkSetId(), set.bkBizId(), m.bkModuleName().strip(), m.idle());
         if (existing.isPresent()) {
+            requireNotOthers(p, existing.get().bkBizId(), "module", m.bkModuleId(), at + "bk_module_id");
             if (!existing.get().bkSetId().equals(wanted.bkSetId())) {
                 throw DomainException.invalid(at + "bk_set_id", "module " + m.bkModuleId() + " belongs to set "
                         + existing.get().bkSetId() + "; a module cannot move to another set");
@@ -91,7 +92,7 @@ final class InventoryWrites {
         List<Long> modules;
         if (!host.bkModuleIds().isEmpty()) {
             for (int i = 0; i < host.bkModuleIds().size(); i++) {
-                TopoModule m = requireModule(h, host.bkModuleIds().get(i), at + "bk_module_ids[" + i + "]");
+                TopoModule m = requireModule(h, p, host.bkModuleIds().get(i), at + "bk_module_ids[" + i + "]");
                 if (m.bkBizId() != bizId) {
                     throw DomainException.invalid(at + "bk_module_ids[" + i + "]", "module " + m.bkModuleId()
                             + " belongs to business " + m.bkBizId() + ", not " + bizId);
@@ -109,7 +110,7 @@ final class InventoryWrites {
     }
 
     ServiceInstance placeService(Handle h, Principal p, ServiceInstance s, String at) {
-        TopoModule module = requireModule(h, s.bkModuleId(), at + "bk_module_id");
+        TopoModule module = requireModule(h, p, s.bkModuleId(), at + "bk_module_id");
         p.requireBiz(module.bkBizId());
         if (s.bkBizId() != null && !s.bkBizId().equals(module.bkBizId())) { // the module's business, never another's
             p.requireBiz(s.bkBizId());
@@ -159,12 +160,26 @@ final class InventoryWrites {
         }
     }
 
-    TopoSet requireSet(Handle h, long setId, String field) {
-        return repo.set(h, setId).orElseThrow(() -> DomainException.invalid(field, "set " + setId + " does not exist"));
+    /** A set named in a body; one of a business {@code p} does not cover is answered as one that does not exist. */
+    TopoSet requireSet(Handle h, Principal p, long setId, String field) {
+        return repo.set(h, setId).filter(set -> p.covers(set.bkBizId()))
+                .orElseThrow(() -> DomainException.invalid(field, "set " + setId + " does not exist"));
     }
 
-    TopoModule requireModule(Handle h, long moduleId, String field) {
-        return repo.module(h, moduleId).orElseThrow(() -> DomainException.invalid(field, "module " + moduleId + " does not exist"));
+    /** A module named in a body; one of a business {@code p} does not cover is answered as one that does not exist. */
+    TopoModule requireModule(Handle h, Principal p, long moduleId, String field) {
+        return repo.module(h, moduleId).filter(module -> p.covers(module.bkBizId()))
+                .orElseThrow(() -> DomainException.invalid(field, "module " + moduleId + " does not exist"));
+    }
+
+    /**
+     * An object an import would update, found by its id in another business than {@code p} covers: the id is taken,
+     * said without naming that business.
+     */
+    static void requireNotOthers(Principal p, long bizId, String kind, long id, String field) {
+        if (!p.covers(bizId)) {
+            throw conflictOrInvalid(field, kind + " " + id + " already exists");
+        }
     }
 
     void requireFreeBusinessName(Handle h, Business b, String field) {
@@ -192,12 +207,14 @@ final class InventoryWrites {
                 });
     }
 
-    void requireFreeAddress(Handle h, Host host, String field) {
+    /** An address is one host's in its cloud; a host {@code p} cannot see is not named. */
+    void requireFreeAddress(Handle h, Principal p, Host host, String field) {
         repo.hostIdByAddress(h, host.bkCloudId(), host.bkHostInnerip())
                 .filter(other -> !other.equals(host.bkHostId()))
                 .ifPresent(other -> {
-                    throw conflictOrInvalid(field, host.bkHostInnerip() + " in cloud " + host.bkCloudId()
-                            + " is already host " + other);
+                    boolean visible = p.allBusinesses() || repo.host(h, other).filter(o -> p.covers(o.bkBizId())).isPresent();
+                    throw conflictOrInvalid(field, host.bkHostInnerip() + " in cloud " + host.bkCloudId() + " is already "
+                            + (visible ? "host " + other : "another host's, in a business this token does not cover"));
                 });
     }
 
