@@ -23,7 +23,13 @@ public final class RegistryTransport {
         UNSUPPORTED
     }
 
-    private static final Pattern SCHEME = Pattern.compile("([A-Za-z][A-Za-z0-9+.-]*)://([^/?#]*)(.*)", Pattern.DOTALL);
+    /** The authority runs to the first '/': what it holds beyond user, host and port is refused, not read around. */
+    private static final Pattern SCHEME = Pattern.compile("([A-Za-z][A-Za-z0-9+.-]*)://([^/]*)(.*)", Pattern.DOTALL);
+    /**
+     * Characters that parsers read differently inside an authority (JGit takes {@code 127.0.0.1?@host} for user
+     * {@code 127.0.0.1?} at {@code host}; java.net.URI ends the authority at '?').
+     */
+    private static final Pattern AMBIGUOUS_AUTHORITY = Pattern.compile("[?#\\\\\\s]|@.*@|%[^@]*$");
     /** Git's scp-like form, {@code [user@]host:path} (SSH). */
     private static final Pattern SCP_LIKE = Pattern.compile("(?:[^@/:\\s]+@)?[A-Za-z0-9.-]+:.*", Pattern.DOTALL);
     private static final Pattern IPV4_LOOPBACK = Pattern.compile("127\\.(\\d{1,3})\\.(\\d{1,3})\\.(\\d{1,3})");
@@ -44,6 +50,9 @@ public final class RegistryTransport {
             }
             return SCP_LIKE.matcher(url).matches() && !url.contains(":/") ? Kind.PROTECTED : Kind.UNSUPPORTED;
         }
+        if (AMBIGUOUS_AUTHORITY.matcher(m.group(2)).find()) {
+            return Kind.UNSUPPORTED;
+        }
         String scheme = m.group(1).toLowerCase(Locale.ROOT);
         return switch (scheme) {
             case "https", "ssh", "sftp", "file" -> Kind.PROTECTED;
@@ -57,11 +66,28 @@ public final class RegistryTransport {
         return switch (of(url)) {
             case PROTECTED, LOOPBACK -> null;
             case CLEAR -> insecure ? null : "travels in clear (" + scheme(url) + "://): anyone on the network path could change"
-                    + " what the registry serves, and so what runs on your hosts; use https:// (or ssh for git), or add the"
+                    + " what the registry serves, and so what runs on your hosts; use https://, or add the"
                     + " registry as insecure (insecure: true, or drover registry add --insecure) to accept that";
-            case UNSUPPORTED -> "is not an address registries are read from: https://, ssh://, user@host:path, a path on the"
-                    + " server, or (with insecure: true) http://, git:// or ftp://";
+            case UNSUPPORTED -> "is not an address registries are read from: https://, a path on the server, git:// to this"
+                    + " machine, or (with insecure: true) http://, git:// or ftp://";
         };
+    }
+
+    /**
+     * As {@link #refusal} for a Git registry: JGit follows an http:// redirect to any other http:// host, which the
+     * server cannot check hop by hop, so http:// needs {@code insecure} even on this machine.
+     */
+    public static String refusalForGit(String url, boolean insecure) {
+        String scheme = scheme(url);
+        if (scheme.equals("ssh") || scheme.equals("sftp") || scheme.isEmpty() && of(url) == Kind.PROTECTED && !url.startsWith("/")) {
+            return "is Git over SSH, which this server's Git reader does not speak; use https://, git:// or a path on the server";
+        }
+        if (!insecure && of(url) == Kind.LOOPBACK && scheme.equals("http")) {
+            return "is http:// for Git, whose redirects (to any http:// host) the server cannot check; use https://,"
+                    + " git://, a path on the server, or add the registry as insecure (insecure: true, or drover registry"
+                    + " add --insecure)";
+        }
+        return refusal(url, insecure);
     }
 
     /** The host of an authority ({@code user@host:port}, {@code [v6]:port}), lower case, without brackets. */

@@ -34,6 +34,19 @@ class RegistryTransportTest {
             http://localhost.evil.example/               | CLEAR
             http://[::2]/                                | CLEAR
             http://10.0.0.1/                             | CLEAR
+            https://user:p%40ss@addons.example.com/      | PROTECTED
+            git://127.0.0.1?@evil.example/addons.git     | UNSUPPORTED
+            git://127.0.0.1#@evil.example/addons.git     | UNSUPPORTED
+            git://localhost:1?@evil.example/a.git        | UNSUPPORTED
+            http://127.0.0.1?@evil.example/x.git         | UNSUPPORTED
+            http://a@b@127.0.0.1/                        | UNSUPPORTED
+            http://127.0.0.1\\@evil.example/             | UNSUPPORTED
+            http://127.0.0.1%2eevil.example/             | UNSUPPORTED
+            http://[::1%25lo]/                           | UNSUPPORTED
+            http://[::ffff:127.0.0.1]/                   | CLEAR
+            http://2130706433/                           | CLEAR
+            http://0177.0.0.1/                           | CLEAR
+            http://localhost./                           | CLEAR
             gopher://example.com/                        | UNSUPPORTED
             javascript://alert(1)                        | UNSUPPORTED
             http:/evil.example/index.yaml                | UNSUPPORTED
@@ -58,6 +71,17 @@ class RegistryTransportTest {
         assertThat(RegistryTransport.refusal("git://example.com/a.git", false)).contains("git://");
         assertThat(RegistryTransport.refusal("http://127.0.0.1:8080/", false)).isNull();
         assertThat(RegistryTransport.refusal("https://addons.example.com/", false)).isNull();
+        // Git follows http:// redirects to any http:// host: even this machine's needs the operator's word
+        assertThat(RegistryTransport.refusalForGit("http://127.0.0.1:8080/a.git", false)).contains("redirects");
+        assertThat(RegistryTransport.refusalForGit("http://127.0.0.1:8080/a.git", true)).isNull();
+        assertThat(RegistryTransport.refusalForGit("git://127.0.0.1/a.git", false)).isNull();
+        assertThat(RegistryTransport.refusalForGit("https://git.example.com/a.git", false)).isNull();
+        assertThat(RegistryTransport.refusalForGit("git://git.example.com/a.git", false)).contains("in clear");
+        // JGit here has no SSH session factory: said when the registry is added, not as a NullPointerException later
+        assertThat(RegistryTransport.refusalForGit("ssh://git@git.example.com/a.git", false)).contains("SSH");
+        assertThat(RegistryTransport.refusalForGit("git@git.example.com:ops/a.git", true)).contains("SSH");
+        assertThat(RegistryTransport.refusalForGit("/srv/addons.git", false)).isNull();
+        assertThat(RegistryTransport.refusalForGit("file:///srv/addons.git", false)).isNull();
         // insecure accepts clear text, never a scheme the server does not speak
         assertThat(RegistryTransport.refusal("gopher://example.com/", true)).contains("not an address");
     }

@@ -343,16 +343,16 @@ public final class AgentRegistry implements io.drover.server.agentlink.AgentPres
             throw DomainException.notFound("agent", id);
         }
         Long agentBiz = a.bizId;
-        if (agentBiz != null) {
-            p.requireBiz(agentBiz);
+        if (agentBiz != null && !p.covers(agentBiz)) {
+            throw DomainException.notFound("agent", id); // another business's agent is as missing
         }
         boolean force = Boolean.TRUE.equals(request.force());
         String[] unlinked = new String[1];
         long hostBiz = jdbi.inTransaction(h -> {
             Long before = repository.lockAgent(h, id).orElseThrow(() -> DomainException.notFound("agent", id)).hostId();
-            long biz = repository.lockHostBusiness(h, hostId)
+            // another business's host is answered as a missing one
+            long biz = repository.lockHostBusiness(h, hostId).filter(p::covers)
                     .orElseThrow(() -> DomainException.invalid("bk_host_id", "host " + hostId + " does not exist"));
-            p.requireBiz(biz);
             String other = repository.otherAgentOnHost(h, hostId, id).orElse(null);
             Optional<LinkConflictReason> refused = AgentLinkRule.byAdmin(agentBiz, biz, other != null, force,
                     Boolean.TRUE.equals(request.moveBusiness()));

@@ -89,7 +89,9 @@ public final class EnrollmentTokenStore {
 
     public EnrollmentTokenInfo revoke(Principal p, long id) {
         EnrollmentTokenInfo before = get(id);
-        p.requireBiz(before.bkBizId());
+        if (!p.mayTouch(before.bkBizId())) {
+            throw DomainException.notFound("enrollment token", id); // another business's token is as missing
+        }
         jdbi.useHandle(h -> h.createUpdate("UPDATE enrollment_token SET revoked_at = :now WHERE id = :id AND revoked_at IS NULL")
                 .bind("now", OffsetDateTime.now(clock)).bind("id", id).execute());
         return get(id);

@@ -130,16 +130,16 @@ public final class InventoryImport {
 
     private Outcome upsertBusiness(Handle h, Principal p, Business b, String at) {
         Business wanted = new Business(b.bkBizId(), b.bkBizName().strip(), b.attributes());
+        p.requireBiz(b.bkBizId()); // the same answer for a business that exists and one that does not
         Optional<Business> existing = repo.business(h, b.bkBizId());
         if (existing.isEmpty()) {
             p.requireAllBusinesses("create business " + b.bkBizId());
         } else {
-            p.requireBiz(b.bkBizId());
             if (existing.get().equals(wanted)) {
                 return Outcome.UNCHANGED;
             }
         }
-        writes.requireFreeBusinessName(h, wanted, at + "bk_biz_name");
+        writes.requireFreeBusinessName(h, p, wanted, at + "bk_biz_name");
         if (existing.isEmpty()) {
             repo.insertBusiness(h, wanted);
         } else {
@@ -151,8 +151,8 @@ public final class InventoryImport {
     }
 
     private Outcome upsertSet(Handle h, Principal p, TopoSet s, String at) {
+        p.requireBiz(s.bkBizId()); // first: nothing of a business the token does not cover, not even that it exists
         writes.requireBusiness(h, s.bkBizId(), at + "bk_biz_id");
-        p.requireBiz(s.bkBizId());
         TopoSet wanted = new TopoSet(s.bkSetId(), s.bkBizId(), s.bkSetName().strip());
         Optional<TopoSet> existing = repo.set(h, s.bkSetId());
         if (existing.isPresent()) {

@@ -198,7 +198,7 @@ public final class InventoryService {
                 throw DomainException.conflict("already_exists", "business " + id + " already exists");
             }
             Business created = new Business(id, b.bkBizName().strip(), b.attributes());
-            writes.requireFreeBusinessName(h, created, "bk_biz_name");
+            writes.requireFreeBusinessName(h, p, created, "bk_biz_name");
             repo.insertBusiness(h, created);
             writes.changed(h, "business", "created", id, id, null, created);
             writes.ensureIdleModule(h, id);
@@ -216,7 +216,7 @@ public final class InventoryService {
             if (after.equals(before)) {
                 return before;
             }
-            writes.requireFreeBusinessName(h, after, "bk_biz_name");
+            writes.requireFreeBusinessName(h, p, after, "bk_biz_name");
             repo.updateBusiness(h, after);
             writes.changed(h, "business", "updated", id, id, before, after);
             return after;

@@ -87,8 +87,8 @@ final class InventoryWrites {
      */
     Host placeHost(Handle h, Principal p, Host host, Host existing, String at) {
         long bizId = host.bkBizId();
+        p.requireBiz(bizId); // first: a scoped token learns nothing of a business it does not cover, not even that it exists
         requireBusiness(h, bizId, at + "bk_biz_id");
-        p.requireBiz(bizId);
         List<Long> modules;
         if (!host.bkModuleIds().isEmpty()) {
             for (int i = 0; i < host.bkModuleIds().size(); i++) {
@@ -182,10 +182,12 @@ final class InventoryWrites {
         }
     }
 
-    void requireFreeBusinessName(Handle h, Business b, String field) {
+    /** Business names are unique; one {@code p} does not cover is not named. */
+    void requireFreeBusinessName(Handle h, Principal p, Business b, String field) {
         repo.businessByName(h, b.bkBizName()).filter(other -> !other.bkBizId().equals(b.bkBizId()))
                 .ifPresent(other -> {
-                    throw conflictOrInvalid(field, "name '" + b.bkBizName() + "' is already business " + other.bkBizId());
+                    throw conflictOrInvalid(field, "name '" + b.bkBizName() + "' is already "
+                            + (p.covers(other.bkBizId()) ? "business " + other.bkBizId() : "another business's"));
                 });
     }
 

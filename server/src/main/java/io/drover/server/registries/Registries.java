@@ -75,7 +75,7 @@ public final class Registries {
             } catch (IllegalArgumentException e) {
                 errors.add(new FieldError("url", "is not a URL: " + e.getMessage()));
             }
-        } else if ("git".equals(r.type()) && RegistryTransport.refusal(r.url().strip(), r.acceptsClearText()) instanceof String why) {
+        } else if ("git".equals(r.type()) && RegistryTransport.refusalForGit(r.url().strip(), r.acceptsClearText()) instanceof String why) {
             errors.add(new FieldError("url", why));
         } else if ("local".equals(r.type()) && !Files.isDirectory(Path.of(r.url()))) {
             errors.add(new FieldError("url", r.url() + " is not a directory on the server"));
@@ -138,7 +138,12 @@ public final class Registries {
     }
 
     private RegistryReader reader(RegistryInfo r) {
-        if (!"local".equals(r.type()) && RegistryTransport.refusal(r.url(), r.insecure()) instanceof String why) {
+        String refused = switch (r.type()) {
+            case "http" -> RegistryTransport.refusal(r.url(), r.insecure());
+            case "git" -> RegistryTransport.refusalForGit(r.url(), r.insecure());
+            default -> null;
+        };
+        if (refused instanceof String why) {
             // Only a row written by hand gets here: adding such a registry is refused.
             return new RefusedRegistry(r.name(), "registry " + r.name() + ": " + r.url() + " " + why);
         }

@@ -63,7 +63,8 @@ class EnrollmentTokenStoreTest {
             assertThat(store.list(ADMIN)).containsExactly(shop.info(), bank.info());
             assertThat(store.list(SHOP_ONLY)).containsExactly(shop.info());
 
-            assertThat(kindOf(() -> store.revoke(SHOP_ONLY, bank.info().id()))).isEqualTo(DomainException.Kind.FORBIDDEN);
+            // another business's token is as missing to a scoped token: its business is not told
+            assertThat(kindOf(() -> store.revoke(SHOP_ONLY, bank.info().id()))).isEqualTo(DomainException.Kind.NOT_FOUND);
             EnrollmentTokenInfo revoked = store.revoke(SHOP_ONLY, shop.info().id());
             assertThat(revoked.revokedAt()).isNotNull();
             assertThat(store.revoke(ADMIN, shop.info().id())).as("revoking twice keeps the first time").isEqualTo(revoked);
