@@ -31,8 +31,8 @@ public final class RegistryCommand {
                 description = "Directory on the server (local), index URL (http) or repository URL (git).") String url;
         @Option(names = "--path", paramLabel = "PATH", description = "Git: the directory holding the addons.") String path;
         @Option(names = "--ref", paramLabel = "REF", description = "Git: branch, tag or commit (default: HEAD).") String ref;
-        @Option(names = "--insecure", description = "Accept reading the registry in clear over the network (http://, git://,"
-                + " ftp:// to another host): anyone on the path could change what it serves. Refused without this.")
+        @Option(names = "--insecure", description = "Accept reading the registry in clear over the network (http:// or"
+                + " git:// to another host): anyone on the path could change what it serves. Refused without this.")
         boolean insecure;
 
         @Override

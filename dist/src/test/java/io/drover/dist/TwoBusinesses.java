@@ -35,9 +35,9 @@ final class TwoBusinesses implements AutoCloseable {
               - {id: 100, name: in-svc, bk_module_id: 20, bk_host_id: 1}
               - {id: 700, name: out-svc, bk_module_id: 71, bk_host_id: 7001}
             """;
-    /** What no answer to a scoped token may contain: names, ids and addresses of the outside business. */
     /** The outside business's id and those of its set, module, host and service instance. */
     static final List<Long> OUTSIDE_IDS = List.of(7L, 70L, 71L, 7001L, 700L);
+    /** What no answer to a scoped token may contain: names, ids and addresses of the outside business. */
     static final List<String> OUTSIDE_MARKERS = List.of("out-", "outside", "10.9.7.1", "\"bk_biz_id\":7,", "\"bk_biz_id\":7}");
     static final Pattern PATH_PARAM = Pattern.compile("\\{([^}]+)}");
 
@@ -368,12 +368,15 @@ final class TwoBusinesses implements AutoCloseable {
                     new Variant("bk_biz_id", Map.of("bk_module_id", p.equals("/modules") ? 21 : 20, "bk_set_id", 10, "bk_biz_id", 7,
                             "bk_module_name", "x")),
                     new Variant("bk_module_id", Map.of("bk_module_id", 71, "bk_set_id", 10, "bk_module_name", "x")));
-            case "post /hosts", "put /hosts/{bk_host_id}" -> List.of(
-                    new Variant("bk_biz_id", with(host1, "bk_biz_id", 7)),
-                    new Variant("bk_module_ids", with(host1, "bk_module_ids", List.of(71))),
-                    new Variant("bk_host_id", with(with(host1, "bk_host_id", 7001), "bk_host_innerip", "10.9.7.1")),
-                    // the outside host's address: taken, without naming the host that has it
-                    new Variant("bk_host_innerip", with(host1, "bk_host_innerip", "10.9.7.1")));
+            case "post /hosts", "put /hosts/{bk_host_id}" -> {
+                // a new host needs an id of its own, or "host 1 already exists" answers before the field is looked at
+                Map<String, Object> host = p.equals("/hosts") ? with(host1, "bk_host_id", 9) : host1;
+                yield List.of(new Variant("bk_biz_id", with(host, "bk_biz_id", 7)),
+                        new Variant("bk_module_ids", with(host, "bk_module_ids", List.of(71))),
+                        new Variant("bk_host_id", with(with(host, "bk_host_id", 7001), "bk_host_innerip", "10.9.7.1")),
+                        // the outside host's address: taken, without naming the host that has it
+                        new Variant("bk_host_innerip", with(host, "bk_host_innerip", "10.9.7.1")));
+            }
             case "post /hosts/{bk_host_id}/move" -> List.of(new Variant("bk_biz_id", Map.of("bk_biz_id", 7)),
                     new Variant("bk_module_ids", Map.of("bk_module_ids", List.of(71))));
             case "post /service-instances", "put /service-instances/{id}" -> {

@@ -6,20 +6,22 @@ import java.util.regex.Pattern;
 
 /**
  * How a registry's address is reached, and whether the server may read it. What a registry serves is installed on
- * hosts, so an address anyone on the network path can answer for (http://, git://, ftp://) is read only when the
- * operator said so ({@code insecure}), or when it never leaves the server (a loopback host), as Docker treats
- * registries on 127.0.0.0/8.
+ * hosts, so an address anyone on the network path can answer for (http://, git://) is read only when the operator
+ * said so ({@code insecure}), or when it never leaves the server (a loopback host), as Docker treats registries on
+ * 127.0.0.0/8.
  */
 public final class RegistryTransport {
     /** What reaching an address protects. */
     public enum Kind {
-        /** TLS or SSH, or a path on the server itself. */
+        /** TLS, or a path on the server itself. */
         PROTECTED,
         /** In clear, but to this machine only. */
         LOOPBACK,
         /** In clear over the network. */
         CLEAR,
-        /** A scheme the server does not read registries over. */
+        /** SSH (ssh://, sftp://, Git's {@code [user@]host:path}), which no registry reader here speaks. */
+        SSH,
+        /** Anything else. */
         UNSUPPORTED
     }
 
@@ -30,8 +32,12 @@ public final class RegistryTransport {
      * {@code 127.0.0.1?} at {@code host}; java.net.URI ends the authority at '?').
      */
     private static final Pattern AMBIGUOUS_AUTHORITY = Pattern.compile("[?#\\\\\\s]|@.*@|%[^@]*$");
-    /** Git's scp-like form, {@code [user@]host:path} (SSH). */
-    private static final Pattern SCP_LIKE = Pattern.compile("(?:[^@/:\\s]+@)?[A-Za-z0-9.-]+:.*", Pattern.DOTALL);
+    /**
+     * Git's scp-like form, {@code [user@]host:path}: a user, or a host with a dot, so that {@code scheme:text}
+     * ({@code javascript:…}, {@code http:/host}) is not taken for it.
+     */
+    private static final Pattern SCP_LIKE = Pattern.compile("(?:[^@/:\\s]+@[A-Za-z0-9.-]+|[A-Za-z0-9-]+\\.[A-Za-z0-9.-]+):.*",
+            Pattern.DOTALL);
     private static final Pattern IPV4_LOOPBACK = Pattern.compile("127\\.(\\d{1,3})\\.(\\d{1,3})\\.(\\d{1,3})");
 
     private RegistryTransport() {
@@ -41,22 +47,22 @@ public final class RegistryTransport {
         if (url == null || url.isBlank() || url.chars().anyMatch(c -> c < 0x20 || c == 0x7f)) {
             return Kind.UNSUPPORTED;
         }
-        Matcher m = SCHEME.matcher(url.strip());
+        String address = url.strip();
+        Matcher m = SCHEME.matcher(address);
         if (!m.matches()) {
-            // No scheme: a path on the server (local registries, a git repository on disk) or git's scp-like SSH form.
-            // A scheme written with one slash ("http:/host") is neither.
-            if (url.startsWith("/")) {
+            // No scheme: a path on the server (local registries, a git repository on disk) or Git's scp-like SSH form.
+            if (address.startsWith("/")) {
                 return Kind.PROTECTED;
             }
-            return SCP_LIKE.matcher(url).matches() && !url.contains(":/") ? Kind.PROTECTED : Kind.UNSUPPORTED;
+            return SCP_LIKE.matcher(address).matches() ? Kind.SSH : Kind.UNSUPPORTED;
         }
         if (AMBIGUOUS_AUTHORITY.matcher(m.group(2)).find()) {
             return Kind.UNSUPPORTED;
         }
-        String scheme = m.group(1).toLowerCase(Locale.ROOT);
-        return switch (scheme) {
-            case "https", "ssh", "sftp", "file" -> Kind.PROTECTED;
-            case "http", "git", "ftp" -> isLoopback(host(m.group(2))) ? Kind.LOOPBACK : Kind.CLEAR;
+        return switch (m.group(1).toLowerCase(Locale.ROOT)) {
+            case "https", "file" -> Kind.PROTECTED;
+            case "http", "git" -> isLoopback(host(m.group(2))) ? Kind.LOOPBACK : Kind.CLEAR;
+            case "ssh", "sftp" -> Kind.SSH;
             default -> Kind.UNSUPPORTED;
         };
     }
@@ -68,8 +74,9 @@ public final class RegistryTransport {
             case CLEAR -> insecure ? null : "travels in clear (" + scheme(url) + "://): anyone on the network path could change"
                     + " what the registry serves, and so what runs on your hosts; use https://, or add the"
                     + " registry as insecure (insecure: true, or drover registry add --insecure) to accept that";
-            case UNSUPPORTED -> "is not an address registries are read from: https://, a path on the server, git:// to this"
-                    + " machine, or (with insecure: true) http://, git:// or ftp://";
+            case SSH -> "is SSH, which registries are not read over here; use https:// or, for Git, a path on the server";
+            case UNSUPPORTED -> "is not an address registries are read from: https://, a path on the server (Git), or,"
+                    + " with insecure: true, http:// or git://";
         };
     }
 
@@ -78,11 +85,7 @@ public final class RegistryTransport {
      * server cannot check hop by hop, so http:// needs {@code insecure} even on this machine.
      */
     public static String refusalForGit(String url, boolean insecure) {
-        String scheme = scheme(url);
-        if (scheme.equals("ssh") || scheme.equals("sftp") || scheme.isEmpty() && of(url) == Kind.PROTECTED && !url.startsWith("/")) {
-            return "is Git over SSH, which this server's Git reader does not speak; use https://, git:// or a path on the server";
-        }
-        if (!insecure && of(url) == Kind.LOOPBACK && scheme.equals("http")) {
+        if (!insecure && of(url) == Kind.LOOPBACK && scheme(url).equals("http")) {
             return "is http:// for Git, whose redirects (to any http:// host) the server cannot check; use https://,"
                     + " git://, a path on the server, or add the registry as insecure (insecure: true, or drover registry"
                     + " add --insecure)";

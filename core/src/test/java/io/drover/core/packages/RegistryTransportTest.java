@@ -12,10 +12,12 @@ class RegistryTransportTest {
     @CsvSource(delimiter = '|', textBlock = """
             https://addons.example.com/index.yaml        | PROTECTED
             HTTPS://addons.example.com                   | PROTECTED
-            ssh://git@example.com/addons.git             | PROTECTED
-            sftp://example.com/addons                    | PROTECTED
-            git@github.com:acme/addons.git               | PROTECTED
-            example.com:acme/addons.git                  | PROTECTED
+            ssh://git@example.com/addons.git             | SSH
+            sftp://example.com/addons                    | SSH
+            git@github.com:acme/addons.git               | SSH
+            git@git.example.com:/srv/addons.git          | SSH
+            '  git@github.com:acme/addons.git '           | SSH
+            example.com:acme/addons.git                  | SSH
             /srv/addons                                  | PROTECTED
             file:///srv/addons.git                       | PROTECTED
             http://127.0.0.1:8080/index.yaml             | LOOPBACK
@@ -27,7 +29,7 @@ class RegistryTransportTest {
             http://evil.example@127.0.0.1/               | LOOPBACK
             http://addons.example.com/index.yaml         | CLEAR
             git://example.com/addons.git                 | CLEAR
-            ftp://example.com/addons                     | CLEAR
+            ftp://example.com/addons                     | UNSUPPORTED
             http://127.0.0.1.evil.example/               | CLEAR
             http://127.0.0.1@evil.example/               | CLEAR
             http://127.0.0.256/                          | CLEAR
@@ -49,6 +51,9 @@ class RegistryTransportTest {
             http://localhost./                           | CLEAR
             gopher://example.com/                        | UNSUPPORTED
             javascript://alert(1)                        | UNSUPPORTED
+            javascript:alert(1)                          | UNSUPPORTED
+            http:evil.example/index.yaml                 | UNSUPPORTED
+            file:x                                       | UNSUPPORTED
             http:/evil.example/index.yaml                | UNSUPPORTED
             relative/path                                | UNSUPPORTED
             ''                                           | UNSUPPORTED
@@ -78,7 +83,8 @@ class RegistryTransportTest {
         assertThat(RegistryTransport.refusalForGit("https://git.example.com/a.git", false)).isNull();
         assertThat(RegistryTransport.refusalForGit("git://git.example.com/a.git", false)).contains("in clear");
         // JGit here has no SSH session factory: said when the registry is added, not as a NullPointerException later
-        assertThat(RegistryTransport.refusalForGit("ssh://git@git.example.com/a.git", false)).contains("SSH");
+        assertThat(RegistryTransport.refusalForGit("ssh://git@git.example.com/a.git", false)).contains("is SSH");
+        assertThat(RegistryTransport.refusal("git@git.example.com:ops/a.git", true)).contains("is SSH");
         assertThat(RegistryTransport.refusalForGit("git@git.example.com:ops/a.git", true)).contains("SSH");
         assertThat(RegistryTransport.refusalForGit("/srv/addons.git", false)).isNull();
         assertThat(RegistryTransport.refusalForGit("file:///srv/addons.git", false)).isNull();

@@ -89,7 +89,7 @@ public final class EnrollmentTokenStore {
 
     public EnrollmentTokenInfo revoke(Principal p, long id) {
         EnrollmentTokenInfo before = get(id);
-        if (!p.mayTouch(before.bkBizId())) {
+        if (!p.covers(before.bkBizId())) {
             throw DomainException.notFound("enrollment token", id); // another business's token is as missing
         }
         jdbi.useHandle(h -> h.createUpdate("UPDATE enrollment_token SET revoked_at = :now WHERE id = :id AND revoked_at IS NULL")

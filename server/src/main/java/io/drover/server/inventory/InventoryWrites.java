@@ -45,7 +45,6 @@ final class InventoryWrites {
      */
     Outcome saveModule(Handle h, Principal p, TopoModule m, Optional<TopoModule> existing, String at) {
         TopoSet set = requireSet(h, p, m.bkSetId(), at + "bk_set_id");
-        p.requireBiz(set.bkBizId());
         if (m.bkBizId() != null && !m.bkBizId().equals(set.bkBizId())) {
             throw DomainException.invalid(at + "bk_biz_id", "set " + set.bkSetId() + " belongs to business " + set.bkBizId());
         }
@@ -111,7 +110,6 @@ final class InventoryWrites {
 
     ServiceInstance placeService(Handle h, Principal p, ServiceInstance s, String at) {
         TopoModule module = requireModule(h, p, s.bkModuleId(), at + "bk_module_id");
-        p.requireBiz(module.bkBizId());
         if (s.bkBizId() != null && !s.bkBizId().equals(module.bkBizId())) { // the module's business, never another's
             p.requireBiz(s.bkBizId());
             throw DomainException.invalid(at + "bk_biz_id", "is " + s.bkBizId() + " but module " + module.bkModuleId()

@@ -138,13 +138,9 @@ public final class Registries {
     }
 
     private RegistryReader reader(RegistryInfo r) {
-        String refused = switch (r.type()) {
-            case "http" -> RegistryTransport.refusal(r.url(), r.insecure());
-            case "git" -> RegistryTransport.refusalForGit(r.url(), r.insecure());
-            default -> null;
-        };
-        if (refused instanceof String why) {
-            // Only a row written by hand gets here: adding such a registry is refused.
+        // A Git registry added before the rule on addresses (over SSH, say) is reported with why; an HTTP registry
+        // checks each address it asks itself.
+        if ("git".equals(r.type()) && RegistryTransport.refusalForGit(r.url(), r.insecure()) instanceof String why) {
             return new RefusedRegistry(r.name(), "registry " + r.name() + ": " + r.url() + " " + why);
         }
         return switch (r.type()) {

@@ -20,11 +20,13 @@ class HttpRegistryTest {
     HttpServer http;
     final Map<String, byte[]> files = new ConcurrentHashMap<>();
     final Map<String, String> redirects = new ConcurrentHashMap<>();
+    final Map<String, Integer> asked = new ConcurrentHashMap<>();
 
     @BeforeEach
     void start() throws IOException {
         http = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 4);
         http.createContext("/", exchange -> {
+            asked.merge(exchange.getRequestURI().getPath(), 1, Integer::sum);
             String location = redirects.get(exchange.getRequestURI().getPath());
             if (location != null) {
                 exchange.getResponseHeaders().add("Location", location);
@@ -165,6 +167,7 @@ class HttpRegistryTest {
         assertThat(registry.fetch(entries.get(2))).isEqualTo(pkg);
         assertThatThrownBy(() -> registry.fetch(entries.get(3))).isInstanceOf(RegistryException.class)
                 .hasMessageContaining("after 5 redirects");
+        assertThat(asked).as("the first request and five redirects").containsEntry("/repo/loop.tgz", 6);
 
         // accepted: the address is asked (and here does not resolve)
         HttpRegistry accepting = new HttpRegistry("web", base() + "/repo/", true);
