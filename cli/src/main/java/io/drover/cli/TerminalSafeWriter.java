@@ -36,6 +36,12 @@ final class TerminalSafeWriter extends FilterWriter {
 
     @Override
     public void write(String text, int offset, int length) throws IOException {
-        write(text.toCharArray(), offset, length);
+        // only the slice asked for is copied, and made safe in place
+        char[] copy = new char[length];
+        text.getChars(offset, offset + length, copy, 0);
+        for (int i = 0; i < length; i++) {
+            copy[i] = safe(copy[i]);
+        }
+        out.write(copy, 0, length);
     }
 }
