@@ -27,6 +27,10 @@ import org.jdbi.v3.core.Jdbi;
 public final class Registries {
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,63}");
     private static final Set<String> TYPES = Set.of("local", "http", "git");
+    /** The registry table's column sizes. */
+    private static final int MAX_URL = 2048;
+    private static final int MAX_PATH = 1024;
+    private static final int MAX_REF = 255;
 
     /** What the registries offer now, the entries they skip, and the ones that could not be read (name → why). */
     public record Snapshot(Catalog catalog, Map<String, RegistryReader.Entry> entries, List<SkippedEntry> skipped,
@@ -64,6 +68,8 @@ public final class Registries {
         }
         if (r.url() == null || r.url().isBlank()) {
             errors.add(new FieldError("url", "is required: a directory (local), an index URL (http) or a repository (git)"));
+        } else if (r.url().length() > MAX_URL) {
+            errors.add(new FieldError("url", "is " + r.url().length() + " characters; at most " + MAX_URL));
         } else if ("http".equals(r.type())) {
             try {
                 URI uri = URI.create(r.url().strip());
@@ -79,6 +85,12 @@ public final class Registries {
             errors.add(new FieldError("url", why));
         } else if ("local".equals(r.type()) && !Files.isDirectory(Path.of(r.url()))) {
             errors.add(new FieldError("url", r.url() + " is not a directory on the server"));
+        }
+        if (r.path() != null && r.path().length() > MAX_PATH) {
+            errors.add(new FieldError("path", "is " + r.path().length() + " characters; at most " + MAX_PATH));
+        }
+        if (r.ref() != null && r.ref().length() > MAX_REF) {
+            errors.add(new FieldError("ref", "is " + r.ref().length() + " characters; at most " + MAX_REF));
         }
         if (r.ref() != null && !"git".equals(r.type())) {
             errors.add(new FieldError("ref", "applies to git registries only"));

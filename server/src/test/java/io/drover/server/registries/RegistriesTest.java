@@ -77,6 +77,17 @@ class RegistriesTest {
     }
 
     @Test
+    void anOversizedAddressPathOrRefIsRefusedBeforeTheDatabaseSeesIt() {
+        String long3000 = "x".repeat(3000);
+        assertThat(refusal(new RegistryRequest("big", "http", "https://addons.example.invalid/" + long3000, null, null)))
+                .extracting(FieldError::field, FieldError::message)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("url", "is 3031 characters; at most 2048"));
+        assertThat(refusal(new RegistryRequest("big", "git", "https://git.example.invalid/a.git", long3000, long3000)))
+                .extracting(FieldError::field).containsExactly("path", "ref");
+        assertThat(registries.list()).isEmpty();
+    }
+
+    @Test
     void aGitRegistryAddedBeforeTheRuleIsListedAsUnreadableWithWhy() {
         db.jdbi().useHandle(h -> new RegistryStore(Clock.systemUTC())
                 .append(h, "old-ssh", "git", "ssh://git@git.example.invalid/addons.git", null, null, false));
