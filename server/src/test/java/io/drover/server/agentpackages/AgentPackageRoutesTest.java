@@ -213,6 +213,7 @@ class AgentPackageRoutesTest {
     @Test
     void failedEnrollmentTokensCountAgainstTheAddressAndAValidOneIsStillServed() {
         try (TestServer limited = TestServer.start(TestServer.newDataDir(), Map.of(Setting.AUTH_FAILURES_PER_MINUTE, "3"))) {
+            TestServer.awaitRoomInTheMinute();
             String limitedAdmin = limited.adminToken();
             limited.postRaw("/api/v1/inventory/import", limitedAdmin, "application/yaml", "businesses: [{bk_biz_id: 2, bk_biz_name: two}]");
             String good = limited.post("/api/v1/enrollment-tokens", limitedAdmin, Map.of("name", "i", "bk_biz_id", 2)).body()

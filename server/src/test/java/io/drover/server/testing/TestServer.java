@@ -40,6 +40,15 @@ public final class TestServer implements AutoCloseable {
     }
 
     /** A server with the embedded SQLite database in a temporary data directory. */
+    /**
+     * Failed authentications are counted per minute of the server's clock (the system's here): a test counting them
+     * starts with room left in the minute, so that a new one cannot reset the count halfway (which failed a CI run).
+     */
+    public static void awaitRoomInTheMinute() {
+        org.awaitility.Awaitility.await("room left in this minute").atMost(java.time.Duration.ofSeconds(20))
+                .pollInterval(java.time.Duration.ofMillis(200)).until(() -> java.time.Instant.now().getEpochSecond() % 60 < 45);
+    }
+
     public static TestServer start() {
         Path dir = tempDir();
         return new TestServer(DroverServer.start(config(dir, Map.of())), dir, () -> { });
